@@ -1,0 +1,42 @@
+# Modex: `make run` opens the workbench on the bundled chat project,
+# `make test` runs every test. Both install what they need first: the Debian
+# packages Fyne (cgo, OpenGL, X11) and the native file dialogs (GTK) build
+# against, and the Go modules.
+
+GO   ?= go
+BIN  := bin/modex
+DEBS := xorg-dev libgl1-mesa-dev libgtk-3-dev pkg-config
+
+.PHONY: run test deps build bench fuzz screenshots clean
+
+deps:
+	@missing=""; \
+	for p in $(DEBS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+	$(GO) mod download
+
+build: deps
+	$(GO) build -o $(BIN) ./app
+
+run: build
+	./$(BIN) projects/chat/chat.toml
+
+test: deps
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -race ./engine/... ./projects/...
+
+bench: deps
+	$(GO) test -run XXX -bench . -benchtime 3x ./engine/ ./graph/
+	./scripts/time-commands.sh
+
+fuzz: deps
+	$(GO) test -run XXX -fuzz FuzzDecodeValue -fuzztime 30s ./engine/
+	$(GO) test -run XXX -fuzz FuzzParseProject -fuzztime 30s ./projects/
+
+clean:
+	rm -rf bin

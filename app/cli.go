@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/modex/modex/engine"
+	"github.com/modex/modex/graph"
+	"github.com/modex/modex/projects"
+)
+
+const usage = `usage:
+  modex                         open the workbench on the bundled chat project
+  modex PROJECT                 open the workbench on a project (.toml) or model (.star)
+  modex explore PROJECT [--config NAME] [--format json|dot|svg|png] [--out FILE]
+                        [--workers N] [--layout dot|sfdp|neato] [--no-timing]
+  modex check PROJECT           validate a project, its model and every configuration
+  modex help                    this text
+
+PROJECT is a project file (.toml) or a bare model (.star) used with its own
+declarations. Exit codes: 0 ok, 1 model or project error, 2 usage.`
+
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg + "\n" + usage }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// run is the whole program; it returns an error instead of exiting.
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return runGUI("")
+	}
+	switch args[0] {
+	case "explore":
+		return cmdExplore(args[1:], stdout, stderr)
+	case "check":
+		return cmdCheck(args[1:], stdout)
+	case "help", "-h", "--help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	if strings.HasPrefix(args[0], "-") || len(args) > 1 {
+		return usagef("unknown command or flag %q", args[0])
+	}
+	if _, err := os.Stat(args[0]); err != nil {
+		return usagef("unknown command %q (and no such project file)", args[0])
+	}
+	return runGUI(args[0])
+}
+
+// parseFlags parses flags that may stand before or after the one positional
+// argument (the project).
+func parseFlags(fs *flag.FlagSet, args []string) (string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return "", usagef("%s: %v", fs.Name(), err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(pos) != 1 {
+		return "", usagef("%s takes exactly one PROJECT, got %d", fs.Name(), len(pos))
+	}
+	return pos[0], nil
+}
+
+func openProject(path string) (*projects.Project, *engine.StarModel, error) {
+	p, err := projects.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := p.LoadModel()
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, m, nil
+}
+
+func cmdExplore(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
+	config := fs.String("config", "", "configuration name (default: the project's default)")
+	format := fs.String("format", "", "output format: json, dot, svg or png (default: from --out)")
+	out := fs.String("out", "", "output file (default: standard output when --format is given)")
+	workers := fs.Int("workers", 0, "goroutines exploring (default: number of CPUs)")
+	layout := fs.String("layout", "", "Graphviz layout for svg/png (default: dot for small graphs, sfdp for large)")
+	noTiming := fs.Bool("no-timing", false, "write 0 seconds in the JSON stats (byte-identical output)")
+	path, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if *format == "" && *out != "" {
+		*format = strings.TrimPrefix(filepath.Ext(*out), ".")
+	}
+	switch *format {
+	case "", "json", "dot", "svg", "png":
+	default:
+		return usagef("unknown format %q (use json, dot, svg or png)", *format)
+	}
+	p, m, err := openProject(path)
+	if err != nil {
+		return err
+	}
+	cfg, err := p.Build(m, *config)
+	if err != nil {
+		return err
+	}
+	cfg.Workers = *workers
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	x, err := engine.Explore(ctx, m, cfg)
+	if err != nil {
+		return err
+	}
+	name := *config
+	if name == "" {
+		name = p.Default
+	}
+	summary := Summary(p.Name, name, x)
+	if *format == "" {
+		fmt.Fprintln(stdout, summary)
+		return nil
+	}
+	doc, err := graph.FromExploration(x)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	switch *format {
+	case "json":
+		err = doc.WriteJSON(&buf, graph.JSONOptions{NoTiming: *noTiming})
+	case "dot":
+		err = doc.WriteDOT(&buf)
+	case "svg", "png":
+		err = doc.Render(ctx, graph.Format(*format), *layout, &buf)
+	}
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		fmt.Fprintln(stderr, summary)
+		_, err = stdout.Write(buf.Bytes())
+		return err
+	}
+	if err := projects.WriteFileAtomic(*out, buf.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, summary)
+	return nil
+}
+
+// Summary is the one-line report of an exploration.
+func Summary(project, config string, x *engine.Exploration) string {
+	g := x.Graph()
+	st := x.Stats
+	end := "complete"
+	if !st.Complete {
+		end = "incomplete: stopped by " + st.StoppedBy
+	}
+	errs := 0
+	for _, s := range x.States {
+		if s.Error != "" {
+			errs++
+		}
+	}
+	extra := ""
+	if errs > 0 {
+		extra = fmt.Sprintf(", %d error states", errs)
+	}
+	return fmt.Sprintf("%s [%s]: %d states, %d transitions, %d tried, %.3f s, %s%s",
+		project, config, len(g.States), len(g.Trans), st.Tried, st.Seconds, end, extra)
+}
+
+func cmdCheck(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	path, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	p, m, err := openProject(path)
+	if err != nil {
+		return err
+	}
+	w, err := m.NewWorker()
+	if err != nil {
+		return err
+	}
+	for _, name := range p.ConfigNames() {
+		cfg, err := p.Build(m, name)
+		if err != nil {
+			return err
+		}
+		if err := cfg.Check(m, w); err != nil {
+			return fmt.Errorf("configuration %s: %w", name, err)
+		}
+	}
+	info := m.Info()
+	kinds := map[engine.Kind]int{}
+	for _, a := range info.Actions {
+		kinds[a.Kind]++
+	}
+	fmt.Fprintf(stdout, "ok: %s: model %s (%d variables; %d controllable, %d observable, %d internal actions); configurations: %s\n",
+		p.Name, p.Model, len(info.Vars), kinds[engine.Controllable], kinds[engine.Observable], kinds[engine.Internal], strings.Join(p.ConfigNames(), ", "))
+	return nil
+}

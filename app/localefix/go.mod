@@ -1,0 +1,3 @@
+module early.modex/localefix
+
+go 1.26

@@ -1,0 +1,29 @@
+// Command modex is the Modex workbench: with no arguments (or a project) it
+// opens the GUI; with a command it runs headless for scripts and CI.
+//
+//	modex                      open the workbench on the bundled chat project
+//	modex PROJECT              open the workbench on a project
+//	modex explore PROJECT ...  explore a model into a state graph
+//	modex check PROJECT        validate a project and its model
+package main
+
+import (
+	_ "early.modex/localefix" // must initialise before fyne.io/fyne/v2/lang
+
+	"errors"
+	"fmt"
+	"os"
+)
+
+func main() {
+	code := 0
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "modex:", err)
+		code = 1
+		var ue *usageError
+		if errors.As(err, &ue) {
+			code = 2
+		}
+	}
+	os.Exit(code)
+}

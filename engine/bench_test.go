@@ -1,0 +1,108 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/modex/modex/engine"
+	"github.com/modex/modex/projects"
+)
+
+func loadSample(tb testing.TB, sample, config string) (*engine.StarModel, *engine.Config) {
+	tb.Helper()
+	p, err := projects.Load(filepath.Join("..", "projects", sample, sample+".toml"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m, err := p.LoadModel()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg, err := p.Build(m, config)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m, cfg
+}
+
+func benchExplore(b *testing.B, m engine.Model, cfg *engine.Config, workers int) {
+	cfg.Workers = workers
+	var tried int64
+	var states int
+	for i := 0; i < b.N; i++ {
+		x, err := engine.Explore(context.Background(), m, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tried += x.Stats.Tried
+		states = len(x.States)
+	}
+	b.ReportMetric(float64(tried)/b.Elapsed().Seconds(), "tried/s")
+	b.ReportMetric(float64(states), "states")
+}
+
+func BenchmarkWebshopMoreItems(b *testing.B) {
+	m, cfg := loadSample(b, "webshop", "more_items")
+	b.Run("workers=1", func(b *testing.B) { benchExplore(b, m, cfg, 1) })
+	b.Run("workers=2", func(b *testing.B) { benchExplore(b, m, cfg, 2) })
+}
+
+func bigStack(b *testing.B) (engine.Model, *engine.Config) {
+	m, err := engine.LoadStarlark("testdata/bigstack.star")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m, engine.DefaultConfig(m)
+}
+
+// BenchmarkExploreStack measures tried transitions per second and bytes per
+// stored state on the same 32767-state model written in Starlark and in Go.
+func BenchmarkExploreStack(b *testing.B) {
+	for _, kind := range []string{"starlark", "native"} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", kind, workers), func(b *testing.B) {
+				var m engine.Model
+				if kind == "starlark" {
+					m, _ = bigStack(b)
+				} else {
+					m = stackModel(14)
+				}
+				cfg := engine.DefaultConfig(m)
+				cfg.Workers = workers
+				var tried int64
+				var x *engine.Exploration
+				for i := 0; i < b.N; i++ {
+					var err error
+					x, err = engine.Explore(context.Background(), m, cfg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					tried += x.Stats.Tried
+				}
+				b.ReportMetric(float64(tried)/b.Elapsed().Seconds(), "tried/s")
+				b.ReportMetric(float64(len(x.States)), "states")
+				b.StopTimer()
+				b.ReportMetric(bytesPerState(func() *engine.Exploration {
+					y, _ := engine.Explore(context.Background(), m, cfg)
+					return y
+				}), "B/state")
+			})
+		}
+	}
+}
+
+// bytesPerState measures the heap retained by an exploration per state.
+func bytesPerState(explore func() *engine.Exploration) float64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	x := explore()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	n := len(x.States)
+	runtime.KeepAlive(x)
+	return float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+}

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+)
+
+// TimeoutMode selects the timeout extension of seed 000 Definition 4.
+type TimeoutMode int
+
+// Timeout modes: Auto applies the extension when an included action is
+// observable or internal; On always; Off never.
+const (
+	TimeoutAuto TimeoutMode = iota
+	TimeoutOn
+	TimeoutOff
+)
+
+// ActionConfig is the scenario control of one action.
+type ActionConfig struct {
+	// Exclude removes the action from exploration and testing.
+	Exclude bool
+	// Kind is the action's kind (the model's unless overridden).
+	Kind Kind
+	// Enabled is an extra enabling condition (scenario precondition); it is
+	// applied to controllable actions only, as in seed 000 section 4.4.1.
+	Enabled Expr
+	// Domains per parameter; a nil entry uses the model's own domain.
+	Domains []Expr
+	// Weight is a per-state weight expression for online testing.
+	Weight Expr
+	// Count, when > 0, is a decrementing weight (the "bag of marbles").
+	Count int
+	// Cleanup marks the action as a cleanup action.
+	Cleanup bool
+}
+
+// Config is the scenario control of one exploration.
+type Config struct {
+	// Actions is indexed like ModelInfo.Actions.
+	Actions []ActionConfig
+	// Filters drop transitions to states where one of them is false.
+	Filters []Expr
+	// NoModelFilter ignores the model's own state_filter(s).
+	NoModelFilter bool
+	// Groupings merge states: a state is new when it is new in at least one
+	// grouping; otherwise it is merged into the representative of its value
+	// in the first grouping. The grouping values label the states.
+	Groupings []Expr
+	// Timeout is the state-dependent timeout Δ(s) in seconds used by online
+	// testing (default 0).
+	Timeout Expr
+	// Accepting overrides the model's accepting(s).
+	Accepting Expr
+	// Bounds; zero means none. Bounds count model states.
+	MaxStates, MaxTransitions, MaxDepth int
+	MaxTime                             time.Duration
+	// Timeouts selects the timeout extension; KeepEmptyPassive keeps passive
+	// states in which no observable action is enabled (by default they are
+	// collapsed into their active twin).
+	Timeouts         TimeoutMode
+	KeepEmptyPassive bool
+	// StopOnError stops exploring from states that violate the invariant.
+	StopOnError bool
+	// Workers is the number of goroutines (default: the number of CPUs).
+	Workers int
+	// StepBudget bounds one step or expression (default DefaultStepBudget).
+	StepBudget uint64
+	// Progress, when set, is called from an engine goroutine about every
+	// ProgressEvery (default 100 ms) and once at the end.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+}
+
+// Progress is a snapshot of a running exploration.
+type Progress struct {
+	States, Transitions int
+	Tried               int64
+	Seconds             float64
+	Rate                float64 // tried transitions per second
+	Done                bool
+}
+
+// DefaultConfig returns the configuration that uses the model's own
+// declarations: all actions with their kinds and domains, no extra filters,
+// groupings or bounds.
+func DefaultConfig(m Model) *Config {
+	info := m.Info()
+	c := &Config{Actions: make([]ActionConfig, len(info.Actions))}
+	for i, a := range info.Actions {
+		c.Actions[i] = ActionConfig{Kind: a.Kind, Domains: make([]Expr, len(a.Params)), Cleanup: a.Cleanup}
+	}
+	return c
+}
+
+// MissingDomainError reports a parameter that has no domain.
+type MissingDomainError struct {
+	Action, Param string
+	Pos           Pos
+}
+
+func (e *MissingDomainError) Error() string {
+	return fmt.Sprintf("%s: missing domain for parameter %s of %s: declare it in the model's domains or in the project configuration", e.Pos, e.Param, e.Action)
+}
+
+// Check verifies that every included parameter has a domain (in the
+// configuration or in the model).
+func (c *Config) Check(m Model, w Worker) error {
+	info := m.Info()
+	if len(c.Actions) != len(info.Actions) {
+		return fmt.Errorf("configuration has %d actions, model %s has %d", len(c.Actions), info.Name, len(info.Actions))
+	}
+	st, err := w.Init()
+	if err != nil {
+		return err
+	}
+	for i, a := range info.Actions {
+		ac := c.Actions[i]
+		if ac.Exclude {
+			continue
+		}
+		for p, name := range a.Params {
+			if p < len(ac.Domains) && ac.Domains[p] != nil {
+				continue
+			}
+			if _, ok, _ := w.Domain(st, i, p); !ok {
+				return &MissingDomainError{Action: a.Name, Param: name, Pos: a.Pos}
+			}
+		}
+	}
+	return nil
+}
+
+// extended reports whether the timeout extension applies.
+func (c *Config) extended() bool {
+	switch c.Timeouts {
+	case TimeoutOn:
+		return true
+	case TimeoutOff:
+		return false
+	}
+	for _, a := range c.Actions {
+		if !a.Exclude && (a.Kind == Observable || a.Kind == Internal) {
+			return true
+		}
+	}
+	return false
+}

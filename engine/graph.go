@@ -1,0 +1,170 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+)
+
+// StateKind is how a graph state is drawn and used in testing.
+type StateKind string
+
+// State kinds: active (the tester may act: oval), passive (the tester
+// observes: diamond), terminal (no way out, not cut off by a bound).
+const (
+	Active   StateKind = "active"
+	Passive  StateKind = "passive"
+	Terminal StateKind = "terminal"
+)
+
+// GState is a state of the (timeout-extended) state graph.
+type GState struct {
+	ID        string
+	Model     int32 // index into Exploration.States
+	Label     string
+	Kind      StateKind
+	Initial   bool
+	Accepting bool
+	Frontier  bool
+	Error     string
+}
+
+// GTrans is a transition of the state graph. Timeout transitions have an
+// empty Action.
+type GTrans struct {
+	From, To int
+	Action   string
+	Args     []Value
+	Output   Value // nil or None when there is none
+	Kind     Kind
+	// ModelTrans is the index into Exploration.Trans, -1 for timeouts.
+	ModelTrans int
+}
+
+// ArgStrings returns the inputs printed as Starlark literals.
+func (t *GTrans) ArgStrings() []string {
+	out := make([]string, len(t.Args))
+	for i, a := range t.Args {
+		out[i] = Format(a)
+	}
+	return out
+}
+
+// OutputString returns the output printed as a Starlark literal, "" for none.
+func (t *GTrans) OutputString() string {
+	if t.Output == nil || t.Output.Type() == "NoneType" {
+		return ""
+	}
+	return Format(t.Output)
+}
+
+// Label is the transition's label: Name(args) or Name(args)/output, with a
+// leading ? for observable actions; timeouts have no label.
+func (t *GTrans) Label() string {
+	if t.Kind == Timeout {
+		return ""
+	}
+	var sb strings.Builder
+	if t.Kind == Observable {
+		sb.WriteByte('?')
+	}
+	sb.WriteString(t.Action)
+	sb.WriteByte('(')
+	sb.WriteString(FormatArgs(t.Args))
+	sb.WriteByte(')')
+	if o := t.OutputString(); o != "" {
+		sb.WriteByte('/')
+		sb.WriteString(o)
+	}
+	return sb.String()
+}
+
+// Graph is a state graph: the explored model with the timeout extension of
+// seed 000 Definition 4 applied when the model has observable actions.
+type Graph struct {
+	States   []GState
+	Trans    []GTrans
+	Stats    Stats
+	Extended bool
+	// Entry maps a model state to the graph state a transition into it
+	// reaches (its passive twin when it has one).
+	Entry []int
+	// ActiveOf maps a model state to its active graph state.
+	ActiveOf []int
+}
+
+// Out returns the indices of the transitions leaving graph state i.
+func (g *Graph) Out(i int) []int {
+	var out []int
+	for j := range g.Trans {
+		if g.Trans[j].From == i {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// Graph builds the state graph of the exploration.
+func (x *Exploration) Graph() *Graph {
+	g := &Graph{Extended: x.Config.extended(), Entry: make([]int, len(x.States)), ActiveOf: make([]int, len(x.States))}
+	info := x.Model.Info()
+	kindOf := func(t *MTrans) Kind { return x.Config.Actions[t.Action].Kind }
+	hasObs := make([]bool, len(x.States))
+	hasOut := make([]bool, len(x.States))
+	for i := range x.Trans {
+		t := &x.Trans[i]
+		hasOut[t.From] = true
+		if k := kindOf(t); k == Observable || k == Internal {
+			hasObs[t.From] = true
+		}
+	}
+	add := func(m int, kind StateKind) int {
+		s := &x.States[m]
+		gs := GState{Model: int32(m), Label: s.Label, Kind: kind, Accepting: s.Accepting, Frontier: s.Frontier, Error: s.Error}
+		g.States = append(g.States, gs)
+		return len(g.States) - 1
+	}
+	for m := range x.States {
+		s := &x.States[m]
+		twin := g.Extended && s.Expanded && !s.ModelErr && (hasObs[m] || x.Config.KeepEmptyPassive)
+		if twin {
+			p := add(m, Passive)
+			a := add(m, Active)
+			g.Entry[m], g.ActiveOf[m] = p, a
+			g.Trans = append(g.Trans, GTrans{From: p, To: a, Kind: Timeout, ModelTrans: -1})
+		} else {
+			a := add(m, Active)
+			g.Entry[m], g.ActiveOf[m] = a, a
+		}
+	}
+	for i := range x.Trans {
+		t := &x.Trans[i]
+		k := kindOf(t)
+		from := g.ActiveOf[t.From]
+		if k != Controllable {
+			from = g.Entry[t.From]
+		}
+		g.Trans = append(g.Trans, GTrans{From: from, To: g.Entry[t.To], Action: info.Actions[t.Action].Name, Args: x.ArgsOf(t), Output: x.OutputOf(t), Kind: k, ModelTrans: i})
+	}
+	out := make([]bool, len(g.States))
+	for _, t := range g.Trans {
+		out[t.From] = true
+	}
+	for i := range g.States {
+		s := &g.States[i]
+		s.ID = "S" + strconv.Itoa(i)
+		if s.Label == "" {
+			s.Label = s.ID
+		}
+		if s.Kind == Active && !out[i] && !s.Frontier {
+			s.Kind = Terminal
+		}
+	}
+	if len(x.States) > 0 {
+		g.States[g.Entry[0]].Initial = true
+	}
+	g.Stats = x.Stats
+	g.Stats.States = len(g.States)
+	g.Stats.Transitions = len(g.Trans)
+	_ = hasOut
+	return g
+}

@@ -1,0 +1,206 @@
+// Package engine is the domain core of Modex: model programs (Starlark and
+// Go-native), exploration into state graphs under scenario control, and the
+// data those runs produce. It has no UI dependencies.
+package engine
+
+import (
+	"fmt"
+
+	"go.starlark.net/syntax"
+)
+
+type syntaxToken = syntax.Token
+
+func threeway(op syntax.Token, c int) bool {
+	switch op {
+	case syntax.EQL:
+		return c == 0
+	case syntax.NEQ:
+		return c != 0
+	case syntax.LT:
+		return c < 0
+	case syntax.LE:
+		return c <= 0
+	case syntax.GT:
+		return c > 0
+	case syntax.GE:
+		return c >= 0
+	}
+	return false
+}
+
+// Kind says who causes an action: the tester (controllable), the
+// implementation (observable), the model itself (internal), or the passing
+// of time in the timeout extension (timeout).
+type Kind int
+
+// The kinds of actions and transitions.
+const (
+	Controllable Kind = iota
+	Observable
+	Internal
+	Timeout
+)
+
+var kindNames = [...]string{"controllable", "observable", "internal", "timeout"}
+
+// String returns the kind's name as used in project files and exports.
+func (k Kind) String() string {
+	if k >= 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
+// ParseKind reads a kind name; ok is false for an unknown name.
+func ParseKind(s string) (Kind, bool) {
+	for i, n := range kindNames[:3] {
+		if n == s {
+			return Kind(i), true
+		}
+	}
+	return 0, false
+}
+
+// Pos is a position in a source file (1-based line and column).
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+// String prints file:line:col.
+func (p Pos) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// PosError is an error at a source position: a model, project or expression
+// error. Its message starts with file:line:col.
+type PosError struct {
+	Pos   Pos
+	Msg   string
+	Stack string // call stack, for runtime errors
+}
+
+func (e *PosError) Error() string {
+	s := e.Pos.String() + ": " + e.Msg
+	if e.Stack != "" {
+		s += "\n" + e.Stack
+	}
+	return s
+}
+
+// ActionInfo describes one action method of a model.
+type ActionInfo struct {
+	Name    string
+	Kind    Kind
+	Params  []string
+	Cleanup bool
+	Pos     Pos
+}
+
+// ModelInfo describes a model program.
+type ModelInfo struct {
+	Name    string
+	Path    string   // source file, empty for Go-native models
+	Vars    []string // state variable names, sorted
+	Actions []ActionInfo
+	// Properties are top-level functions of s usable in project expressions.
+	Properties []string
+	// HasStateFilter says the model declares state_filter(s).
+	HasStateFilter bool
+}
+
+// Action returns the index of the named action, or -1.
+func (m *ModelInfo) Action(name string) int {
+	for i, a := range m.Actions {
+		if a.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// State is a model state held by a Worker. Key is its canonical encoding:
+// two states are the same state exactly when their keys are equal.
+type State interface {
+	Key() string
+}
+
+// Var is one state variable with its value, for display.
+type Var struct {
+	Name  string
+	Value Value
+}
+
+// Outcome is one result of trying an action with inputs in a state. An
+// action with choose() can have several outcomes.
+type Outcome struct {
+	Output Value // None when the action returns nothing
+	Next   State // nil when Err is set
+	Err    error // model error: the transition leads to an error state
+}
+
+// Expr is a compiled project expression (filter, grouping, weight, domain,
+// enabling condition, ...), evaluated by a Worker in a state.
+type Expr interface {
+	Source() string
+}
+
+// Model is a model program: a Starlark file or a Go-native model.
+type Model interface {
+	Info() *ModelInfo
+	// Compile compiles a project expression over the state s; pos is where the
+	// expression stands, for error messages.
+	Compile(src string, pos Pos) (Expr, error)
+	// NewWorker returns an evaluator for one goroutine.
+	NewWorker() (Worker, error)
+}
+
+// Worker evaluates a model on one goroutine. Workers are not safe for
+// concurrent use; make one per goroutine.
+type Worker interface {
+	// Init returns the initial state.
+	Init() (State, error)
+	// Decode rebuilds a state from its key.
+	Decode(key string) (State, error)
+	// Domain returns the model's own domain for a parameter in st, or ok=false
+	// when the model declares none.
+	Domain(st State, action, param int) (vals []Value, ok bool, err error)
+	// Step tries the action with the inputs in st. why is non-empty when the
+	// action is not enabled there (a require failed; why is its message or
+	// "require failed at file:line:col").
+	Step(st State, action int, args []Value) (outs []Outcome, why string, err error)
+	// Eval evaluates a compiled expression in st.
+	Eval(e Expr, st State) (Value, error)
+	// Accepting reports whether st is accepting (the model's accepting(s),
+	// default true).
+	Accepting(st State) (bool, error)
+	// Invariant returns "" when st is fine, else the violation message.
+	Invariant(st State) (string, error)
+	// StateFilter applies the model's state_filter(s) (true when absent).
+	StateFilter(st State) (bool, error)
+	// Vars returns the state's variables for display.
+	Vars(st State) []Var
+	// SetBudget sets the execution-step budget of one step or expression.
+	SetBudget(steps uint64)
+	// Cancel stops evaluation in progress (safe from any goroutine).
+	Cancel(reason string)
+}
+
+// isIdentifier reports whether s is a Starlark identifier.
+func isIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || (i > 0 && '0' <= c && c <= '9') {
+			continue
+		}
+		return false
+	}
+	return true
+}

@@ -1,0 +1,435 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/big"
+	"sort"
+	"strings"
+
+	"go.starlark.net/starlark"
+)
+
+// Value is a model value: the Starlark values allowed in a state (None, bool,
+// int, string, bytes, tuple, list, dict, set) and objects made by new().
+// Go-native models use the same type; Int, Str and Tuple build them.
+type Value = starlark.Value
+
+// Int returns the model value for a Go int.
+func Int(i int) Value { return starlark.MakeInt(i) }
+
+// Str returns the model value for a Go string.
+func Str(s string) Value { return starlark.String(s) }
+
+// Tuple returns a model tuple of the given values.
+func Tuple(vs ...Value) Value { return starlark.Tuple(vs) }
+
+// AsInt returns the Go int held by v, or false when v is not a small int.
+func AsInt(v Value) (int, bool) {
+	i, ok := v.(starlark.Int)
+	if !ok {
+		return 0, false
+	}
+	n, ok := i.Int64()
+	return int(n), ok
+}
+
+// AsString returns the Go string held by v, or false when v is not a string.
+func AsString(v Value) (string, bool) {
+	s, ok := v.(starlark.String)
+	return string(s), ok
+}
+
+// Object is a value made by new(kind): printed <kind><n>, where n counts the
+// objects of that kind created on the path to the state.
+type Object struct {
+	Kind string
+	N    int
+}
+
+var (
+	_ starlark.Value      = Object{}
+	_ starlark.Comparable = Object{}
+)
+
+// String prints the object as Client1, Client2, ...
+func (o Object) String() string { return fmt.Sprintf("%s%d", o.Kind, o.N) }
+
+// Type returns the Starlark type name of objects: their kind.
+func (o Object) Type() string { return o.Kind }
+
+// Freeze does nothing: objects are immutable.
+func (o Object) Freeze() {}
+
+// Truth reports that objects are always true.
+func (o Object) Truth() starlark.Bool { return true }
+
+// Hash hashes the object by kind and number.
+func (o Object) Hash() (uint32, error) {
+	h, _ := starlark.String(o.Kind).Hash()
+	return h*31 + uint32(o.N), nil
+}
+
+// CompareSameType orders objects by kind, then number.
+func (o Object) CompareSameType(op syntaxToken, y starlark.Value, depth int) (bool, error) {
+	p := y.(Object)
+	c := strings.Compare(o.Kind, p.Kind)
+	if c == 0 {
+		c = o.N - p.N
+	}
+	return threeway(op, c), nil
+}
+
+// Encoding tags. The encoding is canonical: two values are equal as state
+// values exactly when their encodings are equal. Dict entries and set
+// elements are sorted by their encodings, so insertion order does not count.
+const (
+	tagNone   = 'N'
+	tagTrue   = 'T'
+	tagFalse  = 'F'
+	tagInt    = 'i'
+	tagBigInt = 'I'
+	tagString = 's'
+	tagBytes  = 'b'
+	tagTuple  = 't'
+	tagList   = 'l'
+	tagDict   = 'd'
+	tagSet    = 'S'
+	tagObject = 'o'
+)
+
+// UnsupportedValueError reports a value that may not be part of a state.
+type UnsupportedValueError struct {
+	Path string // where in the state, e.g. clients[2]
+	Type string
+}
+
+func (e *UnsupportedValueError) Error() string {
+	return fmt.Sprintf("unsupported value of type %s in the state at %s (allowed: None, bool, int, string, bytes, tuple, list, dict, set, objects from new)", e.Type, e.Path)
+}
+
+// AppendValue appends the canonical encoding of v to b.
+func AppendValue(b []byte, v Value) ([]byte, error) {
+	return appendValue(b, v, "value")
+}
+
+func appendUvarint(b []byte, n uint64) []byte { return binary.AppendUvarint(b, n) }
+
+func appendStr(b []byte, s string) []byte {
+	b = appendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendValue(b []byte, v Value, path string) ([]byte, error) {
+	switch x := v.(type) {
+	case starlark.NoneType:
+		return append(b, tagNone), nil
+	case starlark.Bool:
+		if x {
+			return append(b, tagTrue), nil
+		}
+		return append(b, tagFalse), nil
+	case starlark.Int:
+		if n, ok := x.Int64(); ok {
+			b = append(b, tagInt)
+			return binary.AppendVarint(b, n), nil
+		}
+		b = append(b, tagBigInt)
+		return appendStr(b, x.BigInt().String()), nil
+	case starlark.String:
+		b = append(b, tagString)
+		return appendStr(b, string(x)), nil
+	case starlark.Bytes:
+		b = append(b, tagBytes)
+		return appendStr(b, string(x)), nil
+	case Object:
+		b = append(b, tagObject)
+		b = appendStr(b, x.Kind)
+		return appendUvarint(b, uint64(x.N)), nil
+	case starlark.Tuple:
+		b = append(b, tagTuple)
+		b = appendUvarint(b, uint64(len(x)))
+		var err error
+		for i, e := range x {
+			if b, err = appendValue(b, e, path); err != nil {
+				return nil, annotate(err, path, i)
+			}
+		}
+		return b, nil
+	case *starlark.List:
+		b = append(b, tagList)
+		n := x.Len()
+		b = appendUvarint(b, uint64(n))
+		var err error
+		for i := 0; i < n; i++ {
+			if b, err = appendValue(b, x.Index(i), path); err != nil {
+				return nil, annotate(err, path, i)
+			}
+		}
+		return b, nil
+	case *starlark.Dict:
+		items := x.Items()
+		parts := make([][]byte, len(items))
+		for i, kv := range items {
+			p, err := appendValue(nil, kv[0], path+"[key]")
+			if err != nil {
+				return nil, err
+			}
+			if p, err = appendValue(p, kv[1], path+"["+kv[0].String()+"]"); err != nil {
+				return nil, err
+			}
+			parts[i] = p
+		}
+		return appendSorted(append(b, tagDict), parts), nil
+	case *starlark.Set:
+		parts := make([][]byte, 0, x.Len())
+		it := x.Iterate()
+		defer it.Done()
+		var e starlark.Value
+		for it.Next(&e) {
+			p, err := appendValue(nil, e, path+"[elem]")
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, p)
+		}
+		return appendSorted(append(b, tagSet), parts), nil
+	}
+	return nil, &UnsupportedValueError{Path: path, Type: v.Type()}
+}
+
+func annotate(err error, path string, i int) error {
+	if u, ok := err.(*UnsupportedValueError); ok && u.Path == path {
+		return &UnsupportedValueError{Path: fmt.Sprintf("%s[%d]", path, i), Type: u.Type}
+	}
+	return err
+}
+
+func appendSorted(b []byte, parts [][]byte) []byte {
+	sort.Slice(parts, func(i, j int) bool { return bytes.Compare(parts[i], parts[j]) < 0 })
+	b = appendUvarint(b, uint64(len(parts)))
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return b
+}
+
+// decoder reads canonical encodings back into frozen Starlark values.
+type decoder struct {
+	b   string
+	pos int
+}
+
+func (d *decoder) fail(what string) error {
+	return fmt.Errorf("corrupt state encoding at byte %d: %s", d.pos, what)
+}
+
+func (d *decoder) uvarint() (uint64, error) {
+	n, k := binary.Uvarint([]byte(d.b[d.pos:min(len(d.b), d.pos+10)]))
+	if k <= 0 {
+		return 0, d.fail("bad length")
+	}
+	d.pos += k
+	return n, nil
+}
+
+func (d *decoder) str() (string, error) {
+	n, err := d.uvarint()
+	if err != nil {
+		return "", err
+	}
+	if uint64(len(d.b)-d.pos) < n {
+		return "", d.fail("short string")
+	}
+	s := d.b[d.pos : d.pos+int(n)]
+	d.pos += int(n)
+	return s, nil
+}
+
+func (d *decoder) value() (Value, error) {
+	if d.pos >= len(d.b) {
+		return nil, d.fail("unexpected end")
+	}
+	tag := d.b[d.pos]
+	d.pos++
+	switch tag {
+	case tagNone:
+		return starlark.None, nil
+	case tagTrue:
+		return starlark.True, nil
+	case tagFalse:
+		return starlark.False, nil
+	case tagInt:
+		n, k := binary.Varint([]byte(d.b[d.pos:min(len(d.b), d.pos+10)]))
+		if k <= 0 {
+			return nil, d.fail("bad int")
+		}
+		d.pos += k
+		return starlark.MakeInt64(n), nil
+	case tagBigInt:
+		s, err := d.str()
+		if err != nil {
+			return nil, err
+		}
+		bi, ok := new(big.Int).SetString(s, 10)
+		if !ok {
+			return nil, d.fail("bad big int")
+		}
+		return starlark.MakeBigInt(bi), nil
+	case tagString:
+		s, err := d.str()
+		return starlark.String(s), err
+	case tagBytes:
+		s, err := d.str()
+		return starlark.Bytes(s), err
+	case tagObject:
+		k, err := d.str()
+		if err != nil {
+			return nil, err
+		}
+		n, err := d.uvarint()
+		return Object{Kind: k, N: int(n)}, err
+	case tagTuple, tagList, tagSet:
+		n, err := d.uvarint()
+		if err != nil {
+			return nil, err
+		}
+		if n > uint64(len(d.b)) {
+			return nil, d.fail("bad count")
+		}
+		elems := make([]Value, n)
+		for i := range elems {
+			if elems[i], err = d.value(); err != nil {
+				return nil, err
+			}
+		}
+		switch tag {
+		case tagTuple:
+			return starlark.Tuple(elems), nil
+		case tagList:
+			l := starlark.NewList(elems)
+			l.Freeze()
+			return l, nil
+		}
+		s := starlark.NewSet(len(elems))
+		for _, e := range elems {
+			if err := s.Insert(e); err != nil {
+				return nil, d.fail(err.Error())
+			}
+		}
+		s.Freeze()
+		return s, nil
+	case tagDict:
+		n, err := d.uvarint()
+		if err != nil {
+			return nil, err
+		}
+		if n > uint64(len(d.b)) {
+			return nil, d.fail("bad count")
+		}
+		dict := starlark.NewDict(int(n))
+		for i := uint64(0); i < n; i++ {
+			k, err := d.value()
+			if err != nil {
+				return nil, err
+			}
+			v, err := d.value()
+			if err != nil {
+				return nil, err
+			}
+			if err := dict.SetKey(k, v); err != nil {
+				return nil, d.fail(err.Error())
+			}
+		}
+		dict.Freeze()
+		return dict, nil
+	}
+	return nil, d.fail(fmt.Sprintf("unknown tag %q", tag))
+}
+
+// DecodeValue decodes one canonical encoding made by AppendValue.
+func DecodeValue(enc string) (Value, error) {
+	d := decoder{b: enc}
+	v, err := d.value()
+	if err == nil && d.pos != len(enc) {
+		err = d.fail("trailing bytes")
+	}
+	return v, err
+}
+
+// Key returns the canonical encoding of v as a string (for maps), or an error
+// for values that cannot be part of a state.
+func Key(v Value) (string, error) {
+	b, err := AppendValue(nil, v)
+	return string(b), err
+}
+
+// Format prints a value as a Starlark literal (objects as Client1).
+func Format(v Value) string {
+	if v == nil {
+		return "None"
+	}
+	return v.String()
+}
+
+// FormatArgs prints an argument list as "a, b, c".
+func FormatArgs(args []Value) string {
+	var sb strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(Format(a))
+	}
+	return sb.String()
+}
+
+// deepCopy returns a mutable copy of a frozen value; immutable scalars are
+// returned as they are.
+func deepCopy(v Value) Value {
+	switch x := v.(type) {
+	case starlark.Tuple:
+		var out starlark.Tuple
+		for i, e := range x {
+			c := deepCopy(e)
+			if c != e && out == nil {
+				out = make(starlark.Tuple, len(x))
+				copy(out, x[:i])
+			}
+			if out != nil {
+				out[i] = c
+			}
+		}
+		if out == nil {
+			return x
+		}
+		return out
+	case *starlark.List:
+		n := x.Len()
+		elems := make([]Value, n)
+		for i := 0; i < n; i++ {
+			elems[i] = deepCopy(x.Index(i))
+		}
+		return starlark.NewList(elems)
+	case *starlark.Dict:
+		items := x.Items()
+		d := starlark.NewDict(len(items))
+		for _, kv := range items {
+			_ = d.SetKey(kv[0], deepCopy(kv[1]))
+		}
+		return d
+	case *starlark.Set:
+		s := starlark.NewSet(x.Len())
+		it := x.Iterate()
+		defer it.Done()
+		var e Value
+		for it.Next(&e) {
+			_ = s.Insert(e)
+		}
+		return s
+	}
+	return v
+}
+
+var noneValue Value = starlark.None

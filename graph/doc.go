@@ -1,0 +1,218 @@
+// Package graph turns state graphs into documents: JSON, DOT, SVG and PNG
+// (through go-graphviz), plus layout and hit-testing helpers for viewers.
+// It has no UI dependencies.
+package graph
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/modex/modex/engine"
+)
+
+// Var is a state variable printed as a Starlark literal.
+type Var struct {
+	Name  string
+	Value string
+}
+
+// Vars is an ordered list of variables; it marshals as a JSON object in
+// order.
+type Vars []Var
+
+// MarshalJSON writes the variables as an object, in order.
+func (vs Vars) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(v.Name)
+		val, _ := json.Marshal(v.Value)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(val)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// State is a state of a graph document.
+type State struct {
+	ID        string `json:"id"`
+	Label     string `json:"label"`
+	Initial   bool   `json:"initial"`
+	Accepting bool   `json:"accepting"`
+	Kind      string `json:"kind"`
+	Error     string `json:"error"`
+	Frontier  bool   `json:"frontier"`
+	Vars      Vars   `json:"vars"`
+}
+
+// Transition is a transition of a graph document.
+type Transition struct {
+	From   string   `json:"from"`
+	To     string   `json:"to"`
+	Action string   `json:"action"`
+	Args   []string `json:"args"`
+	Output string   `json:"output"`
+	Kind   string   `json:"kind"`
+	Label  string   `json:"label"`
+}
+
+// Doc is a state graph ready for export or display.
+type Doc struct {
+	States      []State      `json:"states"`
+	Transitions []Transition `json:"transitions"`
+	Stats       engine.Stats `json:"stats"`
+}
+
+// VarsFunc returns the variables of a graph state (by index), or nil.
+type VarsFunc func(state int) []engine.Var
+
+// FromGraph builds a document from an engine graph; vars may be nil.
+func FromGraph(g *engine.Graph, vars VarsFunc) *Doc {
+	d := &Doc{Stats: g.Stats, States: make([]State, len(g.States)), Transitions: make([]Transition, len(g.Trans))}
+	for i, s := range g.States {
+		ds := State{ID: s.ID, Label: s.Label, Initial: s.Initial, Accepting: s.Accepting, Kind: string(s.Kind), Error: s.Error, Frontier: s.Frontier, Vars: Vars{}}
+		if vars != nil {
+			for _, v := range vars(i) {
+				ds.Vars = append(ds.Vars, Var{Name: v.Name, Value: engine.Format(v.Value)})
+			}
+		}
+		d.States[i] = ds
+	}
+	for i := range g.Trans {
+		t := &g.Trans[i]
+		args := t.ArgStrings()
+		d.Transitions[i] = Transition{From: g.States[t.From].ID, To: g.States[t.To].ID, Action: t.Action, Args: args, Output: t.OutputString(), Kind: t.Kind.String(), Label: t.Label()}
+	}
+	return d
+}
+
+// JSONOptions tune the JSON export.
+type JSONOptions struct {
+	// NoTiming writes 0 for stats.seconds, making the export byte-identical
+	// from run to run.
+	NoTiming bool
+}
+
+// WriteJSON writes the document as indented JSON.
+func (d *Doc) WriteJSON(w io.Writer, opt JSONOptions) error {
+	c := *d
+	if opt.NoTiming {
+		c.Stats.Seconds = 0
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(&c)
+}
+
+// ReadJSON reads a document written by WriteJSON.
+func ReadJSON(r io.Reader) (*Doc, error) {
+	var d Doc
+	if err := json.NewDecoder(r).Decode(&d); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// dotQuote quotes a string for DOT.
+func dotQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// Tooltip returns a state's variables, one per line, as name = value.
+func (s *State) Tooltip() string {
+	var b strings.Builder
+	if s.Error != "" {
+		b.WriteString("error: " + s.Error + "\n")
+	}
+	for _, v := range s.Vars {
+		fmt.Fprintf(&b, "%s = %s\n", v.Name, v.Value)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// WriteDOT writes the document in Graphviz DOT with the Modex conventions:
+// active states as ellipses, passive as diamonds, accepting with a double
+// border, the initial state pointed at by an arrow from a dot, error states
+// red, frontier states dashed; observable actions prefixed with ?, timeout
+// edges unlabelled.
+func (d *Doc) WriteDOT(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("digraph modex {\n  rankdir=TB;\n  node [fontname=\"Helvetica\", fontsize=11];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
+	for _, s := range d.States {
+		shape := "ellipse"
+		if s.Kind == string(engine.Passive) {
+			shape = "diamond"
+		}
+		attrs := []string{"label=" + dotQuote(s.Label), "shape=" + shape}
+		if s.Accepting {
+			attrs = append(attrs, "peripheries=2")
+		}
+		if s.Initial {
+			attrs = append(attrs, "penwidth=2")
+		}
+		if s.Error != "" {
+			attrs = append(attrs, "color=red", "fontcolor=red")
+		}
+		if s.Frontier {
+			attrs = append(attrs, "style=dashed")
+		}
+		if tt := s.Tooltip(); tt != "" {
+			attrs = append(attrs, "tooltip="+dotQuote(tt))
+		}
+		fmt.Fprintf(&b, "  %s [%s];\n", s.ID, strings.Join(attrs, ", "))
+		if s.Initial {
+			fmt.Fprintf(&b, "  __start [shape=point, label=\"\"];\n  __start -> %s;\n", s.ID)
+		}
+	}
+	for _, t := range d.Transitions {
+		if t.Kind == engine.Timeout.String() {
+			fmt.Fprintf(&b, "  %s -> %s [tooltip=\"timeout\"];\n", t.From, t.To)
+			continue
+		}
+		attrs := []string{"label=" + dotQuote(t.Label)}
+		if t.Kind == engine.Internal.String() {
+			attrs = append(attrs, "style=dashed")
+		}
+		fmt.Fprintf(&b, "  %s -> %s [%s];\n", t.From, t.To, strings.Join(attrs, ", "))
+	}
+	b.WriteString("}\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// FromExploration builds the document of an exploration's state graph,
+// with every state's variables.
+func FromExploration(x *engine.Exploration) (*Doc, error) {
+	g := x.Graph()
+	w, err := x.Model.NewWorker()
+	if err != nil {
+		return nil, err
+	}
+	return FromGraph(g, func(i int) []engine.Var {
+		vs, _ := x.StateVars(w, int(g.States[i].Model))
+		return vs
+	}), nil
+}

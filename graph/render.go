@@ -1,0 +1,72 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/goccy/go-graphviz"
+)
+
+// Format is an image format for Render.
+type Format string
+
+// Image formats.
+const (
+	SVG Format = "svg"
+	PNG Format = "png"
+)
+
+// DotLimit is the largest graph (in states) laid out with dot by default;
+// larger graphs use sfdp, which is much faster on state graphs (see
+// docs/performance.md).
+const DotLimit = 60
+
+// LayoutFor picks the Graphviz layout engine for a graph of n states.
+func LayoutFor(n int) string {
+	if n <= DotLimit {
+		return "dot"
+	}
+	return "sfdp"
+}
+
+// Render lays out the document with Graphviz (through go-graphviz, no
+// installed Graphviz needed) and writes it as SVG or PNG. layout "" picks
+// one by size. Graphviz cannot be interrupted mid-layout: callers that need
+// to stay responsive run Render in a goroutine and drop superseded results.
+func (d *Doc) Render(ctx context.Context, format Format, layout string, w io.Writer) error {
+	var dot bytes.Buffer
+	if err := d.WriteDOT(&dot); err != nil {
+		return err
+	}
+	if layout == "" {
+		layout = LayoutFor(len(d.States))
+	}
+	return RenderDOT(ctx, dot.Bytes(), format, layout, w)
+}
+
+// RenderDOT lays out DOT text and writes the image.
+func RenderDOT(ctx context.Context, dot []byte, format Format, layout string, w io.Writer) error {
+	gv, err := graphviz.New(ctx)
+	if err != nil {
+		return fmt.Errorf("starting graphviz: %w", err)
+	}
+	defer gv.Close()
+	g, err := graphviz.ParseBytes(dot)
+	if err != nil {
+		return fmt.Errorf("parsing DOT: %w", err)
+	}
+	defer g.Close()
+	gv.SetLayout(graphviz.Layout(layout))
+	var f graphviz.Format
+	switch format {
+	case SVG:
+		f = graphviz.SVG
+	case PNG:
+		f = graphviz.PNG
+	default:
+		return fmt.Errorf("unknown image format %q (use svg or png)", format)
+	}
+	return gv.Render(ctx, g, f, w)
+}

@@ -1,0 +1,747 @@
+// Package projects reads, validates and saves Modex project files (TOML) and
+// holds the bundled sample projects.
+package projects
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modex/modex/engine"
+	toml "github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
+)
+
+// Project is a Modex project: a model program plus named configurations.
+// The file format is documented in docs/projects.md.
+type Project struct {
+	Name        string                 `toml:"name"`
+	Description string                 `toml:"description,omitempty"`
+	Model       string                 `toml:"model"`
+	Default     string                 `toml:"default,omitempty"`
+	Configs     map[string]*ConfigSpec `toml:"configs,omitempty"`
+	Adapter     *AdapterSpec           `toml:"adapter,omitempty"`
+	Test        *TestSpec              `toml:"test,omitempty"`
+
+	// Path is the project file (empty for a bare model).
+	Path string `toml:"-"`
+	// Order lists configuration names in file order.
+	Order []string `toml:"-"`
+	index posIndex
+}
+
+// ConfigSpec is one named configuration: the scenario control of section 4.4
+// of seed 000 and the FSM-generation settings of seed 001.
+type ConfigSpec struct {
+	Description      string                 `toml:"description,omitempty"`
+	Extends          string                 `toml:"extends,omitempty"`
+	Include          []string               `toml:"include,omitempty"`
+	Exclude          []string               `toml:"exclude,omitempty"`
+	Domains          map[string]string      `toml:"domains,omitempty"`
+	Actions          map[string]*ActionSpec `toml:"actions,omitempty"`
+	Filters          []string               `toml:"filters,omitempty"`
+	ModelFilter      *bool                  `toml:"model_filter,omitempty"`
+	Groupings        []string               `toml:"groupings,omitempty"`
+	Accepting        string                 `toml:"accepting,omitempty"`
+	Timeout          string                 `toml:"timeout,omitempty"`
+	Timeouts         string                 `toml:"timeouts,omitempty"`
+	KeepEmptyPassive *bool                  `toml:"keep_empty_passive,omitempty"`
+	StopOnError      *bool                  `toml:"stop_on_error,omitempty"`
+	MaxStates        *int                   `toml:"max_states,omitempty"`
+	MaxTransitions   *int                   `toml:"max_transitions,omitempty"`
+	MaxDepth         *int                   `toml:"max_depth,omitempty"`
+	MaxSeconds       *float64               `toml:"max_seconds,omitempty"`
+	StepBudget       *int64                 `toml:"step_budget,omitempty"`
+}
+
+// ActionSpec is the configuration of one action.
+type ActionSpec struct {
+	Kind    string            `toml:"kind,omitempty"`
+	Exclude *bool             `toml:"exclude,omitempty"`
+	Enabled string            `toml:"enabled,omitempty"`
+	Params  map[string]string `toml:"params,omitempty"`
+	Weight  string            `toml:"weight,omitempty"`
+	Count   *int              `toml:"count,omitempty"`
+	Cleanup *bool             `toml:"cleanup,omitempty"`
+}
+
+// AdapterSpec says how to reach the implementation under test (used by
+// online testing and test-suite execution).
+type AdapterSpec struct {
+	Command []string `toml:"command,omitempty"`
+	Dir     string   `toml:"dir,omitempty"`
+	Address string   `toml:"address,omitempty"`
+	Timeout float64  `toml:"timeout,omitempty"`
+}
+
+// TestSpec holds online-testing defaults.
+type TestSpec struct {
+	Runs     int    `toml:"runs,omitempty"`
+	Steps    int    `toml:"steps,omitempty"`
+	Seed     int64  `toml:"seed,omitempty"`
+	Strategy string `toml:"strategy,omitempty"`
+}
+
+// posIndex maps dotted key paths to the positions of their keys and values.
+type posIndex struct {
+	file string
+	keys map[string]engine.Pos
+	vals map[string]engine.Pos
+}
+
+func (ix *posIndex) key(path ...string) engine.Pos {
+	for len(path) > 0 {
+		if p, ok := ix.keys[strings.Join(path, "\x00")]; ok {
+			return p
+		}
+		path = path[:len(path)-1]
+	}
+	return engine.Pos{File: ix.file, Line: 1, Col: 1}
+}
+
+func (ix *posIndex) val(path ...string) engine.Pos {
+	if p, ok := ix.vals[strings.Join(path, "\x00")]; ok {
+		return p
+	}
+	return ix.key(path...)
+}
+
+func (p *Project) errAt(pos engine.Pos, format string, args ...any) error {
+	return &engine.PosError{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Load reads and validates the structure of a project file. A path ending in
+// .star is taken as a bare model used with its own declarations.
+func Load(path string) (*Project, error) {
+	if strings.HasSuffix(path, ".star") {
+		if _, err := os.Stat(path); err != nil {
+			return nil, err
+		}
+		return ForModel(path), nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// ForModel returns a project for a bare model file with one configuration,
+// "default", that uses the model's own declarations.
+func ForModel(path string) *Project {
+	name := strings.TrimSuffix(filepath.Base(path), ".star")
+	p := &Project{Name: name, Model: filepath.Base(path), Default: "default",
+		Configs: map[string]*ConfigSpec{"default": {Description: "the model's own declarations"}},
+		Order:   []string{"default"}}
+	abs, _ := filepath.Abs(path)
+	p.Path = filepath.Join(filepath.Dir(abs), name+".modex.toml")
+	p.index = posIndex{file: path}
+	return p
+}
+
+// Parse reads a project from TOML text; path names the file in messages.
+func Parse(path string, data []byte) (*Project, error) {
+	ix, order, err := indexTOML(path, data)
+	if err != nil {
+		return nil, err
+	}
+	p := &Project{Path: path, index: ix, Order: order}
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(p); err != nil {
+		return nil, p.decodeErr(err)
+	}
+	if p.Model == "" {
+		return nil, p.errAt(ix.key(), "the project names no model: add model = \"file.star\"")
+	}
+	if len(p.Configs) == 0 {
+		p.Configs = map[string]*ConfigSpec{"default": {}}
+		p.Order = []string{"default"}
+	}
+	if p.Default == "" {
+		p.Default = p.Order[0]
+	}
+	if _, ok := p.Configs[p.Default]; !ok {
+		return nil, p.errAt(ix.val("default"), "default configuration %q is not defined", p.Default)
+	}
+	for _, name := range p.Order {
+		c := p.Configs[name]
+		if c.Extends != "" {
+			if _, ok := p.Configs[c.Extends]; !ok {
+				return nil, p.errAt(ix.val("configs", name, "extends"), "configuration %q extends unknown configuration %q", name, c.Extends)
+			}
+		}
+	}
+	for _, name := range p.Order {
+		if _, err := p.resolve(name, nil); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func (p *Project) decodeErr(err error) error {
+	var sm *toml.StrictMissingError
+	if errors.As(err, &sm) && len(sm.Errors) > 0 {
+		e := sm.Errors[0]
+		line, col := e.Position()
+		return p.errAt(engine.Pos{File: p.index.file, Line: line, Col: col}, "unknown key %q (see docs/projects.md for the format)", strings.Join(e.Key(), "."))
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		line, col := de.Position()
+		return p.errAt(engine.Pos{File: p.index.file, Line: line, Col: col}, "%s", de.Error())
+	}
+	return fmt.Errorf("%s: %v", p.index.file, err)
+}
+
+// indexTOML records the position of every key and value, and the order of
+// the configurations.
+func indexTOML(file string, data []byte) (posIndex, []string, error) {
+	ix := posIndex{file: file, keys: map[string]engine.Pos{}, vals: map[string]engine.Pos{}}
+	var order []string
+	seen := map[string]bool{}
+	var parser unstable.Parser
+	parser.Reset(data)
+	pos := func(r unstable.Range) engine.Pos {
+		s := parser.Shape(r)
+		return engine.Pos{File: file, Line: s.Start.Line, Col: s.Start.Column}
+	}
+	keyParts := func(n *unstable.Node) ([]string, engine.Pos) {
+		var parts []string
+		var first engine.Pos
+		it := n.Key()
+		for it.Next() {
+			k := it.Node()
+			if len(parts) == 0 {
+				first = pos(k.Raw)
+			}
+			parts = append(parts, string(k.Data))
+		}
+		return parts, first
+	}
+	var visitKV func(prefix []string, n *unstable.Node)
+	visitKV = func(prefix []string, n *unstable.Node) {
+		parts, kp := keyParts(n)
+		path := append(append([]string{}, prefix...), parts...)
+		k := strings.Join(path, "\x00")
+		ix.keys[k] = kp
+		v := n.Value()
+		ix.vals[k] = pos(v.Raw)
+		if len(path) == 2 && path[0] == "configs" && !seen[path[1]] {
+			seen[path[1]] = true
+			order = append(order, path[1])
+		}
+		switch v.Kind {
+		case unstable.InlineTable:
+			it := v.Children()
+			for it.Next() {
+				visitKV(path, it.Node())
+			}
+		case unstable.Array:
+			it := v.Children()
+			i := 0
+			for it.Next() {
+				ix.vals[k+"\x00"+fmt.Sprint(i)] = pos(it.Node().Raw)
+				i++
+			}
+		}
+	}
+	var table []string
+	for parser.NextExpression() {
+		e := parser.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			parts, kp := keyParts(e)
+			table = parts
+			ix.keys[strings.Join(parts, "\x00")] = kp
+			if len(parts) >= 2 && parts[0] == "configs" && !seen[parts[1]] {
+				seen[parts[1]] = true
+				order = append(order, parts[1])
+			}
+		case unstable.KeyValue:
+			visitKV(table, e)
+		}
+	}
+	if err := parser.Error(); err != nil {
+		var pe *unstable.ParserError
+		if errors.As(err, &pe) && pe.Highlight != nil {
+			s := parser.Shape(parser.Range(pe.Highlight))
+			return ix, nil, &engine.PosError{Pos: engine.Pos{File: file, Line: s.Start.Line, Col: s.Start.Column}, Msg: "malformed TOML: " + pe.Message}
+		}
+		return ix, nil, &engine.PosError{Pos: engine.Pos{File: file, Line: 1, Col: 1}, Msg: "malformed TOML: " + err.Error()}
+	}
+	return ix, order, nil
+}
+
+// resolve returns the configuration with its extends chain applied.
+func (p *Project) resolve(name string, visiting map[string]bool) (*ConfigSpec, error) {
+	c, ok := p.Configs[name]
+	if !ok {
+		return nil, fmt.Errorf("%s: no configuration %q (have: %s)", p.index.file, name, strings.Join(p.Order, ", "))
+	}
+	if c.Extends == "" {
+		return c, nil
+	}
+	if visiting == nil {
+		visiting = map[string]bool{}
+	}
+	if visiting[name] {
+		return nil, p.errAt(p.index.val("configs", name, "extends"), "configuration %q extends itself (through %q)", name, c.Extends)
+	}
+	visiting[name] = true
+	base, err := p.resolve(c.Extends, visiting)
+	if err != nil {
+		return nil, err
+	}
+	return mergeSpec(base, c), nil
+}
+
+// mergeSpec lays c over base: c's settings win, maps are merged key by key.
+func mergeSpec(base, c *ConfigSpec) *ConfigSpec {
+	out := *base
+	out.Description, out.Extends = c.Description, ""
+	if c.Include != nil {
+		out.Include = c.Include
+	}
+	if c.Exclude != nil {
+		out.Exclude = c.Exclude
+	}
+	out.Domains = map[string]string{}
+	for k, v := range base.Domains {
+		out.Domains[k] = v
+	}
+	for k, v := range c.Domains {
+		out.Domains[k] = v
+	}
+	out.Actions = map[string]*ActionSpec{}
+	for k, v := range base.Actions {
+		out.Actions[k] = v
+	}
+	for k, v := range c.Actions {
+		if b, ok := base.Actions[k]; ok {
+			m := *b
+			if v.Kind != "" {
+				m.Kind = v.Kind
+			}
+			if v.Exclude != nil {
+				m.Exclude = v.Exclude
+			}
+			if v.Enabled != "" {
+				m.Enabled = v.Enabled
+			}
+			if v.Weight != "" {
+				m.Weight = v.Weight
+			}
+			if v.Count != nil {
+				m.Count = v.Count
+			}
+			if v.Cleanup != nil {
+				m.Cleanup = v.Cleanup
+			}
+			m.Params = map[string]string{}
+			for pk, pv := range b.Params {
+				m.Params[pk] = pv
+			}
+			for pk, pv := range v.Params {
+				m.Params[pk] = pv
+			}
+			out.Actions[k] = &m
+		} else {
+			out.Actions[k] = v
+		}
+	}
+	if c.Filters != nil {
+		out.Filters = c.Filters
+	}
+	if c.Groupings != nil {
+		out.Groupings = c.Groupings
+	}
+	pick := func(a, b string) string {
+		if b != "" {
+			return b
+		}
+		return a
+	}
+	out.Accepting = pick(base.Accepting, c.Accepting)
+	out.Timeout = pick(base.Timeout, c.Timeout)
+	out.Timeouts = pick(base.Timeouts, c.Timeouts)
+	if c.ModelFilter != nil {
+		out.ModelFilter = c.ModelFilter
+	}
+	if c.KeepEmptyPassive != nil {
+		out.KeepEmptyPassive = c.KeepEmptyPassive
+	}
+	if c.StopOnError != nil {
+		out.StopOnError = c.StopOnError
+	}
+	if c.MaxStates != nil {
+		out.MaxStates = c.MaxStates
+	}
+	if c.MaxTransitions != nil {
+		out.MaxTransitions = c.MaxTransitions
+	}
+	if c.MaxDepth != nil {
+		out.MaxDepth = c.MaxDepth
+	}
+	if c.MaxSeconds != nil {
+		out.MaxSeconds = c.MaxSeconds
+	}
+	if c.StepBudget != nil {
+		out.StepBudget = c.StepBudget
+	}
+	return &out
+}
+
+// ModelPath is the model file, resolved against the project's folder.
+func (p *Project) ModelPath() string {
+	if filepath.IsAbs(p.Model) || p.Path == "" {
+		return p.Model
+	}
+	return filepath.Join(filepath.Dir(p.Path), p.Model)
+}
+
+// LoadModel loads the project's model program.
+func (p *Project) LoadModel() (*engine.StarModel, error) {
+	m, err := engine.LoadStarlark(p.ModelPath())
+	if err != nil {
+		var pe *engine.PosError
+		if errors.As(err, &pe) {
+			return nil, err
+		}
+		return nil, p.errAt(p.index.val("model"), "%v", err)
+	}
+	return m, nil
+}
+
+// ConfigNames lists the configurations in file order.
+func (p *Project) ConfigNames() []string { return append([]string(nil), p.Order...) }
+
+// Build compiles a named configuration ("" for the default) against the
+// model. Every error names the project file, line and key.
+func (p *Project) Build(m engine.Model, name string) (*engine.Config, error) {
+	if name == "" {
+		name = p.Default
+	}
+	spec, err := p.resolve(name, nil)
+	if err != nil {
+		return nil, err
+	}
+	b := builder{p: p, m: m, name: name, spec: spec}
+	return b.build()
+}
+
+type builder struct {
+	p    *Project
+	m    engine.Model
+	name string
+	spec *ConfigSpec
+}
+
+// at returns the position of a key of this configuration, falling back to the
+// configuration it extends.
+func (b *builder) at(val bool, path ...string) engine.Pos {
+	name := b.name
+	for name != "" {
+		full := append([]string{"configs", name}, path...)
+		k := strings.Join(full, "\x00")
+		if _, ok := b.p.index.keys[k]; ok {
+			if val {
+				return b.p.index.val(full...)
+			}
+			return b.p.index.key(full...)
+		}
+		c := b.p.Configs[name]
+		if c == nil {
+			break
+		}
+		name = c.Extends
+	}
+	return b.p.index.key("configs", b.name)
+}
+
+func (b *builder) expr(src string, path ...string) (engine.Expr, error) {
+	pos := b.at(true, path...)
+	if pos.Line > 0 && b.p.index.keys != nil {
+		pos.Col++ // skip the opening quote
+	}
+	return b.m.Compile(src, pos)
+}
+
+func (b *builder) build() (*engine.Config, error) {
+	info := b.m.Info()
+	cfg := engine.DefaultConfig(b.m)
+	s := b.spec
+	// Action selection.
+	for _, list := range []struct {
+		key   string
+		names []string
+	}{{"include", s.Include}, {"exclude", s.Exclude}} {
+		for i, n := range list.names {
+			if info.Action(n) < 0 {
+				return nil, b.p.errAt(b.at(true, list.key, fmt.Sprint(i)), "unknown action %q in %s (the model has: %s)", n, list.key, actionNames(info))
+			}
+		}
+	}
+	if s.Include != nil {
+		for i := range cfg.Actions {
+			cfg.Actions[i].Exclude = !contains(s.Include, info.Actions[i].Name)
+		}
+	}
+	for _, n := range s.Exclude {
+		cfg.Actions[info.Action(n)].Exclude = true
+	}
+	// Named domains.
+	named := map[string]engine.Expr{}
+	for _, dn := range sortedKeys(s.Domains) {
+		if !validName(dn) {
+			return nil, b.p.errAt(b.at(false, "domains", dn), "domain name %q is not an identifier", dn)
+		}
+		x, err := b.expr(s.Domains[dn], "domains", dn)
+		if err != nil {
+			return nil, err
+		}
+		named[dn] = x
+	}
+	for _, an := range sortedKeys(s.Actions) {
+		as := s.Actions[an]
+		ai := info.Action(an)
+		if ai < 0 {
+			return nil, b.p.errAt(b.at(false, "actions", an), "unknown action %q (the model has: %s)", an, actionNames(info))
+		}
+		ac := &cfg.Actions[ai]
+		if as.Kind != "" {
+			k, ok := engine.ParseKind(as.Kind)
+			if !ok {
+				return nil, b.p.errAt(b.at(true, "actions", an, "kind"), "unknown kind %q (use controllable, observable or internal)", as.Kind)
+			}
+			ac.Kind = k
+		}
+		if as.Exclude != nil {
+			ac.Exclude = *as.Exclude
+		}
+		if as.Cleanup != nil {
+			ac.Cleanup = *as.Cleanup
+		}
+		if as.Count != nil {
+			if *as.Count < 0 {
+				return nil, b.p.errAt(b.at(true, "actions", an, "count"), "count must not be negative")
+			}
+			ac.Count = *as.Count
+		}
+		var err error
+		if as.Enabled != "" {
+			if ac.Enabled, err = b.expr(as.Enabled, "actions", an, "enabled"); err != nil {
+				return nil, err
+			}
+		}
+		if as.Weight != "" {
+			if ac.Weight, err = b.expr(as.Weight, "actions", an, "weight"); err != nil {
+				return nil, err
+			}
+		}
+		for _, pn := range sortedKeys(as.Params) {
+			pi := indexOf(info.Actions[ai].Params, pn)
+			if pi < 0 {
+				return nil, b.p.errAt(b.at(false, "actions", an, "params", pn), "action %s has no parameter %q (it has: %s)", an, pn, strings.Join(info.Actions[ai].Params, ", "))
+			}
+			src := as.Params[pn]
+			if strings.HasPrefix(src, "@") {
+				x, ok := named[src[1:]]
+				if !ok {
+					return nil, b.p.errAt(b.at(true, "actions", an, "params", pn), "unknown named domain %q (declare it under [configs.%s.domains])", src, b.name)
+				}
+				ac.Domains[pi] = x
+				continue
+			}
+			if ac.Domains[pi], err = b.expr(src, "actions", an, "params", pn); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// A parameter named like a named domain uses it by default (per-type
+	// domains of seed 001).
+	for ai, a := range info.Actions {
+		for pi, pn := range a.Params {
+			if cfg.Actions[ai].Domains[pi] == nil {
+				if x, ok := named[pn]; ok {
+					cfg.Actions[ai].Domains[pi] = x
+				}
+			}
+		}
+	}
+	for i, f := range s.Filters {
+		x, err := b.expr(f, "filters", fmt.Sprint(i))
+		if err != nil {
+			return nil, err
+		}
+		cfg.Filters = append(cfg.Filters, x)
+	}
+	for i, g := range s.Groupings {
+		x, err := b.expr(g, "groupings", fmt.Sprint(i))
+		if err != nil {
+			return nil, err
+		}
+		cfg.Groupings = append(cfg.Groupings, x)
+	}
+	var err error
+	if s.Accepting != "" {
+		if cfg.Accepting, err = b.expr(s.Accepting, "accepting"); err != nil {
+			return nil, err
+		}
+	}
+	if s.Timeout != "" {
+		if cfg.Timeout, err = b.expr(s.Timeout, "timeout"); err != nil {
+			return nil, err
+		}
+	}
+	switch s.Timeouts {
+	case "", "auto":
+	case "on":
+		cfg.Timeouts = engine.TimeoutOn
+	case "off":
+		cfg.Timeouts = engine.TimeoutOff
+	default:
+		return nil, b.p.errAt(b.at(true, "timeouts"), "timeouts must be auto, on or off, not %q", s.Timeouts)
+	}
+	if s.ModelFilter != nil {
+		cfg.NoModelFilter = !*s.ModelFilter
+	}
+	if s.KeepEmptyPassive != nil {
+		cfg.KeepEmptyPassive = *s.KeepEmptyPassive
+	}
+	if s.StopOnError != nil {
+		cfg.StopOnError = *s.StopOnError
+	}
+	nonneg := func(v *int, key string, dst *int) error {
+		if v == nil {
+			return nil
+		}
+		if *v < 0 {
+			return b.p.errAt(b.at(true, key), "%s must not be negative", key)
+		}
+		*dst = *v
+		return nil
+	}
+	if err := nonneg(s.MaxStates, "max_states", &cfg.MaxStates); err != nil {
+		return nil, err
+	}
+	if err := nonneg(s.MaxTransitions, "max_transitions", &cfg.MaxTransitions); err != nil {
+		return nil, err
+	}
+	if err := nonneg(s.MaxDepth, "max_depth", &cfg.MaxDepth); err != nil {
+		return nil, err
+	}
+	if s.MaxSeconds != nil {
+		if *s.MaxSeconds < 0 {
+			return nil, b.p.errAt(b.at(true, "max_seconds"), "max_seconds must not be negative")
+		}
+		cfg.MaxTime = time.Duration(*s.MaxSeconds * float64(time.Second))
+	}
+	if s.StepBudget != nil {
+		if *s.StepBudget <= 0 {
+			return nil, b.p.errAt(b.at(true, "step_budget"), "step_budget must be positive")
+		}
+		cfg.StepBudget = uint64(*s.StepBudget)
+	}
+	return cfg, nil
+}
+
+func actionNames(info *engine.ModelInfo) string {
+	var ns []string
+	for _, a := range info.Actions {
+		ns = append(ns, a.Name)
+	}
+	return strings.Join(ns, ", ")
+}
+
+func contains(xs []string, x string) bool { return indexOf(xs, x) >= 0 }
+
+func indexOf(xs []string, x string) int {
+	for i, s := range xs {
+		if s == x {
+			return i
+		}
+	}
+	return -1
+}
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if !(c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || (i > 0 && '0' <= c && c <= '9')) {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// Marshal returns the project as TOML text.
+func (p *Project) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := toml.NewEncoder(&buf)
+	enc.SetIndentTables(false)
+	if err := enc.Encode(p); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Save writes the project atomically (a temporary file in the same folder,
+// synced, then renamed over the target) and sets p.Path.
+func (p *Project) Save(path string) error {
+	data, err := p.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(path, data); err != nil {
+		return err
+	}
+	p.Path = path
+	return nil
+}
+
+// WriteFileAtomic writes data to path so that readers see either the old
+// file or the whole new one, never a part.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(path); err == nil {
+		_ = os.Chmod(tmp, fi.Mode().Perm())
+	} else {
+		_ = os.Chmod(tmp, 0o644)
+	}
+	return os.Rename(tmp, path)
+}

@@ -1,0 +1,49 @@
+package projects
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/modex/modex/engine"
+)
+
+// Every configuration of every bundled sample builds and explores to a
+// complete graph without model errors.
+func TestSamplesExplore(t *testing.T) {
+	for _, name := range SampleNames() {
+		p, err := Load(filepath.Join(name, name+".toml"))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		m, err := p.LoadModel()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, cn := range p.ConfigNames() {
+			t.Run(name+"/"+cn, func(t *testing.T) {
+				cfg, err := p.Build(m, cn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				x, err := engine.Explore(context.Background(), m, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !x.Stats.Complete {
+					t.Errorf("incomplete: %s", x.Stats.StoppedBy)
+				}
+				for _, s := range x.States {
+					if s.Error != "" {
+						t.Errorf("error state: %s", s.Error)
+					}
+				}
+				g := x.Graph()
+				t.Logf("%d model states, %d graph states, %d transitions, %d tried", len(x.States), len(g.States), len(g.Trans), x.Stats.Tried)
+				if len(g.States) < 2 || len(g.Trans) < 1 {
+					t.Errorf("suspiciously small graph")
+				}
+			})
+		}
+	}
+}
