@@ -643,7 +643,9 @@ type starWorker struct {
 	m      *StarModel
 	thread *starlark.Thread
 	budget uint64
-	choice choiceState
+	// overBudget is set when the step budget cancelled the current call.
+	overBudget bool
+	choice     choiceState
 	buf    []byte
 	r      rec
 	// per-step buffers, reused
@@ -655,6 +657,10 @@ type starWorker struct {
 // NewWorker returns a Worker for one goroutine.
 func (m *StarModel) NewWorker() (Worker, error) {
 	w := &starWorker{m: m, thread: newThread("worker"), budget: DefaultStepBudget}
+	w.thread.OnMaxSteps = func(t *starlark.Thread) {
+		w.overBudget = true
+		t.Cancel("too many steps")
+	}
 	w.thread.SetLocal(localChoice, &w.choice)
 	w.thread.SetLocal(localRec, &w.r)
 	return w, nil
@@ -670,7 +676,13 @@ func (w *starWorker) Cancel(reason string) { w.thread.Cancel(reason) }
 
 func (w *starWorker) call(fn starlark.Value, args starlark.Tuple) (starlark.Value, error) {
 	w.thread.SetMaxExecutionSteps(w.thread.ExecutionSteps() + w.budget)
-	return starlark.Call(w.thread, fn, args, nil)
+	v, err := starlark.Call(w.thread, fn, args, nil)
+	if w.overBudget {
+		// The budget cancelled this call only; later calls run afresh.
+		w.overBudget = false
+		w.thread.Uncancel()
+	}
+	return v, err
 }
 
 func (w *starWorker) Init() (State, error) {
@@ -766,7 +778,7 @@ func (w *starWorker) Step(st State, action int, args []Value) ([]Outcome, string
 				if why == "" {
 					why = rf.why
 				}
-			} else if w.thread.ExecutionSteps() < w.budget && isCancelled(err) {
+			} else if isCancelled(err) {
 				return nil, "", err
 			} else {
 				outs = append(outs, Outcome{Err: convertErr(err, fnPos(fn), "action "+fn.Name())})

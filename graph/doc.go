@@ -187,12 +187,12 @@ func (d *Doc) WriteDOT(w io.Writer) error {
 			fmt.Fprintf(&b, "  __start [shape=point, label=\"\"];\n  __start -> %s;\n", s.ID)
 		}
 	}
-	for _, t := range d.Transitions {
+	for i, t := range d.Transitions {
 		if t.Kind == engine.Timeout.String() {
-			fmt.Fprintf(&b, "  %s -> %s [tooltip=\"timeout\"];\n", t.From, t.To)
+			fmt.Fprintf(&b, "  %s -> %s [id=\"t%d\", tooltip=\"timeout\"];\n", t.From, t.To, i)
 			continue
 		}
-		attrs := []string{"label=" + dotQuote(t.Label)}
+		attrs := []string{fmt.Sprintf("id=\"t%d\"", i), "label=" + dotQuote(t.Label)}
 		if t.Kind == engine.Internal.String() {
 			attrs = append(attrs, "style=dashed")
 		}
@@ -215,4 +215,26 @@ func FromExploration(x *engine.Exploration) (*Doc, error) {
 		vs, _ := x.StateVars(w, int(g.States[i].Model))
 		return vs
 	}), nil
+}
+
+// UnmarshalJSON reads a JSON object of variables, keeping their order.
+func (vs *Vars) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return fmt.Errorf("vars: want an object")
+	}
+	*vs = Vars{}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var v string
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		*vs = append(*vs, Var{Name: k.(string), Value: v})
+	}
+	_, err := dec.Token()
+	return err
 }

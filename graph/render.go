@@ -36,6 +36,15 @@ func LayoutFor(n int) string {
 // one by size. Graphviz cannot be interrupted mid-layout: callers that need
 // to stay responsive run Render in a goroutine and drop superseded results.
 func (d *Doc) Render(ctx context.Context, format Format, layout string, w io.Writer) error {
+	if format == PNG {
+		// go-graphviz's own PNG renderer draws no node shapes; draw the
+		// layout ourselves.
+		l, err := LayoutDoc(ctx, d, layout)
+		if err != nil {
+			return err
+		}
+		return l.WritePNG(w, 1.5)
+	}
 	var dot bytes.Buffer
 	if err := d.WriteDOT(&dot); err != nil {
 		return err
@@ -63,8 +72,8 @@ func RenderDOT(ctx context.Context, dot []byte, format Format, layout string, w 
 	switch format {
 	case SVG:
 		f = graphviz.SVG
-	case PNG:
-		f = graphviz.PNG
+	case "json":
+		f = graphviz.Format("json")
 	default:
 		return fmt.Errorf("unknown image format %q (use svg or png)", format)
 	}

@@ -195,7 +195,11 @@ func (p *Project) decodeErr(err error) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		line, col := de.Position()
-		return p.errAt(engine.Pos{File: p.index.file, Line: line, Col: col}, "%s", de.Error())
+		msg := strings.TrimPrefix(de.Error(), "toml: ")
+		if k := de.Key(); len(k) > 0 {
+			msg = strings.Join(k, ".") + ": " + msg
+		}
+		return p.errAt(engine.Pos{File: p.index.file, Line: line, Col: col}, "%s", msg)
 	}
 	return fmt.Errorf("%s: %v", p.index.file, err)
 }
@@ -214,16 +218,14 @@ func indexTOML(file string, data []byte) (posIndex, []string, error) {
 	}
 	keyParts := func(n *unstable.Node) ([]string, engine.Pos) {
 		var parts []string
-		var first engine.Pos
+		var last engine.Pos
 		it := n.Key()
 		for it.Next() {
 			k := it.Node()
-			if len(parts) == 0 {
-				first = pos(k.Raw)
-			}
+			last = pos(k.Raw)
 			parts = append(parts, string(k.Data))
 		}
-		return parts, first
+		return parts, last
 	}
 	var visitKV func(prefix []string, n *unstable.Node)
 	visitKV = func(prefix []string, n *unstable.Node) {
@@ -450,7 +452,9 @@ func (b *builder) at(val bool, path ...string) engine.Pos {
 	for name != "" {
 		full := append([]string{"configs", name}, path...)
 		k := strings.Join(full, "\x00")
-		if _, ok := b.p.index.keys[k]; ok {
+		_, isKey := b.p.index.keys[k]
+		_, isVal := b.p.index.vals[k]
+		if isKey || isVal {
 			if val {
 				return b.p.index.val(full...)
 			}

@@ -1,0 +1,341 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modex/modex/engine"
+)
+
+func mustLoad(t *testing.T, path string) *engine.StarModel {
+	t.Helper()
+	m, err := engine.LoadStarlark(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func compile(t *testing.T, m engine.Model, src string) engine.Expr {
+	t.Helper()
+	x, err := m.Compile(src, engine.Pos{File: "test.toml", Line: 3, Col: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// Bad models are reported at load time with file:line:col.
+func TestLoadErrors(t *testing.T) {
+	for _, tc := range []struct {
+		file, pos, msg string
+	}{
+		{"testdata/bad/syntax.star", "testdata/bad/syntax.star:4:11", "syntax error"},
+		{"testdata/bad/noinit.star", "testdata/bad/noinit.star:1:1", "no init()"},
+		{"testdata/lib/escape.star", "testdata/lib/escape.star:1:1", "only files in the model's own folder"},
+		{"testdata/bad/noactions.star", "testdata/bad/noactions.star:1:1", "declares no actions"},
+		
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			_, err := engine.LoadStarlark(tc.file)
+			if err == nil {
+				t.Fatal("loaded a bad model")
+			}
+			if !strings.HasPrefix(err.Error(), tc.pos) || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("error %q, want it to start with %s and mention %q", err, tc.pos, tc.msg)
+			}
+		})
+	}
+}
+
+// Errors met while exploring become error states naming the position; the
+// exploration itself completes.
+func TestExplorationErrors(t *testing.T) {
+	for _, tc := range []struct {
+		file, filter string
+		want         []string
+	}{
+		{"runtime.star", "", []string{"testdata/bad/runtime.star:8:", "action Div", "division by zero"}},
+		{"loop.star", "", []string{"testdata/bad/loop.star:4:1", "action Spin exceeded its execution-step budget"}},
+		{"loop.star", "forever(s)", []string{"testdata/bad/loop.star:14:1", "expression `forever(s)` exceeded its execution-step budget"}},
+		{"float.star", "", []string{"testdata/bad/float.star:4:", "unsupported value of type float", "at x"}},
+		{"unknownvar.star", "", []string{"testdata/bad/unknownvar.star:5:", `no variable "y"`}},
+	} {
+		t.Run(tc.file+tc.filter, func(t *testing.T) {
+			m := mustLoad(t, "testdata/bad/"+tc.file)
+			cfg := engine.DefaultConfig(m)
+			cfg.StepBudget = 20000
+			cfg.MaxStates = 50
+			if tc.filter != "" {
+				cfg.Filters = []engine.Expr{compile(t, m, tc.filter)}
+			}
+			done := make(chan struct{})
+			var x *engine.Exploration
+			var err error
+			go func() {
+				x, err = engine.Explore(context.Background(), m, cfg)
+				close(done)
+			}()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("exploration hangs")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var msgs []string
+			for _, s := range x.States {
+				if s.Error != "" {
+					msgs = append(msgs, s.Error)
+				}
+			}
+			found := false
+			for _, msg := range msgs {
+				ok := true
+				for _, w := range tc.want {
+					ok = ok && strings.Contains(msg, w)
+				}
+				found = found || ok
+			}
+			if !found {
+				t.Errorf("no error state mentions all of %q; error states: %q", tc.want, msgs)
+			}
+		})
+	}
+}
+
+func TestMissingDomain(t *testing.T) {
+	m := mustLoad(t, "testdata/bad/nodomain.star")
+	_, err := engine.Explore(context.Background(), m, nil)
+	var md *engine.MissingDomainError
+	if !errors.As(err, &md) {
+		t.Fatalf("got %v, want a missing-domain error", err)
+	}
+	if md.Action != "Set" || md.Param != "v" || md.Pos.String() != "testdata/bad/nodomain.star:4:1" {
+		t.Errorf("got %+v", md)
+	}
+}
+
+func TestExpressionErrors(t *testing.T) {
+	m := mustLoad(t, "testdata/choose.star")
+	for _, tc := range []struct{ src, want string }{
+		{"len(s.coins) <", "test.toml:3:24: in expression `len(s.coins) <`"},
+		{"undefined_prop(s)", "test.toml:3:10: in expression `undefined_prop(s)`: undefined: undefined_prop"},
+		{"", "empty expression"},
+	} {
+		_, err := m.Compile(tc.src, engine.Pos{File: "test.toml", Line: 3, Col: 10})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Compile(%q) = %v, want %q", tc.src, err, tc.want)
+		}
+	}
+}
+
+// choose() forks the step, new() numbers objects along the path, internal
+// actions step on their own, and the invariant marks error states.
+func TestChooseNewInternal(t *testing.T) {
+	m := mustLoad(t, "testdata/choose.star")
+	x, err := engine.Explore(context.Background(), m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := x.Graph()
+	labels := map[string]int{}
+	for _, tr := range g.Trans {
+		labels[tr.Label()]++
+	}
+	// Toss from the initial state forks into heads and tails, both output Coin1.
+	if labels["Toss()/Coin1"] != 2 {
+		t.Errorf("Toss()/Coin1 transitions: %d, want 2 (one per choice); all: %v", labels["Toss()/Coin1"], labels)
+	}
+	if labels["Toss()/Coin3"] == 0 {
+		t.Errorf("no Toss()/Coin3: %v", labels)
+	}
+	if labels["Tick()"] == 0 {
+		t.Errorf("internal Tick never taken: %v", labels)
+	}
+	errs := 0
+	for _, s := range x.States {
+		if s.Error == "too many coins" {
+			errs++
+		}
+	}
+	if errs == 0 {
+		t.Error("invariant violation not marked")
+	}
+	if !g.Extended {
+		t.Error("a model with internal actions gets the timeout extension")
+	}
+	// Internal transitions leave passive states.
+	for _, tr := range g.Trans {
+		if tr.Kind == engine.Internal && g.States[tr.From].Kind != engine.Passive {
+			t.Errorf("internal transition from a %s state", g.States[tr.From].Kind)
+		}
+	}
+}
+
+// load() reads files next to the model; sets are state values.
+func TestLoadAndSets(t *testing.T) {
+	m := mustLoad(t, "testdata/lib/counter.star")
+	x, err := engine.Explore(context.Background(), m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x.States) != 3 {
+		t.Fatalf("%d states, want 3 (n = 0, 1, 2)", len(x.States))
+	}
+	w, _ := m.NewWorker()
+	vars, err := x.StateVars(w, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := engine.Format(vars[1].Value); vars[1].Name != "seen" || got != "set([1, 2])" {
+		t.Errorf("state 2 vars %v", vars)
+	}
+}
+
+// Extra enabling conditions apply to controllable actions only; kinds can be
+// overridden; actions can be excluded.
+func TestScenarioControl(t *testing.T) {
+	m := mustLoad(t, "testdata/choose.star")
+	info := m.Info()
+	cfg := engine.DefaultConfig(m)
+	never := compile(t, m, "False")
+	cfg.Actions[info.Action("Tick")].Enabled = never // internal: ignored
+	x, err := engine.Explore(context.Background(), m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := len(x.Trans)
+	if base == 0 {
+		t.Fatal("no transitions")
+	}
+	cfg.Actions[info.Action("Toss")].Enabled = never
+	x, _ = engine.Explore(context.Background(), m, cfg)
+	if len(x.States) != 1 || len(x.Trans) != 0 {
+		t.Errorf("Toss disabled: %d states %d transitions, want 1 and 0", len(x.States), len(x.Trans))
+	}
+	cfg.Actions[info.Action("Toss")].Enabled = nil
+	cfg.Actions[info.Action("Tick")].Exclude = true
+	cfg.Actions[info.Action("Reset")].Kind = engine.Observable
+	x, _ = engine.Explore(context.Background(), m, cfg)
+	g := x.Graph()
+	for _, tr := range g.Trans {
+		if tr.Action == "Tick" {
+			t.Error("excluded action explored")
+		}
+		if tr.Action == "Reset" && (tr.Kind != engine.Observable || !strings.HasPrefix(tr.Label(), "?")) {
+			t.Errorf("Reset kind %v label %s", tr.Kind, tr.Label())
+		}
+	}
+}
+
+func TestBounds(t *testing.T) {
+	m, err := engine.LoadStarlark("testdata/bigstack.star")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		set     func(*engine.Config)
+		stopped string
+		check   func(*engine.Exploration) bool
+	}{
+		{"states", func(c *engine.Config) { c.MaxStates = 100 }, "max states", func(x *engine.Exploration) bool { return len(x.States) == 100 }},
+		{"transitions", func(c *engine.Config) { c.MaxTransitions = 50 }, "max transitions", func(x *engine.Exploration) bool { return len(x.Trans) == 50 }},
+		{"depth", func(c *engine.Config) { c.MaxDepth = 3 }, "max depth", func(x *engine.Exploration) bool { return len(x.States) == 15 }},
+		{"time", func(c *engine.Config) { c.MaxTime = time.Millisecond; c.Workers = 1 }, "max time", func(x *engine.Exploration) bool { return len(x.States) < 32767 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := engine.DefaultConfig(m)
+			tc.set(cfg)
+			x, err := engine.Explore(context.Background(), m, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x.Stats.Complete || x.Stats.StoppedBy != tc.stopped {
+				t.Errorf("complete=%v stopped by %q, want %q", x.Stats.Complete, x.Stats.StoppedBy, tc.stopped)
+			}
+			if !tc.check(x) {
+				t.Errorf("%d states, %d transitions", len(x.States), len(x.Trans))
+			}
+			frontier := 0
+			for _, s := range x.States {
+				if s.Frontier {
+					frontier++
+				}
+			}
+			if frontier == 0 {
+				t.Error("no frontier states: what the bound cut off is invisible")
+			}
+		})
+	}
+}
+
+// Cancelling returns the partial graph, marked incomplete.
+func TestCancel(t *testing.T) {
+	m, _ := engine.LoadStarlark("testdata/bigstack.star")
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := engine.DefaultConfig(m)
+	cfg.ProgressEvery = time.Millisecond
+	cfg.Progress = func(p engine.Progress) {
+		if p.States > 1000 {
+			cancel()
+		}
+	}
+	x, err := engine.Explore(ctx, m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Stats.Complete || x.Stats.StoppedBy != "cancelled" {
+		t.Errorf("complete=%v stopped=%q", x.Stats.Complete, x.Stats.StoppedBy)
+	}
+	if len(x.States) < 1000 || len(x.States) >= 32767 {
+		t.Errorf("%d states kept", len(x.States))
+	}
+}
+
+// The timeout extension: passive states only where an observable action is
+// enabled, unless asked to keep them all; none when switched off.
+func TestTimeoutExtension(t *testing.T) {
+	m := mustLoad(t, "../projects/switch/switch.star")
+	count := func(cfg *engine.Config) (passive, timeouts, states int) {
+		x, err := engine.Explore(context.Background(), m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := x.Graph()
+		for _, s := range g.States {
+			if s.Kind == engine.Passive {
+				passive++
+			}
+		}
+		for _, tr := range g.Trans {
+			if tr.Kind == engine.Timeout {
+				timeouts++
+				if tr.Label() != "" || g.States[tr.From].Kind != engine.Passive || g.States[tr.To].Model != g.States[tr.From].Model {
+					t.Errorf("bad timeout edge %+v", tr)
+				}
+			}
+			if tr.Kind == engine.Controllable && g.States[tr.From].Kind == engine.Passive {
+				t.Error("controllable action leaves a passive state")
+			}
+		}
+		return passive, timeouts, len(g.States)
+	}
+	cfg := engine.DefaultConfig(m)
+	if p, to, n := count(cfg); p != 1 || to != 1 || n != 5 {
+		t.Errorf("collapsed: %d passive, %d timeouts, %d states; want 1, 1, 5", p, to, n)
+	}
+	cfg.KeepEmptyPassive = true
+	if p, to, n := count(cfg); p != 4 || to != 4 || n != 8 {
+		t.Errorf("full: %d passive, %d timeouts, %d states; want 4, 4, 8", p, to, n)
+	}
+	cfg.Timeouts = engine.TimeoutOff
+	if p, to, n := count(cfg); p != 0 || to != 0 || n != 4 {
+		t.Errorf("off: %d passive, %d timeouts, %d states; want 0, 0, 4", p, to, n)
+	}
+}

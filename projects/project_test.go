@@ -1,0 +1,185 @@
+package projects
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/modex/modex/engine"
+)
+
+const chatModel = "chat/chat.star"
+
+// writeProject writes a project next to a copy of the chat model.
+func writeProject(t *testing.T, text string) string {
+	t.Helper()
+	dir := t.TempDir()
+	src, err := os.ReadFile(chatModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "chat.star"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "p.toml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Every bad project is reported with file:line:col and what is wrong.
+func TestProjectErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, pos, msg string
+	}{
+		{"malformed", "name = \"x\"\nmodel = \"chat.star\"\n[configs.a\nfilters = []\n", ":3:", "malformed TOML"},
+		{"unknown key", "name = \"x\"\nmodel = \"chat.star\"\n[configs.a]\nfilterz = []\n", ":4:1", `unknown key "configs.a.filterz"`},
+		{"no model", "name = \"x\"\n", ":1:1", "names no model"},
+		{"wrong type", "name = \"x\"\nmodel = \"chat.star\"\n[configs.a]\nmax_states = \"many\"\n", ":4:", "max_states"},
+		{"unknown action", "name = \"x\"\nmodel = \"chat.star\"\n[configs.a]\n[configs.a.actions.Shout]\nkind = \"observable\"\n", ":4:20", `unknown action "Shout"`},
+		{"unknown param", "name = \"x\"\nmodel = \"chat.star\"\n[configs.a.actions.Post]\nparams = { text = '[\"hi\"]' }\n", ":4:12", `no parameter "text"`},
+		{"unknown kind", "name = \"x\"\nmodel = \"chat.star\"\n[configs.a.actions.Post]\nkind = \"sometimes\"\n", ":4:8", `unknown kind "sometimes"`},
+		{"bad filter", "name = \"x\"\nmodel = \"chat.star\"\n[configs.a]\nfilters = [\"pending(s) <\"]\n", ":4:", "in expression `pending(s) <`"},
+		{"undefined in filter", "name = \"x\"\nmodel = \"chat.star\"\n[configs.a]\nfilters = [\"penDing(s) < 2\"]\n", ":4:13", "undefined: penDing"},
+		{"unknown named domain", "name = \"x\"\nmodel = \"chat.star\"\n[configs.a.actions.Post]\nparams = { msg = \"@Msg\" }\n", ":4:18", `unknown named domain "@Msg"`},
+		{"unknown include", "name = \"x\"\nmodel = \"chat.star\"\n[configs.a]\ninclude = [\"Create\", \"Leave\"]\n", ":4:22", `unknown action "Leave"`},
+		{"extends unknown", "name = \"x\"\nmodel = \"chat.star\"\n[configs.a]\nextends = \"b\"\n", ":4:11", `unknown configuration "b"`},
+		{"extends cycle", "name = \"x\"\nmodel = \"chat.star\"\n[configs.a]\nextends = \"b\"\n[configs.b]\nextends = \"a\"\n", ":", "extends itself"},
+		{"bad default", "name = \"x\"\nmodel = \"chat.star\"\ndefault = \"zz\"\n[configs.a]\n", ":3:11", `default configuration "zz"`},
+		{"negative bound", "name = \"x\"\nmodel = \"chat.star\"\n[configs.a]\nmax_depth = -1\n", ":4:13", "must not be negative"},
+		{"missing model file", "name = \"x\"\nmodel = \"nowhere.star\"\n", ":2:9", "nowhere.star"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeProject(t, tc.text)
+			err := buildAll(path)
+			if err == nil {
+				t.Fatal("accepted a bad project")
+			}
+			if !strings.HasPrefix(err.Error(), path+tc.pos) || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("error:\n  %v\nwant it to start with %s%s and mention %q", err, path, tc.pos, tc.msg)
+			}
+		})
+	}
+}
+
+func buildAll(path string) error {
+	p, err := Load(path)
+	if err != nil {
+		return err
+	}
+	m, err := p.LoadModel()
+	if err != nil {
+		return err
+	}
+	for _, c := range p.ConfigNames() {
+		if _, err := p.Build(m, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// A configuration extending another inherits its settings and overrides
+// some; named domains reach the parameters that point to them.
+func TestExtendsAndNamedDomains(t *testing.T) {
+	p, err := Load("chat/chat.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.ConfigNames(); !reflect.DeepEqual(got, []string{"figure1", "hi_bye"}) {
+		t.Errorf("configs %v", got)
+	}
+	spec, err := p.resolve("hi_bye", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Domains["Message"] != `["hi", "bye"]` || spec.Groupings[0] != "ignore_entering_order(s)" || spec.Filters[0] != "pending(s) < 3" {
+		t.Errorf("resolved %+v", spec)
+	}
+	m, _ := p.LoadModel()
+	cfg, err := p.Build(m, "hi_bye")
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := cfg.Actions[m.Info().Action("Post")]
+	if post.Domains[1] == nil || post.Domains[1].Source() != `["hi", "bye"]` {
+		t.Errorf("Post.msg domain %v", post.Domains[1])
+	}
+}
+
+// Save writes atomically and the file reads back to the same project.
+func TestSaveRoundTrip(t *testing.T) {
+	p, err := Load("webshop/webshop.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "webshop.toml")
+	if err := p.Save(out); err != nil {
+		t.Fatal(err)
+	}
+	q, err := Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p.Configs, q.Configs) || p.Name != q.Name || p.Model != q.Model || p.Default != q.Default {
+		t.Errorf("round trip changed the project")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+	// Saving over a read-only folder fails and leaves the old file intact.
+	if os.Getuid() != 0 {
+		os.Chmod(dir, 0o500)
+		defer os.Chmod(dir, 0o755)
+		if err := p.Save(out); err == nil {
+			t.Error("save into a read-only folder succeeded")
+		}
+	}
+}
+
+// A bare model is a project with one configuration using its own
+// declarations.
+func TestBareModel(t *testing.T) {
+	p, err := Load("stack/stack.star")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := p.LoadModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := p.Build(m, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Filters) != 0 || cfg.Actions[0].Domains[0] != nil {
+		t.Error("bare model configuration is not the model's own")
+	}
+	var _ engine.Model = m
+}
+
+func FuzzParseProject(f *testing.F) {
+	for _, name := range SampleNames() {
+		data, _ := os.ReadFile(filepath.Join(name, name+".toml"))
+		f.Add(data)
+	}
+	f.Add([]byte("name = \"x\"\nmodel = \"m.star\"\n[configs.a]\nextends = \"a\"\n"))
+	f.Add([]byte("[[configs]]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Parse("fuzz.toml", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.toml") {
+				t.Errorf("error without the file name: %v", err)
+			}
+			return
+		}
+		if _, err := p.Marshal(); err != nil {
+			t.Errorf("parsed project does not marshal: %v", err)
+		}
+	})
+}
