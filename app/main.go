@@ -16,14 +16,22 @@ import (
 )
 
 func main() {
-	code := 0
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "modex:", err)
-		code = 1
-		var ue *usageError
-		if errors.As(err, &ue) {
-			code = 2
-		}
 	}
-	os.Exit(code)
+	os.Exit(exitCode(err))
+}
+
+// exitCode maps an error to the exit code: 0 ok, 1 model or project error,
+// 2 usage.
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
 }

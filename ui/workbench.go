@@ -51,6 +51,24 @@ type Workbench struct {
 	image    *canvas.Image
 	note     *widget.Label
 	content  fyne.CanvasObject
+
+	// AutoExplore explores the default configuration as soon as a project
+	// opens.
+	AutoExplore bool
+
+	// onShown, when set, is called on the UI goroutine each time an
+	// exploration's result (summary and drawing) is on screen.
+	onShown func()
+}
+
+// OnShown sets a function called (on the UI goroutine) whenever a finished
+// exploration is fully on screen.
+func (wb *Workbench) OnShown(f func()) { wb.onShown = f }
+
+func (wb *Workbench) shown() {
+	if wb.onShown != nil {
+		wb.onShown()
+	}
 }
 
 // NewWorkbench builds the workbench inside a window.
@@ -109,7 +127,10 @@ func (wb *Workbench) Open(path string) error {
 	}
 	wb.explore.Enable()
 	wb.note.SetText("")
-	wb.status.SetText(fmt.Sprintf("%s: %s — press Explore.", filepath.Base(p.ModelPath()), p.Description))
+	wb.status.SetText(fmt.Sprintf("%s: %s", filepath.Base(p.ModelPath()), p.Description))
+	if wb.AutoExplore {
+		wb.Explore()
+	}
 	return nil
 }
 
@@ -172,6 +193,7 @@ func (wb *Workbench) explored(gen int, p *projects.Project, x *engine.Exploratio
 	wb.progress.Hide()
 	if err != nil {
 		wb.status.SetText("Error: " + err.Error())
+		wb.shown()
 		return
 	}
 	wb.mu.Lock()
@@ -188,6 +210,7 @@ func (wb *Workbench) explored(gen int, p *projects.Project, x *engine.Exploratio
 		wb.image.Image = nil
 		wb.image.Refresh()
 		wb.note.SetText(fmt.Sprintf("%d states: too many to draw whole (limit %d). Export the graph or narrow the configuration.", len(doc.States), DrawLimit))
+		wb.shown()
 		return
 	}
 	wb.note.SetText("Laying out the graph…")
@@ -199,11 +222,13 @@ func (wb *Workbench) explored(gen int, p *projects.Project, x *engine.Exploratio
 			}
 			if err != nil {
 				wb.note.SetText("Layout failed: " + err.Error())
+				wb.shown()
 				return
 			}
 			wb.note.SetText("")
 			wb.image.Image = img
 			wb.image.Refresh()
+			wb.shown()
 		})
 	}()
 }
@@ -251,6 +276,7 @@ func Run(a fyne.App, path string) error {
 	w := a.NewWindow("Modex")
 	w.Resize(fyne.NewSize(1200, 800))
 	wb := NewWorkbench(w)
+	wb.AutoExplore = true
 	if err := wb.Open(path); err != nil {
 		return err
 	}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func cli(args ...string) (stdout, stderr string, code int) {
+	var o, e bytes.Buffer
+	err := run(args, &o, &e)
+	if err != nil {
+		e.WriteString(err.Error())
+	}
+	return o.String(), e.String(), exitCode(err)
+}
+
+func TestExploreSummary(t *testing.T) {
+	out, _, code := cli("explore", "../projects/chat/chat.toml")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	re := regexp.MustCompile(`^chat \[figure1\]: 9 states, 11 transitions, 38 tried, [0-9.]+ s, complete\n$`)
+	if !re.MatchString(out) {
+		t.Errorf("summary %q", out)
+	}
+	out, _, _ = cli("explore", "--config", "more_items", "../projects/webshop/webshop.toml")
+	if !strings.Contains(out, "1111 states") || !strings.HasSuffix(out, "complete\n") {
+		t.Errorf("summary %q", out)
+	}
+}
+
+func TestExploreFormats(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"json", "dot", "svg", "png"} {
+		path := filepath.Join(dir, "g."+f)
+		if _, errOut, code := cli("explore", "../projects/stack/stack.toml", "--out", path); code != 0 {
+			t.Fatalf("%s: exit %d: %s", f, code, errOut)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil || len(data) < 100 {
+			t.Fatalf("%s: %d bytes, %v", f, len(data), err)
+		}
+		prefix := map[string]string{"json": "{", "dot": "digraph", "svg": "<?xml", "png": "\x89PNG"}[f]
+		if !strings.HasPrefix(string(data), prefix) {
+			t.Errorf("%s output starts %q", f, data[:10])
+		}
+	}
+	// --format without --out writes to stdout, the summary to stderr.
+	out, errOut, code := cli("explore", "../projects/stack/stack.toml", "--format", "json", "--no-timing")
+	var doc struct {
+		States []struct{ ID string } `json:"states"`
+		Stats  struct {
+			States   int  `json:"states"`
+			Complete bool `json:"complete"`
+		} `json:"stats"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.Stats.States != 15 || !doc.Stats.Complete {
+		t.Errorf("exit %d, json %q", code, out[:min(len(out), 80)])
+	}
+	if !strings.Contains(errOut, "15 states") {
+		t.Errorf("summary on stderr %q", errOut)
+	}
+}
+
+func TestBareModel(t *testing.T) {
+	out, _, code := cli("explore", "../projects/switch/switch.star")
+	if code != 0 || !strings.HasPrefix(out, "switch [default]: 5 states") {
+		t.Errorf("exit %d: %q", code, out)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.toml")
+	abs, _ := filepath.Abs("../projects/chat/chat.star")
+	os.WriteFile(bad, []byte("name = \"x\"\nmodel = \""+abs+"\"\n[configs.a.actions.Shout]\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"check", "../projects/chat/chat.toml"}, 0, ""},
+		{[]string{"explore"}, 2, "exactly one PROJECT"},
+		{[]string{"explore", "--format", "gif", "../projects/chat/chat.toml"}, 2, `unknown format "gif"`},
+		{[]string{"explore", "--bogus", "../projects/chat/chat.toml"}, 2, "flag provided but not defined"},
+		{[]string{"frobnicate"}, 2, "unknown command"},
+		{[]string{"explore", "../engine/testdata/bad/syntax.star"}, 1, "syntax.star:4:11: syntax error"},
+		{[]string{"check", bad}, 1, "unknown action \"Shout\""},
+		{[]string{"explore", "--config", "nope", "../projects/chat/chat.toml"}, 1, `no configuration "nope"`},
+		{[]string{"check", "../engine/testdata/bad/nodomain.star"}, 1, "missing domain for parameter v of Set"},
+		{[]string{"help"}, 0, ""},
+	} {
+		_, errOut, code := cli(tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("modex %s: exit %d (want %d), stderr %q (want %q)", strings.Join(tc.args, " "), code, tc.code, errOut, tc.msg)
+		}
+	}
+}
