@@ -37,7 +37,6 @@ func TestLoadErrors(t *testing.T) {
 		{"testdata/bad/noinit.star", "testdata/bad/noinit.star:1:1", "no init()"},
 		{"testdata/lib/escape.star", "testdata/lib/escape.star:1:1", "only files in the model's own folder"},
 		{"testdata/bad/noactions.star", "testdata/bad/noactions.star:1:1", "declares no actions"},
-		
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			_, err := engine.LoadStarlark(tc.file)

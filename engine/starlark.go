@@ -646,8 +646,8 @@ type starWorker struct {
 	// overBudget is set when the step budget cancelled the current call.
 	overBudget bool
 	choice     choiceState
-	buf    []byte
-	r      rec
+	buf        []byte
+	r          rec
 	// per-step buffers, reused
 	argv    starlark.Tuple
 	cur     []starlark.Value
