@@ -89,6 +89,8 @@ type pendTrans struct {
 	err     error
 	key     string
 	info    *targetInfo
+	known   bool  // the target was known when the level started
+	to      int32 // its id then (or filteredID)
 }
 
 type srcResult struct {
@@ -506,7 +508,9 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[string]*targetInfo) 
 						pt.outKey = string(w.buf)
 					}
 					pt.key = o.Next.Key()
-					if _, known := e.concrete[pt.key]; !known {
+					if id, known := e.concrete[pt.key]; known {
+						pt.known, pt.to = true, id
+					} else {
 						info, ok := cache[pt.key]
 						if !ok {
 							info = e.evalTarget(w.Worker, o.Next, false)
@@ -570,7 +574,10 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 			case pt.err != nil:
 				to = e.errorState(pt.err.Error(), depth+1)
 			default:
-				id, known := e.concrete[pt.key]
+				id, known := pt.to, pt.known
+				if !known {
+					id, known = e.concrete[pt.key]
+				}
 				if known {
 					if id == filteredID {
 						continue

@@ -170,7 +170,8 @@ type Worker interface {
 	// Domain returns the model's own domain for a parameter in st, or ok=false
 	// when the model declares none.
 	Domain(st State, action, param int) (vals []Value, ok bool, err error)
-	// Step tries the action with the inputs in st. why is non-empty when the
+	// Step tries the action with the inputs in st; the outcomes slice is
+	// valid until the next call to Step. why is non-empty when the
 	// action is not enabled there (a require failed; why is its message or
 	// "require failed at file:line:col").
 	Step(st State, action int, args []Value) (outs []Outcome, why string, err error)

@@ -100,8 +100,9 @@ type nstate[S any] struct {
 func (n *nstate[S]) Key() string { return n.key }
 
 type nativeWorker[S any] struct {
-	m   *nativeModel[S]
-	buf []byte
+	m    *nativeModel[S]
+	buf  []byte
+	outs [1]Outcome
 }
 
 func (m *nativeModel[S]) NewWorker() (Worker, error) { return &nativeWorker[S]{m: m}, nil }
@@ -137,7 +138,9 @@ func (w *nativeWorker[S]) Step(st State, action int, args []Value) ([]Outcome, s
 	if out == nil {
 		out = noneValue
 	}
-	return []Outcome{{Output: out, Next: w.wrap(next)}}, "", nil
+	// The slice is reused: callers consume outcomes before the next Step.
+	w.outs[0] = Outcome{Output: out, Next: w.wrap(next)}
+	return w.outs[:], "", nil
 }
 
 func (w *nativeWorker[S]) Eval(e Expr, st State) (Value, error) {

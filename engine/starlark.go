@@ -649,6 +649,7 @@ type starWorker struct {
 	buf        []byte
 	r          rec
 	// per-step buffers, reused
+	outs    []Outcome
 	argv    starlark.Tuple
 	cur     []starlark.Value
 	touched []bool
@@ -761,7 +762,7 @@ func (w *starWorker) Step(st State, action int, args []Value) ([]Outcome, string
 		w.cur, w.touched = make([]starlark.Value, n), make([]bool, n)
 	}
 	w.choice.prefix = w.choice.prefix[:0]
-	var outs []Outcome
+	outs := w.outs[:0]
 	why := ""
 	for {
 		w.choice.pos = 0
@@ -814,6 +815,7 @@ func (w *starWorker) Step(st State, action int, args []Value) ([]Outcome, string
 	if len(outs) > 0 {
 		why = ""
 	}
+	w.outs = outs
 	return outs, why, nil
 }
 
