@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -63,34 +64,51 @@ func (x *Exploration) OutputOf(t *MTrans) Value { return x.OutTable[t.Out] }
 
 const filteredID = -1
 
+// hkey is a 128-bit hash of a state key or grouping value.
+type hkey struct{ a, b uint64 }
+
+func (e *explorer) hash(key string) hkey {
+	return hkey{maphash.String(e.seeds[0], key), maphash.String(e.seeds[1], key)}
+}
+
 // expWorker is a model worker with the explorer's scratch space.
 type expWorker struct {
 	Worker
-	buf []byte
+	buf   []byte
+	doms  [][]Value
+	dkeys [][]string
+	idx   []int
 }
 
 type targetInfo struct {
 	filtered  bool
-	groupKeys []string
+	groupKeys []hkey
 	label     string
 	accepting bool
 	invariant string
 	err       error
 }
 
+// pendTrans is a transition found by a worker, waiting for the merge.
 type pendTrans struct {
-	action  int32
-	argsID  int32 // -1 when the inputs are not interned yet
-	outID   int32 // -1 when the output is not interned yet
+	action int32
+	argsID int32 // -1 when the inputs are not interned yet (see x)
+	outID  int32 // -1 when the output is not interned yet (see x)
+	to     int32 // the target's id when known was set
+	known  bool  // the target was known when the level started
+	first  bool  // the first outcome of its (action, inputs) invocation
+	hk     hkey
+	key    string
+	info   *targetInfo
+	x      *pendExtra // rarely needed: new inputs or output, or a model error
+}
+
+type pendExtra struct {
 	args    []Value
 	argsKey string
 	out     Value
 	outKey  string
 	err     error
-	key     string
-	info    *targetInfo
-	known   bool  // the target was known when the level started
-	to      int32 // its id then (or filteredID)
 }
 
 type srcResult struct {
@@ -101,14 +119,21 @@ type srcResult struct {
 }
 
 type explorer struct {
-	ctx      context.Context
-	m        Model
-	info     *ModelInfo
-	cfg      *Config
-	workers  []*expWorker
-	ex       *Exploration
-	concrete map[string]int32
-	groups   []map[string]int32
+	ctx     context.Context
+	m       Model
+	info    *ModelInfo
+	cfg     *Config
+	workers []*expWorker
+	ex      *Exploration
+	// concrete maps the hash of every state key reached (including merged
+	// and filtered ones) to its state id or filteredID; groups map grouping
+	// values (hashed) to representatives. Keys are 128-bit hashes computed
+	// once, in the workers: the maps hold no pointers for the GC to scan and
+	// the sequential merge hashes nothing. (Two different keys colliding on
+	// 128 bits is far less likely than a hardware error.)
+	concrete map[hkey]int32
+	groups   []map[hkey]int32
+	seeds    [2]maphash.Seed
 	argIDs   map[string]int32
 	outIDs   map[string]int32
 	tried    atomic.Int64
@@ -132,7 +157,8 @@ func Explore(ctx context.Context, m Model, cfg *Config) (*Exploration, error) {
 	}
 	e := &explorer{
 		m: m, info: m.Info(), cfg: cfg,
-		concrete: map[string]int32{},
+		concrete: map[hkey]int32{},
+		seeds:    [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
 		argIDs:   map[string]int32{},
 		outIDs:   map[string]int32{},
 		ex:       &Exploration{Model: m, Config: cfg},
@@ -150,7 +176,7 @@ func Explore(ctx context.Context, m Model, cfg *Config) (*Exploration, error) {
 		return nil, err
 	}
 	for range cfg.Groupings {
-		e.groups = append(e.groups, map[string]int32{})
+		e.groups = append(e.groups, map[hkey]int32{})
 	}
 	if cfg.MaxTime > 0 {
 		var cancel context.CancelFunc
@@ -271,7 +297,7 @@ func (e *explorer) markFrontier(ids []int32) {
 func (e *explorer) addState(key string, depth int32, info *targetInfo) int32 {
 	id := int32(len(e.ex.States))
 	e.ex.States = append(e.ex.States, MState{Key: key, Depth: depth, Label: info.label, Error: info.invariant, Accepting: info.accepting})
-	e.concrete[key] = id
+	e.concrete[e.hash(key)] = id
 	for i, g := range e.groups {
 		if _, ok := g[info.groupKeys[i]]; !ok {
 			g[info.groupKeys[i]] = id
@@ -283,12 +309,13 @@ func (e *explorer) addState(key string, depth int32, info *targetInfo) int32 {
 
 func (e *explorer) errorState(msg string, depth int32) int32 {
 	key := "\xff!" + msg
-	if id, ok := e.concrete[key]; ok {
+	hk := e.hash(key)
+	if id, ok := e.concrete[hk]; ok {
 		return id
 	}
 	id := int32(len(e.ex.States))
 	e.ex.States = append(e.ex.States, MState{Key: key, Depth: depth, Label: "error", Error: msg, ModelErr: true})
-	e.concrete[key] = id
+	e.concrete[hk] = id
 	e.nstates.Add(1)
 	return id
 }
@@ -332,7 +359,7 @@ func (e *explorer) evalTarget(w Worker, st State, initial bool) *targetInfo {
 			info.err = fmt.Errorf("grouping `%s`: %v", g.Source(), err)
 			return info
 		}
-		info.groupKeys = append(info.groupKeys, k)
+		info.groupKeys = append(info.groupKeys, e.hash(k))
 		if i > 0 {
 			info.label += " | "
 		}
@@ -369,7 +396,7 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 		wg.Add(1)
 		go func(w *expWorker) {
 			defer wg.Done()
-			cache := make(map[string]*targetInfo, 2*len(level)/nw+8)
+			cache := make(map[hkey]*targetInfo, 2*len(level)/nw+8)
 			for {
 				start := int(next.Add(chunk)) - chunk
 				if start >= len(level) {
@@ -390,7 +417,7 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 
 // expand tries every included action with every input combination in one
 // state.
-func (e *explorer) expand(w *expWorker, id int32, cache map[string]*targetInfo) (res srcResult) {
+func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (res srcResult) {
 	var tried int64
 	res.trans = make([]pendTrans, 0, 2*len(e.info.Actions))
 	defer func() {
@@ -409,7 +436,7 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[string]*targetInfo) 
 			continue
 		}
 		errTrans := func(err error) {
-			res.trans = append(res.trans, pendTrans{action: int32(ai), argsID: -1, outID: -1, err: err})
+			res.trans = append(res.trans, pendTrans{action: int32(ai), argsID: -1, outID: -1, first: true, x: &pendExtra{err: err}})
 		}
 		if ac.Enabled != nil && ac.Kind == Controllable {
 			v, err := w.Eval(ac.Enabled, st)
@@ -425,7 +452,11 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[string]*targetInfo) 
 				continue
 			}
 		}
-		doms := make([][]Value, len(a.Params))
+		doms := w.doms[:0]
+		for range a.Params {
+			doms = append(doms, nil)
+		}
+		w.doms = doms
 		empty := false
 		var derr error
 		for p := range a.Params {
@@ -460,13 +491,21 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[string]*targetInfo) 
 		if empty {
 			continue
 		}
-		idx := make([]int, len(doms))
+		idx := w.idx[:0]
+		for range doms {
+			idx = append(idx, 0)
+		}
+		w.idx = idx
 		// Canonical keys of the domain values, computed once per state.
-		dkeys := make([][]string, len(doms))
+		for len(w.dkeys) < len(doms) {
+			w.dkeys = append(w.dkeys, nil)
+		}
+		dkeys := w.dkeys[:len(doms)]
 		for p, vals := range doms {
-			dkeys[p] = make([]string, len(vals))
-			for i, v := range vals {
-				dkeys[p][i], _ = Key(v)
+			dkeys[p] = dkeys[p][:0]
+			for _, v := range vals {
+				w.buf, _ = appendValue(w.buf[:0], v, "input")
+				dkeys[p] = append(dkeys[p], string(w.buf))
 			}
 		}
 		for {
@@ -498,26 +537,39 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[string]*targetInfo) 
 			if err != nil {
 				return res // cancelled
 			}
-			for _, o := range outs {
-				pt := pendTrans{action: int32(ai), argsID: argsID, args: args, argsKey: argsKey, outID: -1, out: o.Output, err: o.Err}
-				if o.Err == nil {
+			for k, o := range outs {
+				pt := pendTrans{action: int32(ai), argsID: argsID, outID: -1, first: k == 0}
+				extra := func() *pendExtra {
+					if pt.x == nil {
+						pt.x = &pendExtra{args: args, argsKey: argsKey}
+					}
+					return pt.x
+				}
+				if argsID < 0 {
+					extra()
+				}
+				if o.Err != nil {
+					extra().err = o.Err
+				} else {
 					w.buf, _ = appendValue(w.buf[:0], o.Output, "output")
 					if id, ok := e.outIDs[string(w.buf)]; ok {
 						pt.outID = id
 					} else {
-						pt.outKey = string(w.buf)
+						x := extra()
+						x.out, x.outKey = o.Output, string(w.buf)
 					}
 					pt.key = o.Next.Key()
-					if id, known := e.concrete[pt.key]; known {
+					pt.hk = e.hash(pt.key)
+					if id, known := e.concrete[pt.hk]; known {
 						pt.known, pt.to = true, id
 					} else {
-						info, ok := cache[pt.key]
+						info, ok := cache[pt.hk]
 						if !ok {
 							info = e.evalTarget(w.Worker, o.Next, false)
 							if info.err != nil && e.ctx.Err() != nil {
 								return res
 							}
-							cache[pt.key] = info
+							cache[pt.hk] = info
 						}
 						pt.info = info
 					}
@@ -565,18 +617,18 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 			e.ex.States[src].Error = r.err.Error()
 		}
 		groupStart := len(e.ex.Trans)
-		for k, pt := range r.trans {
-			if k > 0 && (pt.action != r.trans[k-1].action || pt.argsKey != r.trans[k-1].argsKey) {
+		for _, pt := range r.trans {
+			if pt.first {
 				groupStart = len(e.ex.Trans)
 			}
 			var to int32
 			switch {
-			case pt.err != nil:
-				to = e.errorState(pt.err.Error(), depth+1)
+			case pt.x != nil && pt.x.err != nil:
+				to = e.errorState(pt.x.err.Error(), depth+1)
 			default:
 				id, known := pt.to, pt.known
 				if !known {
-					id, known = e.concrete[pt.key]
+					id, known = e.concrete[pt.hk]
 				}
 				if known {
 					if id == filteredID {
@@ -588,11 +640,11 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 				info := pt.info
 				if info.err != nil {
 					to = e.errorState(info.err.Error(), depth+1)
-					e.concrete[pt.key] = to
+					e.concrete[pt.hk] = to
 					break
 				}
 				if info.filtered {
-					e.concrete[pt.key] = filteredID
+					e.concrete[pt.hk] = filteredID
 					e.ex.Stats.Filtered++
 					continue
 				}
@@ -604,7 +656,7 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 				}
 				if !isNew {
 					to = e.groups[0][info.groupKeys[0]]
-					e.concrete[pt.key] = to
+					e.concrete[pt.hk] = to
 					break
 				}
 				if e.cfg.MaxStates > 0 && len(e.ex.States) >= e.cfg.MaxStates {
@@ -660,12 +712,12 @@ func (e *explorer) internArgs(pt pendTrans) int32 {
 	if pt.argsID >= 0 {
 		return pt.argsID
 	}
-	if id, ok := e.argIDs[pt.argsKey]; ok {
+	if id, ok := e.argIDs[pt.x.argsKey]; ok {
 		return id
 	}
 	id := int32(len(e.ex.ArgTable))
-	e.ex.ArgTable = append(e.ex.ArgTable, pt.args)
-	e.argIDs[pt.argsKey] = id
+	e.ex.ArgTable = append(e.ex.ArgTable, pt.x.args)
+	e.argIDs[pt.x.argsKey] = id
 	return id
 }
 
@@ -673,15 +725,15 @@ func (e *explorer) internOut(pt pendTrans) int32 {
 	if pt.outID >= 0 {
 		return pt.outID
 	}
-	if id, ok := e.outIDs[pt.outKey]; ok {
+	if id, ok := e.outIDs[pt.x.outKey]; ok {
 		return id
 	}
 	id := int32(len(e.ex.OutTable))
-	out := pt.out
+	out := pt.x.out
 	if out == nil {
 		out = noneValue
 	}
 	e.ex.OutTable = append(e.ex.OutTable, out)
-	e.outIDs[pt.outKey] = id
+	e.outIDs[pt.x.outKey] = id
 	return id
 }
