@@ -1,12 +1,67 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
+	"github.com/sqweek/dialog"
+
 	"github.com/modex/modex/ui"
 )
 
 // runGUI opens the workbench on a project, or on the bundled chat project.
 func runGUI(path string) error {
 	a := fyneapp.NewWithID("io.modex.workbench")
-	return ui.Run(a, path)
+	return ui.Run(a, path, func(w fyne.Window) ui.Dialogs { return nativeDialogs{fallback: ui.FyneDialogs{Win: w}} })
+}
+
+// nativeDialogs uses the platform's file dialogs (GTK on Linux, through
+// sqweek/dialog) and falls back to Fyne's when they are unavailable.
+type nativeDialogs struct{ fallback ui.FyneDialogs }
+
+// run shows a native dialog off the UI goroutine (it blocks until closed)
+// and reports on the UI goroutine; any failure falls back to Fyne.
+func (n nativeDialogs) run(show func() (string, error), fallback func(), done func(string)) {
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var path string
+		var err error
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("native dialog: %v", r)
+				}
+			}()
+			path, err = show()
+		}()
+		fyne.Do(func() {
+			switch {
+			case err == nil:
+				done(path)
+			case errors.Is(err, dialog.ErrCancelled):
+				done("")
+			default:
+				fallback()
+			}
+		})
+	}()
+}
+
+func (n nativeDialogs) Open(title string, exts []string, done func(string)) {
+	wd, _ := os.Getwd()
+	n.run(func() (string, error) {
+		return dialog.File().Title(title).Filter("Modex files", exts...).SetStartDir(wd).Load()
+	}, func() { n.fallback.Open(title, exts, done) }, done)
+}
+
+func (n nativeDialogs) Save(title, suggested string, exts []string, done func(string)) {
+	n.run(func() (string, error) {
+		return dialog.File().Title(title).Filter(exts[0], exts...).SetStartDir(filepath.Dir(suggested)).SetStartFile(filepath.Base(suggested)).Save()
+	}, func() { n.fallback.Save(title, suggested, exts, done) }, done)
 }

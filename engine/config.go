@@ -70,6 +70,12 @@ type Config struct {
 	// ProgressEvery (default 100 ms) and once at the end.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
+	// Snapshot, when set, receives a consistent copy of the graph found so
+	// far after a level of the search, at most every SnapshotEvery (default
+	// 200 ms). It is called on the exploring goroutine: hand the copy off
+	// rather than doing slow work in it.
+	Snapshot      func(*Exploration)
+	SnapshotEvery time.Duration
 }
 
 // Progress is a snapshot of a running exploration.

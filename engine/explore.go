@@ -140,6 +140,7 @@ type explorer struct {
 	nstates  atomic.Int64
 	ntrans   atomic.Int64
 	start    time.Time
+	lastSnap time.Time
 }
 
 // Explore explores the model under the configuration into a state graph.
@@ -281,8 +282,34 @@ func (e *explorer) run() error {
 			return nil
 		}
 		level = next
+		e.snapshot(false)
 	}
 	return nil
+}
+
+// snapshot hands a copy of the graph so far to cfg.Snapshot, rate-limited.
+func (e *explorer) snapshot(force bool) {
+	if e.cfg.Snapshot == nil {
+		return
+	}
+	every := e.cfg.SnapshotEvery
+	if every <= 0 {
+		every = 200 * time.Millisecond
+	}
+	if !force && time.Since(e.lastSnap) < every {
+		return
+	}
+	e.lastSnap = time.Now()
+	x := *e.ex
+	// States change (flags) as the search goes on: copy them. Transitions and
+	// the interned tables only grow: share what exists now.
+	x.States = append([]MState(nil), e.ex.States...)
+	x.Trans = e.ex.Trans[:len(e.ex.Trans):len(e.ex.Trans)]
+	x.ArgTable = e.ex.ArgTable[:len(e.ex.ArgTable):len(e.ex.ArgTable)]
+	x.OutTable = e.ex.OutTable[:len(e.ex.OutTable):len(e.ex.OutTable)]
+	x.Stats.States, x.Stats.Transitions = len(x.States), len(x.Trans)
+	x.Stats.Seconds = time.Since(e.start).Seconds()
+	e.cfg.Snapshot(&x)
 }
 
 func (e *explorer) markFrontier(ids []int32) {

@@ -238,3 +238,64 @@ func (vs *Vars) UnmarshalJSON(b []byte) error {
 	_, err := dec.Token()
 	return err
 }
+
+// Neighbourhood returns the part of the document within k steps (either
+// direction) of the state with the given id. States on the rim that have
+// transitions leading out of the part are marked frontier.
+func (d *Doc) Neighbourhood(center string, k int) *Doc {
+	adj := map[string][]string{}
+	for _, t := range d.Transitions {
+		adj[t.From] = append(adj[t.From], t.To)
+		adj[t.To] = append(adj[t.To], t.From)
+	}
+	dist := map[string]int{center: 0}
+	queue := []string{center}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		if dist[s] == k {
+			continue
+		}
+		for _, n := range adj[s] {
+			if _, ok := dist[n]; !ok {
+				dist[n] = dist[s] + 1
+				queue = append(queue, n)
+			}
+		}
+	}
+	out := &Doc{Stats: d.Stats}
+	for _, s := range d.States {
+		if _, ok := dist[s.ID]; ok {
+			out.States = append(out.States, s)
+		}
+	}
+	rim := map[string]bool{}
+	for _, t := range d.Transitions {
+		_, a := dist[t.From]
+		_, b := dist[t.To]
+		switch {
+		case a && b:
+			out.Transitions = append(out.Transitions, t)
+		case a:
+			rim[t.From] = true
+		case b:
+			rim[t.To] = true
+		}
+	}
+	for i := range out.States {
+		if rim[out.States[i].ID] {
+			out.States[i].Frontier = true
+		}
+	}
+	return out
+}
+
+// StateIndex returns the index of the state with the given id, or -1.
+func (d *Doc) StateIndex(id string) int {
+	for i, s := range d.States {
+		if s.ID == id {
+			return i
+		}
+	}
+	return -1
+}

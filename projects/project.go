@@ -749,3 +749,106 @@ func WriteFileAtomic(path string, data []byte) error {
 	}
 	return os.Rename(tmp, path)
 }
+
+// Resolve returns the named configuration with its extends chain applied.
+func (p *Project) Resolve(name string) (*ConfigSpec, error) { return p.resolve(name, nil) }
+
+// AddConfig adds a configuration (a copy of from, or empty when from is "")
+// under a new name.
+func (p *Project) AddConfig(name, from string) error {
+	if !validConfigName(name) {
+		return fmt.Errorf("configuration name %q: use letters, digits, _ and -", name)
+	}
+	if _, ok := p.Configs[name]; ok {
+		return fmt.Errorf("there is already a configuration %q", name)
+	}
+	c := &ConfigSpec{}
+	if from != "" {
+		src, ok := p.Configs[from]
+		if !ok {
+			return fmt.Errorf("no configuration %q", from)
+		}
+		data, err := toml.Marshal(src)
+		if err != nil {
+			return err
+		}
+		if err := toml.Unmarshal(data, c); err != nil {
+			return err
+		}
+	}
+	if p.Configs == nil {
+		p.Configs = map[string]*ConfigSpec{}
+	}
+	p.Configs[name] = c
+	p.Order = append(p.Order, name)
+	return nil
+}
+
+// RenameConfig renames a configuration, updating extends and the default.
+func (p *Project) RenameConfig(old, name string) error {
+	if !validConfigName(name) {
+		return fmt.Errorf("configuration name %q: use letters, digits, _ and -", name)
+	}
+	c, ok := p.Configs[old]
+	if !ok {
+		return fmt.Errorf("no configuration %q", old)
+	}
+	if _, ok := p.Configs[name]; ok {
+		return fmt.Errorf("there is already a configuration %q", name)
+	}
+	delete(p.Configs, old)
+	p.Configs[name] = c
+	for i, n := range p.Order {
+		if n == old {
+			p.Order[i] = name
+		}
+	}
+	for _, o := range p.Configs {
+		if o.Extends == old {
+			o.Extends = name
+		}
+	}
+	if p.Default == old {
+		p.Default = name
+	}
+	return nil
+}
+
+// DeleteConfig removes a configuration; the last one and one that others
+// extend cannot be removed.
+func (p *Project) DeleteConfig(name string) error {
+	if _, ok := p.Configs[name]; !ok {
+		return fmt.Errorf("no configuration %q", name)
+	}
+	if len(p.Configs) == 1 {
+		return fmt.Errorf("a project needs at least one configuration")
+	}
+	for n, o := range p.Configs {
+		if o.Extends == name {
+			return fmt.Errorf("configuration %q extends %q", n, name)
+		}
+	}
+	delete(p.Configs, name)
+	for i, n := range p.Order {
+		if n == name {
+			p.Order = append(p.Order[:i], p.Order[i+1:]...)
+			break
+		}
+	}
+	if p.Default == name {
+		p.Default = p.Order[0]
+	}
+	return nil
+}
+
+func validConfigName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '_' || c == '-' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')) {
+			return false
+		}
+	}
+	return true
+}

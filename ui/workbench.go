@@ -1,22 +1,26 @@
 // Package ui is the Modex workbench: Fyne widgets and screens. It talks to
 // the engine through its public API only and never blocks the UI goroutine:
-// model loading, exploration and graph layout run in goroutines and hand
-// their results back with fyne.Do.
+// model loading, exploration, layout and drawing run in goroutines and hand
+// their results back with fyne.Do, newest first, superseded ones dropped.
 package ui
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
-	"image/png"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/modex/modex/assets"
@@ -25,20 +29,34 @@ import (
 	"github.com/modex/modex/projects"
 )
 
-// DrawLimit is the largest graph (in states) the workbench lays out whole.
+// DrawLimit is the largest graph (in states) drawn whole; larger graphs show
+// the neighbourhood of the selected state.
 const DrawLimit = 300
+
+// LiveLimit is the largest partial graph drawn while exploration runs.
+const LiveLimit = 150
 
 // Workbench is the main window's content: a project, its model, a
 // configuration, and the explored graph.
 type Workbench struct {
-	win fyne.Window
+	win     fyne.Window
+	app     fyne.App
+	dialogs Dialogs
 
-	mu      sync.Mutex // guards the fields below, shared with goroutines
-	project *projects.Project
-	model   *engine.StarModel
-	cancel  context.CancelFunc
-	gen     int // exploration generation: results of older ones are dropped
-	last    *engine.Exploration
+	mu       sync.Mutex // guards the fields below, shared with goroutines
+	project  *projects.Project
+	model    *engine.StarModel
+	cancel   context.CancelFunc
+	gen      int // exploration generation: results of older ones are dropped
+	seq      int // presentation sequence: older drawings are dropped
+	last     *engine.Exploration
+	doc      *graph.Doc    // the full document of the last exploration shown
+	full     *engine.Graph // its engine graph
+	config   string
+	dirty    bool
+	radius   int
+	center   string // state around which a large graph is shown
+	exploreT *time.Timer
 
 	// widgets
 	title    *widget.Label
@@ -46,36 +64,38 @@ type Workbench struct {
 	explore  *widget.Button
 	stop     *widget.Button
 	progress *widget.ProgressBarInfinite
+	counts   *widget.Label
 	status   *widget.Label
-	source   *widget.TextGrid
-	image    *canvas.Image
 	note     *widget.Label
-	content  fyne.CanvasObject
+	graph    *GraphView
+	details  *Details
+	model_   *ModelView
+	editor   *ConfigEditor
+	edHolder *fyne.Container
+	tabs     *container.AppTabs
+	find     *widget.Entry
+	findErr  *widget.Label
+	radiusS  *widget.Select
 
-	// AutoExplore explores the default configuration as soon as a project
-	// opens.
+	// AutoExplore explores the selected configuration as soon as a project
+	// opens or a configuration is edited.
 	AutoExplore bool
 
-	// onShown, when set, is called on the UI goroutine each time an
-	// exploration's result (summary and drawing) is on screen.
-	onShown func()
+	onShown   func()
+	maxUIWork atomic.Int64 // longest UI-goroutine callback, nanoseconds
 }
 
-// OnShown sets a function called (on the UI goroutine) whenever a finished
-// exploration is fully on screen.
-func (wb *Workbench) OnShown(f func()) { wb.onShown = f }
-
-func (wb *Workbench) shown() {
-	if wb.onShown != nil {
-		wb.onShown()
+// NewWorkbench builds the workbench inside a window. a may be nil (no
+// recent-projects list); dialogs nil uses Fyne's own.
+func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
+	if dialogs == nil {
+		dialogs = FyneDialogs{Win: win}
 	}
-}
-
-// NewWorkbench builds the workbench inside a window.
-func NewWorkbench(win fyne.Window) *Workbench {
-	wb := &Workbench{win: win}
+	wb := &Workbench{win: win, app: a, dialogs: dialogs, radius: 2}
 	wb.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	wb.configs = widget.NewSelect(nil, func(string) {})
+	wb.configs = widget.NewSelect(nil, nil)
+	wb.configs.OnChanged = wb.selectConfig
+	cfgMenu := widget.NewButton("…", wb.configMenu)
 	wb.explore = widget.NewButton("Explore", wb.Explore)
 	wb.explore.Importance = widget.HighImportance
 	wb.stop = widget.NewButton("Cancel", wb.Cancel)
@@ -83,55 +103,211 @@ func NewWorkbench(win fyne.Window) *Workbench {
 	wb.progress = widget.NewProgressBarInfinite()
 	wb.progress.Stop()
 	wb.progress.Hide()
-	wb.status = widget.NewLabel("Open a project, pick a configuration and press Explore.")
-	wb.status.Wrapping = fyne.TextWrapWord
-	wb.source = widget.NewTextGrid()
-	wb.image = canvas.NewImageFromImage(nil)
-	wb.image.FillMode = canvas.ImageFillOriginal
+	wb.counts = widget.NewLabel("")
+	wb.status = widget.NewLabel("Open a project to begin.")
+	wb.status.Truncation = fyne.TextTruncateEllipsis
 	wb.note = widget.NewLabel("")
 	wb.note.Wrapping = fyne.TextWrapWord
-	bar := container.NewHBox(wb.title, widget.NewLabel("Configuration:"), wb.configs, wb.explore, wb.stop, wb.progress)
-	left := container.NewBorder(widget.NewLabelWithStyle("Model", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, container.NewScroll(wb.source))
-	right := container.NewBorder(wb.note, nil, nil, nil, container.NewScroll(container.NewCenter(wb.image)))
-	split := container.NewHSplit(left, right)
-	split.Offset = 0.35
-	wb.content = container.NewBorder(bar, wb.status, nil, nil, split)
-	win.SetContent(wb.content)
+	wb.note.Hide()
+	wb.graph = NewGraphView()
+	wb.graph.OnSelect = func(i int) { wb.selectDocState(wb.graph.Doc().States[i].ID) }
+	wb.details = NewDetails()
+	wb.details.Goto = wb.SelectState
+	wb.model_ = NewModelView(wb.Reload)
+	wb.edHolder = container.NewStack()
+	wb.tabs = container.NewAppTabs(
+		container.NewTabItem("Configuration", wb.edHolder),
+		container.NewTabItem("Model", wb.model_.content),
+	)
+	wb.find = widget.NewEntry()
+	wb.find.PlaceHolder = "find states: expression over s, e.g. pending(s) == 1"
+	wb.find.OnSubmitted = func(string) { wb.Find() }
+	wb.findErr = widget.NewLabel("")
+	wb.findErr.Importance = widget.DangerImportance
+	wb.findErr.Hide()
+	wb.radiusS = widget.NewSelect([]string{"1", "2", "3", "4", "6"}, func(v string) {
+		n, _ := strconv.Atoi(v)
+		wb.mu.Lock()
+		changed := n != wb.radius
+		wb.radius = n
+		wb.mu.Unlock()
+		if changed {
+			wb.redraw()
+		}
+	})
+	wb.radiusS.SetSelected("2")
+
+	bar := container.NewHBox(wb.title, widget.NewLabel("Configuration:"), wb.configs, cfgMenu, wb.explore, wb.stop, wb.progress, wb.counts)
+	zoom := container.NewHBox(
+		widget.NewButton("−", wb.graph.ZoomOut), widget.NewButton("Fit", wb.graph.Fit), widget.NewButton("+", wb.graph.ZoomIn),
+		widget.NewLabel("steps around selection (large graphs):"), wb.radiusS)
+	findRow := container.NewBorder(nil, wb.findErr, nil, widget.NewButton("Find", wb.Find), wb.find)
+	center := container.NewBorder(container.NewVBox(zoom, wb.note), findRow, nil, nil, wb.graph.Container())
+	right := container.NewHSplit(center, wb.details.Content())
+	right.Offset = 0.72
+	split := container.NewHSplit(wb.tabs, right)
+	split.Offset = 0.3
+	win.SetContent(container.NewBorder(bar, wb.status, nil, nil, split))
 	win.SetIcon(assets.Icon)
+	wb.installMenus()
+	win.SetCloseIntercept(wb.closeRequested)
 	return wb
 }
 
-// Open loads a project (or bare .star model) and shows its model.
+// OnShown sets a function called (on the UI goroutine) whenever a finished
+// exploration is fully on screen.
+func (wb *Workbench) OnShown(f func()) { wb.onShown = f }
+
+// MaxUIWork is the longest time one of the workbench's callbacks kept the
+// UI goroutine busy.
+func (wb *Workbench) MaxUIWork() time.Duration { return time.Duration(wb.maxUIWork.Load()) }
+
+// do runs f on the UI goroutine and records how long it took.
+func (wb *Workbench) do(f func()) {
+	fyne.Do(func() {
+		start := time.Now()
+		f()
+		d := int64(time.Since(start))
+		for {
+			old := wb.maxUIWork.Load()
+			if d <= old || wb.maxUIWork.CompareAndSwap(old, d) {
+				break
+			}
+		}
+	})
+}
+
+// Graph returns the graph view.
+func (wb *Workbench) Graph() *GraphView { return wb.graph }
+
+// Editor returns the configuration editor, or nil.
+func (wb *Workbench) Editor() *ConfigEditor { return wb.editor }
+
+// Status returns the status line text.
+func (wb *Workbench) Status() string { return wb.status.Text }
+
+// Last returns the last finished exploration, or nil.
+func (wb *Workbench) Last() *engine.Exploration {
+	wb.mu.Lock()
+	defer wb.mu.Unlock()
+	return wb.last
+}
+
+// Dirty reports unsaved changes.
+func (wb *Workbench) Dirty() bool { return wb.dirty }
+
+func (wb *Workbench) setDirty(d bool) {
+	wb.dirty = d
+	name := "Modex"
+	if wb.project != nil {
+		name = "Modex — " + wb.project.Name
+		if d {
+			name += " *"
+		}
+	}
+	wb.win.SetTitle(name)
+}
+
+// Open loads a project (or bare .star model) and shows it.
 func (wb *Workbench) Open(path string) error {
 	p, err := projects.Load(path)
 	if err != nil {
 		return err
 	}
-	src, _ := os.ReadFile(p.ModelPath())
-	m, merr := p.LoadModel()
+	wb.setProject(p)
+	addRecent(wb.app, path)
+	return nil
+}
+
+func (wb *Workbench) setProject(p *projects.Project) {
+	wb.Cancel()
 	wb.mu.Lock()
-	wb.project, wb.model, wb.last = p, m, nil
+	wb.project, wb.last, wb.doc, wb.full, wb.center = p, nil, nil, nil, ""
 	wb.mu.Unlock()
-	wb.win.SetTitle("Modex — " + p.Name)
 	wb.title.SetText(p.Name)
+	wb.loadModel()
 	wb.configs.Options = p.ConfigNames()
-	wb.configs.SetSelected(p.Default)
-	wb.source.SetText(string(src))
-	wb.image.Image = nil
-	wb.image.Refresh()
-	if merr != nil {
-		wb.status.SetText("Model error: " + merr.Error())
-		wb.note.SetText(merr.Error())
-		wb.explore.Disable()
-		return nil
+	wb.config = ""
+	wb.configs.SetSelected(p.Default) // builds the editor and explores
+	if wb.configs.Selected == "" {
+		wb.selectConfig(p.Default)
 	}
+	wb.setDirty(false)
+}
+
+// loadModel (re)loads the project's model and shows its source.
+func (wb *Workbench) loadModel() {
+	p := wb.project
+	src, _ := os.ReadFile(p.ModelPath())
+	m, err := p.LoadModel()
+	wb.mu.Lock()
+	wb.model = m
+	wb.mu.Unlock()
+	if err != nil {
+		line := 0
+		var pe *engine.PosError
+		if errors.As(err, &pe) && filepath.Clean(pe.Pos.File) == filepath.Clean(p.ModelPath()) {
+			line = pe.Pos.Line
+		}
+		wb.model_.SetSource(string(src), line, err.Error())
+		wb.status.SetText("Model error: " + strings.SplitN(err.Error(), "\n", 2)[0])
+		wb.graph.SetMessage("The model does not load:\n\n" + err.Error())
+		wb.explore.Disable()
+		wb.tabs.SelectIndex(1)
+		return
+	}
+	wb.model_.SetSource(string(src), 0, "")
 	wb.explore.Enable()
-	wb.note.SetText("")
-	wb.status.SetText(fmt.Sprintf("%s: %s", filepath.Base(p.ModelPath()), p.Description))
-	if wb.AutoExplore {
+}
+
+// Reload reads the model file again (project edits are kept).
+func (wb *Workbench) Reload() {
+	if wb.project == nil {
+		return
+	}
+	wb.loadModel()
+	wb.rebuildEditor()
+	if wb.model != nil && wb.AutoExplore {
 		wb.Explore()
 	}
-	return nil
+}
+
+func (wb *Workbench) selectConfig(name string) {
+	if wb.project == nil || name == "" || name == wb.config {
+		return
+	}
+	wb.config = name
+	wb.rebuildEditor()
+	if wb.model != nil {
+		wb.status.SetText(fmt.Sprintf("%s: %s", filepath.Base(wb.project.ModelPath()), wb.project.Description))
+		if wb.AutoExplore {
+			wb.Explore()
+		}
+	}
+}
+
+func (wb *Workbench) rebuildEditor() {
+	if wb.model == nil || wb.config == "" {
+		wb.editor = nil
+		wb.edHolder.Objects = []fyne.CanvasObject{widget.NewLabel("Fix the model to edit its configurations.")}
+		wb.edHolder.Refresh()
+		return
+	}
+	wb.editor = NewConfigEditor(wb.project, wb.model, wb.config, wb.configEdited)
+	wb.edHolder.Objects = []fyne.CanvasObject{wb.editor.Content()}
+	wb.edHolder.Refresh()
+}
+
+// configEdited runs after every valid edit in the configuration editor.
+func (wb *Workbench) configEdited() {
+	wb.setDirty(true)
+	if !wb.AutoExplore {
+		return
+	}
+	if wb.exploreT != nil {
+		wb.exploreT.Stop()
+	}
+	wb.exploreT = time.AfterFunc(300*time.Millisecond, func() { wb.do(wb.Explore) })
 }
 
 // Explore starts exploring the selected configuration in the background.
@@ -152,28 +328,71 @@ func (wb *Workbench) Explore() {
 	wb.mu.Unlock()
 	cfg, err := p.Build(m, wb.configs.Selected)
 	if err != nil {
+		cancel()
 		wb.status.SetText("Configuration error: " + err.Error())
 		return
 	}
+	var pending atomic.Pointer[engine.Exploration]
+	wake := make(chan struct{}, 1)
 	cfg.Progress = func(pr engine.Progress) {
-		fyne.Do(func() {
+		wb.do(func() {
 			if wb.current(gen) && !pr.Done {
-				wb.status.SetText(fmt.Sprintf("Exploring: %d states, %d transitions, %d tried, %.0f tried/s", pr.States, pr.Transitions, pr.Tried, pr.Rate))
+				wb.counts.SetText(fmt.Sprintf("%d states, %d transitions, %d tried, %.0f tried/s", pr.States, pr.Transitions, pr.Tried, pr.Rate))
 			}
 		})
+	}
+	cfg.Snapshot = func(x *engine.Exploration) {
+		if len(x.States) <= LiveLimit {
+			pending.Store(x)
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		}
 	}
 	wb.explore.Disable()
 	wb.stop.Enable()
 	wb.progress.Show()
 	wb.progress.Start()
+	wb.status.SetText("Exploring " + wb.configs.Selected + "…")
+	done := make(chan struct{})
+	pumpDone := make(chan struct{})
+	go func() { // live pump: draws the newest partial graph, one at a time
+		defer close(pumpDone)
+		for {
+			select {
+			case <-done:
+				return
+			case <-wake:
+				if x := pending.Swap(nil); x != nil && wb.current(gen) {
+					wb.present(gen, wb.nextSeq(), x, false)
+				}
+			}
+		}
+	}()
 	go func() {
 		x, err := engine.Explore(ctx, m, cfg)
-		var doc *graph.Doc
-		if err == nil {
-			doc, err = graph.FromExploration(x)
+		close(done)
+		<-pumpDone
+		if err != nil {
+			wb.do(func() {
+				if wb.current(gen) {
+					wb.finishRun()
+					wb.status.SetText("Error: " + err.Error())
+					wb.shown()
+				}
+			})
+			return
 		}
-		fyne.Do(func() { wb.explored(gen, p, x, doc, err) })
+		wb.present(gen, wb.nextSeq(), x, true)
 	}()
+}
+
+func (wb *Workbench) nextSeq() int {
+	wb.mu.Lock()
+	defer wb.mu.Unlock()
+	wb.seq++
+	return wb.seq
 }
 
 func (wb *Workbench) current(gen int) bool {
@@ -182,55 +401,176 @@ func (wb *Workbench) current(gen int) bool {
 	return gen == wb.gen
 }
 
-// explored runs on the UI goroutine when an exploration ends.
-func (wb *Workbench) explored(gen int, p *projects.Project, x *engine.Exploration, doc *graph.Doc, err error) {
-	if !wb.current(gen) {
-		return
-	}
+func (wb *Workbench) finishRun() {
 	wb.explore.Enable()
 	wb.stop.Disable()
 	wb.progress.Stop()
 	wb.progress.Hide()
-	if err != nil {
-		wb.status.SetText("Error: " + err.Error())
-		wb.shown()
+}
+
+func (wb *Workbench) shown() {
+	if wb.onShown != nil {
+		wb.onShown()
+	}
+}
+
+// drawing is a laid-out view ready for the UI goroutine.
+type drawing struct {
+	doc, view *graph.Doc
+	lay       *graph.Layout
+	img       image.Image
+	note      string
+	err       error
+}
+
+// prepare builds the document and lays out what will be shown: the whole
+// graph when it is small enough, else the neighbourhood of center. It runs
+// off the UI goroutine.
+func prepare(x *engine.Exploration, center string, radius int) drawing {
+	var d drawing
+	d.doc, d.err = graph.FromExploration(x)
+	if d.err != nil {
+		return d
+	}
+	d.view = d.doc
+	if n := len(d.doc.States); n > DrawLimit {
+		if center == "" || d.doc.StateIndex(center) < 0 {
+			center = "S0"
+		}
+		d.view = d.doc.Neighbourhood(center, radius)
+		d.note = fmt.Sprintf("%d states, %d transitions: too many to draw whole. Showing the %d states within %d steps of %s (click a state to move; dashed states have more beyond).",
+			n, len(d.doc.Transitions), len(d.view.States), radius, center)
+		if len(d.view.States) > DrawLimit {
+			d.note = fmt.Sprintf("%d states, %d transitions; even %d steps around %s hold %d states. Lower the steps, narrow the configuration, or export the graph.",
+				n, len(d.doc.Transitions), radius, center, len(d.view.States))
+			d.view = nil
+			return d
+		}
+	}
+	d.lay, d.err = graph.LayoutDoc(context.Background(), d.view, "")
+	if d.err != nil {
+		return d
+	}
+	d.img = d.lay.Draw(drawScale(d.lay), nil)
+	return d
+}
+
+// MaxImagePixels bounds the image drawn for the view (texture upload on the
+// UI goroutine grows with it); MaxImageSide keeps within GL texture limits.
+const (
+	MaxImagePixels = 12_000_000
+	MaxImageSide   = 8000
+)
+
+// drawScale picks the drawing scale: 2 (sharp when zoomed in) unless the
+// image would get too large.
+func drawScale(l *graph.Layout) float64 {
+	s := 2.0
+	if px := l.Width * l.Height * s * s; px > MaxImagePixels {
+		s *= math.Sqrt(MaxImagePixels / px)
+	}
+	if side := max(l.Width, l.Height) * s; side > MaxImageSide {
+		s *= MaxImageSide / side
+	}
+	return s
+}
+
+// present lays out an exploration (partial when !final) off the UI goroutine
+// and shows it unless something newer has been shown meanwhile.
+func (wb *Workbench) present(gen, seq int, x *engine.Exploration, final bool) {
+	wb.mu.Lock()
+	center, radius := wb.center, wb.radius
+	wb.mu.Unlock()
+	d := prepare(x, center, radius)
+	wb.do(func() {
+		if !wb.current(gen) {
+			return
+		}
+		wb.mu.Lock()
+		stale := seq < wb.seq && !final
+		wb.mu.Unlock()
+		if stale {
+			return
+		}
+		if final {
+			wb.finishRun()
+			wb.mu.Lock()
+			wb.last = x
+			wb.mu.Unlock()
+		}
+		wb.show(x, d, final)
+		if final {
+			wb.shown()
+		}
+	})
+}
+
+// show puts a prepared drawing on screen (UI goroutine).
+func (wb *Workbench) show(x *engine.Exploration, d drawing, final bool) {
+	if d.err != nil {
+		wb.graph.SetMessage("Layout failed: " + d.err.Error())
 		return
 	}
 	wb.mu.Lock()
-	wb.last = x
+	wb.doc, wb.full = d.doc, x.Graph()
 	wb.mu.Unlock()
-	g := x.Graph()
+	st := x.Stats
 	end := "complete"
-	if !x.Stats.Complete {
-		end = "incomplete (" + x.Stats.StoppedBy + ")"
+	if !st.Complete {
+		end = "incomplete: stopped by " + st.StoppedBy
+		if st.StoppedBy == "" {
+			end = "exploring…"
+		}
 	}
-	wb.status.SetText(fmt.Sprintf("%s [%s]: %d states, %d transitions, %d tried, %.3f s, %s",
-		p.Name, wb.configs.Selected, len(g.States), len(g.Trans), x.Stats.Tried, x.Stats.Seconds, end))
-	if len(doc.States) > DrawLimit {
-		wb.image.Image = nil
-		wb.image.Refresh()
-		wb.note.SetText(fmt.Sprintf("%d states: too many to draw whole (limit %d). Export the graph or narrow the configuration.", len(doc.States), DrawLimit))
-		wb.shown()
+	errs := 0
+	for _, s := range d.doc.States {
+		if s.Error != "" {
+			errs++
+		}
+	}
+	summary := fmt.Sprintf("%s [%s]: %d states, %d transitions, %d tried, %.3f s, %s",
+		wb.project.Name, wb.configs.Selected, len(d.doc.States), len(d.doc.Transitions), st.Tried, st.Seconds, end)
+	if errs > 0 {
+		summary += fmt.Sprintf(", %d error states", errs)
+	}
+	if final {
+		wb.status.SetText(summary)
+		wb.counts.SetText("")
+	} else {
+		wb.counts.SetText(fmt.Sprintf("%d states so far", len(d.doc.States)))
+	}
+	if d.note != "" {
+		wb.note.SetText(d.note)
+		wb.note.Show()
+	} else {
+		wb.note.Hide()
+	}
+	if d.view == nil {
+		wb.graph.SetMessage(d.note)
 		return
 	}
-	wb.note.SetText("Laying out the graph…")
-	go func() {
-		img, err := renderPNG(doc)
-		fyne.Do(func() {
-			if !wb.current(gen) {
-				return
-			}
-			if err != nil {
-				wb.note.SetText("Layout failed: " + err.Error())
-				wb.shown()
-				return
-			}
-			wb.note.SetText("")
-			wb.image.Image = img
-			wb.image.Refresh()
-			wb.shown()
-		})
-	}()
+	wb.graph.SetGraph(d.view, d.lay, d.img)
+	wb.graph.SetMarks(nil)
+	if !wb.graph.UserZoomed() {
+		wb.graph.Fit()
+	}
+	if wb.center != "" {
+		if i := d.view.StateIndex(wb.center); i >= 0 {
+			wb.graph.Select(i)
+		}
+	}
+}
+
+// redraw shows the last exploration again (after the view settings changed).
+func (wb *Workbench) redraw() {
+	wb.mu.Lock()
+	x, gen := wb.last, wb.gen
+	wb.mu.Unlock()
+	if x == nil {
+		return
+	}
+	seq := wb.nextSeq()
+	go wb.present(gen, seq, x, true)
 }
 
 // Cancel stops a running exploration; what was found is kept.
@@ -242,27 +582,190 @@ func (wb *Workbench) Cancel() {
 	wb.mu.Unlock()
 }
 
-// Last returns the last finished exploration, or nil.
-func (wb *Workbench) Last() *engine.Exploration {
-	wb.mu.Lock()
-	defer wb.mu.Unlock()
-	return wb.last
+// SelectState selects a state by id, moving the view to it when the graph
+// is shown in part.
+func (wb *Workbench) SelectState(id string) {
+	wb.selectDocState(id)
+	if v := wb.graph.Doc(); v != nil {
+		if i := v.StateIndex(id); i >= 0 {
+			wb.graph.Select(i)
+			return
+		}
+	}
+	wb.redraw() // not in the part shown: move the neighbourhood
 }
 
-// Status returns the status line text.
-func (wb *Workbench) Status() string { return wb.status.Text }
-
-func renderPNG(doc *graph.Doc) (image.Image, error) {
-	var buf bytes.Buffer
-	if err := doc.Render(context.Background(), graph.PNG, "", &buf); err != nil {
-		return nil, err
+func (wb *Workbench) selectDocState(id string) {
+	wb.mu.Lock()
+	doc, full, x := wb.doc, wb.full, wb.last
+	wb.center = id
+	wb.mu.Unlock()
+	if doc == nil || full == nil {
+		return
 	}
-	return png.Decode(&buf)
+	i := doc.StateIndex(id)
+	if i < 0 {
+		return
+	}
+	path := full.PathTo(i)
+	wb.details.Show(doc, i, path)
+	marks := map[int]colorNRGBA{}
+	if v := wb.graph.Doc(); v != nil {
+		for _, ti := range path {
+			if j := v.StateIndex(doc.Transitions[ti].From); j >= 0 {
+				marks[j] = markPath
+			}
+		}
+	}
+	wb.graph.SetMarks(marks)
+	if x != nil && int(full.States[i].Model) < len(x.States) {
+		key := x.States[full.States[i].Model].Key
+		if x.States[full.States[i].Model].ModelErr {
+			wb.details.ShowActions(nil, nil)
+			return
+		}
+		gen := wb.gen
+		go func() {
+			st, err := engine.Explain(x.Model, x.Config, key)
+			wb.do(func() {
+				if wb.current(gen) && wb.center == id {
+					wb.details.ShowActions(st, err)
+				}
+			})
+		}()
+	}
+}
+
+// Find marks the states where the expression in the find box is true.
+func (wb *Workbench) Find() {
+	wb.mu.Lock()
+	x, m, full := wb.last, wb.model, wb.full
+	wb.mu.Unlock()
+	src := strings.TrimSpace(wb.find.Text)
+	if x == nil || m == nil || src == "" {
+		wb.graph.SetMarks(nil)
+		wb.findErr.Hide()
+		return
+	}
+	expr, err := m.Compile(src, engine.Pos{File: "find", Line: 1, Col: 1})
+	if err != nil {
+		wb.findErr.SetText(exprError(err))
+		wb.findErr.Show()
+		return
+	}
+	wb.findErr.Hide()
+	gen := wb.gen
+	go func() {
+		found, err := x.Find(expr)
+		wb.do(func() {
+			if !wb.current(gen) {
+				return
+			}
+			if err != nil {
+				wb.findErr.SetText(err.Error())
+				wb.findErr.Show()
+			}
+			models := map[int32]bool{}
+			for _, i := range found {
+				models[int32(i)] = true
+			}
+			marks := map[int]colorNRGBA{}
+			n := 0
+			view := wb.graph.Doc()
+			for gi, s := range full.States {
+				if !models[s.Model] {
+					continue
+				}
+				n++
+				if view != nil {
+					if j := view.StateIndex(full.States[gi].ID); j >= 0 {
+						marks[j] = markFound
+					}
+				}
+			}
+			wb.graph.SetMarks(marks)
+			wb.status.SetText(fmt.Sprintf("%d states match %s (%d shown)", n, src, len(marks)))
+		})
+	}()
+}
+
+// configMenu offers adding, copying, renaming and deleting configurations.
+func (wb *Workbench) configMenu() {
+	if wb.project == nil {
+		return
+	}
+	ask := func(title, initial string, f func(string) error) {
+		e := widget.NewEntry()
+		e.SetText(initial)
+		dialog.ShowForm(title, "OK", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", e)}, func(ok bool) {
+			if !ok {
+				return
+			}
+			if err := f(strings.TrimSpace(e.Text)); err != nil {
+				dialog.ShowError(err, wb.win)
+			}
+		}, wb.win)
+	}
+	p := wb.project
+	cur := wb.configs.Selected
+	after := func(name string) {
+		wb.configs.Options = p.ConfigNames()
+		wb.config = ""
+		wb.configs.SetSelected(name)
+		wb.configs.Refresh()
+		wb.setDirty(true)
+	}
+	menu := fyne.NewMenu("",
+		fyne.NewMenuItem("New configuration…", func() {
+			ask("New configuration", "", func(n string) error {
+				if err := p.AddConfig(n, ""); err != nil {
+					return err
+				}
+				after(n)
+				return nil
+			})
+		}),
+		fyne.NewMenuItem("Copy "+cur+"…", func() {
+			ask("Copy "+cur, cur+"_copy", func(n string) error {
+				if err := p.AddConfig(n, cur); err != nil {
+					return err
+				}
+				after(n)
+				return nil
+			})
+		}),
+		fyne.NewMenuItem("Rename "+cur+"…", func() {
+			ask("Rename "+cur, cur, func(n string) error {
+				if err := p.RenameConfig(cur, n); err != nil {
+					return err
+				}
+				after(n)
+				return nil
+			})
+		}),
+		fyne.NewMenuItem("Delete "+cur, func() {
+			dialog.ShowConfirm("Delete configuration", "Delete "+cur+"?", func(ok bool) {
+				if !ok {
+					return
+				}
+				if err := p.DeleteConfig(cur); err != nil {
+					dialog.ShowError(err, wb.win)
+					return
+				}
+				after(p.Default)
+			}, wb.win)
+		}),
+		fyne.NewMenuItem("Make "+cur+" the default", func() {
+			p.Default = cur
+			wb.setDirty(true)
+		}),
+	)
+	widget.ShowPopUpMenuAtRelativePosition(menu, wb.win.Canvas(), fyne.NewPos(0, 0), wb.configs)
 }
 
 // Run opens the workbench on a project; path "" opens the bundled chat
 // sample (copied to the user's cache folder).
-func Run(a fyne.App, path string) error {
+func Run(a fyne.App, path string, dialogs func(fyne.Window) Dialogs) error {
 	if path == "" {
 		dir, err := os.UserCacheDir()
 		if err != nil {
@@ -274,8 +777,12 @@ func Run(a fyne.App, path string) error {
 	}
 	a.SetIcon(assets.Icon)
 	w := a.NewWindow("Modex")
-	w.Resize(fyne.NewSize(1200, 800))
-	wb := NewWorkbench(w)
+	w.Resize(fyne.NewSize(1400, 860))
+	var d Dialogs
+	if dialogs != nil {
+		d = dialogs(w)
+	}
+	wb := NewWorkbench(w, a, d)
 	wb.AutoExplore = true
 	if err := wb.Open(path); err != nil {
 		return err

@@ -1,68 +1,237 @@
 package ui
 
 import (
+	_ "early.modex/localefix" // quiet Fyne under the C locale
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 )
 
-func waitShown(t *testing.T, ch chan struct{}) {
+type bench struct {
+	t     *testing.T
+	wb    *Workbench
+	win   fyne.Window
+	shown chan struct{}
+}
+
+func newBench(t *testing.T) *bench {
 	t.Helper()
+	a := test.NewTempApp(t)
+	w := a.NewWindow("test")
+	w.Resize(fyne.NewSize(1400, 860))
+	t.Cleanup(w.Close)
+	b := &bench{t: t, win: w, shown: make(chan struct{}, 16)}
+	b.wb = NewWorkbench(w, a, nil)
+	b.wb.AutoExplore = true
+	b.wb.OnShown(func() { b.shown <- struct{}{} })
+	return b
+}
+
+// wait waits for the next finished exploration to reach the screen.
+func (b *bench) wait() {
+	b.t.Helper()
 	select {
-	case <-ch:
+	case <-b.shown:
 	case <-time.After(60 * time.Second):
-		t.Fatal("the exploration never reached the screen")
+		b.t.Fatal("the exploration never reached the screen")
 	}
 }
 
-func TestWorkbenchExploresChat(t *testing.T) {
-	a := test.NewTempApp(t)
-	w := a.NewWindow("test")
-	defer w.Close()
-	wb := NewWorkbench(w)
-	shown := make(chan struct{}, 4)
-	wb.OnShown(func() { shown <- struct{}{} })
-	if err := wb.Open("../projects/chat/chat.toml"); err != nil {
-		t.Fatal(err)
+func (b *bench) open(path string) {
+	b.t.Helper()
+	if err := b.wb.Open(path); err != nil {
+		b.t.Fatal(err)
 	}
-	if wb.configs.Selected != "figure1" || !strings.Contains(wb.source.Text(), "def Deliver") {
-		t.Fatalf("project not shown: config %q", wb.configs.Selected)
+}
+
+func copyProject(t *testing.T, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range []string{name + ".toml", name + ".star"} {
+		data, err := os.ReadFile(filepath.Join("..", "projects", name, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, f), data, 0o644)
 	}
-	test.Tap(wb.explore)
-	waitShown(t, shown)
-	if x := wb.Last(); x == nil || len(x.Graph().States) != 9 {
-		t.Fatalf("exploration result %v", x)
+	return filepath.Join(dir, name+".toml")
+}
+
+func TestOpenExploreHover(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wait()
+	wb := b.wb
+	if got := len(wb.Last().Graph().States); got != 9 {
+		t.Fatalf("%d states, want 9", got)
 	}
-	if !strings.Contains(wb.Status(), "9 states, 11 transitions") {
+	if !strings.Contains(wb.Status(), "chat [figure1]: 9 states, 11 transitions") {
 		t.Errorf("status %q", wb.Status())
 	}
-	if wb.image.Image == nil || wb.image.Image.Bounds().Dx() < 200 {
-		t.Error("no graph drawn")
+	if !strings.Contains(wb.model_.Text(), "def Deliver") {
+		t.Error("model source not shown")
 	}
-	// Another configuration explores to a different graph.
-	wb.configs.SetSelected("hi_bye")
-	test.Tap(wb.explore)
-	waitShown(t, shown)
-	if n := len(wb.Last().Graph().States); n == 9 {
-		t.Errorf("hi_bye gave the figure1 graph")
+	// Hover the first passive state: the tooltip shows its variables.
+	g := wb.Graph()
+	var target fyne.Position
+	found := false
+	for _, n := range g.lay.Nodes {
+		if n.State >= 0 && g.doc.States[n.State].Kind == "passive" {
+			target, found = g.toScreen(n.Center), true
+			break
+		}
+	}
+	if !found {
+		t.Fatal("no passive state drawn")
+	}
+	abs := fyne.CurrentApp().Driver().AbsolutePositionForObject(g)
+	test.MoveMouse(b.win.Canvas(), abs.Add(target))
+	tip := g.Tooltip()
+	for _, want := range []string{"(passive)", "members = {", "Client2: {Client1: [\"hi\"]}", "clients = [Client1, Client2]"} {
+		if !strings.Contains(tip, want) {
+			t.Errorf("tooltip lacks %q:\n%s", want, tip)
+		}
+	}
+	test.MoveMouse(b.win.Canvas(), abs.Add(fyne.NewPos(2, 2)))
+	if g.Tooltip() != "" {
+		t.Errorf("tooltip stays away from states: %q", g.Tooltip())
+	}
+	// Clicking a state fills the details panel and marks its path.
+	test.TapAt(g, target)
+	if g.Selected() < 0 || len(g.marks) == 0 {
+		t.Errorf("selection %d, marks %v", g.Selected(), g.marks)
 	}
 }
 
-func TestWorkbenchShowsModelError(t *testing.T) {
-	a := test.NewTempApp(t)
-	w := a.NewWindow("test")
-	defer w.Close()
-	wb := NewWorkbench(w)
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "m.star"), []byte("def init():\n    return {\"x\": 1\n"), 0o644)
-	if err := wb.Open(filepath.Join(dir, "m.star")); err != nil {
+func TestEditFilterReExplores(t *testing.T) {
+	b := newBench(t)
+	b.open(copyProject(t, "chat"))
+	b.wait()
+	before := len(b.wb.Last().Graph().States)
+	f := b.wb.Editor().Field("filters.0")
+	if f == nil {
+		t.Fatal("no filter field")
+	}
+	test.Type(f.Entry, "") // focus
+	f.Entry.SetText("pending(s) < 3")
+	b.wait()
+	after := len(b.wb.Last().Graph().States)
+	if after == before {
+		t.Errorf("still %d states after widening the filter", after)
+	}
+	if !b.wb.Dirty() || !strings.HasSuffix(b.win.Title(), "*") {
+		t.Errorf("edit not marked unsaved: title %q", b.win.Title())
+	}
+	if err := b.wb.Save(); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(wb.Status(), "m.star:3:1: syntax error") || !wb.explore.Disabled() {
-		t.Errorf("status %q, explore disabled %v", wb.Status(), wb.explore.Disabled())
+	if b.wb.Dirty() {
+		t.Error("still dirty after saving")
+	}
+	data, _ := os.ReadFile(b.wb.project.Path)
+	if !strings.Contains(string(data), "pending(s) < 3") {
+		t.Errorf("saved file lacks the new filter:\n%s", data)
+	}
+}
+
+func TestBadExpressionShowsError(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wait()
+	before := b.wb.Last()
+	for path, text := range map[string]string{
+		"filters.0":               "pending(s) <",
+		"actions.Post.enabled":    "mode(s) == posting",
+		"actions.Post.params.msg": "@Nope",
+		"groupings.0":             "ignore_entering_orderz(s)",
+		"max_states":              "lots",
+	} {
+		f := b.wb.Editor().Field(path)
+		if f == nil {
+			t.Fatalf("no field %s", path)
+		}
+		f.Entry.SetText(text)
+		if !f.Error.Visible() || f.Error.Text == "" {
+			t.Errorf("%s = %q: no error shown", path, text)
+		}
+		t.Logf("%s = %q: %s", path, text, f.Error.Text)
+	}
+	if f := b.wb.Editor().Field("filters.0"); !strings.Contains(f.Error.Text, "column") {
+		t.Errorf("filter error %q does not say where", f.Error.Text)
+	}
+	time.Sleep(500 * time.Millisecond) // past the re-explore delay: nothing should start
+	if b.wb.Last() != before {
+		t.Error("an invalid edit re-explored")
+	}
+}
+
+func TestCancelKeepsPartialGraph(t *testing.T) {
+	b := newBench(t)
+	b.wb.AutoExplore = false
+	b.open("testdata/counter.star")
+	b.wb.Explore()
+	// Let it run, then cancel.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		time.Sleep(50 * time.Millisecond)
+		var n int
+		fyne.DoAndWait(func() { n = len(b.wb.counts.Text) })
+		if n > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	b.wb.Cancel()
+	b.wait()
+	x := b.wb.Last()
+	if x == nil || x.Stats.Complete || x.Stats.StoppedBy != "cancelled" {
+		t.Fatalf("exploration %+v", x)
+	}
+	if len(x.States) < 2 {
+		t.Errorf("kept %d states", len(x.States))
+	}
+	if !strings.Contains(b.wb.Status(), "incomplete: stopped by cancelled") {
+		t.Errorf("status %q", b.wb.Status())
+	}
+	// The counter's graph is far above the drawing limit: a neighbourhood is shown.
+	if v := b.wb.Graph().Doc(); v == nil || len(v.States) >= len(x.States) || !b.wb.note.Visible() {
+		t.Errorf("large graph not shown as a neighbourhood")
+	}
+}
+
+func TestFindStates(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wait()
+	b.wb.find.SetText("pending(s) == 1")
+	b.wb.Find()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(b.wb.Status(), "match") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(b.wb.Status(), "4 states match") || len(b.wb.Graph().marks) != 4 {
+		t.Errorf("status %q, %d marks", b.wb.Status(), len(b.wb.Graph().marks))
+	}
+	b.wb.find.SetText("pending(s) ==")
+	b.wb.Find()
+	if !b.wb.findErr.Visible() {
+		t.Error("bad find expression shows no error")
+	}
+}
+
+func TestModelErrorShown(t *testing.T) {
+	b := newBench(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "m.star"), []byte("def init():\n    return {\"x\": 1\n"), 0o644)
+	b.open(filepath.Join(dir, "m.star"))
+	if !strings.Contains(b.wb.Status(), "m.star:3:1: syntax error") || !b.wb.explore.Disabled() {
+		t.Errorf("status %q, explore disabled %v", b.wb.Status(), b.wb.explore.Disabled())
+	}
+	if b.wb.tabs.SelectedIndex() != 1 {
+		t.Error("the model tab is not shown")
 	}
 }

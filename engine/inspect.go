@@ -1,0 +1,195 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+)
+
+// PathTo returns the transitions (indices into g.Trans) of a shortest path
+// from the initial state to graph state target, or nil when it is not
+// reachable (or is the initial state).
+func (g *Graph) PathTo(target int) []int {
+	start := -1
+	for i, s := range g.States {
+		if s.Initial {
+			start = i
+		}
+	}
+	if start < 0 || target == start {
+		return nil
+	}
+	out := make([][]int, len(g.States))
+	for i, t := range g.Trans {
+		out[t.From] = append(out[t.From], i)
+	}
+	via := make([]int, len(g.States))
+	for i := range via {
+		via[i] = -1
+	}
+	seen := make([]bool, len(g.States))
+	seen[start] = true
+	queue := []int{start}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		for _, ti := range out[s] {
+			t := g.Trans[ti].To
+			if seen[t] {
+				continue
+			}
+			seen[t], via[t] = true, ti
+			if t == target {
+				var path []int
+				for n := t; n != start; n = g.Trans[via[n]].From {
+					path = append(path, via[n])
+				}
+				for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+					path[i], path[j] = path[j], path[i]
+				}
+				return path
+			}
+			queue = append(queue, t)
+		}
+	}
+	return nil
+}
+
+// ActionStatus says whether an action is enabled in a state and, when it is
+// not, why.
+type ActionStatus struct {
+	Action  string
+	Kind    Kind
+	Enabled int      // input combinations that are enabled
+	Tried   int      // input combinations tried
+	Reasons []string // distinct reasons for the disabled ones, sorted
+}
+
+// Explain tries every included action with every input combination in the
+// model state with the given key and reports, per action, how many are
+// enabled and why the others are not (require messages, the scenario's
+// enabling condition, empty domains, errors).
+func Explain(m Model, cfg *Config, key string) ([]ActionStatus, error) {
+	w, err := m.NewWorker()
+	if err != nil {
+		return nil, err
+	}
+	w.SetBudget(cfg.StepBudget)
+	st, err := w.Decode(key)
+	if err != nil {
+		return nil, err
+	}
+	var out []ActionStatus
+	for ai, a := range m.Info().Actions {
+		ac := cfg.Actions[ai]
+		if ac.Exclude {
+			continue
+		}
+		as := ActionStatus{Action: a.Name, Kind: ac.Kind}
+		reasons := map[string]bool{}
+		if ac.Enabled != nil && ac.Kind == Controllable {
+			v, err := w.Eval(ac.Enabled, st)
+			if err != nil {
+				reasons["enabling condition failed: "+err.Error()] = true
+			} else if !v.Truth() {
+				reasons["scenario: enabling condition `"+ac.Enabled.Source()+"` is false"] = true
+			}
+		}
+		if len(reasons) == 0 {
+			doms := make([][]Value, len(a.Params))
+			for p := range a.Params {
+				var vals []Value
+				var err error
+				if p < len(ac.Domains) && ac.Domains[p] != nil {
+					var v Value
+					if v, err = w.Eval(ac.Domains[p], st); err == nil {
+						vals, err = collection(v)
+					}
+				} else {
+					vals, _, err = w.Domain(st, ai, p)
+				}
+				if err != nil {
+					reasons[fmt.Sprintf("domain of %s: %v", a.Params[p], err)] = true
+				} else if len(vals) == 0 {
+					reasons[fmt.Sprintf("the domain of %s is empty here", a.Params[p])] = true
+				}
+				doms[p] = vals
+			}
+			if len(reasons) == 0 {
+				forEachCombination(doms, func(args []Value) {
+					as.Tried++
+					outs, why, err := w.Step(st, ai, args)
+					switch {
+					case err != nil:
+						reasons[err.Error()] = true
+					case len(outs) == 0:
+						reasons[fmt.Sprintf("%s(%s): %s", a.Name, FormatArgs(args), why)] = true
+					default:
+						as.Enabled++
+						for _, o := range outs {
+							if o.Err != nil {
+								reasons["model error: "+o.Err.Error()] = true
+							}
+						}
+					}
+				})
+			}
+		}
+		for r := range reasons {
+			as.Reasons = append(as.Reasons, r)
+		}
+		sort.Strings(as.Reasons)
+		out = append(out, as)
+	}
+	return out, nil
+}
+
+func forEachCombination(doms [][]Value, f func([]Value)) {
+	idx := make([]int, len(doms))
+	for {
+		args := make([]Value, len(doms))
+		for p := range doms {
+			args[p] = doms[p][idx[p]]
+		}
+		f(args)
+		p := len(idx) - 1
+		for p >= 0 {
+			idx[p]++
+			if idx[p] < len(doms[p]) {
+				break
+			}
+			idx[p] = 0
+			p--
+		}
+		if p < 0 {
+			return
+		}
+	}
+}
+
+// Find returns the model states (indices into x.States) where the
+// expression is true. Error states that stand for model errors are skipped.
+func (x *Exploration) Find(expr Expr) ([]int, error) {
+	w, err := x.Model.NewWorker()
+	if err != nil {
+		return nil, err
+	}
+	w.SetBudget(x.Config.StepBudget)
+	var out []int
+	for i, s := range x.States {
+		if s.ModelErr {
+			continue
+		}
+		st, err := w.Decode(s.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := w.Eval(expr, st)
+		if err != nil {
+			return out, fmt.Errorf("in state S%d: %w", i, err)
+		}
+		if v.Truth() {
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}

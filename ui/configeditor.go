@@ -1,0 +1,462 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/modex/modex/engine"
+	"github.com/modex/modex/projects"
+)
+
+// ConfigEditor edits one named configuration of a project. Every expression
+// is compiled against the model as it is typed; an error is shown beside
+// its field and the configuration keeps its last valid value.
+type ConfigEditor struct {
+	p        *projects.Project
+	m        engine.Model
+	name     string
+	spec     *projects.ConfigSpec
+	resolved *projects.ConfigSpec
+	onChange func()
+	fields   map[string]*Field
+	content  fyne.CanvasObject
+}
+
+// Field is an editable setting with its error label.
+type Field struct {
+	Entry *widget.Entry
+	Error *widget.Label
+}
+
+// NewConfigEditor builds an editor for configuration name of p; onChange is
+// called after every valid edit.
+func NewConfigEditor(p *projects.Project, m engine.Model, name string, onChange func()) *ConfigEditor {
+	ce := &ConfigEditor{p: p, m: m, name: name, onChange: onChange, fields: map[string]*Field{}}
+	ce.spec = p.Configs[name]
+	if ce.spec == nil {
+		ce.spec = &projects.ConfigSpec{}
+		p.Configs[name] = ce.spec
+	}
+	ce.resolved, _ = p.Resolve(name)
+	if ce.resolved == nil {
+		ce.resolved = ce.spec
+	}
+	ce.content = container.NewVScroll(ce.build())
+	return ce
+}
+
+// Content is the editor's widget tree.
+func (ce *ConfigEditor) Content() fyne.CanvasObject { return ce.content }
+
+// Field returns a field by path ("filters.0", "actions.Post.enabled",
+// "actions.Post.params.msg", "domains.Message", "max_states", ...), or nil.
+func (ce *ConfigEditor) Field(path string) *Field { return ce.fields[path] }
+
+func (ce *ConfigEditor) changed() {
+	if ce.onChange != nil {
+		ce.onChange()
+	}
+}
+
+func exprError(err error) string {
+	var pe *engine.PosError
+	if errors.As(err, &pe) {
+		msg := pe.Msg
+		if i := strings.Index(msg, "`: "); i >= 0 {
+			msg = msg[i+3:]
+		}
+		return fmt.Sprintf("column %d: %s", pe.Pos.Col, msg)
+	}
+	return err.Error()
+}
+
+// field makes an entry with an error label; check returns "" when the text
+// is acceptable, apply stores it.
+func (ce *ConfigEditor) field(path, value, placeholder string, multi bool, check func(string) string, apply func(string)) fyne.CanvasObject {
+	e := widget.NewEntry()
+	if multi {
+		e.MultiLine = true
+		e.Wrapping = fyne.TextWrapWord
+	}
+	e.SetText(value)
+	e.PlaceHolder = placeholder
+	errL := widget.NewLabel("")
+	errL.Importance = widget.DangerImportance
+	errL.Wrapping = fyne.TextWrapWord
+	errL.Hide()
+	e.OnChanged = func(s string) {
+		if msg := check(s); msg != "" {
+			errL.SetText(msg)
+			errL.Show()
+			return
+		}
+		errL.Hide()
+		apply(s)
+		ce.changed()
+	}
+	ce.fields[path] = &Field{Entry: e, Error: errL}
+	return container.NewVBox(e, errL)
+}
+
+// expr makes a field for a Starlark expression over s ("" allowed: unset).
+func (ce *ConfigEditor) expr(path, value, placeholder string, apply func(string)) fyne.CanvasObject {
+	return ce.field(path, value, placeholder, false, ce.checkExpr, apply)
+}
+
+func (ce *ConfigEditor) checkExpr(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	if _, err := ce.m.Compile(s, engine.Pos{File: ce.name, Line: 1, Col: 1}); err != nil {
+		return exprError(err)
+	}
+	return ""
+}
+
+func (ce *ConfigEditor) checkDomain(s string) string {
+	if strings.HasPrefix(s, "@") {
+		if _, ok := ce.resolved.Domains[s[1:]]; !ok {
+			if _, ok := ce.spec.Domains[s[1:]]; !ok {
+				return fmt.Sprintf("no named domain %q (add it under Named domains)", s[1:])
+			}
+		}
+		return ""
+	}
+	return ce.checkExpr(s)
+}
+
+func heading(s string) fyne.CanvasObject {
+	return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+}
+
+func (ce *ConfigEditor) build() fyne.CanvasObject {
+	s, r := ce.spec, ce.resolved
+	box := container.NewVBox()
+	add := func(objs ...fyne.CanvasObject) { box.Objects = append(box.Objects, objs...) }
+	add(ce.field("description", s.Description, "what this configuration is for", true, func(string) string { return "" },
+		func(v string) { s.Description = v }))
+	if s.Extends != "" {
+		add(widget.NewLabel("extends " + s.Extends + ": empty fields inherit from it"))
+	}
+	add(heading("State filters"), widget.NewLabel("A transition into a state where a filter is false is dropped."))
+	add(ce.list("filters", s.Filters, r.Filters, func(v []string) { s.Filters = v }))
+	add(heading("State groupings"), widget.NewLabel("States with equal grouping values are merged; the values label them."))
+	add(ce.list("groupings", s.Groupings, r.Groupings, func(v []string) { s.Groupings = v }))
+	add(heading("Named domains"), widget.NewLabel("Parameters point to these with @Name (or share their name)."))
+	add(ce.domains())
+	add(heading("Actions"))
+	info := ce.m.Info()
+	for _, a := range info.Actions {
+		add(ce.action(a))
+	}
+	add(heading("Testing"))
+	add(widget.NewLabel("Timeout Δ(s), seconds"), ce.expr("timeout", s.Timeout, orDefault(r.Timeout, "0"), func(v string) { s.Timeout = v }))
+	add(widget.NewLabel("Accepting states (overrides the model's accepting)"), ce.expr("accepting", s.Accepting, orDefault(r.Accepting, "the model's accepting(s)"), func(v string) { s.Accepting = v }))
+	mode := widget.NewSelect([]string{"auto", "on", "off"}, func(v string) {
+		if v != s.Timeouts && !(v == "auto" && s.Timeouts == "") {
+			s.Timeouts = v
+			ce.changed()
+		}
+	})
+	mode.SetSelected(orDefault(r.Timeouts, "auto"))
+	add(container.NewHBox(widget.NewLabel("Timeout extension"), mode))
+	add(ce.check("Keep passive states without observable actions", r.KeepEmptyPassive != nil && *r.KeepEmptyPassive, func(b bool) { s.KeepEmptyPassive = &b }))
+	add(ce.check("Apply the model's state_filter", r.ModelFilter == nil || *r.ModelFilter, func(b bool) { s.ModelFilter = &b }))
+	add(ce.check("Stop at invariant violations", r.StopOnError != nil && *r.StopOnError, func(b bool) { s.StopOnError = &b }))
+	add(heading("Bounds (0 = none)"))
+	add(container.NewGridWithColumns(2,
+		widget.NewLabel("max states"), ce.intField("max_states", s.MaxStates, r.MaxStates, func(v *int) { s.MaxStates = v }),
+		widget.NewLabel("max transitions"), ce.intField("max_transitions", s.MaxTransitions, r.MaxTransitions, func(v *int) { s.MaxTransitions = v }),
+		widget.NewLabel("max depth"), ce.intField("max_depth", s.MaxDepth, r.MaxDepth, func(v *int) { s.MaxDepth = v }),
+		widget.NewLabel("max seconds"), ce.floatField("max_seconds", s.MaxSeconds, r.MaxSeconds, func(v *float64) { s.MaxSeconds = v }),
+	))
+	return box
+}
+
+func orDefault(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
+}
+
+func (ce *ConfigEditor) check(label string, on bool, apply func(bool)) fyne.CanvasObject {
+	c := widget.NewCheck(label, nil)
+	c.SetChecked(on)
+	c.OnChanged = func(b bool) {
+		apply(b)
+		ce.changed()
+	}
+	return c
+}
+
+func (ce *ConfigEditor) intField(path string, own, inherited *int, apply func(*int)) fyne.CanvasObject {
+	val, ph := "", "0"
+	if own != nil {
+		val = strconv.Itoa(*own)
+	} else if inherited != nil {
+		ph = strconv.Itoa(*inherited)
+	}
+	return ce.field(path, val, ph, false, func(s string) string {
+		if s == "" {
+			return ""
+		}
+		if n, err := strconv.Atoi(s); err != nil || n < 0 {
+			return "a whole number, 0 or more"
+		}
+		return ""
+	}, func(s string) {
+		if s == "" {
+			apply(nil)
+			return
+		}
+		n, _ := strconv.Atoi(s)
+		apply(&n)
+	})
+}
+
+func (ce *ConfigEditor) floatField(path string, own, inherited *float64, apply func(*float64)) fyne.CanvasObject {
+	val, ph := "", "0"
+	if own != nil {
+		val = strconv.FormatFloat(*own, 'g', -1, 64)
+	} else if inherited != nil {
+		ph = strconv.FormatFloat(*inherited, 'g', -1, 64)
+	}
+	return ce.field(path, val, ph, false, func(s string) string {
+		if s == "" {
+			return ""
+		}
+		if f, err := strconv.ParseFloat(s, 64); err != nil || f < 0 {
+			return "a number of seconds, 0 or more"
+		}
+		return ""
+	}, func(s string) {
+		if s == "" {
+			apply(nil)
+			return
+		}
+		f, _ := strconv.ParseFloat(s, 64)
+		apply(&f)
+	})
+}
+
+// list edits a list of expressions (filters, groupings): rows with a remove
+// button and an Add button. The configuration gets the non-empty entries
+// once all of them compile.
+func (ce *ConfigEditor) list(path string, own, inherited []string, apply func([]string)) fyne.CanvasObject {
+	rows := container.NewVBox()
+	var entries []*widget.Entry
+	values := own
+	if values == nil {
+		values = inherited
+	}
+	sync := func() {
+		var out []string
+		for _, e := range entries {
+			if strings.TrimSpace(e.Text) == "" {
+				continue
+			}
+			if ce.checkExpr(e.Text) != "" {
+				return
+			}
+			out = append(out, e.Text)
+		}
+		if out == nil {
+			out = []string{}
+		}
+		apply(out)
+	}
+	var addRow func(v string)
+	addRow = func(v string) {
+		i := len(entries)
+		var row *fyne.Container
+		obj := ce.field(fmt.Sprintf("%s.%d", path, i), v, "expression over s, e.g. pending(s) < 2", false, ce.checkExpr, func(string) { sync() })
+		entries = append(entries, ce.fields[fmt.Sprintf("%s.%d", path, i)].Entry)
+		del := widget.NewButton("Remove", nil)
+		row = container.NewBorder(nil, nil, nil, del, obj)
+		del.OnTapped = func() {
+			for j, e := range entries {
+				if e == ce.fields[fmt.Sprintf("%s.%d", path, i)].Entry {
+					entries = append(entries[:j], entries[j+1:]...)
+					break
+				}
+			}
+			rows.Remove(row)
+			sync()
+			ce.changed()
+		}
+		rows.Add(row)
+	}
+	for _, v := range values {
+		addRow(v)
+	}
+	addBtn := widget.NewButton("Add", func() { addRow("") })
+	return container.NewVBox(rows, addBtn)
+}
+
+// domains edits the named domains.
+func (ce *ConfigEditor) domains() fyne.CanvasObject {
+	s := ce.spec
+	rows := container.NewVBox()
+	addRow := func(name, value string) {
+		rows.Add(container.NewBorder(nil, nil, widget.NewLabel(name+" ="), nil,
+			ce.expr("domains."+name, value, "a collection, e.g. [\"hi\"] or list(s.members)", func(v string) {
+				if s.Domains == nil {
+					s.Domains = map[string]string{}
+				}
+				if v == "" {
+					delete(s.Domains, name)
+				} else {
+					s.Domains[name] = v
+				}
+			})))
+	}
+	names := map[string]bool{}
+	for n := range ce.resolved.Domains {
+		names[n] = true
+	}
+	for n := range s.Domains {
+		names[n] = true
+	}
+	var sorted []string
+	for n := range names {
+		sorted = append(sorted, n)
+	}
+	sort.Strings(sorted)
+	for _, n := range sorted {
+		v, ok := s.Domains[n]
+		if !ok {
+			v = ce.resolved.Domains[n]
+		}
+		addRow(n, v)
+	}
+	name := widget.NewEntry()
+	name.PlaceHolder = "new domain name"
+	addBtn := widget.NewButton("Add domain", func() {
+		n := strings.TrimSpace(name.Text)
+		if n == "" || names[n] {
+			return
+		}
+		names[n] = true
+		addRow(n, "")
+		name.SetText("")
+	})
+	return container.NewVBox(rows, container.NewBorder(nil, nil, nil, addBtn, name))
+}
+
+// action edits one action's settings.
+func (ce *ConfigEditor) action(a engine.ActionInfo) fyne.CanvasObject {
+	s := ce.spec
+	own := func() *projects.ActionSpec {
+		if s.Actions == nil {
+			s.Actions = map[string]*projects.ActionSpec{}
+		}
+		as := s.Actions[a.Name]
+		if as == nil {
+			as = &projects.ActionSpec{}
+			s.Actions[a.Name] = as
+		}
+		return as
+	}
+	ra := ce.resolved.Actions[a.Name]
+	if ra == nil {
+		ra = &projects.ActionSpec{}
+	}
+	oa := s.Actions[a.Name]
+	if oa == nil {
+		oa = &projects.ActionSpec{}
+	}
+	excluded := ra.Exclude != nil && *ra.Exclude
+	for _, n := range ce.resolved.Exclude {
+		excluded = excluded || n == a.Name
+	}
+	if ce.resolved.Include != nil {
+		in := false
+		for _, n := range ce.resolved.Include {
+			in = in || n == a.Name
+		}
+		excluded = excluded || !in
+	}
+	include := widget.NewCheck("", nil)
+	include.SetChecked(!excluded)
+	include.OnChanged = func(b bool) {
+		ex := !b
+		own().Exclude = &ex
+		ce.changed()
+	}
+	kind := widget.NewSelect([]string{"controllable", "observable", "internal"}, nil)
+	kind.SetSelected(orDefault(ra.Kind, a.Kind.String()))
+	kind.OnChanged = func(v string) {
+		if v == orDefault(ra.Kind, a.Kind.String()) && oa.Kind == "" {
+			return
+		}
+		own().Kind = v
+		ce.changed()
+	}
+	title := container.NewHBox(include, widget.NewLabelWithStyle(a.Name+"("+strings.Join(a.Params, ", ")+")", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true}), kind)
+	form := container.NewVBox(title)
+	p := "actions." + a.Name + "."
+	form.Add(container.NewBorder(nil, nil, widget.NewLabel("enabled when"), nil,
+		ce.expr(p+"enabled", oa.Enabled, orDefault(ra.Enabled, "always (controllable actions only)"), func(v string) { own().Enabled = v })))
+	for _, param := range a.Params {
+		param := param
+		ph := "the model's domain"
+		if v, ok := ra.Params[param]; ok {
+			ph = v
+		} else if _, ok := ce.resolved.Domains[param]; ok {
+			ph = "@" + param
+		}
+		form.Add(container.NewBorder(nil, nil, widget.NewLabel(param+" in"), nil,
+			ce.field(p+"params."+param, oa.Params[param], ph, false, ce.checkDomain, func(v string) {
+				as := own()
+				if as.Params == nil {
+					as.Params = map[string]string{}
+				}
+				if v == "" {
+					delete(as.Params, param)
+				} else {
+					as.Params[param] = v
+				}
+			})))
+	}
+	countVal, countPH := "", "0"
+	if oa.Count != nil {
+		countVal = strconv.Itoa(*oa.Count)
+	} else if ra.Count != nil {
+		countPH = strconv.Itoa(*ra.Count)
+	}
+	form.Add(container.NewGridWithColumns(2,
+		container.NewBorder(nil, nil, widget.NewLabel("weight"), nil,
+			ce.expr(p+"weight", oa.Weight, orDefault(ra.Weight, "1"), func(v string) { own().Weight = v })),
+		container.NewBorder(nil, nil, widget.NewLabel("count"), nil,
+			ce.field(p+"count", countVal, countPH, false, func(v string) string {
+				if v == "" {
+					return ""
+				}
+				if n, err := strconv.Atoi(v); err != nil || n < 0 {
+					return "a whole number, 0 or more"
+				}
+				return ""
+			}, func(v string) {
+				if v == "" {
+					own().Count = nil
+					return
+				}
+				n, _ := strconv.Atoi(v)
+				own().Count = &n
+			})),
+	))
+	cleanup := a.Cleanup
+	if ra.Cleanup != nil {
+		cleanup = *ra.Cleanup
+	}
+	form.Add(ce.check("cleanup action", cleanup, func(b bool) { own().Cleanup = &b }))
+	return widget.NewCard("", "", form)
+}

@@ -1,0 +1,133 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/modex/modex/engine"
+	"github.com/modex/modex/graph"
+)
+
+// Details shows the selected state: flags, variables, the shortest path
+// from the initial state, its transitions, and why actions are disabled.
+type Details struct {
+	box     *fyne.Container
+	actions *fyne.Container
+	content fyne.CanvasObject
+	// Goto is called with a state id when the user follows a transition.
+	Goto func(id string)
+}
+
+// NewDetails returns an empty details panel.
+func NewDetails() *Details {
+	d := &Details{box: container.NewVBox(widget.NewLabel("Click a state to see its details."))}
+	d.actions = container.NewVBox()
+	d.content = container.NewVScroll(d.box)
+	return d
+}
+
+// Content is the panel's widget tree.
+func (d *Details) Content() fyne.CanvasObject { return d.content }
+
+func mono(s string) *widget.Label {
+	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	l.Wrapping = fyne.TextWrapBreak
+	return l
+}
+
+// Show fills the panel for state i of the full document; path lists the
+// transitions (indices into doc.Transitions) from the initial state.
+func (d *Details) Show(doc *graph.Doc, i int, path []int) {
+	s := &doc.States[i]
+	objs := []fyne.CanvasObject{heading(s.ID + " — " + strings.SplitN(StateTooltip(s), "\n", 2)[0][len(s.ID)+2:])}
+	if s.Label != s.ID {
+		objs = append(objs, mono(graph.Pretty(s.Label, 40)))
+	}
+	if s.Error != "" {
+		e := widget.NewLabel("Error: " + s.Error)
+		e.Importance = widget.DangerImportance
+		e.Wrapping = fyne.TextWrapWord
+		objs = append(objs, e)
+	}
+	objs = append(objs, heading("Variables"))
+	if len(s.Vars) == 0 {
+		objs = append(objs, widget.NewLabel("(none)"))
+	}
+	for _, v := range s.Vars {
+		objs = append(objs, mono(v.Name+" = "+graph.Pretty(v.Value, 40)))
+	}
+	objs = append(objs, heading("Shortest path from the initial state"))
+	if len(path) == 0 {
+		objs = append(objs, widget.NewLabel("(this is the initial state, or it is not reachable)"))
+	}
+	for n, ti := range path {
+		t := doc.Transitions[ti]
+		objs = append(objs, d.link(fmt.Sprintf("%d. %s", n+1, transLabel(t)), t.To))
+	}
+	var out, in []fyne.CanvasObject
+	for _, t := range doc.Transitions {
+		if t.From == s.ID {
+			out = append(out, d.link(transLabel(t)+" → "+t.To, t.To))
+		}
+		if t.To == s.ID {
+			in = append(in, d.link(t.From+" → "+transLabel(t), t.From))
+		}
+	}
+	objs = append(objs, heading(fmt.Sprintf("Outgoing (%d)", len(out))))
+	objs = append(objs, out...)
+	objs = append(objs, heading(fmt.Sprintf("Incoming (%d)", len(in))))
+	objs = append(objs, in...)
+	objs = append(objs, heading("Actions in this state"))
+	d.actions.Objects = []fyne.CanvasObject{widget.NewLabel("working out which actions are enabled…")}
+	objs = append(objs, d.actions)
+	d.box.Objects = objs
+	d.box.Refresh()
+}
+
+// ShowActions fills the "actions in this state" part.
+func (d *Details) ShowActions(st []engine.ActionStatus, err error) {
+	var objs []fyne.CanvasObject
+	if err != nil {
+		objs = append(objs, widget.NewLabel(err.Error()))
+	}
+	for _, a := range st {
+		line := fmt.Sprintf("%s (%s): %d of %d enabled", a.Action, a.Kind, a.Enabled, a.Tried)
+		if a.Tried == 0 {
+			line = fmt.Sprintf("%s (%s): not enabled", a.Action, a.Kind)
+		}
+		objs = append(objs, widget.NewLabelWithStyle(line, fyne.TextAlignLeading, fyne.TextStyle{Bold: a.Enabled > 0}))
+		for i, r := range a.Reasons {
+			if i == 4 {
+				objs = append(objs, widget.NewLabel(fmt.Sprintf("   … and %d more", len(a.Reasons)-4)))
+				break
+			}
+			l := widget.NewLabel("   " + r)
+			l.Wrapping = fyne.TextWrapWord
+			objs = append(objs, l)
+		}
+	}
+	d.actions.Objects = objs
+	d.actions.Refresh()
+}
+
+func transLabel(t graph.Transition) string {
+	if t.Kind == "timeout" {
+		return "(timeout)"
+	}
+	return t.Label
+}
+
+func (d *Details) link(text, target string) fyne.CanvasObject {
+	b := widget.NewButton(text, func() {
+		if d.Goto != nil {
+			d.Goto(target)
+		}
+	})
+	b.Alignment = widget.ButtonAlignLeading
+	b.Importance = widget.LowImportance
+	return b
+}

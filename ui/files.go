@@ -1,0 +1,108 @@
+package ui
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+)
+
+// Dialogs opens and saves files. The app supplies native dialogs; FyneDialogs
+// is the fallback. Callbacks run on the UI goroutine; path "" means
+// cancelled.
+type Dialogs interface {
+	Open(title string, exts []string, done func(path string))
+	Save(title, suggested string, exts []string, done func(path string))
+}
+
+// FyneDialogs implements Dialogs with Fyne's own file dialogs.
+type FyneDialogs struct{ Win fyne.Window }
+
+// Open shows Fyne's open dialog.
+func (f FyneDialogs) Open(title string, exts []string, done func(string)) {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil || r == nil {
+			done("")
+			return
+		}
+		r.Close()
+		done(r.URI().Path())
+	}, f.Win)
+	d.SetFilter(storage.NewExtensionFileFilter(dotted(exts)))
+	d.SetTitleText(title)
+	if wd, err := os.Getwd(); err == nil {
+		if l, err := storage.ListerForURI(storage.NewFileURI(wd)); err == nil {
+			d.SetLocation(l)
+		}
+	}
+	d.Show()
+}
+
+// Save shows Fyne's save dialog.
+func (f FyneDialogs) Save(title, suggested string, exts []string, done func(string)) {
+	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+		if err != nil || w == nil {
+			done("")
+			return
+		}
+		w.Close()
+		done(w.URI().Path())
+	}, f.Win)
+	d.SetFileName(filepath.Base(suggested))
+	d.SetFilter(storage.NewExtensionFileFilter(dotted(exts)))
+	d.SetTitleText(title)
+	if l, err := storage.ListerForURI(storage.NewFileURI(filepath.Dir(suggested))); err == nil {
+		d.SetLocation(l)
+	}
+	d.Show()
+}
+
+func dotted(exts []string) []string {
+	out := make([]string, len(exts))
+	for i, e := range exts {
+		out[i] = "." + strings.TrimPrefix(e, ".")
+	}
+	return out
+}
+
+var _ io.Closer = (fyne.URIReadCloser)(nil)
+
+const recentKey = "recentProjects"
+
+// recentProjects returns the recently opened projects, newest first.
+func recentProjects(a fyne.App) []string {
+	if a == nil {
+		return nil
+	}
+	return a.Preferences().StringList(recentKey)
+}
+
+// addRecent records a project as the most recently opened.
+func addRecent(a fyne.App, path string) {
+	if a == nil || path == "" {
+		return
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return
+	}
+	list := []string{abs}
+	for _, p := range recentProjects(a) {
+		if p != abs && len(list) < 8 {
+			list = append(list, p)
+		}
+	}
+	a.Preferences().SetStringList(recentKey, list)
+}
+
+func userCacheDir() (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return os.TempDir(), nil
+	}
+	return dir, nil
+}

@@ -1,0 +1,430 @@
+package ui
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/modex/modex/graph"
+)
+
+type colorNRGBA = color.NRGBA
+
+// graphPad is the margin around a drawn graph, in Fyne units.
+const graphPad = 12
+
+// Colours of marks drawn over states.
+var (
+	markSelected = color.NRGBA{R: 30, G: 110, B: 230, A: 255}
+	markPath     = color.NRGBA{R: 250, G: 160, B: 20, A: 255}
+	markFound    = color.NRGBA{R: 40, G: 170, B: 80, A: 255}
+	markCurrent  = color.NRGBA{R: 230, G: 40, B: 40, A: 255}
+)
+
+// GraphView shows a laid-out state graph: zoom (buttons, keys, ctrl+wheel),
+// pan (drag, scroll), a tooltip with a state's variables or a transition's
+// label under the mouse, and click to select a state. It lives inside a
+// scroll container: use Container to place it.
+type GraphView struct {
+	widget.BaseWidget
+
+	doc    *graph.Doc
+	lay    *graph.Layout
+	img    image.Image
+	zoom   float32
+	scroll *container.Scroll
+
+	hover    string // tooltip text, "" for none
+	hoverAt  fyne.Position
+	selected int // Doc state index, -1 for none
+	marks    map[int]color.NRGBA
+	message  string
+	// userZoom is set when the user zoomed by hand: new graphs then keep
+	// the zoom instead of being fitted.
+	userZoom bool
+
+	// OnSelect is called with the Doc index of a state the user clicked.
+	OnSelect func(state int)
+}
+
+// NewGraphView returns an empty graph view.
+func NewGraphView() *GraphView {
+	g := &GraphView{zoom: 1, selected: -1}
+	g.ExtendBaseWidget(g)
+	g.scroll = container.NewScroll(g)
+	return g
+}
+
+// Container returns the scroll container holding the view.
+func (g *GraphView) Container() fyne.CanvasObject { return g.scroll }
+
+// SetGraph shows a laid-out graph; img is the layout drawn at some scale.
+func (g *GraphView) SetGraph(doc *graph.Doc, lay *graph.Layout, img image.Image) {
+	g.doc, g.lay, g.img, g.message = doc, lay, img, ""
+	g.hover = ""
+	if g.selected >= len(doc.States) {
+		g.selected = -1
+	}
+	g.Refresh()
+	g.scroll.Refresh()
+}
+
+// SetMessage shows a message instead of a graph.
+func (g *GraphView) SetMessage(msg string) {
+	g.doc, g.lay, g.img, g.message, g.hover = nil, nil, nil, msg, ""
+	g.Refresh()
+	g.scroll.Refresh()
+}
+
+// Doc returns the document shown, or nil.
+func (g *GraphView) Doc() *graph.Doc { return g.doc }
+
+// Tooltip returns the tooltip text shown now ("" when none).
+func (g *GraphView) Tooltip() string { return g.hover }
+
+// Zoom returns the zoom factor (1 = one Fyne unit per layout point).
+func (g *GraphView) Zoom() float32 { return g.zoom }
+
+// SetZoom sets the zoom factor, keeping it within 0.05 and 8.
+func (g *GraphView) SetZoom(z float32) {
+	g.zoom = max(0.05, min(8, z))
+	g.hover = ""
+	g.Refresh()
+	g.scroll.Refresh()
+}
+
+// ZoomIn and ZoomOut change the zoom by a step; Fit fits the graph into the
+// visible area.
+func (g *GraphView) ZoomIn()  { g.userZoom = true; g.SetZoom(g.zoom * 1.25) }
+func (g *GraphView) ZoomOut() { g.userZoom = true; g.SetZoom(g.zoom / 1.25) }
+
+// UserZoomed reports whether the user set the zoom by hand since the last Fit.
+func (g *GraphView) UserZoomed() bool { return g.userZoom }
+
+// Fit fits the graph into the visible area.
+func (g *GraphView) Fit() {
+	g.userZoom = false
+	if g.lay == nil || g.lay.Width == 0 || g.lay.Height == 0 {
+		return
+	}
+	s := g.scroll.Size()
+	if s.Width < 10 || s.Height < 10 {
+		return
+	}
+	zx := (s.Width - 2*graphPad) / float32(g.lay.Width)
+	zy := (s.Height - 2*graphPad) / float32(g.lay.Height)
+	g.SetZoom(min(zx, zy, 2))
+}
+
+// Select marks a state as selected and scrolls it into view.
+func (g *GraphView) Select(state int) {
+	g.selected = state
+	g.Refresh()
+	if n := g.node(state); n != nil {
+		c := g.toScreen(n.Center)
+		s := g.scroll.Size()
+		off := g.scroll.Offset
+		if c.X < off.X || c.X > off.X+s.Width || c.Y < off.Y || c.Y > off.Y+s.Height {
+			g.scroll.Offset = fyne.NewPos(max(0, c.X-s.Width/2), max(0, c.Y-s.Height/2))
+			g.scroll.Refresh()
+		}
+	}
+}
+
+// Selected returns the selected state's Doc index, or -1.
+func (g *GraphView) Selected() int { return g.selected }
+
+// SetMarks colours states (by Doc index); nil clears the marks.
+func (g *GraphView) SetMarks(m map[int]color.NRGBA) {
+	g.marks = m
+	g.Refresh()
+}
+
+func (g *GraphView) node(state int) *graph.NodeShape {
+	if g.lay == nil {
+		return nil
+	}
+	for i := range g.lay.Nodes {
+		if g.lay.Nodes[i].State == state {
+			return &g.lay.Nodes[i]
+		}
+	}
+	return nil
+}
+
+func (g *GraphView) toScreen(p graph.Point) fyne.Position {
+	return fyne.NewPos(graphPad+float32(p.X)*g.zoom, graphPad+float32(p.Y)*g.zoom)
+}
+
+func (g *GraphView) toLayout(p fyne.Position) graph.Point {
+	return graph.Point{X: float64((p.X - graphPad) / g.zoom), Y: float64((p.Y - graphPad) / g.zoom)}
+}
+
+// MinSize is the drawn graph at the current zoom.
+func (g *GraphView) MinSize() fyne.Size {
+	if g.lay == nil {
+		return fyne.NewSize(100, 100)
+	}
+	return fyne.NewSize(float32(g.lay.Width)*g.zoom+2*graphPad, float32(g.lay.Height)*g.zoom+2*graphPad)
+}
+
+// MouseIn is part of desktop.Hoverable.
+func (g *GraphView) MouseIn(e *desktop.MouseEvent) { g.MouseMoved(e) }
+
+// MouseMoved shows the tooltip of the state or transition under the mouse.
+func (g *GraphView) MouseMoved(e *desktop.MouseEvent) {
+	text := g.tooltipAt(e.Position)
+	if text == g.hover && (text == "" || e.Position == g.hoverAt) {
+		return
+	}
+	g.hover, g.hoverAt = text, e.Position
+	g.Refresh()
+}
+
+// MouseOut hides the tooltip.
+func (g *GraphView) MouseOut() {
+	if g.hover != "" {
+		g.hover = ""
+		g.Refresh()
+	}
+}
+
+func (g *GraphView) tooltipAt(p fyne.Position) string {
+	if g.lay == nil || g.doc == nil {
+		return ""
+	}
+	lp := g.toLayout(p)
+	if i := g.lay.NodeAt(lp); i >= 0 {
+		return StateTooltip(&g.doc.States[g.lay.Nodes[i].State])
+	}
+	if i := g.lay.EdgeAt(lp, 6/float64(g.zoom)); i >= 0 {
+		t := g.doc.Transitions[g.lay.Edges[i].Trans]
+		label := t.Label
+		if t.Kind == "timeout" {
+			label = "timeout"
+		}
+		return fmt.Sprintf("%s\n%s → %s (%s)", label, t.From, t.To, t.Kind)
+	}
+	return ""
+}
+
+// StateTooltip is the text shown when hovering a state: its id, label and
+// flags, then its variables pretty-printed.
+func StateTooltip(s *graph.State) string {
+	var b strings.Builder
+	flags := []string{s.Kind}
+	if s.Initial {
+		flags = append(flags, "initial")
+	}
+	if s.Accepting {
+		flags = append(flags, "accepting")
+	}
+	if s.Frontier {
+		flags = append(flags, "frontier")
+	}
+	fmt.Fprintf(&b, "%s  (%s)", s.ID, strings.Join(flags, ", "))
+	if s.Label != s.ID {
+		fmt.Fprintf(&b, "\nlabel: %s", graph.Pretty(s.Label, 60))
+	}
+	if s.Error != "" {
+		fmt.Fprintf(&b, "\nerror: %s", strings.SplitN(s.Error, "\n", 2)[0])
+	}
+	for _, v := range s.Vars {
+		fmt.Fprintf(&b, "\n%s = %s", v.Name, graph.Pretty(v.Value, 60))
+	}
+	return b.String()
+}
+
+// Tapped selects the state under the mouse.
+func (g *GraphView) Tapped(e *fyne.PointEvent) {
+	if g.lay == nil {
+		return
+	}
+	i := g.lay.NodeAt(g.toLayout(e.Position))
+	if i < 0 {
+		return
+	}
+	g.selected = g.lay.Nodes[i].State
+	g.Refresh()
+	if g.OnSelect != nil {
+		g.OnSelect(g.selected)
+	}
+}
+
+// Dragged pans the view.
+func (g *GraphView) Dragged(e *fyne.DragEvent) {
+	off := g.scroll.Offset.Subtract(fyne.NewPos(e.Dragged.DX, e.Dragged.DY))
+	g.setOffset(off)
+}
+
+// DragEnd is part of fyne.Draggable.
+func (g *GraphView) DragEnd() {}
+
+// Scrolled zooms with ctrl held, scrolls otherwise.
+func (g *GraphView) Scrolled(e *fyne.ScrollEvent) {
+	if ctrlHeld() {
+		if e.Scrolled.DY > 0 {
+			g.ZoomIn()
+		} else if e.Scrolled.DY < 0 {
+			g.ZoomOut()
+		}
+		return
+	}
+	g.setOffset(g.scroll.Offset.Subtract(fyne.NewPos(e.Scrolled.DX, e.Scrolled.DY)))
+}
+
+func (g *GraphView) setOffset(off fyne.Position) {
+	content, view := g.MinSize(), g.scroll.Size()
+	off.X = max(0, min(off.X, content.Width-view.Width))
+	off.Y = max(0, min(off.Y, content.Height-view.Height))
+	g.scroll.Offset = off
+	g.scroll.Refresh()
+}
+
+func ctrlHeld() bool {
+	app := fyne.CurrentApp()
+	if app == nil {
+		return false
+	}
+	if d, ok := app.Driver().(desktop.Driver); ok {
+		m := d.CurrentKeyModifiers()
+		return m&fyne.KeyModifierControl != 0 || m&fyne.KeyModifierSuper != 0
+	}
+	return false
+}
+
+// CreateRenderer is part of fyne.Widget.
+func (g *GraphView) CreateRenderer() fyne.WidgetRenderer {
+	r := &graphRenderer{g: g, image: canvas.NewImageFromImage(nil)}
+	r.image.FillMode = canvas.ImageFillStretch
+	r.image.ScaleMode = canvas.ImageScaleSmooth
+	r.msg = widget.NewLabel("")
+	r.msg.Wrapping = fyne.TextWrapWord
+	r.tipBG = canvas.NewRectangle(color.NRGBA{R: 255, G: 252, B: 220, A: 245})
+	r.tipBG.StrokeColor = color.NRGBA{R: 120, G: 110, B: 60, A: 255}
+	r.tipBG.StrokeWidth = 1
+	r.tipBG.CornerRadius = 4
+	r.bg = canvas.NewRectangle(color.White)
+	return r
+}
+
+type graphRenderer struct {
+	g     *GraphView
+	bg    *canvas.Rectangle
+	image *canvas.Image
+	msg   *widget.Label
+	marks []*canvas.Rectangle
+	tipBG *canvas.Rectangle
+	tip   []*canvas.Text
+	objs  []fyne.CanvasObject
+}
+
+func (r *graphRenderer) Destroy() {}
+
+func (r *graphRenderer) MinSize() fyne.Size { return r.g.MinSize() }
+
+func (r *graphRenderer) Objects() []fyne.CanvasObject { return r.objs }
+
+func (r *graphRenderer) markRect(n *graph.NodeShape, c color.NRGBA, i int) *canvas.Rectangle {
+	for len(r.marks) <= i {
+		r.marks = append(r.marks, canvas.NewRectangle(color.Transparent))
+	}
+	m := r.marks[i]
+	z := r.g.zoom
+	w, h := float32(n.W)*z+8, float32(n.H)*z+8
+	p := r.g.toScreen(n.Center)
+	m.FillColor = color.NRGBA{R: c.R, G: c.G, B: c.B, A: 50}
+	m.StrokeColor = c
+	m.StrokeWidth = 2.5
+	m.CornerRadius = min(w, h) / 2
+	m.Resize(fyne.NewSize(w, h))
+	m.Move(fyne.NewPos(p.X-w/2, p.Y-h/2))
+	return m
+}
+
+func (r *graphRenderer) Layout(size fyne.Size) {
+	g := r.g
+	r.objs = r.objs[:0]
+	if g.lay == nil {
+		r.msg.SetText(g.message)
+		r.msg.Resize(fyne.NewSize(max(size.Width, 300)-20, r.msg.MinSize().Height))
+		r.msg.Move(fyne.NewPos(10, 10))
+		r.objs = append(r.objs, r.msg)
+		return
+	}
+	r.bg.Resize(size)
+	r.objs = append(r.objs, r.bg)
+	if r.image.Image != g.img {
+		r.image.Image = g.img
+		r.image.Refresh()
+	}
+	r.image.Resize(fyne.NewSize(float32(g.lay.Width)*g.zoom, float32(g.lay.Height)*g.zoom))
+	r.image.Move(fyne.NewPos(graphPad, graphPad))
+	r.objs = append(r.objs, r.image)
+	k := 0
+	for i := range g.lay.Nodes {
+		n := &g.lay.Nodes[i]
+		if n.State < 0 {
+			continue
+		}
+		c, ok := g.marks[n.State]
+		if n.State == g.selected {
+			c, ok = markSelected, true
+		}
+		if ok {
+			r.objs = append(r.objs, r.markRect(n, c, k))
+			k++
+		}
+	}
+	if g.hover != "" {
+		lines := strings.Split(g.hover, "\n")
+		for len(r.tip) < len(lines) {
+			t := canvas.NewText("", color.Black)
+			t.TextStyle = fyne.TextStyle{Monospace: true}
+			t.TextSize = theme.TextSize() * 0.9
+			r.tip = append(r.tip, t)
+		}
+		var w, h float32
+		for i, l := range lines {
+			t := r.tip[i]
+			t.Text = l
+			t.Color = color.Black
+			t.Refresh()
+			ms := t.MinSize()
+			w, h = max(w, ms.Width), h+ms.Height
+		}
+		at := g.hoverAt.Add(fyne.NewPos(16, 16))
+		// Keep the tooltip inside the visible part of the view.
+		view := g.scroll.Size()
+		off := g.scroll.Offset
+		if at.X+w+12 > off.X+view.Width {
+			at.X = max(off.X, g.hoverAt.X-w-16)
+		}
+		if at.Y+h+12 > off.Y+view.Height {
+			at.Y = max(off.Y, g.hoverAt.Y-h-16)
+		}
+		r.tipBG.Resize(fyne.NewSize(w+12, h+8))
+		r.tipBG.Move(at)
+		r.objs = append(r.objs, r.tipBG)
+		y := at.Y + 4
+		for i := range lines {
+			t := r.tip[i]
+			t.Move(fyne.NewPos(at.X+6, y))
+			y += t.MinSize().Height
+			r.objs = append(r.objs, t)
+		}
+	}
+}
+
+func (r *graphRenderer) Refresh() {
+	r.Layout(r.g.Size())
+	canvas.Refresh(r.g)
+}

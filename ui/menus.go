@@ -1,0 +1,246 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+
+	"github.com/modex/modex/graph"
+	"github.com/modex/modex/projects"
+)
+
+func (wb *Workbench) installMenus() {
+	recent := fyne.NewMenuItem("Open Recent", nil)
+	recent.ChildMenu = fyne.NewMenu("")
+	refreshRecent := func() {
+		recent.ChildMenu.Items = nil
+		for _, p := range recentProjects(wb.app) {
+			p := p
+			recent.ChildMenu.Items = append(recent.ChildMenu.Items, fyne.NewMenuItem(p, func() { wb.confirmDiscard(func() { wb.openPath(p) }) }))
+		}
+		if len(recent.ChildMenu.Items) == 0 {
+			recent.ChildMenu.Items = []*fyne.MenuItem{fyne.NewMenuItem("(none)", nil)}
+		}
+	}
+	refreshRecent()
+	export := fyne.NewMenuItem("Export Graph", nil)
+	export.ChildMenu = fyne.NewMenu("",
+		fyne.NewMenuItem("DOT…", func() { wb.Export("dot") }),
+		fyne.NewMenuItem("SVG…", func() { wb.Export("svg") }),
+		fyne.NewMenuItem("PNG…", func() { wb.Export("png") }),
+		fyne.NewMenuItem("JSON…", func() { wb.Export("json") }),
+	)
+	samples := fyne.NewMenuItem("Open Sample", nil)
+	samples.ChildMenu = fyne.NewMenu("")
+	for _, s := range projects.SampleNames() {
+		s := s
+		samples.ChildMenu.Items = append(samples.ChildMenu.Items, fyne.NewMenuItem(s, func() {
+			wb.confirmDiscard(func() {
+				dir, err := userSampleDir()
+				if err == nil {
+					var p string
+					if p, err = projects.ExtractSample(s, dir); err == nil {
+						wb.openPath(p)
+						return
+					}
+				}
+				dialog.ShowError(err, wb.win)
+			})
+		}))
+	}
+	file := fyne.NewMenu("File",
+		fyne.NewMenuItem("New Project from Model…", func() { wb.confirmDiscard(wb.NewFromModel) }),
+		fyne.NewMenuItem("Open…", func() { wb.confirmDiscard(wb.OpenDialog) }),
+		recent, samples,
+		fyne.NewMenuItemSeparator(),
+		fyne.NewMenuItem("Save", func() { wb.Save() }),
+		fyne.NewMenuItem("Save As…", wb.SaveAs),
+		fyne.NewMenuItemSeparator(),
+		export,
+	)
+	view := fyne.NewMenu("View",
+		fyne.NewMenuItem("Zoom In", wb.graph.ZoomIn),
+		fyne.NewMenuItem("Zoom Out", wb.graph.ZoomOut),
+		fyne.NewMenuItem("Fit to Window", wb.graph.Fit),
+	)
+	run := fyne.NewMenu("Explore",
+		fyne.NewMenuItem("Explore", wb.Explore),
+		fyne.NewMenuItem("Cancel", wb.Cancel),
+		fyne.NewMenuItem("Reload Model", wb.Reload),
+	)
+	wb.win.SetMainMenu(fyne.NewMainMenu(file, view, run))
+	c := wb.win.Canvas()
+	short := func(k fyne.KeyName, f func()) {
+		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { f() })
+	}
+	short(fyne.KeyEqual, wb.graph.ZoomIn)
+	short(fyne.KeyPlus, wb.graph.ZoomIn)
+	short(fyne.KeyMinus, wb.graph.ZoomOut)
+	short(fyne.Key0, wb.graph.Fit)
+	short(fyne.KeyE, wb.Explore)
+	short(fyne.KeyS, func() { wb.Save() })
+	short(fyne.KeyO, func() { wb.confirmDiscard(wb.OpenDialog) })
+	short(fyne.KeyR, wb.Reload)
+	c.SetOnTypedKey(func(e *fyne.KeyEvent) {
+		if e.Name == fyne.KeyEscape {
+			wb.Cancel()
+		}
+	})
+}
+
+func userSampleDir() (string, error) {
+	dir, err := userCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "modex", "samples"), nil
+}
+
+func (wb *Workbench) openPath(p string) {
+	if err := wb.Open(p); err != nil {
+		dialog.ShowError(err, wb.win)
+	}
+}
+
+// OpenDialog asks for a project or model and opens it.
+func (wb *Workbench) OpenDialog() {
+	wb.dialogs.Open("Open a Modex project or model", []string{"toml", "star"}, func(p string) {
+		if p != "" {
+			wb.openPath(p)
+		}
+	})
+}
+
+// NewFromModel asks for a .star model and starts an unsaved project on it.
+func (wb *Workbench) NewFromModel() {
+	wb.dialogs.Open("Choose the model program", []string{"star"}, func(p string) {
+		if p == "" {
+			return
+		}
+		wb.setProject(projects.ForModel(p))
+		wb.setDirty(true)
+	})
+}
+
+// Save writes the project to its file (asking for one when it has none).
+func (wb *Workbench) Save() error {
+	p := wb.project
+	if p == nil {
+		return nil
+	}
+	if p.Path == "" {
+		wb.SaveAs()
+		return nil
+	}
+	if err := p.Save(p.Path); err != nil {
+		dialog.ShowError(err, wb.win)
+		return err
+	}
+	wb.setDirty(false)
+	addRecent(wb.app, p.Path)
+	wb.status.SetText("Saved " + p.Path)
+	return nil
+}
+
+// SaveAs asks where to save the project.
+func (wb *Workbench) SaveAs() {
+	p := wb.project
+	if p == nil {
+		return
+	}
+	wb.dialogs.Save("Save the project", p.Path, []string{"toml"}, func(path string) {
+		if path == "" {
+			return
+		}
+		if !strings.HasSuffix(path, ".toml") {
+			path += ".toml"
+		}
+		// The model path is relative to the project file: keep it pointing
+		// at the same model.
+		if !filepath.IsAbs(p.Model) {
+			abs, _ := filepath.Abs(p.ModelPath())
+			if rel, err := filepath.Rel(filepath.Dir(path), abs); err == nil {
+				p.Model = rel
+			} else {
+				p.Model = abs
+			}
+		}
+		p.Path = path
+		wb.Save()
+	})
+}
+
+// Export writes the last explored graph in a format (dot, svg, png, json).
+func (wb *Workbench) Export(format string) {
+	wb.mu.Lock()
+	doc := wb.doc
+	wb.mu.Unlock()
+	if doc == nil {
+		dialog.ShowInformation("Export", "Explore first: there is no graph yet.", wb.win)
+		return
+	}
+	base := "graph." + format
+	if wb.project != nil && wb.project.Path != "" {
+		base = filepath.Join(filepath.Dir(wb.project.Path), wb.project.Name+"-"+wb.configs.Selected+"."+format)
+	}
+	wb.dialogs.Save("Export the graph as "+strings.ToUpper(format), base, []string{format}, func(path string) {
+		if path == "" {
+			return
+		}
+		go func() {
+			err := exportDoc(doc, format, path)
+			wb.do(func() {
+				if err != nil {
+					dialog.ShowError(err, wb.win)
+					return
+				}
+				wb.status.SetText("Exported " + path)
+			})
+		}()
+	})
+}
+
+func exportDoc(doc *graph.Doc, format, path string) error {
+	var buf bytes.Buffer
+	var err error
+	switch format {
+	case "dot":
+		err = doc.WriteDOT(&buf)
+	case "json":
+		err = doc.WriteJSON(&buf, graph.JSONOptions{})
+	case "svg", "png":
+		err = doc.Render(context.Background(), graph.Format(format), "", &buf)
+	default:
+		err = fmt.Errorf("unknown format %q", format)
+	}
+	if err != nil {
+		return err
+	}
+	return projects.WriteFileAtomic(path, buf.Bytes())
+}
+
+// confirmDiscard runs f, first asking when there are unsaved changes.
+func (wb *Workbench) confirmDiscard(f func()) {
+	if !wb.dirty {
+		f()
+		return
+	}
+	dialog.ShowConfirm("Unsaved changes", "Discard the unsaved changes to "+wb.project.Name+"?", func(ok bool) {
+		if ok {
+			f()
+		}
+	}, wb.win)
+}
+
+func (wb *Workbench) closeRequested() {
+	wb.confirmDiscard(func() {
+		wb.Cancel()
+		wb.win.Close()
+	})
+}
