@@ -18,7 +18,7 @@ import (
 
 const usage = `usage:
   modex                         open the workbench on the bundled chat project
-  modex PROJECT                 open the workbench on a project (.toml) or model (.star)
+  modex PROJECT [--config NAME] open the workbench on a project (.toml) or model (.star)
   modex explore PROJECT [--config NAME] [--format json|dot|svg|png] [--out FILE]
                         [--workers N] [--layout dot|sfdp|neato] [--no-timing]
   modex check PROJECT           validate a project, its model and every configuration
@@ -36,7 +36,7 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 // run is the whole program; it returns an error instead of exiting.
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return runGUI("")
+		return runGUI("", "")
 	}
 	switch args[0] {
 	case "explore":
@@ -47,13 +47,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, usage)
 		return nil
 	}
-	if strings.HasPrefix(args[0], "-") || len(args) > 1 {
+	if strings.HasPrefix(args[0], "-") {
 		return usagef("unknown command or flag %q", args[0])
 	}
-	if _, err := os.Stat(args[0]); err != nil {
-		return usagef("unknown command %q (and no such project file)", args[0])
+	fs := flag.NewFlagSet("modex", flag.ContinueOnError)
+	config := fs.String("config", "", "configuration to open")
+	path, err := parseFlags(fs, args)
+	if err != nil {
+		return err
 	}
-	return runGUI(args[0])
+	if _, err := os.Stat(path); err != nil {
+		return usagef("unknown command %q (and no such project file)", path)
+	}
+	return runGUI(path, *config)
 }
 
 // parseFlags parses flags that may stand before or after the one positional

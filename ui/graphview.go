@@ -305,7 +305,9 @@ func ctrlHeld() bool {
 func (g *GraphView) CreateRenderer() fyne.WidgetRenderer {
 	r := &graphRenderer{g: g, image: canvas.NewImageFromImage(nil)}
 	r.image.FillMode = canvas.ImageFillStretch
-	r.image.ScaleMode = canvas.ImageScaleSmooth
+	// Fastest: GL scales the texture. Smooth would rescale the whole image
+	// on the CPU, on the UI goroutine, at every zoom (hundreds of ms).
+	r.image.ScaleMode = canvas.ImageScaleFastest
 	r.msg = widget.NewLabel("")
 	r.msg.Wrapping = fyne.TextWrapWord
 	r.tipBG = canvas.NewRectangle(color.NRGBA{R: 255, G: 252, B: 220, A: 245})

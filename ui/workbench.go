@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,7 +64,10 @@ type Workbench struct {
 	configs  *widget.Select
 	explore  *widget.Button
 	stop     *widget.Button
-	progress *widget.ProgressBarInfinite
+	// progress moves one step per progress report (about 10 a second): an
+	// infinite bar would repaint the window at 60 frames a second, which
+	// under software rendering takes the CPU the exploration needs.
+	progress *widget.ProgressBar
 	counts   *widget.Label
 	status   *widget.Label
 	note     *widget.Label
@@ -100,8 +104,8 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb.explore.Importance = widget.HighImportance
 	wb.stop = widget.NewButton("Cancel", wb.Cancel)
 	wb.stop.Disable()
-	wb.progress = widget.NewProgressBarInfinite()
-	wb.progress.Stop()
+	wb.progress = widget.NewProgressBar()
+	wb.progress.TextFormatter = func() string { return "exploring" }
 	wb.progress.Hide()
 	wb.counts = widget.NewLabel("")
 	wb.status = widget.NewLabel("Open a project to begin.")
@@ -332,11 +336,18 @@ func (wb *Workbench) Explore() {
 		wb.status.SetText("Configuration error: " + err.Error())
 		return
 	}
+	// Leave a core for the UI goroutine and the renderer.
+	cfg.Workers = max(1, runtime.NumCPU()-1)
 	var pending atomic.Pointer[engine.Exploration]
 	wake := make(chan struct{}, 1)
 	cfg.Progress = func(pr engine.Progress) {
 		wb.do(func() {
 			if wb.current(gen) && !pr.Done {
+				v := wb.progress.Value + 0.1
+				if v > 1.001 {
+					v = 0
+				}
+				wb.progress.SetValue(v)
 				wb.counts.SetText(fmt.Sprintf("%d states, %d transitions, %d tried, %.0f tried/s", pr.States, pr.Transitions, pr.Tried, pr.Rate))
 			}
 		})
@@ -352,8 +363,8 @@ func (wb *Workbench) Explore() {
 	}
 	wb.explore.Disable()
 	wb.stop.Enable()
+	wb.progress.SetValue(0)
 	wb.progress.Show()
-	wb.progress.Start()
 	wb.status.SetText("Exploring " + wb.configs.Selected + "…")
 	done := make(chan struct{})
 	pumpDone := make(chan struct{})
@@ -404,7 +415,6 @@ func (wb *Workbench) current(gen int) bool {
 func (wb *Workbench) finishRun() {
 	wb.explore.Enable()
 	wb.stop.Disable()
-	wb.progress.Stop()
 	wb.progress.Hide()
 }
 
@@ -458,14 +468,16 @@ func prepare(x *engine.Exploration, center string, radius int) drawing {
 // MaxImagePixels bounds the image drawn for the view (texture upload on the
 // UI goroutine grows with it); MaxImageSide keeps within GL texture limits.
 const (
-	MaxImagePixels = 12_000_000
+	MaxImagePixels = 4_000_000
 	MaxImageSide   = 8000
 )
+
+var drawScaleBase = 2.0
 
 // drawScale picks the drawing scale: 2 (sharp when zoomed in) unless the
 // image would get too large.
 func drawScale(l *graph.Layout) float64 {
-	s := 2.0
+	s := drawScaleBase
 	if px := l.Width * l.Height * s * s; px > MaxImagePixels {
 		s *= math.Sqrt(MaxImagePixels / px)
 	}
@@ -765,7 +777,11 @@ func (wb *Workbench) configMenu() {
 
 // Run opens the workbench on a project; path "" opens the bundled chat
 // sample (copied to the user's cache folder).
-func Run(a fyne.App, path string, dialogs func(fyne.Window) Dialogs) error {
+//
+// With MODEX_UI_STATS=FILE in the environment, the workbench monitors the UI
+// goroutine and writes, after every exploration shown, a JSON line with the
+// longest UI-goroutine stall and callback so far (scripts/ui-stalls.sh).
+func Run(a fyne.App, path, config string, dialogs func(fyne.Window) Dialogs) error {
 	if path == "" {
 		dir, err := os.UserCacheDir()
 		if err != nil {
@@ -784,8 +800,50 @@ func Run(a fyne.App, path string, dialogs func(fyne.Window) Dialogs) error {
 	}
 	wb := NewWorkbench(w, a, d)
 	wb.AutoExplore = true
+	if v, err := strconv.ParseFloat(os.Getenv("MODEX_DRAW_SCALE"), 64); err == nil && v > 0 {
+		drawScaleBase = v
+	}
+	if stats := os.Getenv("MODEX_UI_STATS"); stats != "" {
+		// Measure once the event loop runs: explore again then, so that the
+		// exploration, layout and drawing all happen under the monitor.
+		var mon *StallMonitor
+		runs := 0
+		a.Lifecycle().SetOnStarted(func() {
+			mon = StartStallMonitor(5 * time.Millisecond)
+			time.AfterFunc(500*time.Millisecond, func() { fyne.Do(func() { mon.Reset(); wb.Explore() }) })
+		})
+		defer func() {
+			if mon != nil {
+				mon.Stop()
+			}
+		}()
+		wb.OnShown(func() {
+			runs++
+			if mon == nil || runs < 2 {
+				return
+			}
+			wb.mu.Lock()
+			n := 0
+			if wb.last != nil {
+				n = len(wb.last.States)
+			}
+			wb.mu.Unlock()
+			line := fmt.Sprintf(`{"config":%q,"states":%d,"max_stall_ms":%.1f,"max_callback_ms":%.1f,"heartbeats":%d}`+"\n",
+				wb.configs.Selected, n, float64(mon.Worst().Microseconds())/1000, float64(wb.MaxUIWork().Microseconds())/1000, mon.Beats())
+			if f, err := os.OpenFile(stats, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
+				f.WriteString(line)
+				f.Close()
+			}
+		})
+	}
 	if err := wb.Open(path); err != nil {
 		return err
+	}
+	if config != "" {
+		if _, ok := wb.project.Configs[config]; !ok {
+			return fmt.Errorf("%s has no configuration %q", path, config)
+		}
+		wb.configs.SetSelected(config)
 	}
 	w.ShowAndRun()
 	return nil

@@ -1,0 +1,93 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/modex/modex/engine"
+)
+
+// gridModel is a w×h grid walk: w*h states, up to 4 transitions each.
+func gridModel(tb testing.TB, w, h int) (*engine.StarModel, *engine.Config) {
+	src := fmt.Sprintf(`
+W, H = %d, %d
+def init():
+    return {"x": 0, "y": 0}
+def Right(s):
+    require(s.x < W - 1)
+    s.x += 1
+def Left(s):
+    require(s.x > 0)
+    s.x -= 1
+def Up(s):
+    require(s.y < H - 1)
+    s.y += 1
+def Down(s):
+    require(s.y > 0)
+    s.y -= 1
+actions = [Right, Left, Up, Down]
+`, w, h)
+	m, err := engine.LoadStarlarkSource("grid.star", []byte(src))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m, engine.DefaultConfig(m)
+}
+
+// BenchmarkShowGraph measures what happens between an exploration's end and
+// its graph being ready for the screen: building the document, Graphviz
+// layout (dot up to 60 states, sfdp above) and drawing. 2000 states are
+// above DrawLimit: the neighbourhood of the initial state is shown.
+func BenchmarkShowGraph(b *testing.B) {
+	for _, size := range [][2]int{{10, 5}, {20, 15}, {50, 40}} {
+		m, cfg := gridModel(b, size[0], size[1])
+		x, err := engine.Explore(context.Background(), m, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("states=%d", len(x.States)), func(b *testing.B) {
+			var d drawing
+			for i := 0; i < b.N; i++ {
+				d = prepare(x, "", 2)
+				if d.err != nil {
+					b.Fatal(d.err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/show")
+			b.ReportMetric(float64(len(d.view.States)), "drawn-states")
+		})
+	}
+}
+
+// BenchmarkUIWorkMoreItems explores the web shop MoreItemsInCart
+// configuration in the workbench and reports the longest time the
+// workbench kept the UI goroutine busy (its own callbacks) and the worst
+// heartbeat delay of the UI goroutine.
+func BenchmarkUIWorkMoreItems(b *testing.B) {
+	a := test.NewTempApp(b)
+	w := a.NewWindow("bench")
+	w.Resize(fyne.NewSize(1400, 860))
+	defer w.Close()
+	wb := NewWorkbench(w, a, nil)
+	shown := make(chan struct{}, 4)
+	wb.OnShown(func() { shown <- struct{}{} })
+	if err := wb.Open("../projects/webshop/webshop.toml"); err != nil {
+		b.Fatal(err)
+	}
+	mon := StartStallMonitor(5 * time.Millisecond)
+	defer mon.Stop()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		wb.configs.SetSelected("more_items")
+		wb.Explore()
+		<-shown
+		wb.configs.SetSelected("some_items")
+	}
+	b.ReportMetric(float64(wb.MaxUIWork().Microseconds())/1000, "max-ui-work-ms")
+	b.ReportMetric(float64(mon.Worst().Microseconds())/1000, "max-heartbeat-delay-ms")
+}
