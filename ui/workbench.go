@@ -60,10 +60,10 @@ type Workbench struct {
 	exploreT *time.Timer
 
 	// widgets
-	title    *widget.Label
-	configs  *widget.Select
-	explore  *widget.Button
-	stop     *widget.Button
+	title   *widget.Label
+	configs *widget.Select
+	explore *widget.Button
+	stop    *widget.Button
 	// progress moves one step per progress report (about 10 a second): an
 	// infinite bar would repaint the window at 60 frames a second, which
 	// under software rendering takes the CPU the exploration needs.
