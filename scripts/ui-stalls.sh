@@ -11,7 +11,7 @@ xvfb=$!
 stats=$(mktemp)
 trap 'kill $xvfb 2>/dev/null || true; rm -f "$stats"' EXIT
 sleep 1
-for cfg in some_items more_items; do
+for cfg in some_items more_items more_items more_items; do
   DISPLAY=$display MODEX_UI_STATS=$stats ./bin/modex projects/webshop/webshop.toml --config "$cfg" >/dev/null 2>&1 &
   pid=$!
   sleep 8
