@@ -603,23 +603,26 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (r
 				}
 				res.trans = append(res.trans, pt)
 			}
-			// next combination
-			p := len(idx) - 1
-			for p >= 0 {
-				idx[p]++
-				if idx[p] < len(doms[p]) {
-					break
-				}
-				idx[p] = 0
-				p--
-			}
-			if p < 0 {
+			if !nextCombination(idx, doms) {
 				break
 			}
 		}
 	}
 	res.done = true
 	return res
+}
+
+// nextCombination advances idx, an odometer of indices into doms, to the
+// next combination of inputs; false when all have been visited.
+func nextCombination(idx []int, doms [][]Value) bool {
+	for p := len(idx) - 1; p >= 0; p-- {
+		idx[p]++
+		if idx[p] < len(doms[p]) {
+			return true
+		}
+		idx[p] = 0
+	}
+	return false
 }
 
 func exprPos(x Expr) string {

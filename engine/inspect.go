@@ -151,16 +151,7 @@ func forEachCombination(doms [][]Value, f func([]Value)) {
 			args[p] = doms[p][idx[p]]
 		}
 		f(args)
-		p := len(idx) - 1
-		for p >= 0 {
-			idx[p]++
-			if idx[p] < len(doms[p]) {
-				break
-			}
-			idx[p] = 0
-			p--
-		}
-		if p < 0 {
+		if !nextCombination(idx, doms) {
 			return
 		}
 	}
