@@ -1,0 +1,797 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+
+	"go.starlark.net/starlark"
+)
+
+// TestConfig sets the limits and strategy of online testing.
+type TestConfig struct {
+	Runs  int // test runs (default 1)
+	Steps int // steps per run before the cleanup phase (default 100)
+	// TotalSteps bounds the steps of all runs together (0: no bound).
+	TotalSteps int
+	// CleanupSteps bounds the cleanup phase of a run (default Steps).
+	CleanupSteps int
+	// Seed is the seed of run 1; run i uses Seed+i-1.
+	Seed uint64
+	// Strategy is "random" (weighted random, the paper's) or "coverage"
+	// (prefer transitions not taken yet, still respecting zero weights).
+	Strategy string
+	// MaxStates bounds the set of model states tracked for nondeterminism
+	// (default 1000); exceeding it makes the run inconclusive.
+	MaxStates int
+	// OnStep, when set, is called after every step (on the testing
+	// goroutine).
+	OnStep func(StepRecord)
+}
+
+// Verdicts of a test run.
+const (
+	Pass         = "pass"
+	Fail         = "fail"
+	Inconclusive = "inconclusive"
+)
+
+// StepRecord is one step of a test run.
+type StepRecord struct {
+	Run, Index int
+	Kind       Kind // Controllable, Observable (or Internal) or Timeout
+	Action     string
+	Args       []Value
+	Output     Value
+	Cleanup    bool     // taken in the cleanup phase
+	States     []string // keys of the model states after the step
+	From       []string // keys before the step
+	Active     bool     // the tester is in an active state after the step
+}
+
+// Label is the step as shown in logs: Post(Client1, "hi"), ?Deliver(...),
+// Create()/Client1, or "timeout".
+func (s StepRecord) Label() string {
+	if s.Kind == Timeout {
+		return "timeout"
+	}
+	t := GTrans{Action: s.Action, Args: s.Args, Output: s.Output, Kind: s.Kind}
+	return t.Label()
+}
+
+// Failure describes why a run failed.
+type Failure struct {
+	Kind     string   // one of the Fail* constants
+	Step     int      // index of the failing step (0-based)
+	Message  string   // what happened
+	States   []string // the model states the tester was in, variables printed
+	Expected []string // what the model would have accepted
+}
+
+// RunResult is the outcome of one test run.
+type RunResult struct {
+	Run     int
+	Seed    uint64
+	Verdict string
+	Steps   []StepRecord
+	Failure *Failure
+	Reason  string // why the run was inconclusive
+	Seconds float64
+}
+
+// TestResult is the outcome of online testing.
+type TestResult struct {
+	Runs []RunResult
+	// Coverage: distinct model states and transitions visited, all runs.
+	States, Transitions int
+	Steps               int
+	Seconds             float64
+}
+
+// Passed reports whether every run passed.
+func (r *TestResult) Passed() bool {
+	for _, run := range r.Runs {
+		if run.Verdict != Pass {
+			return false
+		}
+	}
+	return len(r.Runs) > 0
+}
+
+type tester struct {
+	ctx     context.Context
+	m       Model
+	info    *ModelInfo
+	cfg     *Config
+	tc      TestConfig
+	impl    Implementation
+	w       Worker
+	rng     *rand.Rand
+	bind    *Binding
+	counts  []int
+	covered map[string]bool // transition keys
+	seen    map[string]bool // state keys
+	byName  map[string]int
+	total   int
+}
+
+// Test runs online testing (the OLT algorithm of seed 000 section 3) of the
+// implementation against the model under the configuration.
+func Test(ctx context.Context, m Model, cfg *Config, impl Implementation, tc TestConfig) (*TestResult, error) {
+	if tc.Runs <= 0 {
+		tc.Runs = 1
+	}
+	if tc.Steps <= 0 {
+		tc.Steps = 100
+	}
+	if tc.CleanupSteps <= 0 {
+		tc.CleanupSteps = tc.Steps
+	}
+	if tc.MaxStates <= 0 {
+		tc.MaxStates = 1000
+	}
+	switch tc.Strategy {
+	case "", "random":
+		tc.Strategy = "random"
+	case "coverage":
+	default:
+		return nil, fmt.Errorf("unknown strategy %q (use random or coverage)", tc.Strategy)
+	}
+	w, err := m.NewWorker()
+	if err != nil {
+		return nil, err
+	}
+	w.SetBudget(cfg.StepBudget)
+	if err := cfg.Check(m, w); err != nil {
+		return nil, err
+	}
+	t := &tester{ctx: ctx, m: m, info: m.Info(), cfg: cfg, tc: tc, impl: impl, w: w,
+		covered: map[string]bool{}, seen: map[string]bool{}, byName: map[string]int{}}
+	for i, a := range t.info.Actions {
+		t.byName[a.Name] = i
+	}
+	start := time.Now()
+	res := &TestResult{}
+	for r := 1; r <= tc.Runs; r++ {
+		if tc.TotalSteps > 0 && t.total >= tc.TotalSteps {
+			break
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		run := t.run(r, tc.Seed+uint64(r-1))
+		res.Runs = append(res.Runs, run)
+		if run.Failure != nil && (run.Failure.Kind == FailCrash || run.Failure.Kind == FailProtocol || run.Failure.Kind == FailTimeout) {
+			break // the implementation is gone or unusable
+		}
+	}
+	res.States, res.Transitions, res.Steps = len(t.seen), len(t.covered), t.total
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// run performs one test run.
+func (t *tester) run(n int, seed uint64) (res RunResult) {
+	start := time.Now()
+	res = RunResult{Run: n, Seed: seed, Verdict: Pass}
+	defer func() { res.Seconds = time.Since(start).Seconds() }()
+	t.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	t.bind = NewBinding()
+	t.counts = make([]int, len(t.info.Actions))
+	failAt := func(kind, msg string, states []State, expected []string) RunResult {
+		res.Verdict = Fail
+		res.Failure = &Failure{Kind: kind, Step: len(res.Steps), Message: msg, States: t.describe(states), Expected: expected}
+		return res
+	}
+	if err := t.impl.Reset(t.ctx); err != nil {
+		return failAt(implKind(err), "reset: "+err.Error(), nil, nil)
+	}
+	st0, err := t.w.Init()
+	if err != nil {
+		return failAt(FailModel, err.Error(), nil, nil)
+	}
+	states, err := t.closure([]State{st0})
+	if err != nil {
+		return failAt(FailModel, err.Error(), nil, nil)
+	}
+	t.visit(states)
+	active := false // runs start in a passive state (the timeout extension)
+	steps, cleanupSteps := 0, 0
+	record := func(rec StepRecord) {
+		rec.Run, rec.Index = n, len(res.Steps)
+		res.Steps = append(res.Steps, rec)
+		t.total++
+		if t.tc.OnStep != nil {
+			t.tc.OnStep(rec)
+		}
+	}
+	for {
+		if t.ctx.Err() != nil {
+			res.Verdict, res.Reason = Inconclusive, "cancelled"
+			return res
+		}
+		cleanup := steps >= t.tc.Steps || (t.tc.TotalSteps > 0 && t.total >= t.tc.TotalSteps)
+		if cleanup {
+			acc, err := t.accepting(states)
+			if err != nil {
+				return failAt(FailModel, err.Error(), states, nil)
+			}
+			if acc {
+				return res
+			}
+			if cleanupSteps >= t.tc.CleanupSteps {
+				return failAt(FailNotAccepting, fmt.Sprintf("the cleanup phase did not reach an accepting state in %d steps", t.tc.CleanupSteps), states, nil)
+			}
+			cleanupSteps++
+		}
+		if !active {
+			// Step 1: observe.
+			wait, err := t.timeout(states)
+			if err != nil {
+				return failAt(FailModel, err.Error(), states, nil)
+			}
+			ev, err := t.impl.Next(t.ctx, wait)
+			if err != nil {
+				if t.ctx.Err() != nil {
+					res.Verdict, res.Reason = Inconclusive, "cancelled"
+					return res
+				}
+				return failAt(implKind(err), err.Error(), states, nil)
+			}
+			if ev == nil {
+				active = true
+				record(StepRecord{Kind: Timeout, Cleanup: cleanup, States: keys(states), From: keys(states), Active: true})
+				steps++
+				continue
+			}
+			next, args, kind, fail := t.observe(states, ev)
+			if fail != nil {
+				res.Verdict = Fail
+				fail.Step = len(res.Steps)
+				res.Failure = fail
+				return res
+			}
+			if len(next) > t.tc.MaxStates {
+				res.Verdict, res.Reason = Inconclusive, fmt.Sprintf("the model may be in more than %d states", t.tc.MaxStates)
+				return res
+			}
+			t.cover(states, ev.Action, args, next)
+			record(StepRecord{Kind: kind, Action: ev.Action, Args: args, Cleanup: cleanup, States: keys(next), From: keys(states)})
+			states = next
+			steps++
+			if msg := t.violated(states); msg != "" {
+				return failAt(FailInvariant, msg, states, nil)
+			}
+			continue
+		}
+		// Step 2: control.
+		cands, err := t.candidates(states, cleanup)
+		if err != nil {
+			return failAt(FailModel, err.Error(), states, nil)
+		}
+		if len(cands) == 0 {
+			// Step 3: terminate.
+			acc, err := t.accepting(states)
+			if err != nil {
+				return failAt(FailModel, err.Error(), states, nil)
+			}
+			if acc {
+				return res
+			}
+			return failAt(FailNotAccepting, "no action is enabled and the state is not accepting", states, nil)
+		}
+		c := t.choose(states, cands)
+		wire := make([]any, len(c.args))
+		for i, a := range c.args {
+			if wire[i], err = t.bind.ToWire(a); err != nil {
+				return failAt(FailModel, fmt.Sprintf("%s: %v", c.label(t.info), err), states, nil)
+			}
+		}
+		out, err := t.impl.Invoke(t.ctx, t.info.Actions[c.action].Name, wire)
+		if err != nil {
+			if t.ctx.Err() != nil {
+				res.Verdict, res.Reason = Inconclusive, "cancelled"
+				return res
+			}
+			var ref *RefusedError
+			if errors.As(err, &ref) {
+				return failAt(FailRefused, fmt.Sprintf("the implementation refused %s: %s", c.label(t.info), ref.Reason), states, []string{c.label(t.info)})
+			}
+			return failAt(implKind(err), fmt.Sprintf("%s: %v", c.label(t.info), err), states, nil)
+		}
+		next, output, expected, err := t.control(states, c, out)
+		if err != nil {
+			return failAt(FailModel, err.Error(), states, nil)
+		}
+		if len(next) == 0 {
+			return failAt(FailOutput, fmt.Sprintf("%s returned %s", c.label(t.info), canonJSON(out)), states, expected)
+		}
+		t.counts[c.action]++
+		t.cover(states, t.info.Actions[c.action].Name, c.args, next)
+		record(StepRecord{Kind: Controllable, Action: t.info.Actions[c.action].Name, Args: c.args, Output: output, Cleanup: cleanup, States: keys(next), From: keys(states)})
+		states = next
+		active = false
+		steps++
+		if msg := t.violated(states); msg != "" {
+			return failAt(FailInvariant, msg, states, nil)
+		}
+	}
+}
+
+func implKind(err error) string {
+	var ie *ImplError
+	if errors.As(err, &ie) {
+		return ie.Kind
+	}
+	return FailCrash
+}
+
+func keys(states []State) []string {
+	out := make([]string, len(states))
+	for i, s := range states {
+		out[i] = s.Key()
+	}
+	return out
+}
+
+func (t *tester) visit(states []State) {
+	for _, s := range states {
+		t.seen[s.Key()] = true
+	}
+}
+
+func (t *tester) cover(from []State, action string, args []Value, to []State) {
+	ak := ""
+	for _, a := range args {
+		k, _ := Key(a)
+		ak += k
+	}
+	for _, f := range from {
+		for _, s := range to {
+			t.covered[f.Key()+"\x00"+action+"\x00"+ak+"\x00"+s.Key()] = true
+		}
+	}
+	t.visit(to)
+}
+
+// describe prints states as "name = value" lines for failure reports.
+func (t *tester) describe(states []State) []string {
+	var out []string
+	for _, s := range states {
+		var parts []string
+		for _, v := range t.w.Vars(s) {
+			parts = append(parts, v.Name+" = "+Format(v.Value))
+		}
+		out = append(out, strings.Join(parts, "; "))
+	}
+	return out
+}
+
+// closure adds the states reachable by internal actions (the model's own,
+// unobservable steps), bounded by MaxStates.
+func (t *tester) closure(states []State) ([]State, error) {
+	seen := map[string]bool{}
+	var out []State
+	queue := append([]State(nil), states...)
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		if seen[s.Key()] {
+			continue
+		}
+		seen[s.Key()] = true
+		out = append(out, s)
+		if len(out) > t.tc.MaxStates {
+			return out, nil
+		}
+		for ai := range t.info.Actions {
+			ac := &t.cfg.Actions[ai]
+			if ac.Exclude || ac.Kind != Internal {
+				continue
+			}
+			err := t.combos(s, ai, func(args []Value) error {
+				outs, _, err := t.w.Step(s, ai, args)
+				if err != nil {
+					return err
+				}
+				for _, o := range outs {
+					if o.Err != nil {
+						return o.Err
+					}
+					queue = append(queue, o.Next)
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// combos calls f with every input combination of an action in a state.
+func (t *tester) combos(st State, ai int, f func([]Value) error) error {
+	a := t.info.Actions[ai]
+	ac := &t.cfg.Actions[ai]
+	doms := make([][]Value, len(a.Params))
+	for p := range a.Params {
+		var vals []Value
+		var err error
+		if p < len(ac.Domains) && ac.Domains[p] != nil {
+			var v Value
+			if v, err = t.w.Eval(ac.Domains[p], st); err == nil {
+				vals, err = collection(v)
+			}
+		} else {
+			vals, _, err = t.w.Domain(st, ai, p)
+		}
+		if err != nil {
+			return err
+		}
+		if len(vals) == 0 {
+			return nil
+		}
+		doms[p] = vals
+	}
+	var ferr error
+	forEachCombination(doms, func(args []Value) {
+		if ferr == nil {
+			ferr = f(args)
+		}
+	})
+	return ferr
+}
+
+func (t *tester) accepting(states []State) (bool, error) {
+	for _, s := range states {
+		var ok bool
+		var err error
+		if t.cfg.Accepting != nil {
+			var v Value
+			if v, err = t.w.Eval(t.cfg.Accepting, s); err == nil {
+				ok = bool(v.Truth())
+			}
+		} else {
+			ok, err = t.w.Accepting(s)
+		}
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func (t *tester) violated(states []State) string {
+	for _, s := range states {
+		msg, err := t.w.Invariant(s)
+		if err != nil {
+			return err.Error()
+		}
+		if msg == "" {
+			return ""
+		}
+	}
+	msg, _ := t.w.Invariant(states[0])
+	return msg
+}
+
+// timeout evaluates Δ(s): the longest over the states tracked.
+func (t *tester) timeout(states []State) (time.Duration, error) {
+	if t.cfg.Timeout == nil {
+		return 0, nil
+	}
+	var worst float64
+	for _, s := range states {
+		v, err := t.w.Eval(t.cfg.Timeout, s)
+		if err != nil {
+			return 0, err
+		}
+		f, ok := number(v)
+		if !ok || f < 0 {
+			return 0, fmt.Errorf("timeout `%s` must give a number of seconds, not %s", t.cfg.Timeout.Source(), Format(v))
+		}
+		worst = max(worst, f)
+	}
+	return time.Duration(worst * float64(time.Second)), nil
+}
+
+// observe handles an observable event: the states the model may be in after
+// it, or a failure.
+func (t *tester) observe(states []State, ev *Event) ([]State, []Value, Kind, *Failure) {
+	ai, ok := t.byName[ev.Action]
+	if !ok || t.cfg.Actions[ai].Exclude || t.cfg.Actions[ai].Kind == Controllable {
+		return nil, nil, 0, &Failure{Kind: FailProtocol, Message: fmt.Sprintf("the implementation reported %q, which is not an observable action of the model", ev.Action),
+			States: t.describe(states), Expected: t.expectedObservables(states)}
+	}
+	args := make([]Value, len(ev.Args))
+	for i, x := range ev.Args {
+		v, err := t.bind.FromWire(x)
+		if err != nil {
+			return nil, nil, 0, &Failure{Kind: FailProtocol, Message: fmt.Sprintf("event %s: argument %d: %v", ev.Action, i+1, err), States: t.describe(states)}
+		}
+		args[i] = v
+	}
+	kind := t.cfg.Actions[ai].Kind
+	label := (&GTrans{Action: ev.Action, Args: args, Kind: kind}).Label()
+	if len(args) != len(t.info.Actions[ai].Params) {
+		return nil, nil, 0, &Failure{Kind: FailProtocol, Message: fmt.Sprintf("%s: %s takes %d arguments", label, ev.Action, len(t.info.Actions[ai].Params)), States: t.describe(states)}
+	}
+	var next []State
+	seen := map[string]bool{}
+	for _, s := range states {
+		outs, _, err := t.w.Step(s, ai, args)
+		if err != nil {
+			return nil, nil, 0, &Failure{Kind: FailModel, Message: err.Error(), States: t.describe(states)}
+		}
+		for _, o := range outs {
+			if o.Err != nil {
+				return nil, nil, 0, &Failure{Kind: FailModel, Message: o.Err.Error(), States: t.describe(states)}
+			}
+			if !seen[o.Next.Key()] {
+				seen[o.Next.Key()] = true
+				next = append(next, o.Next)
+			}
+		}
+	}
+	if len(next) == 0 {
+		return nil, nil, 0, &Failure{Kind: FailUnexpected, Message: fmt.Sprintf("the implementation did %s, which the model does not allow here", label),
+			States: t.describe(states), Expected: t.expectedObservables(states)}
+	}
+	closed, err := t.closure(next)
+	if err != nil {
+		return nil, nil, 0, &Failure{Kind: FailModel, Message: err.Error(), States: t.describe(states)}
+	}
+	return closed, args, kind, nil
+}
+
+// expectedObservables lists the observable steps the model allows.
+func (t *tester) expectedObservables(states []State) []string {
+	set := map[string]bool{}
+	for _, s := range states {
+		for ai, a := range t.info.Actions {
+			ac := &t.cfg.Actions[ai]
+			if ac.Exclude || ac.Kind != Observable {
+				continue
+			}
+			t.combos(s, ai, func(args []Value) error {
+				if outs, _, err := t.w.Step(s, ai, args); err == nil && len(outs) > 0 {
+					set[(&GTrans{Action: a.Name, Args: args, Kind: Observable}).Label()] = true
+				}
+				return nil
+			})
+		}
+	}
+	var out []string
+	for l := range set {
+		out = append(out, l)
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		out = []string{"(no observable action: only a timeout)"}
+	}
+	return out
+}
+
+type candidate struct {
+	action int
+	args   []Value
+	ak     string
+}
+
+func (c candidate) label(info *ModelInfo) string {
+	return info.Actions[c.action].Name + "(" + FormatArgs(c.args) + ")"
+}
+
+// candidates lists the controllable actions with inputs the tester may
+// choose: enabled (model precondition and scenario enabling condition) in
+// every state tracked, with a successor passing the filters, and with a
+// positive weight; only cleanup actions in the cleanup phase.
+func (t *tester) candidates(states []State, cleanup bool) ([]candidate, error) {
+	var out []candidate
+	first := states[0]
+	for ai := range t.info.Actions {
+		ac := &t.cfg.Actions[ai]
+		if ac.Exclude || ac.Kind != Controllable || (cleanup && !ac.Cleanup) {
+			continue
+		}
+		if w, err := t.weight(first, ai); err != nil {
+			return nil, err
+		} else if w <= 0 {
+			continue
+		}
+		err := t.combos(first, ai, func(args []Value) error {
+			for _, s := range states {
+				if ac.Enabled != nil {
+					v, err := t.w.Eval(ac.Enabled, s)
+					if err != nil {
+						return err
+					}
+					if !v.Truth() {
+						return nil
+					}
+				}
+				outs, _, err := t.w.Step(s, ai, args)
+				if err != nil {
+					return err
+				}
+				ok := false
+				for _, o := range outs {
+					if o.Err != nil {
+						return o.Err
+					}
+					pass, err := t.passesFilters(o.Next)
+					if err != nil {
+						return err
+					}
+					ok = ok || pass
+				}
+				if !ok {
+					return nil
+				}
+			}
+			ak := ""
+			for _, a := range args {
+				k, _ := Key(a)
+				ak += k
+			}
+			out = append(out, candidate{action: ai, args: args, ak: ak})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (t *tester) passesFilters(s State) (bool, error) {
+	if !t.cfg.NoModelFilter {
+		ok, err := t.w.StateFilter(s)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	for _, f := range t.cfg.Filters {
+		v, err := t.w.Eval(f, s)
+		if err != nil {
+			return false, err
+		}
+		if !v.Truth() {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// weight is ω(s, m): the per-state weight expression, or the decrementing
+// count max(count − #(m), 0), or 1.
+func (t *tester) weight(s State, ai int) (float64, error) {
+	ac := &t.cfg.Actions[ai]
+	if ac.Count > 0 {
+		return float64(max(ac.Count-t.counts[ai], 0)), nil
+	}
+	if ac.Weight == nil {
+		return 1, nil
+	}
+	v, err := t.w.Eval(ac.Weight, s)
+	if err != nil {
+		return 0, err
+	}
+	f, ok := number(v)
+	if !ok {
+		return 0, fmt.Errorf("weight `%s` of %s must give a number, not %s", ac.Weight.Source(), t.info.Actions[ai].Name, Format(v))
+	}
+	return f, nil
+}
+
+// choose picks an action method by weight, then inputs uniformly. The
+// coverage strategy first narrows the candidates to transitions not taken
+// yet, when there are any.
+func (t *tester) choose(states []State, cands []candidate) candidate {
+	if t.tc.Strategy == "coverage" {
+		var fresh []candidate
+		for _, c := range cands {
+			if !t.takenFrom(states[0], c) {
+				fresh = append(fresh, c)
+			}
+		}
+		if len(fresh) > 0 {
+			cands = fresh
+		}
+	}
+	byAction := map[int][]candidate{}
+	var actions []int
+	for _, c := range cands {
+		if _, ok := byAction[c.action]; !ok {
+			actions = append(actions, c.action)
+		}
+		byAction[c.action] = append(byAction[c.action], c)
+	}
+	sort.Ints(actions)
+	weights := make([]float64, len(actions))
+	total := 0.0
+	for i, ai := range actions {
+		w, _ := t.weight(states[0], ai)
+		weights[i] = w
+		total += w
+	}
+	r := t.rng.Float64() * total
+	pick := actions[len(actions)-1]
+	for i, ai := range actions {
+		if r < weights[i] {
+			pick = ai
+			break
+		}
+		r -= weights[i]
+	}
+	opts := byAction[pick]
+	return opts[t.rng.IntN(len(opts))]
+}
+
+func (t *tester) takenFrom(s State, c candidate) bool {
+	prefix := s.Key() + "\x00" + t.info.Actions[c.action].Name + "\x00" + c.ak + "\x00"
+	for k := range t.covered {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// control applies a controllable step with the implementation's output:
+// the states whose outcome matches it.
+func (t *tester) control(states []State, c candidate, out any) ([]State, Value, []string, error) {
+	var next []State
+	var output Value
+	seen := map[string]bool{}
+	var expected []string
+	for _, s := range states {
+		outs, _, err := t.w.Step(s, c.action, c.args)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for _, o := range outs {
+			if o.Err != nil {
+				return nil, nil, nil, o.Err
+			}
+			if t.bind.Match(o.Output, out) {
+				if !seen[o.Next.Key()] {
+					seen[o.Next.Key()] = true
+					next = append(next, o.Next)
+					output = o.Output
+				}
+			} else {
+				expected = append(expected, c.label(t.info)+"/"+Format(o.Output))
+			}
+		}
+	}
+	if len(next) == 0 {
+		return nil, nil, expected, nil
+	}
+	closed, err := t.closure(next)
+	return closed, output, expected, err
+}
+
+func number(v Value) (float64, bool) {
+	switch x := v.(type) {
+	case starlark.Int:
+		n, ok := x.Int64()
+		return float64(n), ok
+	case starlark.Float:
+		return float64(x), true
+	case starlark.Bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}

@@ -1,0 +1,191 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modex/modex/engine"
+)
+
+// stackImpl is an in-process stack; bug changes its behaviour.
+func stackImpl(capacity int, bug string) *engine.InProcess {
+	var stack []int
+	return &engine.InProcess{
+		ResetFunc: func() error { stack = nil; return nil },
+		Do: func(action string, args []any) (any, error) {
+			switch action {
+			case "Push":
+				if len(stack) >= capacity && bug != "push-refuses-early" {
+					return nil, &engine.RefusedError{Reason: "full"}
+				}
+				if bug == "push-refuses-early" && len(stack) >= capacity-1 {
+					return nil, &engine.RefusedError{Reason: "full"}
+				}
+				stack = append(stack, int(args[0].(int64)))
+				return nil, nil
+			case "Pop":
+				if len(stack) == 0 {
+					return nil, &engine.RefusedError{Reason: "empty"}
+				}
+				top := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if bug == "pop-bottom" && len(stack) > 0 {
+					top, stack = stack[0], append(stack[1:], top)
+				}
+				return top, nil
+			}
+			return nil, fmt.Errorf("unknown action %s", action)
+		},
+	}
+}
+
+func stackModelForTest(t testing.TB) (*engine.StarModel, *engine.Config) {
+	m, err := engine.LoadStarlark("../projects/stack/stack.star")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, engine.DefaultConfig(m)
+}
+
+func TestOnlinePassesConformingStack(t *testing.T) {
+	m, cfg := stackModelForTest(t)
+	res, err := engine.Test(context.Background(), m, cfg, stackImpl(3, ""), engine.TestConfig{Runs: 5, Steps: 40, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Runs {
+		if r.Verdict != engine.Pass {
+			t.Fatalf("run %d: %s %+v", r.Run, r.Verdict, r.Failure)
+		}
+		// Runs end accepting: the stack is empty after cleanup.
+		if n := len(r.Steps); n < 40 {
+			t.Errorf("run %d has %d steps", r.Run, n)
+		}
+	}
+	if res.States < 10 {
+		t.Errorf("random testing covered only %d of 15 states", res.States)
+	}
+	cov, err := engine.Test(context.Background(), m, cfg, stackImpl(3, ""), engine.TestConfig{Runs: 5, Steps: 40, Seed: 7, Strategy: "coverage"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cov.Passed() || cov.States != 15 || cov.Transitions < res.Transitions {
+		t.Errorf("coverage-directed: passed %v, %d states (want 15), %d transitions (random: %d)", cov.Passed(), cov.States, cov.Transitions, res.Transitions)
+	}
+}
+
+func TestOnlineFailureKinds(t *testing.T) {
+	m, cfg := stackModelForTest(t)
+	for _, tc := range []struct {
+		impl engine.Implementation
+		kind string
+	}{
+		{stackImpl(3, "pop-bottom"), engine.FailOutput},
+		{stackImpl(3, "push-refuses-early"), engine.FailRefused},
+		{&engine.InProcess{Do: func(string, []any) (any, error) {
+			return nil, &engine.ImplError{Kind: engine.FailCrash, Msg: "gone"}
+		}}, engine.FailCrash},
+	} {
+		res, err := engine.Test(context.Background(), m, cfg, tc.impl, engine.TestConfig{Runs: 3, Steps: 60, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := res.Runs[len(res.Runs)-1].Failure
+		if f == nil || f.Kind != tc.kind {
+			t.Errorf("want a %s failure, got %+v", tc.kind, res.Runs)
+			continue
+		}
+		if len(f.States) == 0 || f.Message == "" {
+			t.Errorf("%s failure without states or message: %+v", tc.kind, f)
+		}
+		t.Logf("%s at step %d: %s; expected %v", f.Kind, f.Step, f.Message, f.Expected)
+	}
+}
+
+// Same seed, same run; different seeds, different runs.
+func TestOnlineDeterministic(t *testing.T) {
+	m, cfg := stackModelForTest(t)
+	trace := func(seed uint64) string {
+		res, err := engine.Test(context.Background(), m, cfg, stackImpl(3, ""), engine.TestConfig{Runs: 1, Steps: 30, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, s := range res.Runs[0].Steps {
+			b.WriteString(s.Label() + " ")
+		}
+		return b.String()
+	}
+	if a, b := trace(3), trace(3); a != b {
+		t.Errorf("same seed, different runs:\n%s\n%s", a, b)
+	}
+	if a, b := trace(3), trace(4); a == b {
+		t.Errorf("seeds 3 and 4 gave the same run")
+	}
+}
+
+// A switch that overheats: observable events, timeouts and cleanup.
+func TestOnlineObservables(t *testing.T) {
+	m, err := engine.LoadStarlark("../projects/switch/switch.star")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := engine.DefaultConfig(m)
+	timeout, _ := m.Compile("0.05 if s.level == 3 else 0", engine.Pos{File: "t"})
+	cfg.Timeout = timeout
+	var mu sync.Mutex
+	on, level := false, 0
+	var impl *engine.InProcess
+	impl = &engine.InProcess{
+		ResetFunc: func() error { mu.Lock(); on, level = false, 0; mu.Unlock(); return nil },
+		Do: func(action string, args []any) (any, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch action {
+			case "PowerOn":
+				on, level = true, 1
+			case "PowerOff":
+				on, level = false, 0
+			case "SetLevel":
+				level = int(args[0].(int64))
+				if level == 3 {
+					go func() { // overheats soon after reaching full level
+						time.Sleep(time.Millisecond)
+						mu.Lock()
+						hot := on && level == 3
+						if hot {
+							on, level = false, 0
+						}
+						mu.Unlock()
+						if hot {
+							impl.Emit("Overheat")
+						}
+					}()
+				}
+			}
+			return nil, nil
+		},
+	}
+	res, err := engine.Test(context.Background(), m, cfg, impl, engine.TestConfig{Runs: 5, Steps: 30, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	overheats := 0
+	for _, r := range res.Runs {
+		if r.Verdict != engine.Pass {
+			t.Fatalf("run %d: %s %+v", r.Run, r.Verdict, r.Failure)
+		}
+		for _, s := range r.Steps {
+			if s.Action == "Overheat" {
+				overheats++
+			}
+		}
+	}
+	if overheats == 0 {
+		t.Error("no ?Overheat observed")
+	}
+}
