@@ -22,6 +22,10 @@ const usage = `usage:
   modex explore PROJECT [--config NAME] [--format json|dot|svg|png] [--out FILE]
                         [--workers N] [--layout dot|sfdp|neato] [--no-timing]
   modex check PROJECT           validate a project, its model and every configuration
+  modex test PROJECT [--config NAME] [--runs N] [--steps M] [--seed S]
+                     [--strategy random|coverage] [--junit FILE] [--log FILE]
+                     [--adapter "CMD ..."] [--address HOST:PORT] [--end-wait SECONDS]
+                                online testing against the implementation; exit 1 on any failure
   modex help                    this text
 
 PROJECT is a project file (.toml) or a bare model (.star) used with its own
@@ -43,6 +47,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cmdExplore(args[1:], stdout, stderr)
 	case "check":
 		return cmdCheck(args[1:], stdout)
+	case "test":
+		return cmdTest(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

@@ -25,6 +25,12 @@ type TestConfig struct {
 	// Strategy is "random" (weighted random, the paper's) or "coverage"
 	// (prefer transitions not taken yet, still respecting zero weights).
 	Strategy string
+	// EndWait is how long the tester waits for observable events in a
+	// non-accepting state where it may not act (Step 3 of the algorithm, and
+	// the cleanup phase when no cleanup action is enabled) before failing
+	// the run: events already on their way may still make the state
+	// accepting (default 1 s).
+	EndWait time.Duration
 	// MaxStates bounds the set of model states tracked for nondeterminism
 	// (default 1000); exceeding it makes the run inconclusive.
 	MaxStates int
@@ -134,6 +140,9 @@ func Test(ctx context.Context, m Model, cfg *Config, impl Implementation, tc Tes
 	if tc.MaxStates <= 0 {
 		tc.MaxStates = 1000
 	}
+	if tc.EndWait <= 0 {
+		tc.EndWait = time.Second
+	}
 	switch tc.Strategy {
 	case "", "random":
 		tc.Strategy = "random"
@@ -200,6 +209,7 @@ func (t *tester) run(n int, seed uint64) (res RunResult) {
 	}
 	t.visit(states)
 	active := false // runs start in a passive state (the timeout extension)
+	ending := false // nothing to do and not accepting: waiting for events
 	steps, cleanupSteps := 0, 0
 	record := func(rec StepRecord) {
 		rec.Run, rec.Index = n, len(res.Steps)
@@ -234,6 +244,9 @@ func (t *tester) run(n int, seed uint64) (res RunResult) {
 			if err != nil {
 				return failAt(FailModel, err.Error(), states, nil)
 			}
+			if ending {
+				wait = max(wait, t.tc.EndWait)
+			}
 			ev, err := t.impl.Next(t.ctx, wait)
 			if err != nil {
 				if t.ctx.Err() != nil {
@@ -242,6 +255,10 @@ func (t *tester) run(n int, seed uint64) (res RunResult) {
 				}
 				return failAt(implKind(err), err.Error(), states, nil)
 			}
+			if ev == nil && ending {
+				return failAt(FailNotAccepting, fmt.Sprintf("no action is enabled, the state is not accepting, and no observable action came within %s", t.tc.EndWait), states, t.expectedObservables(states))
+			}
+			ending = false
 			if ev == nil {
 				active = true
 				record(StepRecord{Kind: Timeout, Cleanup: cleanup, States: keys(states), From: keys(states), Active: true})
@@ -282,7 +299,8 @@ func (t *tester) run(n int, seed uint64) (res RunResult) {
 			if acc {
 				return res
 			}
-			return failAt(FailNotAccepting, "no action is enabled and the state is not accepting", states, nil)
+			ending, active = true, false
+			continue
 		}
 		c := t.choose(states, cands)
 		wire := make([]any, len(c.args))

@@ -81,10 +81,28 @@ type AdapterSpec struct {
 
 // TestSpec holds online-testing defaults.
 type TestSpec struct {
-	Runs     int    `toml:"runs,omitempty"`
-	Steps    int    `toml:"steps,omitempty"`
-	Seed     int64  `toml:"seed,omitempty"`
-	Strategy string `toml:"strategy,omitempty"`
+	Runs       int     `toml:"runs,omitempty"`
+	Steps      int     `toml:"steps,omitempty"`
+	TotalSteps int     `toml:"total_steps,omitempty"`
+	Seed       int64   `toml:"seed,omitempty"`
+	Strategy   string  `toml:"strategy,omitempty"`
+	EndWait    float64 `toml:"end_wait,omitempty"`
+}
+
+// AdapterDir is the folder the adapter command runs in (the adapter's dir,
+// relative to the project file).
+func (p *Project) AdapterDir() string {
+	base := "."
+	if p.Path != "" {
+		base = filepath.Dir(p.Path)
+	}
+	if p.Adapter == nil || p.Adapter.Dir == "" {
+		return base
+	}
+	if filepath.IsAbs(p.Adapter.Dir) {
+		return p.Adapter.Dir
+	}
+	return filepath.Join(base, p.Adapter.Dir)
 }
 
 // posIndex maps dotted key paths to the positions of their keys and values.

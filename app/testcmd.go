@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/modex/modex/engine"
+	"github.com/modex/modex/projects"
+)
+
+func cmdTest(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	config := fs.String("config", "", "configuration name (default: the project's default)")
+	runs := fs.Int("runs", 0, "test runs (default: the project's [test] runs, or 10)")
+	steps := fs.Int("steps", 0, "steps per run before the cleanup phase (default: [test] steps, or 100)")
+	total := fs.Int("total-steps", 0, "bound on the steps of all runs together")
+	seed := fs.Int64("seed", -1, "seed of the first run (default: the project's, else from the clock)")
+	strategy := fs.String("strategy", "", "random (weighted, the paper's) or coverage")
+	junit := fs.String("junit", "", "write a JUnit XML report to FILE")
+	logFile := fs.String("log", "", "write every step as a JSON line to FILE")
+	adapterCmd := fs.String("adapter", "", "adapter command (overrides the project's), e.g. \"go run ./impl adapter --fixed\"")
+	address := fs.String("address", "", "TCP address of a running adapter (overrides the project's)")
+	endWait := fs.Float64("end-wait", 0, "seconds to wait for events where nothing can be done (default 1)")
+	path, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	p, m, err := openProject(path)
+	if err != nil {
+		return err
+	}
+	name := *config
+	if name == "" {
+		name = p.Default
+	}
+	cfg, err := p.Build(m, name)
+	if err != nil {
+		return err
+	}
+	ts := p.Test
+	if ts == nil {
+		ts = &projects.TestSpec{}
+	}
+	tc := engine.TestConfig{Runs: pick(*runs, ts.Runs, 10), Steps: pick(*steps, ts.Steps, 100), TotalSteps: pick(*total, ts.TotalSteps, 0),
+		Strategy: *strategy}
+	if tc.Strategy == "" {
+		tc.Strategy = ts.Strategy
+	}
+	wait := *endWait
+	if wait == 0 {
+		wait = ts.EndWait
+	}
+	tc.EndWait = time.Duration(wait * float64(time.Second))
+	switch {
+	case *seed >= 0:
+		tc.Seed = uint64(*seed)
+	case ts.Seed > 0:
+		tc.Seed = uint64(ts.Seed)
+	default:
+		tc.Seed = uint64(time.Now().UnixNano() % 1_000_000_000)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	impl, err := connect(ctx, p, m.Info().Name, *adapterCmd, *address)
+	if err != nil {
+		return err
+	}
+	defer impl.Close()
+	var logw *json.Encoder
+	if *logFile != "" {
+		f, err := os.Create(*logFile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		logw = json.NewEncoder(f)
+	}
+	tc.OnStep = func(s engine.StepRecord) {
+		if logw != nil {
+			logw.Encode(map[string]any{"run": s.Run, "step": s.Index, "kind": s.Kind.String(), "label": s.Label(), "cleanup": s.Cleanup})
+		}
+	}
+	fmt.Fprintf(stdout, "testing %s [%s]: %d runs of %d steps, strategy %s, seed %d\n", p.Name, name, tc.Runs, tc.Steps, orDefault(tc.Strategy, "random"), tc.Seed)
+	res, err := engine.Test(ctx, m, cfg, impl, tc)
+	if err != nil {
+		return err
+	}
+	failed := 0
+	counts := map[string]int{}
+	for _, r := range res.Runs {
+		counts[r.Verdict]++
+		line := fmt.Sprintf("run %d/%d (seed %d): %s, %d steps", r.Run, tc.Runs, r.Seed, r.Verdict, len(r.Steps))
+		if r.Reason != "" {
+			line += " (" + r.Reason + ")"
+		}
+		fmt.Fprintln(stdout, line)
+		if r.Failure != nil {
+			failed++
+			printFailure(stdout, r)
+			fmt.Fprintf(stdout, "  replay: modex test %s --config %s --runs 1 --seed %d --steps %d --strategy %s\n",
+				path, name, r.Seed, tc.Steps, orDefault(tc.Strategy, "random"))
+		}
+	}
+	fmt.Fprintf(stdout, "%s [%s]: %d runs: %d pass, %d fail, %d inconclusive; %d steps; covered %d states and %d transitions; %.2f s\n",
+		p.Name, name, len(res.Runs), counts[engine.Pass], counts[engine.Fail], counts[engine.Inconclusive], res.Steps, res.States, res.Transitions, res.Seconds)
+	if *junit != "" {
+		if err := writeJUnit(*junit, p.Name, name, res); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d runs failed", failed, len(res.Runs))
+	}
+	if counts[engine.Pass] == 0 {
+		return fmt.Errorf("no run passed")
+	}
+	return nil
+}
+
+func pick(vals ...int) int {
+	for _, v := range vals {
+		if v > 0 {
+			return v
+		}
+	}
+	return 0
+}
+
+func orDefault(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
+}
+
+// connect reaches the implementation: an address, or a command to start.
+func connect(ctx context.Context, p *projects.Project, model, command, address string) (engine.Implementation, error) {
+	timeout := 10 * time.Second
+	if p.Adapter != nil && p.Adapter.Timeout > 0 {
+		timeout = time.Duration(p.Adapter.Timeout * float64(time.Second))
+	}
+	if address == "" && command == "" && p.Adapter != nil {
+		address = p.Adapter.Address
+	}
+	if address != "" && command == "" {
+		return engine.Dial(ctx, model, address, timeout)
+	}
+	var argv []string
+	if command != "" {
+		argv = strings.Fields(command)
+	} else if p.Adapter != nil {
+		argv = p.Adapter.Command
+	}
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("%s has no [adapter]: give --adapter CMD or --address HOST:PORT", p.Name)
+	}
+	return engine.StartProcess(ctx, model, argv, p.AdapterDir(), timeout)
+}
+
+func printFailure(w io.Writer, r engine.RunResult) {
+	f := r.Failure
+	fmt.Fprintf(w, "  FAIL %s at step %d: %s\n", f.Kind, f.Step, f.Message)
+	from := max(0, len(r.Steps)-25)
+	if from > 0 {
+		fmt.Fprintf(w, "  trace (last %d of %d steps):\n", len(r.Steps)-from, len(r.Steps))
+	} else {
+		fmt.Fprintln(w, "  trace:")
+	}
+	for _, s := range r.Steps[from:] {
+		fmt.Fprintf(w, "    %3d  %s\n", s.Index, s.Label())
+	}
+	fmt.Fprintf(w, "    %3d  ✗ %s\n", f.Step, f.Message)
+	for _, st := range f.States {
+		fmt.Fprintf(w, "  model state: %s\n", st)
+	}
+	if len(f.Expected) > 0 {
+		fmt.Fprintf(w, "  the model allowed: %s\n", strings.Join(f.Expected, ", "))
+	}
+}
+
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitFailure `xml:"skipped,omitempty"`
+}
+
+type junitFailure struct {
+	Type    string `xml:"type,attr,omitempty"`
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
+}
+
+func writeJUnit(path, project, config string, res *engine.TestResult) error {
+	s := junitSuite{Name: project + " [" + config + "]", Time: fmt.Sprintf("%.3f", res.Seconds)}
+	for _, r := range res.Runs {
+		c := junitCase{Name: fmt.Sprintf("run %d (seed %d)", r.Run, r.Seed), Classname: "modex." + project + "." + config, Time: fmt.Sprintf("%.3f", r.Seconds)}
+		switch r.Verdict {
+		case engine.Fail:
+			var b strings.Builder
+			printFailure(&b, r)
+			c.Failure = &junitFailure{Type: r.Failure.Kind, Message: r.Failure.Message, Text: b.String()}
+			s.Failures++
+		case engine.Inconclusive:
+			c.Skipped = &junitFailure{Message: "inconclusive: " + r.Reason}
+			s.Skipped++
+		}
+		s.Cases = append(s.Cases, c)
+		s.Tests++
+	}
+	data, err := xml.MarshalIndent(junitSuites{Suites: []junitSuite{s}}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return projects.WriteFileAtomic(path, append([]byte(xml.Header), append(data, '\n')...))
+}
