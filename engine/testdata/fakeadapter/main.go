@@ -1,0 +1,85 @@
+// Command fakeadapter is an adapter for the stack model that misbehaves on
+// request, for testing how Modex reports failing implementations:
+//
+//	fakeadapter good | crash-after N | hang-after N | garbage-after N |
+//	            refuse-push | wrong-pop | bad-hello | stray-answer
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+func main() {
+	mode := os.Args[1]
+	n := 0
+	if len(os.Args) > 2 {
+		n, _ = strconv.Atoi(os.Args[2])
+	}
+	out := json.NewEncoder(os.Stdout)
+	var stack []float64
+	calls := 0
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		var msg map[string]any
+		json.Unmarshal(sc.Bytes(), &msg)
+		id := msg["id"]
+		switch msg["type"] {
+		case "hello":
+			proto := "modex-adapter/1"
+			if mode == "bad-hello" {
+				proto = "something-else/9"
+			}
+			out.Encode(map[string]any{"type": "hello", "id": id, "protocol": proto})
+			continue
+		case "reset":
+			stack = nil
+			out.Encode(map[string]any{"type": "ok", "id": id})
+			continue
+		case "shutdown":
+			return
+		}
+		calls++
+		if calls > n {
+			switch mode {
+			case "crash-after":
+				fmt.Fprintln(os.Stderr, "panic: the fake implementation crashed")
+				os.Exit(3)
+			case "hang-after":
+				time.Sleep(time.Hour)
+			case "garbage-after":
+				fmt.Println("this is not JSON")
+				continue
+			case "stray-answer":
+				out.Encode(map[string]any{"type": "ok", "id": 999})
+				continue
+			}
+		}
+		action, _ := msg["action"].(string)
+		args, _ := msg["args"].([]any)
+		switch action {
+		case "Push":
+			if len(stack) >= 3 || (mode == "refuse-push" && len(stack) >= 1) {
+				out.Encode(map[string]any{"type": "refused", "id": id, "reason": "full"})
+				continue
+			}
+			stack = append(stack, args[0].(float64))
+			out.Encode(map[string]any{"type": "result", "id": id, "output": nil})
+		case "Pop":
+			if len(stack) == 0 {
+				out.Encode(map[string]any{"type": "refused", "id": id, "reason": "empty"})
+				continue
+			}
+			top := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if mode == "wrong-pop" {
+				top = 42
+			}
+			out.Encode(map[string]any{"type": "result", "id": id, "output": top})
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package projects
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modex/modex/engine"
+)
+
+func buildChatImpl(t *testing.T) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "chatimpl")
+	if msg, err := exec.Command("go", "build", "-o", out, "./chat/impl").CombinedOutput(); err != nil {
+		t.Fatalf("building the chat implementation: %v\n%s", err, msg)
+	}
+	return out
+}
+
+func chatTest(t *testing.T, bin, config string, fixed bool, tc engine.TestConfig) *engine.TestResult {
+	t.Helper()
+	p, err := Load("chat/chat.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := p.LoadModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := p.Build(m, config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{bin, "adapter"}
+	if fixed {
+		args = append(args, "--fixed")
+	}
+	impl, err := engine.StartProcess(context.Background(), "chat", args, ".", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer impl.Close()
+	res, err := engine.Test(context.Background(), m, cfg, impl, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// Online testing finds the paper's bug in the real chat server: a message
+// delivered before an older one from the same sender (local consistency,
+// seed 000 section 4.5, Figure 2); the fixed server passes.
+func TestChatServerOnline(t *testing.T) {
+	bin := buildChatImpl(t)
+	var fail *engine.Failure
+	var trace []engine.StepRecord
+	for attempt := uint64(0); attempt < 5 && fail == nil; attempt++ {
+		res := chatTest(t, bin, "hi_bye", false, engine.TestConfig{Runs: 40, Steps: 30, Seed: 100 * attempt})
+		for _, r := range res.Runs {
+			if r.Failure != nil {
+				fail, trace = r.Failure, r.Steps
+				break
+			}
+		}
+	}
+	if fail == nil {
+		t.Fatal("200 runs against the buggy server found no failure")
+	}
+	if fail.Kind != engine.FailUnexpected || !strings.Contains(fail.Message, "?Deliver(") {
+		t.Fatalf("want an unexpected ?Deliver, got %+v", fail)
+	}
+	// The failing delivery is the younger of two messages of one sender;
+	// the model expected the older one.
+	var posts []string
+	for _, s := range trace {
+		if s.Action == "Post" {
+			posts = append(posts, s.Label())
+		}
+	}
+	if len(fail.Expected) != 1 || !strings.HasPrefix(fail.Expected[0], "?Deliver(") || len(posts) < 2 {
+		t.Fatalf("expected %v after posts %v", fail.Expected, posts)
+	}
+	t.Logf("found: %s; the model allowed %v; posts %v", fail.Message, fail.Expected, posts)
+
+	res := chatTest(t, bin, "hi_bye", true, engine.TestConfig{Runs: 40, Steps: 30, Seed: 1})
+	if !res.Passed() {
+		for _, r := range res.Runs {
+			if r.Failure != nil {
+				t.Fatalf("the fixed server failed run %d: %+v", r.Run, r.Failure)
+			}
+		}
+	}
+}
+
+// With a timeout that waits for every delivery, runs are repeatable: same
+// seed, same run, against the real server process.
+func TestChatServerSameSeedSameRun(t *testing.T) {
+	bin := buildChatImpl(t)
+	labels := func() string {
+		res := chatTest(t, bin, "ordered", true, engine.TestConfig{Runs: 3, Steps: 20, Seed: 9})
+		if !res.Passed() {
+			t.Fatalf("ordered runs failed: %+v", res.Runs)
+		}
+		var b strings.Builder
+		for _, r := range res.Runs {
+			for _, s := range r.Steps {
+				b.WriteString(s.Label() + "\n")
+			}
+		}
+		return b.String()
+	}
+	a, b := labels(), labels()
+	if a != b {
+		t.Errorf("same seed, different runs:\n%s\n---\n%s", a, b)
+	}
+	if !strings.Contains(a, "?Deliver(") {
+		t.Error("no delivery observed")
+	}
+}
+
+var _ = os.Getenv
