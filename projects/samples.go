@@ -10,11 +10,11 @@ import (
 
 // Samples holds the bundled sample projects, one folder each.
 //
-//go:embed chat/*.star chat/*.toml chat/*.md webshop stack switch
+//go:embed chat/*.star chat/*.toml chat/*.md bag/*.star bag/*.toml bag/*.md webshop stack switch
 var Samples embed.FS
 
 // SampleNames lists the bundled samples.
-func SampleNames() []string { return []string{"chat", "webshop", "stack", "switch"} }
+func SampleNames() []string { return []string{"chat", "webshop", "stack", "switch", "bag"} }
 
 // ExtractSample copies a bundled sample into dir/name (overwriting older
 // copies of its files) and returns the path of its project file.

@@ -1,0 +1,78 @@
+package projects
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/modex/modex/engine"
+)
+
+func bagTest(t *testing.T, bin, config string, fixed bool, tc engine.TestConfig) *engine.TestResult {
+	t.Helper()
+	p, err := Load("bag/bag.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := p.LoadModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := p.Build(m, config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{bin, "adapter", "--capacity", "2"}
+	if fixed {
+		args = append(args, "--fixed")
+	}
+	impl, err := engine.StartProcess(context.Background(), "bag", args, ".", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer impl.Close()
+	res, err := engine.Test(context.Background(), m, cfg, impl, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// The missing lock of the bag (seed 000 section 5) shows with two threads
+// and capacity two, never with one thread, and not in the fixed build.
+func TestBagOnline(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "bagimpl")
+	if msg, err := exec.Command("go", "build", "-o", bin, "./bag/impl").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	var fail *engine.Failure
+	for attempt := uint64(0); attempt < 5 && fail == nil; attempt++ {
+		res := bagTest(t, bin, "two_threads", false, engine.TestConfig{Runs: 40, Steps: 40, Seed: 50 * attempt})
+		for _, r := range res.Runs {
+			if r.Failure != nil {
+				fail = r.Failure
+				break
+			}
+		}
+	}
+	if fail == nil || fail.Kind != engine.FailUnexpected {
+		t.Fatalf("two threads: want an unexpected ?Done, got %+v", fail)
+	}
+	t.Logf("two threads: %s; model state %v", fail.Message, fail.States)
+	for _, tc := range []struct {
+		config string
+		fixed  bool
+	}{{"one_thread", false}, {"two_threads", true}} {
+		res := bagTest(t, bin, tc.config, tc.fixed, engine.TestConfig{Runs: 30, Steps: 40, Seed: 3})
+		if !res.Passed() {
+			for _, r := range res.Runs {
+				if r.Failure != nil {
+					t.Errorf("%s (fixed=%v) failed: %+v", tc.config, tc.fixed, r.Failure)
+					break
+				}
+			}
+		}
+	}
+}
