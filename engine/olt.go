@@ -120,6 +120,7 @@ type tester struct {
 	bind    *Binding
 	counts  []int
 	covered map[string]bool // transition keys
+	taken   map[string]bool // (state, action, inputs) already taken
 	seen    map[string]bool // state keys
 	byName  map[string]int
 	total   int
@@ -159,7 +160,7 @@ func Test(ctx context.Context, m Model, cfg *Config, impl Implementation, tc Tes
 		return nil, err
 	}
 	t := &tester{ctx: ctx, m: m, info: m.Info(), cfg: cfg, tc: tc, impl: impl, w: w,
-		covered: map[string]bool{}, seen: map[string]bool{}, byName: map[string]int{}}
+		covered: map[string]bool{}, taken: map[string]bool{}, seen: map[string]bool{}, byName: map[string]int{}}
 	for i, a := range t.info.Actions {
 		t.byName[a.Name] = i
 	}
@@ -369,6 +370,7 @@ func (t *tester) cover(from []State, action string, args []Value, to []State) {
 		ak += k
 	}
 	for _, f := range from {
+		t.taken[f.Key()+"\x00"+action+"\x00"+ak] = true
 		for _, s := range to {
 			t.covered[f.Key()+"\x00"+action+"\x00"+ak+"\x00"+s.Key()] = true
 		}
@@ -755,13 +757,7 @@ func (t *tester) choose(states []State, cands []candidate) candidate {
 }
 
 func (t *tester) takenFrom(s State, c candidate) bool {
-	prefix := s.Key() + "\x00" + t.info.Actions[c.action].Name + "\x00" + c.ak + "\x00"
-	for k := range t.covered {
-		if strings.HasPrefix(k, prefix) {
-			return true
-		}
-	}
-	return false
+	return t.taken[s.Key()+"\x00"+t.info.Actions[c.action].Name+"\x00"+c.ak]
 }
 
 // control applies a controllable step with the implementation's output:

@@ -189,3 +189,42 @@ func TestOnlineObservables(t *testing.T) {
 		t.Error("no ?Overheat observed")
 	}
 }
+
+// BenchmarkOnlineInProcess measures test steps per second against an
+// in-process implementation (the stack).
+func BenchmarkOnlineInProcess(b *testing.B) {
+	m, cfg := stackModelForTest(b)
+	impl := stackImpl(3, "")
+	steps := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := engine.Test(context.Background(), m, cfg, impl, engine.TestConfig{Runs: 10, Steps: 1000, Seed: uint64(i)})
+		if err != nil || !res.Passed() {
+			b.Fatal(err, res.Runs)
+		}
+		steps += res.Steps
+	}
+	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
+}
+
+// BenchmarkOnlineChildProcess measures test steps per second against an
+// adapter in a child process, over its standard input and output.
+func BenchmarkOnlineChildProcess(b *testing.B) {
+	bin := buildTool(b, "./testdata/fakeadapter")
+	m, cfg := stackModelForTest(b)
+	impl, err := engine.StartProcess(context.Background(), "stack", []string{bin, "good"}, ".", 5*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer impl.Close()
+	steps := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := engine.Test(context.Background(), m, cfg, impl, engine.TestConfig{Runs: 10, Steps: 1000, Seed: uint64(i)})
+		if err != nil || !res.Passed() {
+			b.Fatal(err, res.Runs)
+		}
+		steps += res.Steps
+	}
+	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
+}

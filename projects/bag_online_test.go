@@ -10,7 +10,7 @@ import (
 	"github.com/modex/modex/engine"
 )
 
-func bagTest(t *testing.T, bin, config string, fixed bool, tc engine.TestConfig) *engine.TestResult {
+func bagTest(t testing.TB, bin, config string, fixed bool, tc engine.TestConfig) *engine.TestResult {
 	t.Helper()
 	p, err := Load("bag/bag.toml")
 	if err != nil {

@@ -21,7 +21,7 @@ func buildChatImpl(t *testing.T) string {
 	return out
 }
 
-func chatTest(t *testing.T, bin, config string, fixed bool, tc engine.TestConfig) *engine.TestResult {
+func chatTest(t testing.TB, bin, config string, fixed bool, tc engine.TestConfig) *engine.TestResult {
 	t.Helper()
 	p, err := Load("chat/chat.toml")
 	if err != nil {
