@@ -69,7 +69,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	impl, err := connect(ctx, p, m.Info().Name, *adapterCmd, *address)
+	impl, err := p.Connect(ctx, m.Info().Name, *adapterCmd, *address)
 	if err != nil {
 		return err
 	}
@@ -139,30 +139,6 @@ func orDefault(v, d string) string {
 		return d
 	}
 	return v
-}
-
-// connect reaches the implementation: an address, or a command to start.
-func connect(ctx context.Context, p *projects.Project, model, command, address string) (engine.Implementation, error) {
-	timeout := 10 * time.Second
-	if p.Adapter != nil && p.Adapter.Timeout > 0 {
-		timeout = time.Duration(p.Adapter.Timeout * float64(time.Second))
-	}
-	if address == "" && command == "" && p.Adapter != nil {
-		address = p.Adapter.Address
-	}
-	if address != "" && command == "" {
-		return engine.Dial(ctx, model, address, timeout)
-	}
-	var argv []string
-	if command != "" {
-		argv = strings.Fields(command)
-	} else if p.Adapter != nil {
-		argv = p.Adapter.Command
-	}
-	if len(argv) == 0 {
-		return nil, fmt.Errorf("%s has no [adapter]: give --adapter CMD or --address HOST:PORT", p.Name)
-	}
-	return engine.StartProcess(ctx, model, argv, p.AdapterDir(), timeout)
 }
 
 func printFailure(w io.Writer, r engine.RunResult) {

@@ -77,6 +77,7 @@ type Workbench struct {
 	editor   *ConfigEditor
 	edHolder *fyne.Container
 	tabs     *container.AppTabs
+	test     *TestView
 	find     *widget.Entry
 	findErr  *widget.Label
 	radiusS  *widget.Select
@@ -114,14 +115,22 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb.note.Wrapping = fyne.TextWrapWord
 	wb.note.Hide()
 	wb.graph = NewGraphView()
-	wb.graph.OnSelect = func(i int) { wb.selectDocState(wb.graph.Doc().States[i].ID) }
+	wb.graph.OnSelect = func(i int) {
+		if wb.test != nil && wb.graph.Doc() != nil && wb.test.showing(wb.graph.Doc()) {
+			wb.test.jump(wb.graph.Doc().States[i].ID)
+			return
+		}
+		wb.selectDocState(wb.graph.Doc().States[i].ID)
+	}
 	wb.details = NewDetails()
 	wb.details.Goto = wb.SelectState
 	wb.model_ = NewModelView(wb.Reload)
 	wb.edHolder = container.NewStack()
+	wb.test = NewTestView(wb)
 	wb.tabs = container.NewAppTabs(
 		container.NewTabItem("Configuration", wb.edHolder),
 		container.NewTabItem("Model", wb.model_.content),
+		container.NewTabItem("Test", wb.test.Content()),
 	)
 	wb.find = widget.NewEntry()
 	wb.find.PlaceHolder = "find states: expression over s, e.g. pending(s) == 1"
@@ -229,7 +238,9 @@ func (wb *Workbench) setProject(p *projects.Project) {
 	wb.project, wb.last, wb.doc, wb.full, wb.center = p, nil, nil, nil, ""
 	wb.mu.Unlock()
 	wb.title.SetText(p.Name)
+	wb.test.Stop()
 	wb.loadModel()
+	wb.test.projectChanged()
 	wb.configs.Options = p.ConfigNames()
 	wb.config = ""
 	wb.configs.SetSelected(p.Default) // builds the editor and explores

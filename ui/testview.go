@@ -1,0 +1,491 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"image/color"
+	"strconv"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/modex/modex/engine"
+	"github.com/modex/modex/graph"
+)
+
+// TestView runs online tests from the workbench and shows them live: the
+// graph of visited states grows, the current state is marked, failures are
+// red; a step log, counters and a coverage chart follow the run.
+type TestView struct {
+	wb       *Workbench
+	runs     *widget.Entry
+	steps    *widget.Entry
+	seed     *widget.Entry
+	strategy *widget.Select
+	adapter  *widget.Entry
+	start    *widget.Button
+	stop     *widget.Button
+	counters *widget.Label
+	verdicts *widget.Label
+	chart    *CoverageChart
+	log      *widget.List
+	lines    []logLine // UI goroutine only
+	content  fyne.CanvasObject
+
+	mu      sync.Mutex // guards the fields below, shared with the test goroutine
+	queue   []any      // engine.StepRecord or engine.RunResult, not yet shown
+	cancel  context.CancelFunc
+	gen     int
+	visited *visitedGraph
+	doc     *graph.Doc
+
+	// OnDone, when set, is called on the UI goroutine when a test ends.
+	OnDone func(*engine.TestResult, error)
+}
+
+type logLine struct {
+	text  string
+	node  string // graph node id to jump to
+	fail  bool
+	title bool
+}
+
+// NewTestView builds the Test tab of a workbench.
+func NewTestView(wb *Workbench) *TestView {
+	tv := &TestView{wb: wb}
+	tv.runs = widget.NewEntry()
+	tv.steps = widget.NewEntry()
+	tv.seed = widget.NewEntry()
+	tv.seed.PlaceHolder = "from the clock"
+	tv.strategy = widget.NewSelect([]string{"random", "coverage"}, nil)
+	tv.strategy.SetSelected("random")
+	tv.adapter = widget.NewEntry()
+	tv.adapter.PlaceHolder = "adapter command (from the project)"
+	tv.start = widget.NewButton("Start", tv.Start)
+	tv.start.Importance = widget.HighImportance
+	tv.stop = widget.NewButton("Stop", tv.Stop)
+	tv.stop.Disable()
+	tv.counters = widget.NewLabel("")
+	tv.counters.Wrapping = fyne.TextWrapWord
+	tv.verdicts = widget.NewLabel("")
+	tv.verdicts.Wrapping = fyne.TextWrapWord
+	tv.chart = NewCoverageChart()
+	tv.log = widget.NewList(func() int { return len(tv.lines) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			l := o.(*widget.Label)
+			line := tv.lines[i]
+			l.SetText(line.text)
+			l.Importance = widget.MediumImportance
+			if line.fail {
+				l.Importance = widget.DangerImportance
+			}
+			l.TextStyle = fyne.TextStyle{Monospace: !line.title, Bold: line.title}
+			l.Refresh()
+		})
+	tv.log.OnSelected = func(i widget.ListItemID) {
+		if i < len(tv.lines) && tv.lines[i].node != "" {
+			tv.jump(tv.lines[i].node)
+		}
+	}
+	form := container.NewGridWithColumns(2,
+		widget.NewLabel("runs"), tv.runs, widget.NewLabel("steps per run"), tv.steps,
+		widget.NewLabel("seed"), tv.seed, widget.NewLabel("strategy"), tv.strategy)
+	top := container.NewVBox(form, tv.adapter, container.NewHBox(tv.start, tv.stop), tv.counters, tv.verdicts,
+		widget.NewLabel("states covered over steps"), tv.chart)
+	tv.content = container.NewBorder(top, nil, nil, nil, tv.log)
+	return tv
+}
+
+// Content is the tab's widget tree.
+func (tv *TestView) Content() fyne.CanvasObject { return tv.content }
+
+// projectChanged fills the settings from the project's [test] and [adapter].
+func (tv *TestView) projectChanged() {
+	p := tv.wb.project
+	runs, steps := 10, 100
+	if p.Test != nil {
+		runs, steps = pick(p.Test.Runs, runs), pick(p.Test.Steps, steps)
+		if p.Test.Strategy != "" {
+			tv.strategy.SetSelected(p.Test.Strategy)
+		}
+		if p.Test.Seed > 0 {
+			tv.seed.SetText(strconv.FormatInt(p.Test.Seed, 10))
+		}
+	}
+	tv.runs.SetText(strconv.Itoa(runs))
+	tv.steps.SetText(strconv.Itoa(steps))
+	tv.adapter.SetText(p.AdapterCommandLine())
+}
+
+func pick(v, d int) int {
+	if v > 0 {
+		return v
+	}
+	return d
+}
+
+// Start runs online testing in the background.
+func (tv *TestView) Start() {
+	wb := tv.wb
+	p, m := wb.project, wb.model
+	if p == nil || m == nil {
+		return
+	}
+	cfg, err := p.Build(m, wb.configs.Selected)
+	if err != nil {
+		tv.verdicts.SetText("Configuration error: " + err.Error())
+		return
+	}
+	runs, err1 := strconv.Atoi(tv.runs.Text)
+	steps, err2 := strconv.Atoi(tv.steps.Text)
+	if err1 != nil || err2 != nil || runs <= 0 || steps <= 0 {
+		tv.verdicts.SetText("Runs and steps must be positive whole numbers.")
+		return
+	}
+	seed := uint64(time.Now().UnixNano() % 1_000_000_000)
+	if tv.seed.Text != "" {
+		s, err := strconv.ParseUint(tv.seed.Text, 10, 64)
+		if err != nil {
+			tv.verdicts.SetText("The seed must be a whole number.")
+			return
+		}
+		seed = s
+	}
+	w, err := m.NewWorker()
+	if err != nil {
+		tv.verdicts.SetText(err.Error())
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	tv.mu.Lock()
+	if tv.cancel != nil {
+		tv.cancel()
+	}
+	tv.cancel = cancel
+	tv.gen++
+	gen := tv.gen
+	tv.queue = nil
+	tv.visited = newVisitedGraph(w)
+	tv.mu.Unlock()
+	tv.lines = nil
+	tv.log.Refresh()
+	tv.chart.Reset()
+	tv.start.Disable()
+	tv.stop.Enable()
+	tv.verdicts.SetText(fmt.Sprintf("Testing %s [%s], seed %d…", p.Name, wb.configs.Selected, seed))
+	wb.Cancel() // an exploration would fight over the graph view
+	tc := engine.TestConfig{Runs: runs, Steps: steps, Seed: seed, Strategy: tv.strategy.Selected}
+	tc.OnStep = func(s engine.StepRecord) { tv.push(s) }
+	command := tv.adapter.Text
+	if command == p.AdapterCommandLine() {
+		command = ""
+	}
+	started := time.Now()
+	done := make(chan struct{})
+	pumped := make(chan struct{})
+	go func() {
+		tv.pump(gen, started, done)
+		close(pumped)
+	}()
+	go func() {
+		var res *engine.TestResult
+		impl, err := p.Connect(ctx, m.Info().Name, command, "")
+		if err == nil {
+			res, err = engine.Test(ctx, m, cfg, impl, tc)
+			impl.Close()
+		}
+		if res != nil {
+			for _, r := range res.Runs {
+				tv.push(r)
+			}
+		}
+		close(done)
+		<-pumped // the last steps and failures are on screen before the verdict
+		wb.do(func() { tv.finished(gen, res, err) })
+	}()
+}
+
+func (tv *TestView) push(x any) {
+	tv.mu.Lock()
+	tv.queue = append(tv.queue, x)
+	tv.mu.Unlock()
+}
+
+// Stop cancels the running test; the run in progress ends inconclusive.
+func (tv *TestView) Stop() {
+	tv.mu.Lock()
+	if tv.cancel != nil {
+		tv.cancel()
+	}
+	tv.mu.Unlock()
+}
+
+// pump moves queued steps into the visited graph, lays it out and shows it,
+// at most four times a second, until the test ends.
+func (tv *TestView) pump(gen int, started time.Time, done chan struct{}) {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			tv.flush(gen, started)
+			return
+		case <-t.C:
+			tv.flush(gen, started)
+		}
+	}
+}
+
+// flush applies queued steps (off the UI goroutine), then shows the result.
+func (tv *TestView) flush(gen int, started time.Time) {
+	tv.mu.Lock()
+	if gen != tv.gen {
+		tv.mu.Unlock()
+		return
+	}
+	queue := tv.queue
+	tv.queue = nil
+	v := tv.visited
+	tv.mu.Unlock()
+	if len(queue) == 0 {
+		return
+	}
+	var lines []logLine
+	var points []int
+	failures, steps := 0, 0
+	seen := map[int]bool{}
+	for _, x := range queue {
+		switch it := x.(type) {
+		case engine.StepRecord:
+			if it.Index == 0 {
+				lines = append(lines, logLine{text: fmt.Sprintf("run %d", it.Run), title: true})
+			}
+			n := v.add(it)
+			steps++
+			lines = append(lines, logLine{text: fmt.Sprintf("%4d  %s", it.Index, it.Label()), node: v.states[n].ID})
+			points = append(points, len(v.nodes))
+		case engine.RunResult:
+			if it.Failure != nil && !seen[it.Run] {
+				seen[it.Run] = true
+				failures++
+				n := v.fail(it)
+				lines = append(lines, logLine{text: fmt.Sprintf("%4d  ✗ %s: %s", it.Failure.Step, it.Failure.Kind, it.Failure.Message), node: v.states[n].ID, fail: true})
+			}
+		}
+	}
+	doc := v.doc()
+	current := v.current
+	d := prepareDoc(doc, doc.States[max(current, 0)].ID, 3)
+	elapsed := time.Since(started).Seconds()
+	tv.wb.do(func() {
+		if gen != tv.gen {
+			return
+		}
+		tv.lines = append(tv.lines, lines...)
+		tv.log.Refresh()
+		tv.log.ScrollToBottom()
+		for _, p := range points {
+			tv.chart.Add(p)
+		}
+		total := 0
+		for _, l := range tv.lines {
+			if !l.title && !l.fail {
+				total++
+			}
+		}
+		tv.counters.SetText(fmt.Sprintf("%d steps, %.0f steps/s; visited %d states, %d transitions", total, float64(total)/max(elapsed, 0.001), len(doc.States), len(doc.Transitions)))
+		tv.doc = doc
+		tv.show(d, current)
+	})
+}
+
+// prepareDoc lays out a document (its neighbourhood of center when large).
+func prepareDoc(doc *graph.Doc, center string, radius int) drawing {
+	d := drawing{doc: doc, view: doc}
+	if len(doc.States) > LiveLimit {
+		d.view = doc.Neighbourhood(center, radius)
+		d.note = fmt.Sprintf("%d states visited: showing those within %d steps of the current one.", len(doc.States), radius)
+	}
+	d.lay, d.err = graph.LayoutDoc(context.Background(), d.view, "")
+	if d.err == nil {
+		d.img = d.lay.Draw(drawScale(d.lay), nil)
+	}
+	return d
+}
+
+// show puts the visited graph on screen with the current state marked.
+func (tv *TestView) show(d drawing, current int) {
+	g := tv.wb.graph
+	if d.err != nil {
+		g.SetMessage("Layout failed: " + d.err.Error())
+		return
+	}
+	g.SetGraph(d.view, d.lay, d.img)
+	if !g.UserZoomed() {
+		g.Fit()
+	}
+	marks := map[int]colorNRGBA{}
+	for i, s := range d.view.States {
+		if s.Error != "" {
+			marks[i] = markCurrent
+		}
+	}
+	if current >= 0 {
+		if i := d.view.StateIndex(d.doc.States[current].ID); i >= 0 {
+			if d.doc.States[current].Error == "" {
+				marks[i] = markSelected
+			}
+		}
+	}
+	g.SetMarks(marks)
+	if d.note != "" {
+		tv.wb.note.SetText(d.note)
+		tv.wb.note.Show()
+	} else {
+		tv.wb.note.Hide()
+	}
+}
+
+func (tv *TestView) jump(id string) {
+	g := tv.wb.graph
+	if v := g.Doc(); v != nil {
+		if i := v.StateIndex(id); i >= 0 {
+			g.Select(i)
+			tv.wb.details.Show(v, i, nil)
+			tv.wb.details.ShowActions(nil, nil)
+		}
+	}
+}
+
+// finished runs on the UI goroutine when the test ends.
+func (tv *TestView) finished(gen int, res *engine.TestResult, err error) {
+	if gen != tv.gen {
+		return
+	}
+	tv.start.Enable()
+	tv.stop.Disable()
+	switch {
+	case err != nil:
+		tv.verdicts.SetText("Error: " + err.Error())
+	default:
+		counts := map[string]int{}
+		for _, r := range res.Runs {
+			counts[r.Verdict]++
+		}
+		text := fmt.Sprintf("%d runs: %d pass, %d fail, %d inconclusive; covered %d states and %d transitions of the model.",
+			len(res.Runs), counts[engine.Pass], counts[engine.Fail], counts[engine.Inconclusive], res.States, res.Transitions)
+		for _, r := range res.Runs {
+			if r.Failure != nil {
+				text += fmt.Sprintf("\nrun %d (seed %d) failed: %s at step %d.", r.Run, r.Seed, r.Failure.Kind, r.Failure.Step)
+				break
+			}
+		}
+		tv.verdicts.SetText(text)
+	}
+	tv.wb.status.SetText(tv.verdicts.Text)
+	if tv.OnDone != nil {
+		tv.OnDone(res, err)
+	}
+}
+
+// CoverageChart draws covered states over steps as a small line chart.
+type CoverageChart struct {
+	widget.BaseWidget
+	points []int
+}
+
+// NewCoverageChart returns an empty chart.
+func NewCoverageChart() *CoverageChart {
+	c := &CoverageChart{}
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+// Reset clears the chart.
+func (c *CoverageChart) Reset() { c.points = nil; c.Refresh() }
+
+// Add appends a point (states covered after the next step).
+func (c *CoverageChart) Add(v int) {
+	c.points = append(c.points, v)
+	c.Refresh()
+}
+
+// MinSize is part of fyne.Widget.
+func (c *CoverageChart) MinSize() fyne.Size { return fyne.NewSize(200, 70) }
+
+// CreateRenderer is part of fyne.Widget.
+func (c *CoverageChart) CreateRenderer() fyne.WidgetRenderer {
+	bg := canvas.NewRectangle(color.NRGBA{R: 40, G: 44, B: 52, A: 255})
+	label := canvas.NewText("", color.NRGBA{R: 200, G: 200, B: 200, A: 255})
+	label.TextSize = 11
+	return &chartRenderer{c: c, bg: bg, label: label}
+}
+
+type chartRenderer struct {
+	c     *CoverageChart
+	bg    *canvas.Rectangle
+	label *canvas.Text
+	lines []*canvas.Line
+	objs  []fyne.CanvasObject
+}
+
+func (r *chartRenderer) Destroy()                     {}
+func (r *chartRenderer) MinSize() fyne.Size           { return r.c.MinSize() }
+func (r *chartRenderer) Objects() []fyne.CanvasObject { return r.objs }
+func (r *chartRenderer) Refresh()                     { r.Layout(r.c.Size()); canvas.Refresh(r.c) }
+
+func (r *chartRenderer) Layout(size fyne.Size) {
+	r.bg.Resize(size)
+	r.objs = append(r.objs[:0], r.bg)
+	pts := r.c.points
+	if len(pts) == 0 {
+		return
+	}
+	const n = 80 // segments drawn at most
+	top := 1
+	for _, p := range pts {
+		top = max(top, p)
+	}
+	at := func(i int) fyne.Position {
+		x := float32(i) / float32(max(len(pts)-1, 1)) * (size.Width - 8)
+		y := size.Height - 4 - float32(pts[i])/float32(top)*(size.Height-18)
+		return fyne.NewPos(4+x, y)
+	}
+	step := max(1, len(pts)/n)
+	k := 0
+	for i := step; i < len(pts); i += step {
+		for len(r.lines) <= k {
+			l := canvas.NewLine(color.NRGBA{R: 90, G: 200, B: 120, A: 255})
+			l.StrokeWidth = 2
+			r.lines = append(r.lines, l)
+		}
+		l := r.lines[k]
+		l.Position1, l.Position2 = at(i-step), at(i)
+		r.objs = append(r.objs, l)
+		k++
+	}
+	r.label.Text = fmt.Sprintf("%d states after %d steps", pts[len(pts)-1], len(pts))
+	r.label.Move(fyne.NewPos(6, 2))
+	r.objs = append(r.objs, r.label)
+}
+
+// showing reports whether the graph view shows this view's visited graph
+// (or a neighbourhood of it).
+func (tv *TestView) showing(view *graph.Doc) bool {
+	tv.mu.Lock()
+	doc := tv.doc
+	tv.mu.Unlock()
+	if doc == nil || view == nil || len(view.States) == 0 {
+		return false
+	}
+	return doc.StateIndex(view.States[0].ID) >= 0 && (len(view.States[0].ID) > 0 && (view.States[0].ID[0] == 'V' || view.States[0].ID[0] == 'F'))
+}
