@@ -37,6 +37,8 @@ type TestConfig struct {
 	// OnStep, when set, is called after every step (on the testing
 	// goroutine).
 	OnStep func(StepRecord)
+	// OnRun, when set, is called when a run ends, with its result.
+	OnRun func(RunResult)
 }
 
 // Verdicts of a test run.
@@ -175,6 +177,9 @@ func Test(ctx context.Context, m Model, cfg *Config, impl Implementation, tc Tes
 		}
 		run := t.run(r, tc.Seed+uint64(r-1))
 		res.Runs = append(res.Runs, run)
+		if tc.OnRun != nil {
+			tc.OnRun(run)
+		}
 		if run.Failure != nil && (run.Failure.Kind == FailCrash || run.Failure.Kind == FailProtocol || run.Failure.Kind == FailTimeout) {
 			break // the implementation is gone or unusable
 		}

@@ -235,7 +235,7 @@ func StateTooltip(s *graph.State) string {
 		fmt.Fprintf(&b, "\nlabel: %s", graph.Pretty(s.Label, 60))
 	}
 	if s.Error != "" {
-		fmt.Fprintf(&b, "\nerror: %s", strings.SplitN(s.Error, "\n", 2)[0])
+		fmt.Fprintf(&b, "\nerror: %s", wrapText(strings.SplitN(s.Error, "\n", 2)[0], 70, "       "))
 	}
 	for _, v := range s.Vars {
 		fmt.Fprintf(&b, "\n%s = %s", v.Name, graph.Pretty(v.Value, 60))
@@ -429,4 +429,25 @@ func (r *graphRenderer) Layout(size fyne.Size) {
 func (r *graphRenderer) Refresh() {
 	r.Layout(r.g.Size())
 	canvas.Refresh(r.g)
+}
+
+// wrapText breaks s into lines of at most width characters at spaces,
+// indenting continuation lines.
+func wrapText(s string, width int, indent string) string {
+	var b strings.Builder
+	line := 0
+	for i, w := range strings.Fields(s) {
+		if i > 0 {
+			if line+1+len(w) > width {
+				b.WriteString("\n" + indent)
+				line = len(indent)
+			} else {
+				b.WriteByte(' ')
+				line++
+			}
+		}
+		b.WriteString(w)
+		line += len(w)
+	}
+	return b.String()
 }

@@ -185,6 +185,7 @@ func (tv *TestView) Start() {
 	wb.Cancel() // an exploration would fight over the graph view
 	tc := engine.TestConfig{Runs: runs, Steps: steps, Seed: seed, Strategy: tv.strategy.Selected}
 	tc.OnStep = func(s engine.StepRecord) { tv.push(s) }
+	tc.OnRun = func(r engine.RunResult) { tv.push(r) }
 	command := tv.adapter.Text
 	if command == p.AdapterCommandLine() {
 		command = ""
@@ -202,11 +203,6 @@ func (tv *TestView) Start() {
 		if err == nil {
 			res, err = engine.Test(ctx, m, cfg, impl, tc)
 			impl.Close()
-		}
-		if res != nil {
-			for _, r := range res.Runs {
-				tv.push(r)
-			}
 		}
 		close(done)
 		<-pumped // the last steps and failures are on screen before the verdict
