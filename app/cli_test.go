@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -98,5 +99,38 @@ func TestExitCodes(t *testing.T) {
 		if code != tc.code || !strings.Contains(errOut, tc.msg) {
 			t.Errorf("modex %s: exit %d (want %d), stderr %q (want %q)", strings.Join(tc.args, " "), code, tc.code, errOut, tc.msg)
 		}
+	}
+}
+
+func TestTestCommand(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fakeadapter")
+	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/testdata/fakeadapter").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	junit := filepath.Join(dir, "junit.xml")
+	logf := filepath.Join(dir, "steps.jsonl")
+	out, errOut, code := cli("test", "../projects/stack/stack.toml", "--adapter", bin+" good", "--runs", "4", "--steps", "20", "--seed", "5", "--junit", junit, "--log", logf)
+	if code != 0 || !strings.Contains(out, "4 runs: 4 pass, 0 fail") || !strings.Contains(out, "run 1/4 (seed 5): pass") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(junit)
+	if !strings.Contains(string(data), `<testsuite name="stack [all]" tests="4" failures="0"`) {
+		t.Errorf("junit:\n%s", data)
+	}
+	steps, _ := os.ReadFile(logf)
+	if n := strings.Count(string(steps), "\n"); n < 80 || !strings.Contains(string(steps), `"label":"Push(`) {
+		t.Errorf("log has %d lines", n)
+	}
+	out, _, code = cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--runs", "3", "--steps", "20", "--seed", "5", "--junit", junit)
+	if code != 1 || !strings.Contains(out, "FAIL output-mismatch") || !strings.Contains(out, "replay: modex test ../projects/stack/stack.toml --config all --runs 1 --seed ") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	data, _ = os.ReadFile(junit)
+	if !strings.Contains(string(data), `<failure type="output-mismatch"`) {
+		t.Errorf("junit lacks the failure:\n%s", data)
+	}
+	if _, errOut, code := cli("test", "../projects/stack/stack.toml"); code != 1 || !strings.Contains(errOut, "has no [adapter]") {
+		t.Errorf("no adapter: exit %d %q", code, errOut)
 	}
 }

@@ -228,3 +228,56 @@ func BenchmarkOnlineChildProcess(b *testing.B) {
 	}
 	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
 }
+
+// The model's own verdicts: an observable step into a state that violates
+// the invariant, and a run that cannot end in an accepting state.
+func TestOnlineModelVerdicts(t *testing.T) {
+	src := `
+def init():
+    return {"n": 0}
+def Inc(s):
+    s.n += 1
+def Tick(s):
+    s.n += 1
+actions = [Inc]
+observables = [Tick]
+def invariant(s):
+    return s.n < 3 or "n reached 3"
+def accepting(s):
+    return s.n == 0
+`
+	m, err := engine.LoadStarlarkSource("counter.star", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := engine.DefaultConfig(m)
+	// Ticks push the model past its invariant.
+	ticker := &engine.InProcess{Do: func(string, []any) (any, error) { return nil, nil }}
+	ticker.ResetFunc = func() error {
+		go func() {
+			for i := 0; i < 3; i++ {
+				ticker.Emit("Tick")
+			}
+		}()
+		return nil
+	}
+	wait, _ := m.Compile("0.2", engine.Pos{File: "t"})
+	cfg.Timeout = wait
+	res, err := engine.Test(context.Background(), m, cfg, ticker, engine.TestConfig{Runs: 1, Steps: 10, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := res.Runs[0].Failure; f == nil || f.Kind != engine.FailInvariant || !strings.Contains(f.Message, "n reached 3") {
+		t.Fatalf("want an invariant failure, got %+v", res.Runs[0])
+	}
+	// Inc moves away from the only accepting state and nothing leads back.
+	cfg.Timeout = nil
+	quiet := &engine.InProcess{Do: func(string, []any) (any, error) { return nil, nil }}
+	res, err = engine.Test(context.Background(), m, cfg, quiet, engine.TestConfig{Runs: 1, Steps: 2, Seed: 1, EndWait: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := res.Runs[0].Failure; f == nil || f.Kind != engine.FailNotAccepting {
+		t.Fatalf("want a non-accepting end, got %+v", res.Runs[0])
+	}
+}
