@@ -26,6 +26,10 @@ const usage = `usage:
                      [--strategy random|coverage] [--junit FILE] [--log FILE]
                      [--adapter "CMD ..."] [--address HOST:PORT] [--end-wait SECONDS]
                                 online testing against the implementation; exit 1 on any failure
+  modex gen PROJECT [--config NAME] [--coverage transitions|states|state:ID] [--out SUITE.json]
+                                an offline test suite from the explored graph
+  modex run PROJECT SUITE.json [--junit FILE] [--adapter "CMD ..."] [--address HOST:PORT]
+                                run an offline test suite against the implementation
   modex help                    this text
 
 PROJECT is a project file (.toml) or a bare model (.star) used with its own
@@ -49,6 +53,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cmdCheck(args[1:], stdout)
 	case "test":
 		return cmdTest(args[1:], stdout, stderr)
+	case "gen":
+		return cmdGen(args[1:], stdout)
+	case "run":
+		return cmdRun(args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

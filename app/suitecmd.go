@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/modex/modex/engine"
+	"github.com/modex/modex/projects"
+)
+
+func cmdGen(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
+	config := fs.String("config", "", "configuration name (default: the project's default)")
+	coverage := fs.String("coverage", "transitions", "transitions (a Chinese-postman tour), states (shortest paths), or state:ID")
+	out := fs.String("out", "", "write the suite to FILE (default: standard output)")
+	path, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	p, m, err := openProject(path)
+	if err != nil {
+		return err
+	}
+	name := orDefault(*config, p.Default)
+	cfg, err := p.Build(m, name)
+	if err != nil {
+		return err
+	}
+	x, err := engine.Explore(context.Background(), m, cfg)
+	if err != nil {
+		return err
+	}
+	if !x.Stats.Complete {
+		fmt.Fprintf(stdout, "warning: the exploration stopped (%s); the suite covers the part explored\n", x.Stats.StoppedBy)
+	}
+	g := x.Graph()
+	var s *engine.Suite
+	switch {
+	case *coverage == "transitions":
+		s, err = g.TransitionTour()
+	case *coverage == "states":
+		s, err = g.StateCases(nil)
+	case strings.HasPrefix(*coverage, "state:"):
+		id := strings.TrimPrefix(*coverage, "state:")
+		idx := -1
+		for i, st := range g.States {
+			if st.ID == id {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return fmt.Errorf("no state %s in the graph (%d states)", id, len(g.States))
+		}
+		s, err = g.StateCases([]int{idx})
+	default:
+		return usagef("unknown coverage %q (use transitions, states or state:ID)", *coverage)
+	}
+	if err != nil {
+		return err
+	}
+	s.Model, s.Config = m.Info().Name, name
+	summary := fmt.Sprintf("%s [%s]: %d test cases, %d steps, covering %d of %d transitions (lower bound %d steps)",
+		p.Name, name, len(s.Cases), s.Length, s.Covered, len(g.Trans), s.LowerBound)
+	if len(s.Dead) > 0 {
+		summary += fmt.Sprintf("; dead states left out: %s", strings.Join(s.Dead, " "))
+	}
+	if *out == "" {
+		if err := s.WriteJSON(stdout); err != nil {
+			return err
+		}
+		fmt.Fprintln(os.Stderr, summary)
+		return nil
+	}
+	var b strings.Builder
+	if err := s.WriteJSON(&b); err != nil {
+		return err
+	}
+	if err := projects.WriteFileAtomic(*out, []byte(b.String())); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, summary)
+	return nil
+}
+
+func cmdRun(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	config := fs.String("config", "", "configuration (default: the suite's)")
+	junit := fs.String("junit", "", "write a JUnit XML report to FILE")
+	adapterCmd := fs.String("adapter", "", "adapter command (overrides the project's)")
+	address := fs.String("address", "", "TCP address of a running adapter")
+	endWait := fs.Float64("end-wait", 1, "seconds to wait for an expected observable action")
+	fs.SetOutput(io.Discard)
+	var pos []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return usagef("run: %v", err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(pos) != 2 {
+		return usagef("run takes PROJECT and SUITE.json")
+	}
+	p, m, err := openProject(pos[0])
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(pos[1])
+	if err != nil {
+		return err
+	}
+	suite, err := engine.ReadSuite(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[1], err)
+	}
+	name := orDefault(*config, orDefault(suite.Config, p.Default))
+	cfg, err := p.Build(m, name)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	impl, err := p.Connect(ctx, m.Info().Name, *adapterCmd, *address)
+	if err != nil {
+		return err
+	}
+	defer impl.Close()
+	res, err := engine.RunSuite(ctx, m, cfg, impl, suite, engine.TestConfig{EndWait: time.Duration(*endWait * float64(time.Second))})
+	if err != nil {
+		return err
+	}
+	counts := map[string]int{}
+	tr := &engine.TestResult{Seconds: res.Seconds}
+	for i, c := range res.Cases {
+		counts[c.Verdict]++
+		line := fmt.Sprintf("%s: %s after %d of %d steps", c.Name, c.Verdict, c.Steps, len(suite.Cases[i].Steps))
+		if c.Reason != "" {
+			line += " (" + c.Reason + ")"
+		}
+		fmt.Fprintln(stdout, line)
+		run := engine.RunResult{Run: i + 1, Verdict: c.Verdict, Failure: c.Failure, Reason: c.Reason, Seconds: c.Seconds}
+		if c.Failure != nil {
+			fmt.Fprintf(stdout, "  FAIL %s at step %d: %s\n", c.Failure.Kind, c.Failure.Step, c.Failure.Message)
+			for _, st := range c.Failure.States {
+				fmt.Fprintf(stdout, "  model state: %s\n", st)
+			}
+			if len(c.Failure.Expected) > 0 {
+				fmt.Fprintf(stdout, "  the model allowed: %s\n", strings.Join(c.Failure.Expected, ", "))
+			}
+		}
+		tr.Runs = append(tr.Runs, run)
+	}
+	fmt.Fprintf(stdout, "%s [%s] %s: %d cases: %d pass, %d fail, %d inconclusive; %.2f s\n",
+		p.Name, name, pos[1], len(res.Cases), counts[engine.Pass], counts[engine.Fail], counts[engine.Inconclusive], res.Seconds)
+	if *junit != "" {
+		if err := writeJUnit(*junit, p.Name, name, tr); err != nil {
+			return err
+		}
+	}
+	if counts[engine.Fail] > 0 {
+		return fmt.Errorf("%d of %d test cases failed", counts[engine.Fail], len(res.Cases))
+	}
+	return nil
+}

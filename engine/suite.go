@@ -1,0 +1,461 @@
+package engine
+
+import (
+	"container/heap"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// SuiteStep is one step of an offline test case: a transition of the
+// state graph. Inputs and output are printed as Starlark literals; the
+// runner matches them against the model.
+type SuiteStep struct {
+	Kind   string   `json:"kind"` // controllable, observable, internal or timeout
+	Action string   `json:"action,omitempty"`
+	Args   []string `json:"args,omitempty"`
+	Output string   `json:"output,omitempty"`
+	Label  string   `json:"label"`
+	From   string   `json:"from"`
+	To     string   `json:"to"`
+}
+
+// SuiteCase is one test case: from the initial state to an accepting state.
+type SuiteCase struct {
+	Name  string      `json:"name"`
+	Steps []SuiteStep `json:"steps"`
+}
+
+// Suite is an offline test suite (docs/test-suites.md).
+type Suite struct {
+	Format     string      `json:"format"` // "modex-suite/1"
+	Model      string      `json:"model"`
+	Config     string      `json:"config"`
+	Coverage   string      `json:"coverage"` // transitions, states, or state:ID
+	States     int         `json:"graph_states"`
+	Trans      int         `json:"graph_transitions"`
+	Covered    int         `json:"covered_transitions"`
+	Length     int         `json:"length"`      // steps in all test cases
+	LowerBound int         `json:"lower_bound"` // transitions to cover
+	Dead       []string    `json:"dead_states,omitempty"`
+	Cases      []SuiteCase `json:"cases"`
+}
+
+// SuiteFormat is the format tag of suite files.
+const SuiteFormat = "modex-suite/1"
+
+// WriteJSON writes the suite as indented JSON.
+func (s *Suite) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(s)
+}
+
+// ReadSuite reads a suite written by WriteJSON.
+func ReadSuite(r io.Reader) (*Suite, error) {
+	var s Suite
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("reading the test suite: %w", err)
+	}
+	if s.Format != SuiteFormat {
+		return nil, fmt.Errorf("not a Modex test suite (format %q, want %q)", s.Format, SuiteFormat)
+	}
+	for i, c := range s.Cases {
+		for j, st := range c.Steps {
+			if _, ok := map[string]bool{"controllable": true, "observable": true, "internal": true, "timeout": true}[st.Kind]; !ok {
+				return nil, fmt.Errorf("case %d step %d: unknown kind %q", i+1, j+1, st.Kind)
+			}
+			if st.Kind != "timeout" && st.Action == "" {
+				return nil, fmt.Errorf("case %d step %d: no action", i+1, j+1)
+			}
+		}
+	}
+	return &s, nil
+}
+
+func (g *Graph) step(ti int) SuiteStep {
+	t := &g.Trans[ti]
+	return SuiteStep{Kind: t.Kind.String(), Action: t.Action, Args: t.ArgStrings(), Output: t.OutputString(), Label: t.Label(),
+		From: g.States[t.From].ID, To: g.States[t.To].ID}
+}
+
+// live returns the states from which an accepting state can be reached, and
+// the states reachable from the initial one.
+func (g *Graph) live() (live, reach []bool, initial int) {
+	n := len(g.States)
+	live, reach = make([]bool, n), make([]bool, n)
+	initial = -1
+	in := make([][]int, n)
+	out := make([][]int, n)
+	for i, t := range g.Trans {
+		in[t.To] = append(in[t.To], i)
+		out[t.From] = append(out[t.From], i)
+	}
+	var queue []int
+	for i, s := range g.States {
+		if s.Initial {
+			initial = i
+		}
+		if s.Accepting && s.Error == "" {
+			live[i] = true
+			queue = append(queue, i)
+		}
+	}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		for _, ti := range in[s] {
+			if f := g.Trans[ti].From; !live[f] && g.States[f].Error == "" {
+				live[f] = true
+				queue = append(queue, f)
+			}
+		}
+	}
+	if initial >= 0 {
+		reach[initial] = true
+		queue = []int{initial}
+		for len(queue) > 0 {
+			s := queue[0]
+			queue = queue[1:]
+			for _, ti := range out[s] {
+				if t := g.Trans[ti].To; !reach[t] {
+					reach[t] = true
+					queue = append(queue, t)
+				}
+			}
+		}
+	}
+	return live, reach, initial
+}
+
+// TransitionTour generates a transition-coverage suite: a Chinese-postman
+// tour over the live part of the graph (every transition between states
+// from which an accepting state is reachable), with resets from accepting
+// states to the initial state, split into test cases at the resets. Its
+// length is minimal for covering every live transition with test cases that
+// start in the initial state and end in accepting states. Reached states
+// from which no accepting state is reachable are reported as dead and left
+// out, with the transitions into them.
+func (g *Graph) TransitionTour() (*Suite, error) {
+	live, reach, initial := g.live()
+	if initial < 0 {
+		return nil, fmt.Errorf("the graph has no initial state")
+	}
+	if !live[initial] {
+		return nil, fmt.Errorf("no accepting state is reachable from the initial state")
+	}
+	s := &Suite{Format: SuiteFormat, Coverage: "transitions", States: len(g.States), Trans: len(g.Trans)}
+	for i := range g.States {
+		if reach[i] && !live[i] {
+			s.Dead = append(s.Dead, g.States[i].ID)
+		}
+	}
+	var req []int // required transitions
+	for i, t := range g.Trans {
+		if reach[t.From] && live[t.From] && live[t.To] {
+			req = append(req, i)
+		}
+	}
+	s.LowerBound = len(req)
+	if len(req) == 0 {
+		return s, nil
+	}
+	n := len(g.States)
+	// Edges of the multigraph: required transitions, then what the flow adds.
+	type edge struct {
+		from, to int
+		trans    int // -1 for a reset
+	}
+	var edges []edge
+	bal := make([]int, n) // in - out
+	for _, ti := range req {
+		t := g.Trans[ti]
+		edges = append(edges, edge{t.From, t.To, ti})
+		bal[t.To]++
+		bal[t.From]--
+	}
+	// Min-cost flow from states with surplus (in > out) to states with
+	// deficit, over live transitions (cost 1) and resets (cost 0).
+	f := newFlow(n + 2)
+	src, sink := n, n+1
+	arcTrans := map[int]int{} // flow arc index -> transition (-1 reset)
+	for _, ti := range req {
+		t := g.Trans[ti]
+		arcTrans[f.add(t.From, t.To, inf, 1)] = ti
+	}
+	for i := range g.States {
+		if live[i] && reach[i] && g.States[i].Accepting && g.States[i].Error == "" && i != initial {
+			arcTrans[f.add(i, initial, inf, 0)] = -1
+		}
+	}
+	need := 0
+	for i, b := range bal {
+		if b > 0 {
+			f.add(src, i, b, 0)
+			need += b
+		} else if b < 0 {
+			f.add(i, sink, -b, 0)
+		}
+	}
+	if got := f.run(src, sink); got != need {
+		return nil, fmt.Errorf("cannot balance the tour (%d of %d)", got, need)
+	}
+	for arc, ti := range arcTrans {
+		for k := 0; k < f.flowOn(arc); k++ {
+			a := f.arcs[arc]
+			edges = append(edges, edge{f.arcs[a.rev].to, a.to, ti})
+		}
+	}
+	// Hierholzer's algorithm from the initial state, edges in a fixed order.
+	adj := make([][]int, n)
+	for i, e := range edges {
+		adj[e.from] = append(adj[e.from], i)
+	}
+	for _, l := range adj {
+		sort.Slice(l, func(a, b int) bool {
+			ea, eb := edges[l[a]], edges[l[b]]
+			if ea.trans != eb.trans {
+				return ea.trans > eb.trans // resets (-1) last
+			}
+			return ea.to < eb.to
+		})
+	}
+	next := make([]int, n)
+	var circuit []int // edge indices, reversed
+	type frame struct{ node, via int }
+	stack := []frame{{initial, -1}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if next[top.node] < len(adj[top.node]) {
+			e := adj[top.node][next[top.node]]
+			next[top.node]++
+			stack = append(stack, frame{edges[e].to, e})
+			continue
+		}
+		if top.via >= 0 {
+			circuit = append(circuit, top.via)
+		}
+		stack = stack[:len(stack)-1]
+	}
+	for i, j := 0, len(circuit)-1; i < j; i, j = i+1, j-1 {
+		circuit[i], circuit[j] = circuit[j], circuit[i]
+	}
+	// Rotate so the tour starts after a reset (every reset leads to the
+	// initial state): then every case ends in an accepting state.
+	for i, e := range circuit {
+		if edges[e].trans < 0 {
+			circuit = append(circuit[i+1:], circuit[:i+1]...)
+			break
+		}
+	}
+	var cur []SuiteStep
+	flush := func() {
+		if len(cur) > 0 {
+			s.Cases = append(s.Cases, SuiteCase{Name: fmt.Sprintf("case %d", len(s.Cases)+1), Steps: cur})
+			s.Length += len(cur)
+			cur = nil
+		}
+	}
+	for _, e := range circuit {
+		if edges[e].trans < 0 {
+			flush()
+			continue
+		}
+		cur = append(cur, g.step(edges[e].trans))
+	}
+	if len(cur) > 0 && !g.States[initial].Accepting {
+		// No reset was used and the circuit ends in the non-accepting
+		// initial state: finish in the nearest accepting state.
+		last := circuit[len(circuit)-1]
+		for _, ti := range g.shortestPath(edges[last].to, func(i int) bool { return g.States[i].Accepting }) {
+			cur = append(cur, g.step(ti))
+		}
+	}
+	flush()
+	covered := map[int]bool{}
+	for _, c := range s.Cases {
+		for range c.Steps {
+		}
+	}
+	for _, e := range edges {
+		if e.trans >= 0 {
+			covered[e.trans] = true
+		}
+	}
+	s.Covered = len(covered)
+	return s, nil
+}
+
+// shortestPath returns the transitions of a shortest path from state from
+// to a state satisfying goal (nil when from satisfies it or none does).
+func (g *Graph) shortestPath(from int, goal func(int) bool) []int {
+	if goal(from) {
+		return nil
+	}
+	out := make([][]int, len(g.States))
+	for i, t := range g.Trans {
+		out[t.From] = append(out[t.From], i)
+	}
+	via := make([]int, len(g.States))
+	seen := make([]bool, len(g.States))
+	seen[from] = true
+	queue := []int{from}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		for _, ti := range out[s] {
+			t := g.Trans[ti].To
+			if seen[t] {
+				continue
+			}
+			seen[t], via[t] = true, ti
+			if goal(t) {
+				var path []int
+				for n := t; n != from; n = g.Trans[via[n]].From {
+					path = append(path, via[n])
+				}
+				for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+					path[i], path[j] = path[j], path[i]
+				}
+				return path
+			}
+			queue = append(queue, t)
+		}
+	}
+	return nil
+}
+
+// StateCases generates one test case per target state: a shortest path from
+// the initial state to it, then a shortest path on to an accepting state.
+// targets nil covers every live state reachable from the initial one.
+func (g *Graph) StateCases(targets []int) (*Suite, error) {
+	live, reach, initial := g.live()
+	if initial < 0 {
+		return nil, fmt.Errorf("the graph has no initial state")
+	}
+	s := &Suite{Format: SuiteFormat, Coverage: "states", States: len(g.States), Trans: len(g.Trans)}
+	if targets == nil {
+		for i := range g.States {
+			if reach[i] && live[i] {
+				targets = append(targets, i)
+			}
+			if reach[i] && !live[i] {
+				s.Dead = append(s.Dead, g.States[i].ID)
+			}
+		}
+	} else if len(targets) == 1 {
+		s.Coverage = "state:" + g.States[targets[0]].ID
+	}
+	covered := map[int]bool{}
+	for _, target := range targets {
+		if !reach[target] || !live[target] {
+			return nil, fmt.Errorf("no test case reaches %s and ends in an accepting state", g.States[target].ID)
+		}
+		path := g.shortestPath(initial, func(i int) bool { return i == target })
+		path = append(path, g.shortestPath(target, func(i int) bool { return g.States[i].Accepting })...)
+		c := SuiteCase{Name: "to " + g.States[target].ID}
+		for _, ti := range path {
+			c.Steps = append(c.Steps, g.step(ti))
+			covered[ti] = true
+		}
+		s.Cases = append(s.Cases, c)
+		s.Length += len(c.Steps)
+	}
+	s.Covered = len(covered)
+	return s, nil
+}
+
+// --- min-cost flow (successive shortest paths with potentials) ---
+
+const inf = 1 << 30
+
+type arc struct {
+	to, rev, cap, cost int
+}
+
+type flow struct {
+	arcs []arc
+	adj  [][]int
+	orig []int // original capacity per arc
+}
+
+func newFlow(n int) *flow { return &flow{adj: make([][]int, n)} }
+
+// add adds an arc and its reverse; it returns the arc's index.
+func (f *flow) add(from, to, cap, cost int) int {
+	i := len(f.arcs)
+	f.arcs = append(f.arcs, arc{to: to, rev: i + 1, cap: cap, cost: cost}, arc{to: from, rev: i, cap: 0, cost: -cost})
+	f.orig = append(f.orig, cap, 0)
+	f.adj[from] = append(f.adj[from], i)
+	f.adj[to] = append(f.adj[to], i+1)
+	return i
+}
+
+func (f *flow) flowOn(i int) int { return f.arcs[f.arcs[i].rev].cap }
+
+type pqItem struct{ node, dist int }
+type pq []pqItem
+
+func (p pq) Len() int           { return len(p) }
+func (p pq) Less(i, j int) bool { return p[i].dist < p[j].dist }
+func (p pq) Swap(i, j int)      { p[i], p[j] = p[j], p[i] }
+func (p *pq) Push(x any)        { *p = append(*p, x.(pqItem)) }
+func (p *pq) Pop() any          { o := *p; x := o[len(o)-1]; *p = o[:len(o)-1]; return x }
+
+// run sends as much flow as possible from s to t at least cost; it returns
+// the amount sent.
+func (f *flow) run(s, t int) int {
+	n := len(f.adj)
+	pot := make([]int, n)
+	dist := make([]int, n)
+	via := make([]int, n)
+	total := 0
+	for {
+		for i := range dist {
+			dist[i], via[i] = inf, -1
+		}
+		dist[s] = 0
+		h := &pq{{s, 0}}
+		for h.Len() > 0 {
+			it := heap.Pop(h).(pqItem)
+			if it.dist > dist[it.node] {
+				continue
+			}
+			for _, ai := range f.adj[it.node] {
+				a := f.arcs[ai]
+				if a.cap <= 0 {
+					continue
+				}
+				nd := it.dist + a.cost + pot[it.node] - pot[a.to]
+				if nd < dist[a.to] {
+					dist[a.to], via[a.to] = nd, ai
+					heap.Push(h, pqItem{a.to, nd})
+				}
+			}
+		}
+		if dist[t] == inf {
+			return total
+		}
+		for i := range pot {
+			if dist[i] < inf {
+				pot[i] += dist[i]
+			}
+		}
+		push := inf
+		for v := t; v != s; {
+			a := f.arcs[via[v]]
+			push = min(push, a.cap)
+			v = f.arcs[a.rev].to
+		}
+		for v := t; v != s; {
+			ai := via[v]
+			f.arcs[ai].cap -= push
+			f.arcs[f.arcs[ai].rev].cap += push
+			v = f.arcs[f.arcs[ai].rev].to
+		}
+		total += push
+	}
+}

@@ -1,0 +1,219 @@
+package projects
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modex/modex/engine"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+func graphOf(t *testing.T, sample, config string) (*engine.Graph, *engine.StarModel, *engine.Config) {
+	t.Helper()
+	p, err := Load(filepath.Join(sample, sample+".toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := p.LoadModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := p.Build(m, config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := engine.Explore(context.Background(), m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x.Graph(), m, cfg
+}
+
+// checkTour verifies the shape of a transition-coverage suite.
+func checkTour(t *testing.T, g *engine.Graph, s *engine.Suite) {
+	t.Helper()
+	ids := map[string]int{}
+	for i, st := range g.States {
+		ids[st.ID] = i
+	}
+	covered := map[string]bool{}
+	for _, c := range s.Cases {
+		if len(c.Steps) == 0 {
+			t.Fatalf("%s is empty", c.Name)
+		}
+		if !g.States[ids[c.Steps[0].From]].Initial {
+			t.Errorf("%s starts in %s, not the initial state", c.Name, c.Steps[0].From)
+		}
+		for i := 1; i < len(c.Steps); i++ {
+			if c.Steps[i].From != c.Steps[i-1].To {
+				t.Errorf("%s: step %d leaves %s but step %d ended in %s", c.Name, i, c.Steps[i].From, i-1, c.Steps[i-1].To)
+			}
+		}
+		if last := c.Steps[len(c.Steps)-1]; !g.States[ids[last.To]].Accepting {
+			t.Errorf("%s ends in %s, which is not accepting", c.Name, last.To)
+		}
+		for _, st := range c.Steps {
+			covered[st.From+"|"+st.Label+"|"+st.To] = true
+		}
+	}
+	dead := map[string]bool{}
+	for _, d := range s.Dead {
+		dead[d] = true
+	}
+	for _, tr := range g.Trans {
+		from, to := g.States[tr.From].ID, g.States[tr.To].ID
+		if !dead[to] && !dead[from] && !covered[from+"|"+tr.Label()+"|"+to] {
+			t.Errorf("live transition %s -%s-> %s not covered", from, tr.Label(), to)
+		}
+	}
+	if s.Length < s.LowerBound {
+		t.Errorf("length %d below the lower bound %d", s.Length, s.LowerBound)
+	}
+}
+
+func suiteGolden(t *testing.T, name string, s *engine.Suite) {
+	t.Helper()
+	var b bytes.Buffer
+	s.WriteJSON(&b)
+	path := filepath.Join("testdata", name)
+	if *update {
+		os.WriteFile(path, b.Bytes(), 0o644)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./projects -update)", err)
+	}
+	if !bytes.Equal(b.Bytes(), want) {
+		t.Errorf("%s differs from the golden file (go test ./projects -update, then review the diff)", name)
+	}
+	back, err := engine.ReadSuite(bytes.NewReader(b.Bytes()))
+	if err != nil || len(back.Cases) != len(s.Cases) {
+		t.Errorf("round trip: %v", err)
+	}
+}
+
+func TestTours(t *testing.T) {
+	for _, tc := range []struct {
+		sample, config string
+		cases, length  int
+		dead           []string
+	}{
+		// Seed 001: "for the shown FSM we get a single traversal with 19
+		// steps". Our SomeItemsInCart graph has 29 transitions (self-loops
+		// of Client("b"), Client("c") and AddToCart included); its single
+		// tour takes 36 steps.
+		{"webshop", "some_items", 1, 36, nil},
+		// Figure 1: the two terminal twins after a timeout are dead (no
+		// accepting state is reachable from them).
+		{"chat", "figure1", 2, 11, []string{"S6", "S8"}},
+		{"chat", "offline", 2, 20, nil},
+		{"stack", "all", 1, 28, nil}, // exactly the lower bound
+	} {
+		t.Run(tc.sample+"/"+tc.config, func(t *testing.T) {
+			g, _, _ := graphOf(t, tc.sample, tc.config)
+			s, err := g.TransitionTour()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Model, s.Config = tc.sample, tc.config
+			checkTour(t, g, s)
+			if len(s.Cases) != tc.cases || s.Length != tc.length || strings.Join(s.Dead, " ") != strings.Join(tc.dead, " ") {
+				t.Errorf("%d cases, length %d (lower bound %d), dead %v; want %d, %d, %v", len(s.Cases), s.Length, s.LowerBound, s.Dead, tc.cases, tc.length, tc.dead)
+			}
+			suiteGolden(t, "tour_"+tc.sample+"_"+tc.config+".json", s)
+		})
+	}
+}
+
+func TestStateCases(t *testing.T) {
+	g, _, _ := graphOf(t, "chat", "figure1")
+	s, err := g.StateCases(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Cases) != 7 { // the 9 states less the two dead ones
+		t.Errorf("%d cases", len(s.Cases))
+	}
+	one, err := g.StateCases([]int{5})
+	if err != nil || len(one.Cases) != 1 || one.Coverage != "state:S5" {
+		t.Fatalf("%v %+v", err, one)
+	}
+	steps := one.Cases[0].Steps
+	hit := false
+	for _, st := range steps {
+		hit = hit || st.To == "S5"
+	}
+	if !hit {
+		t.Errorf("the case to S5 does not pass S5: %+v", steps)
+	}
+	if _, err := g.StateCases([]int{6}); err == nil {
+		t.Error("a test case to a dead state was generated")
+	}
+}
+
+func TestReadSuiteErrors(t *testing.T) {
+	for _, bad := range []string{`{"format":"other/1","cases":[]}`, `{"format":"modex-suite/1","cases":[{"name":"a","steps":[{"kind":"jump","label":"x","from":"S0","to":"S1"}]}]}`, `{"format":"modex-suite/1","surprise":1}`, `not json`} {
+		if _, err := engine.ReadSuite(strings.NewReader(bad)); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+}
+
+// Every generated suite passes against the fixed chat server and fails
+// against the buggy one.
+func TestSuiteAgainstChatServer(t *testing.T) {
+	bin := buildChatImpl(t)
+	g, m, cfg := graphOf(t, "chat", "offline")
+	suite, err := g.TransitionTour()
+	if err != nil {
+		t.Fatal(err)
+	}
+	states, err := g.StateCases(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(s *engine.Suite, fixed bool) *engine.SuiteResult {
+		args := []string{bin, "adapter"}
+		if fixed {
+			args = append(args, "--fixed")
+		}
+		impl, err := engine.StartProcess(context.Background(), "chat", args, ".", 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer impl.Close()
+		res, err := engine.RunSuite(context.Background(), m, cfg, impl, s, engine.TestConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	for _, s := range []*engine.Suite{suite, states} {
+		for i := 0; i < 3; i++ {
+			if res := run(s, true); !res.Passed() {
+				t.Fatalf("the fixed server did not pass the %s suite: %+v", s.Coverage, res.Cases)
+			}
+		}
+	}
+	var fail *engine.Failure
+	for i := 0; i < 60 && fail == nil; i++ {
+		for _, c := range run(suite, false).Cases {
+			if c.Failure != nil {
+				fail = c.Failure
+			}
+		}
+	}
+	if fail == nil || fail.Kind != engine.FailUnexpected || !strings.Contains(fail.Message, "?Deliver(") {
+		t.Fatalf("the buggy server: %+v", fail)
+	}
+}
+
+var _ = exec.Command
