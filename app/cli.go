@@ -30,6 +30,8 @@ const usage = `usage:
                                 an offline test suite from the explored graph
   modex run PROJECT SUITE.json [--junit FILE] [--adapter "CMD ..."] [--address HOST:PORT]
                                 run an offline test suite against the implementation
+  modex replay PROJECT TRACE|DIR... [--window N] [--thread-attr A] [--accepting]
+                                replay recorded traces (XML, JSON lines, plain) against the model
   modex help                    this text
 
 PROJECT is a project file (.toml) or a bare model (.star) used with its own
@@ -57,6 +59,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cmdGen(args[1:], stdout)
 	case "run":
 		return cmdRun(args[1:], stdout)
+	case "replay":
+		return cmdReplay(args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

@@ -106,3 +106,50 @@ func bytesPerState(explore func() *engine.Exploration) float64 {
 	runtime.KeepAlive(x)
 	return float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
 }
+
+// BenchmarkTransitionTour generates a transition-coverage tour of a graph
+// with about 10,000 transitions (a 50×50 grid walk).
+func BenchmarkTransitionTour(b *testing.B) {
+	src := `
+N = 50
+def init():
+    return {"x": 0, "y": 0}
+def Right(s):
+    require(s.x < N - 1)
+    s.x += 1
+def Left(s):
+    require(s.x > 0)
+    s.x -= 1
+def Up(s):
+    require(s.y < N - 1)
+    s.y += 1
+def Down(s):
+    require(s.y > 0)
+    s.y -= 1
+def Jump(s):
+    require(s.x == N - 1 and s.y == N - 1)
+    s.x, s.y = 0, 0
+actions = [Right, Left, Up, Down, Jump]
+def accepting(s):
+    return s.x == 0 and s.y == 0
+`
+	m, err := engine.LoadStarlarkSource("grid.star", []byte(src))
+	if err != nil {
+		b.Fatal(err)
+	}
+	x, err := engine.Explore(context.Background(), m, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := x.Graph()
+	var s *engine.Suite
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if s, err = g.TransitionTour(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(g.Trans)), "transitions")
+	b.ReportMetric(float64(s.Length), "tour-steps")
+	b.ReportMetric(float64(len(s.Cases)), "cases")
+}

@@ -27,6 +27,7 @@ type Project struct {
 	Configs     map[string]*ConfigSpec `toml:"configs,omitempty"`
 	Adapter     *AdapterSpec           `toml:"adapter,omitempty"`
 	Test        *TestSpec              `toml:"test,omitempty"`
+	Replay      *ReplaySpec            `toml:"replay,omitempty"`
 
 	// Path is the project file (empty for a bare model).
 	Path string `toml:"-"`
@@ -77,6 +78,60 @@ type AdapterSpec struct {
 	Dir     string   `toml:"dir,omitempty"`
 	Address string   `toml:"address,omitempty"`
 	Timeout float64  `toml:"timeout,omitempty"`
+}
+
+// ReplaySpec configures passive testing of recorded traces: how recorded
+// events map to model actions (the abstraction function of seed 004).
+type ReplaySpec struct {
+	ThreadAttr       string                `toml:"thread_attr,omitempty"`
+	Window           int                   `toml:"window,omitempty"`
+	RequireAccepting bool                  `toml:"require_accepting,omitempty"`
+	MaxStates        int                   `toml:"max_states,omitempty"`
+	Events           map[string]*EventSpec `toml:"events,omitempty"`
+}
+
+// EventSpec maps one kind of recorded event.
+type EventSpec struct {
+	Action string            `toml:"action,omitempty"` // default: the event's name
+	Role   string            `toml:"role,omitempty"`   // action, event or ignore
+	Params map[string]string `toml:"params,omitempty"` // parameter = attribute
+}
+
+// ReplayConfig builds the replay configuration from the [replay] section,
+// checking it against the model.
+func (p *Project) ReplayConfig(m engine.Model) (engine.ReplayConfig, error) {
+	rc := engine.ReplayConfig{Mappings: map[string]*engine.EventMapping{}}
+	r := p.Replay
+	if r == nil {
+		return rc, nil
+	}
+	rc.ThreadAttr, rc.Window, rc.RequireAccepting, rc.MaxStates = r.ThreadAttr, r.Window, r.RequireAccepting, r.MaxStates
+	info := m.Info()
+	for _, name := range sortedKeys(r.Events) {
+		e := r.Events[name]
+		switch e.Role {
+		case "", engine.RoleAction, engine.RoleEvent, engine.RoleIgnore:
+		default:
+			return rc, p.errAt(p.index.val("replay", "events", name, "role"), "role must be action, event or ignore, not %q", e.Role)
+		}
+		action := e.Action
+		if action == "" {
+			action = name
+		}
+		if e.Role != engine.RoleIgnore {
+			ai := info.Action(action)
+			if ai < 0 {
+				return rc, p.errAt(p.index.key("replay", "events", name), "event %q maps to unknown action %q (the model has: %s)", name, action, actionNames(info))
+			}
+			for param := range e.Params {
+				if indexOf(info.Actions[ai].Params, param) < 0 {
+					return rc, p.errAt(p.index.key("replay", "events", name, "params", param), "action %s has no parameter %q", action, param)
+				}
+			}
+		}
+		rc.Mappings[name] = &engine.EventMapping{Action: action, Role: e.Role, Params: e.Params}
+	}
+	return rc, nil
 }
 
 // TestSpec holds online-testing defaults.

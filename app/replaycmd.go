@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/modex/modex/engine"
+)
+
+// traceFiles expands folders into the trace files they hold.
+func traceFiles(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return nil, err
+		}
+		var files []string
+		for _, e := range entries {
+			switch filepath.Ext(e.Name()) {
+			case ".xml", ".jsonl", ".trace", ".txt", ".log":
+				files = append(files, filepath.Join(p, e.Name()))
+			}
+		}
+		sort.Strings(files)
+		if len(files) == 0 {
+			return nil, fmt.Errorf("%s holds no trace files (.xml, .jsonl, .trace, .txt, .log)", p)
+		}
+		out = append(out, files...)
+	}
+	return out, nil
+}
+
+func cmdReplay(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	config := fs.String("config", "", "configuration (default: the project's default)")
+	window := fs.Int("window", -1, "reordering window: events of different threads may match out of order within N positions")
+	threadAttr := fs.String("thread-attr", "", "attribute naming an event's thread (default: thread)")
+	accepting := fs.Bool("accepting", false, "fail traces that end outside an accepting state")
+	maxStates := fs.Int("max-states", 0, "bound on the states the model may be in (default 1000)")
+	fs.SetOutput(io.Discard)
+	var pos []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return usagef("replay: %v", err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(pos) < 2 {
+		return usagef("replay takes PROJECT and one or more traces or folders of traces")
+	}
+	p, m, err := openProject(pos[0])
+	if err != nil {
+		return err
+	}
+	name := orDefault(*config, p.Default)
+	cfg, err := p.Build(m, name)
+	if err != nil {
+		return err
+	}
+	rc, err := p.ReplayConfig(m)
+	if err != nil {
+		return err
+	}
+	if *window >= 0 {
+		rc.Window = *window
+	}
+	if *threadAttr != "" {
+		rc.ThreadAttr = *threadAttr
+	}
+	rc.RequireAccepting = rc.RequireAccepting || *accepting
+	if *maxStates > 0 {
+		rc.MaxStates = *maxStates
+	}
+	files, err := traceFiles(pos[1:])
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	counts := map[string]int{}
+	type row struct{ file, verdict, detail string }
+	var rows []row
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		recs, err := engine.ParseTrace(f, data)
+		if err != nil {
+			return err
+		}
+		rc.File = f
+		res, err := engine.Replay(ctx, m, cfg, recs, rc)
+		if err != nil {
+			return err
+		}
+		counts[res.Verdict]++
+		detail := fmt.Sprintf("%d of %d events reproduced, at most %d candidate states, %.3f s", res.Matched, res.Total, res.MaxStates, res.Seconds)
+		fmt.Fprintf(stdout, "%s: %s (%s)\n", f, res.Verdict, detail)
+		switch {
+		case res.Failure != nil:
+			fl := res.Failure
+			where := fmt.Sprintf("event %d", fl.Index+1)
+			if fl.Line > 0 {
+				where += fmt.Sprintf(" (line %d)", fl.Line)
+			}
+			fmt.Fprintf(stdout, "  FAIL at %s: %s\n  %s\n", where, fl.Event, fl.Message)
+			for i, st := range fl.States {
+				if i == 5 {
+					fmt.Fprintf(stdout, "  … and %d more candidate states\n", len(fl.States)-5)
+					break
+				}
+				fmt.Fprintf(stdout, "  candidate state: %s\n", st)
+			}
+			if len(fl.Expected) > 0 {
+				fmt.Fprintf(stdout, "  they would have accepted: %s\n", strings.Join(fl.Expected, ", "))
+			}
+			detail = fmt.Sprintf("at event %d: %s", fl.Index+1, fl.Event)
+		case res.Reason != "":
+			fmt.Fprintf(stdout, "  inconclusive: %s\n", res.Reason)
+			detail = res.Reason
+		}
+		rows = append(rows, row{filepath.Base(f), res.Verdict, detail})
+	}
+	if len(rows) > 1 {
+		fmt.Fprintf(stdout, "\n%-32s %-13s %s\n", "trace", "verdict", "")
+		for _, r := range rows {
+			fmt.Fprintf(stdout, "%-32s %-13s %s\n", r.file, r.verdict, r.detail)
+		}
+	}
+	fmt.Fprintf(stdout, "%s [%s]: %d traces: %d pass, %d fail, %d inconclusive\n", p.Name, name, len(files), counts[engine.Pass], counts[engine.Fail], counts[engine.Inconclusive])
+	if counts[engine.Fail] > 0 {
+		return fmt.Errorf("%d of %d traces failed", counts[engine.Fail], len(files))
+	}
+	return nil
+}

@@ -1,0 +1,329 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.starlark.net/starlark"
+)
+
+// Roles of recorded events (seed 004, section 5.3.3 and Figure 5.5).
+const (
+	RoleAction = "action" // caused by the environment: it drives the model
+	RoleEvent  = "event"  // done by the system: the model must reproduce it
+	RoleIgnore = "ignore" // not part of the test
+)
+
+// EventMapping is the abstraction function for one kind of recorded event:
+// the model action it stands for, its role, and which attribute feeds each
+// parameter. Attributes no parameter names (times, thread ids) are ignored.
+type EventMapping struct {
+	Action string
+	Role   string
+	Params map[string]string // parameter -> attribute (default: same name)
+}
+
+// ReplayConfig configures passive testing of a trace.
+type ReplayConfig struct {
+	// Mappings by event name; an event without one maps to the model action
+	// of the same name, an action for controllable actions, an event for
+	// the others.
+	Mappings map[string]*EventMapping
+	// Window lets events from different threads match out of order within
+	// this many positions (seed 004 section 4.6); 0 keeps the trace order.
+	Window int
+	// ThreadAttr names the attribute that identifies an event's thread
+	// (default "thread").
+	ThreadAttr string
+	// RequireAccepting fails a trace that ends outside an accepting state.
+	RequireAccepting bool
+	// MaxStates bounds the states the model may be in (default 1000);
+	// hitting it makes the verdict inconclusive.
+	MaxStates int
+	// File names the trace in error messages.
+	File string
+}
+
+// ReplayStep is one matched event.
+type ReplayStep struct {
+	Index int // in the trace
+	Line  int
+	Label string // the model action it matched
+}
+
+// ReplayFailure says where and why a trace diverged from the model.
+type ReplayFailure struct {
+	Index    int // event index (0-based)
+	Line     int
+	Event    string // as recorded
+	Message  string
+	States   []string // the states the model may have been in
+	Expected []string // what those states would have accepted
+}
+
+// ReplayResult is the verdict of replaying one trace.
+type ReplayResult struct {
+	Verdict   string
+	Total     int // events in the trace (ignored ones excluded)
+	Matched   int
+	Path      []ReplayStep
+	Failure   *ReplayFailure
+	Reason    string // why inconclusive
+	MaxStates int    // the largest set of candidate states met
+	Seconds   float64
+}
+
+type resolved struct {
+	rec    *Record
+	index  int
+	action int
+	args   []Value
+	thread string
+}
+
+// Replay checks a recorded trace against the model: it reproduces the
+// events in order, tracking every state the model may be in (closed under
+// internal actions and choose()), and gives pass, fail (at the first event
+// no candidate state accepts) or inconclusive (a bound was hit).
+func Replay(ctx context.Context, m Model, cfg *Config, recs []Record, rc ReplayConfig) (*ReplayResult, error) {
+	if rc.MaxStates <= 0 {
+		rc.MaxStates = 1000
+	}
+	if rc.ThreadAttr == "" {
+		rc.ThreadAttr = "thread"
+	}
+	w, err := m.NewWorker()
+	if err != nil {
+		return nil, err
+	}
+	w.SetBudget(cfg.StepBudget)
+	info := m.Info()
+	t := &tester{ctx: ctx, m: m, info: info, cfg: cfg, tc: TestConfig{MaxStates: rc.MaxStates}, w: w,
+		covered: map[string]bool{}, taken: map[string]bool{}, seen: map[string]bool{}, byName: map[string]int{}}
+	for i, a := range info.Actions {
+		t.byName[a.Name] = i
+	}
+	// Resolve every record against the mapping first: setup errors name the
+	// trace line.
+	var events []resolved
+	for i := range recs {
+		r := &recs[i]
+		ev, skip, err := resolveRecord(info, t.byName, r, rc)
+		if err != nil {
+			if te, ok := err.(*TraceError); ok {
+				te.File = rc.File
+			}
+			return nil, err
+		}
+		if skip {
+			continue
+		}
+		ev.index = i
+		events = append(events, ev)
+	}
+	start := time.Now()
+	res := &ReplayResult{Verdict: Pass, Total: len(events)}
+	defer func() { res.Seconds = time.Since(start).Seconds() }()
+	st0, err := w.Init()
+	if err != nil {
+		return nil, err
+	}
+	states, err := t.closure([]State{st0})
+	if err != nil {
+		return nil, err
+	}
+	pending := events
+	for len(pending) > 0 {
+		if ctx.Err() != nil {
+			res.Verdict, res.Reason = Inconclusive, "cancelled"
+			return res, nil
+		}
+		res.MaxStates = max(res.MaxStates, len(states))
+		if len(states) > rc.MaxStates {
+			res.Verdict = Inconclusive
+			res.Reason = fmt.Sprintf("at event %d (line %d) the model may be in more than %d states (raise the bound)", pending[0].index+1, pending[0].rec.Line, rc.MaxStates)
+			return res, nil
+		}
+		// Candidates: the first pending event, then (with a window) later
+		// ones of threads with nothing pending before them.
+		matched := -1
+		var next []State
+		blocked := map[string]bool{}
+		for k := 0; k < len(pending) && k <= rc.Window; k++ {
+			ev := pending[k]
+			if k > 0 && (ev.thread == "" || blocked[ev.thread]) {
+				blocked[ev.thread] = true
+				continue
+			}
+			blocked[ev.thread] = true
+			n, err := t.replayStep(states, ev)
+			if err != nil {
+				return nil, err
+			}
+			if len(n) > 0 {
+				matched, next = k, n
+				break
+			}
+			if rc.Window == 0 {
+				break
+			}
+		}
+		if matched < 0 {
+			ev := pending[0]
+			res.Verdict = Fail
+			res.Failure = &ReplayFailure{Index: ev.index, Line: ev.rec.Line, Event: ev.rec.String(),
+				Message:  fmt.Sprintf("no state the model may be in accepts %s", (&GTrans{Action: info.Actions[ev.action].Name, Args: ev.args}).Label()),
+				States:   t.describe(states),
+				Expected: t.enabledLabels(states)}
+			return res, nil
+		}
+		ev := pending[matched]
+		// Drop the matched event: shift the (at most Window) events before
+		// it one place right, so the rest of the trace is never copied.
+		copy(pending[1:matched+1], pending[:matched])
+		pending = pending[1:]
+		if next, err = t.closure(next); err != nil {
+			return nil, err
+		}
+		states = next
+		res.Matched++
+		res.Path = append(res.Path, ReplayStep{Index: ev.index, Line: ev.rec.Line, Label: (&GTrans{Action: info.Actions[ev.action].Name, Args: ev.args, Kind: cfg.Actions[ev.action].Kind}).Label()})
+	}
+	if rc.RequireAccepting {
+		ok := false
+		for _, s := range states {
+			if a, err := t.accepting([]State{s}); err == nil && a {
+				ok = true
+			}
+		}
+		if !ok {
+			res.Verdict = Fail
+			res.Failure = &ReplayFailure{Index: len(recs), Message: "the trace ends outside an accepting state", States: t.describe(states)}
+		}
+	}
+	return res, nil
+}
+
+// replayStep applies a recorded event to every candidate state.
+func (t *tester) replayStep(states []State, ev resolved) ([]State, error) {
+	var next []State
+	seen := map[string]bool{}
+	for _, s := range states {
+		outs, _, err := t.w.Step(s, ev.action, ev.args)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range outs {
+			if o.Err != nil {
+				continue // a model error is no reproduction
+			}
+			if ev.rec.HasOutput {
+				k1, _ := Key(o.Output)
+				k2, _ := Key(ev.rec.Output)
+				if k1 != k2 {
+					continue
+				}
+			}
+			if !seen[o.Next.Key()] {
+				seen[o.Next.Key()] = true
+				next = append(next, o.Next)
+			}
+		}
+	}
+	return next, nil
+}
+
+// enabledLabels lists what the states would accept, for failure reports.
+func (t *tester) enabledLabels(states []State) []string {
+	set := map[string]bool{}
+	for _, s := range states {
+		for ai, a := range t.info.Actions {
+			ac := &t.cfg.Actions[ai]
+			if ac.Exclude || ac.Kind == Internal {
+				continue
+			}
+			t.combos(s, ai, func(args []Value) error {
+				if outs, _, err := t.w.Step(s, ai, args); err == nil && len(outs) > 0 {
+					set[(&GTrans{Action: a.Name, Args: args, Kind: ac.Kind}).Label()] = true
+				}
+				return nil
+			})
+		}
+	}
+	var out []string
+	for l := range set {
+		out = append(out, l)
+	}
+	sort.Strings(out)
+	if len(out) > 30 {
+		out = append(out[:30], fmt.Sprintf("… and %d more", len(out)-30))
+	}
+	return out
+}
+
+func resolveRecord(info *ModelInfo, byName map[string]int, r *Record, rc ReplayConfig) (resolved, bool, error) {
+	mp := rc.Mappings[r.Name]
+	action := r.Name
+	if mp != nil {
+		if mp.Role == RoleIgnore {
+			return resolved{}, true, nil
+		}
+		if mp.Action != "" {
+			action = mp.Action
+		}
+	}
+	ai, ok := byName[action]
+	if !ok {
+		for name, i := range byName {
+			if strings.EqualFold(name, action) {
+				ai, ok = i, true
+			}
+		}
+	}
+	if !ok {
+		return resolved{}, false, &TraceError{Line: r.Line, Msg: fmt.Sprintf("event %q maps to no action of the model (map it to one, or ignore it)", r.Name)}
+	}
+	a := info.Actions[ai]
+	ev := resolved{rec: r, action: ai}
+	ev.thread, _ = r.Attr(rc.ThreadAttr)
+	if r.Attrs == nil { // a plain trace: positional inputs
+		if len(r.Args) != len(a.Params) {
+			return resolved{}, false, &TraceError{Line: r.Line, Msg: fmt.Sprintf("%s takes %d inputs (%s), the trace gives %d", a.Name, len(a.Params), strings.Join(a.Params, ", "), len(r.Args))}
+		}
+		ev.args = r.Args
+		return ev, false, nil
+	}
+	for _, p := range a.Params {
+		attr := p
+		if mp != nil && mp.Params[p] != "" {
+			attr = mp.Params[p]
+		}
+		v, ok := r.Attr(attr)
+		if !ok {
+			return resolved{}, false, &TraceError{Line: r.Line, Msg: fmt.Sprintf("event %s has no attribute %q for parameter %s of %s", r.Name, attr, p, a.Name)}
+		}
+		ev.args = append(ev.args, attrValue(v))
+	}
+	return ev, false, nil
+}
+
+// attrValue reads an attribute as a model value: an integer, a boolean, None,
+// or else the string.
+func attrValue(s string) Value {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return Int(int(n))
+	}
+	switch s {
+	case "true", "True":
+		return starlark.True
+	case "false", "False":
+		return starlark.False
+	case "null", "None":
+		return starlark.None
+	}
+	return Str(s)
+}

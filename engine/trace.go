@@ -1,0 +1,317 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// Attr is one attribute of a recorded event, in file order.
+type Attr struct {
+	Key   string
+	Value string
+}
+
+// Record is one event of a recorded trace.
+type Record struct {
+	Name  string
+	Attrs []Attr  // XML and JSON-lines traces
+	Args  []Value // plain traces: the inputs, in order
+	// Output is the recorded output of a plain-trace line Name(...)/out.
+	Output    Value
+	HasOutput bool
+	Line      int // 1-based line in the trace file
+}
+
+// Attr returns the value of an attribute and whether it is present.
+func (r *Record) Attr(key string) (string, bool) {
+	for _, a := range r.Attrs {
+		if a.Key == key {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+// String prints the record as in its trace: name(attr=value, ...) or
+// Name(args)/output.
+func (r *Record) String() string {
+	var parts []string
+	if r.Attrs != nil {
+		for _, a := range r.Attrs {
+			parts = append(parts, a.Key+"="+strconv.Quote(a.Value))
+		}
+	} else {
+		for _, a := range r.Args {
+			parts = append(parts, Format(a))
+		}
+	}
+	s := r.Name + "(" + strings.Join(parts, ", ") + ")"
+	if r.HasOutput {
+		s += "/" + Format(r.Output)
+	}
+	return s
+}
+
+// TraceError is a malformed trace, with the line.
+type TraceError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *TraceError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// ParseTrace reads a trace, detecting its format: XML (one element per
+// event, seed 004 Figure 5.4), JSON lines ({"event": name, attributes...})
+// or plain lines (Name(arg, ...) or Name(arg, ...)/output, Starlark
+// literals; objects such as Client1 are read as objects). Blank lines and
+// lines starting with # are skipped in the line formats.
+func ParseTrace(file string, data []byte) ([]Record, error) {
+	trimmed := bytes.TrimSpace(data)
+	switch {
+	case len(trimmed) == 0:
+		return []Record{}, nil
+	case trimmed[0] == '<':
+		return parseXMLTrace(file, data)
+	case trimmed[0] == '{':
+		return parseJSONTrace(file, data)
+	}
+	return parsePlainTrace(file, data)
+}
+
+func parseXMLTrace(file string, data []byte) ([]Record, error) {
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	var out []Record
+	depth := 0
+	for {
+		line, _ := dec.InputPos()
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			if depth != 0 {
+				return nil, &TraceError{file, line, "the trace ends inside an element"}
+			}
+			return out, nil
+		}
+		if err != nil {
+			l := line
+			var se *xml.SyntaxError
+			if errors.As(err, &se) {
+				l = se.Line
+			}
+			return nil, &TraceError{file, l, "malformed XML: " + strings.TrimPrefix(err.Error(), "XML syntax error on line "+strconv.Itoa(l)+": ")}
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			if depth == 1 {
+				continue // the root, e.g. <trace>
+			}
+			if depth > 2 {
+				return nil, &TraceError{file, line, fmt.Sprintf("element <%s> inside an event: events are flat elements", t.Name.Local)}
+			}
+			r := Record{Name: t.Name.Local, Attrs: []Attr{}, Line: line}
+			for _, a := range t.Attr {
+				r.Attrs = append(r.Attrs, Attr{a.Name.Local, a.Value})
+			}
+			out = append(out, r)
+		case xml.EndElement:
+			depth--
+		case xml.CharData:
+			if depth >= 2 && len(bytes.TrimSpace(t)) > 0 {
+				return nil, &TraceError{file, line, "text inside an event element"}
+			}
+		}
+	}
+}
+
+func parseJSONTrace(file string, data []byte) ([]Record, error) {
+	var out []Record
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		r, err := parseJSONRecord(text)
+		if err != nil {
+			return nil, &TraceError{file, line, err.Error()}
+		}
+		r.Line = line
+		out = append(out, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &TraceError{file, line + 1, err.Error()}
+	}
+	return out, nil
+}
+
+// parseJSONRecord reads {"event": name, key: value, ...} keeping key order.
+func parseJSONRecord(text string) (Record, error) {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	r := Record{Attrs: []Attr{}}
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return r, fmt.Errorf("not a JSON object: %.60q", text)
+	}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return r, fmt.Errorf("malformed JSON: %v", err)
+		}
+		key := kt.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return r, fmt.Errorf("malformed JSON value of %q: %v", key, err)
+		}
+		var val string
+		if err := json.Unmarshal(raw, &val); err != nil {
+			val = string(raw) // numbers, booleans, null: their JSON text
+		}
+		if key == "event" {
+			r.Name = val
+			continue
+		}
+		r.Attrs = append(r.Attrs, Attr{key, val})
+	}
+	if _, err := dec.Token(); err != nil {
+		return r, fmt.Errorf("malformed JSON: %v", err)
+	}
+	if dec.More() {
+		return r, fmt.Errorf("more than one JSON value on the line")
+	}
+	if r.Name == "" {
+		return r, fmt.Errorf(`the object has no "event" name`)
+	}
+	return r, nil
+}
+
+var objectName = regexp.MustCompile(`^([A-Za-z_][A-Za-z_]*?)([0-9]+)$`)
+
+func parsePlainTrace(file string, data []byte) ([]Record, error) {
+	var out []Record
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		r, err := parsePlainRecord(text)
+		if err != nil {
+			return nil, &TraceError{file, line, err.Error()}
+		}
+		r.Line = line
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// parsePlainRecord reads Name(arg, ...) or Name(arg, ...)/output; a leading
+// ? (observable, as in logs) is allowed.
+func parsePlainRecord(text string) (Record, error) {
+	text = strings.TrimPrefix(text, "?")
+	call, outText := text, ""
+	if i := strings.LastIndex(text, ")/"); i >= 0 {
+		call, outText = text[:i+1], text[i+2:]
+	}
+	x, err := syntax.ParseExpr("trace", call, 0)
+	if err != nil {
+		return Record{}, fmt.Errorf("want Name(arg, ...) or Name(arg, ...)/output: %v", err)
+	}
+	ce, ok := x.(*syntax.CallExpr)
+	if !ok {
+		return Record{}, fmt.Errorf("want Name(arg, ...), not %.60q", text)
+	}
+	name, ok := ce.Fn.(*syntax.Ident)
+	if !ok {
+		return Record{}, fmt.Errorf("the event name must be an identifier")
+	}
+	r := Record{Name: name.Name}
+	for _, a := range ce.Args {
+		if u, ok := a.(*syntax.UnaryExpr); ok && (u.Op == syntax.STAR || u.Op == syntax.STARSTAR) {
+			return Record{}, fmt.Errorf("*args and **kwargs are not values")
+		}
+		if b, ok := a.(*syntax.BinaryExpr); ok && b.Op == syntax.EQ {
+			return Record{}, fmt.Errorf("keyword arguments are not allowed: give the inputs in order")
+		}
+		v, err := literal(a)
+		if err != nil {
+			return Record{}, err
+		}
+		r.Args = append(r.Args, v)
+	}
+	if outText != "" {
+		ox, err := syntax.ParseExpr("trace", outText, 0)
+		if err != nil {
+			return Record{}, fmt.Errorf("bad output %q: %v", outText, err)
+		}
+		if r.Output, err = literal(ox); err != nil {
+			return Record{}, err
+		}
+		r.HasOutput = true
+	}
+	return r, nil
+}
+
+// literal evaluates a literal expression; identifiers like Client1 are
+// objects, None/True/False as usual.
+func literal(x syntax.Expr) (v Value, err error) {
+	defer func() {
+		if r := recover(); r != nil { // the compiler rejects some odd trees by panicking
+			v, err = nil, fmt.Errorf("not a literal value")
+		}
+	}()
+	env := starlark.StringDict{}
+	var bad error
+	syntax.Walk(x, func(n syntax.Node) bool {
+		switch e := n.(type) {
+		case *syntax.Ident:
+			switch e.Name {
+			case "None", "True", "False":
+			default:
+				m := objectName.FindStringSubmatch(e.Name)
+				if m == nil {
+					bad = fmt.Errorf("%s is not a value (objects are written like Client1)", e.Name)
+					return false
+				}
+				n, _ := strconv.Atoi(m[2])
+				env[e.Name] = Object{Kind: m[1], N: n}
+			}
+		case *syntax.CallExpr, *syntax.LambdaExpr, *syntax.Comprehension:
+			bad = fmt.Errorf("only literal values may appear in a trace")
+			return false
+		case *syntax.UnaryExpr:
+			if e.Op == syntax.STAR || e.Op == syntax.STARSTAR {
+				bad = fmt.Errorf("*args and **kwargs are not values")
+				return false
+			}
+		}
+		return true
+	})
+	if bad != nil {
+		return nil, bad
+	}
+	thread := &starlark.Thread{Name: "trace"}
+	thread.SetMaxExecutionSteps(10000)
+	v, err = starlark.EvalExprOptions(&syntax.FileOptions{Set: true}, thread, x, env)
+	if err != nil {
+		return nil, fmt.Errorf("bad value: %v", err)
+	}
+	return v, nil
+}
