@@ -50,9 +50,10 @@ type ReplayConfig struct {
 
 // ReplayStep is one matched event.
 type ReplayStep struct {
-	Index int // in the trace
-	Line  int
-	Label string // the model action it matched
+	Index  int // in the trace
+	Line   int
+	Label  string   // the model action it matched
+	States []string // keys of the states the model may be in after it
 }
 
 // ReplayFailure says where and why a trace diverged from the model.
@@ -191,7 +192,7 @@ func Replay(ctx context.Context, m Model, cfg *Config, recs []Record, rc ReplayC
 		}
 		states = next
 		res.Matched++
-		res.Path = append(res.Path, ReplayStep{Index: ev.index, Line: ev.rec.Line, Label: (&GTrans{Action: info.Actions[ev.action].Name, Args: ev.args, Kind: cfg.Actions[ev.action].Kind}).Label()})
+		res.Path = append(res.Path, ReplayStep{Index: ev.index, Line: ev.rec.Line, Label: (&GTrans{Action: info.Actions[ev.action].Name, Args: ev.args, Kind: cfg.Actions[ev.action].Kind}).Label(), States: keys(states)})
 	}
 	if rc.RequireAccepting {
 		ok := false

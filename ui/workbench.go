@@ -78,6 +78,7 @@ type Workbench struct {
 	edHolder *fyne.Container
 	tabs     *container.AppTabs
 	test     *TestView
+	offline  *OfflineView
 	find     *widget.Entry
 	findErr  *widget.Label
 	radiusS  *widget.Select
@@ -127,10 +128,12 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb.model_ = NewModelView(wb.Reload)
 	wb.edHolder = container.NewStack()
 	wb.test = NewTestView(wb)
+	wb.offline = NewOfflineView(wb)
 	wb.tabs = container.NewAppTabs(
 		container.NewTabItem("Configuration", wb.edHolder),
 		container.NewTabItem("Model", wb.model_.content),
 		container.NewTabItem("Test", wb.test.Content()),
+		container.NewTabItem("Offline", wb.offline.Content()),
 	)
 	wb.find = widget.NewEntry()
 	wb.find.PlaceHolder = "find states: expression over s, e.g. pending(s) == 1"

@@ -1,0 +1,488 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/modex/modex/engine"
+	"github.com/modex/modex/projects"
+)
+
+// OfflineView holds offline test suites and recorded traces: generate,
+// load, save and run suites (a case's path is highlighted on the graph),
+// and replay traces (the trace is shown as a table, the reproduced path
+// highlighted, the divergence in red).
+type OfflineView struct {
+	wb       *Workbench
+	coverage *widget.Select
+	cases    *widget.List
+	suite    *engine.Suite
+	verdicts map[int]string
+	summary  *widget.Label
+
+	traceRows  []traceRow
+	traceList  *widget.List
+	traceLabel *widget.Label
+	trace      []engine.Record
+	tracePath  string
+	replay     *engine.ReplayResult
+	content    fyne.CanvasObject
+
+	// OnDone, when set, is called on the UI goroutine after a suite run or a
+	// replay ends.
+	OnDone func()
+}
+
+type traceRow struct {
+	text  string
+	state int // replay step index, -1 for none
+	fail  bool
+	ok    bool
+}
+
+// NewOfflineView builds the Offline tab.
+func NewOfflineView(wb *Workbench) *OfflineView {
+	ov := &OfflineView{wb: wb, verdicts: map[int]string{}}
+	ov.coverage = widget.NewSelect([]string{"transitions", "states"}, nil)
+	ov.coverage.SetSelected("transitions")
+	ov.summary = widget.NewLabel("Generate a suite from the explored graph, or load one.")
+	ov.summary.Wrapping = fyne.TextWrapWord
+	ov.cases = widget.NewList(func() int {
+		if ov.suite == nil {
+			return 0
+		}
+		return len(ov.suite.Cases)
+	}, func() fyne.CanvasObject {
+		l := widget.NewLabel("")
+		l.Truncation = fyne.TextTruncateEllipsis
+		return l
+	}, func(i widget.ListItemID, o fyne.CanvasObject) {
+		c := ov.suite.Cases[i]
+		text := fmt.Sprintf("%s — %d steps", c.Name, len(c.Steps))
+		l := o.(*widget.Label)
+		l.Importance = widget.MediumImportance
+		if v, ok := ov.verdicts[i]; ok {
+			text += ": " + v
+			if strings.HasPrefix(v, engine.Fail) {
+				l.Importance = widget.DangerImportance
+			}
+		}
+		l.SetText(text)
+	})
+	ov.cases.OnSelected = ov.showCase
+	ov.traceLabel = widget.NewLabel("Open a recorded trace (XML, JSON lines or plain lines) to replay it.")
+	ov.traceLabel.Wrapping = fyne.TextWrapWord
+	ov.traceList = widget.NewList(func() int { return len(ov.traceRows) }, func() fyne.CanvasObject {
+		l := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+		l.Truncation = fyne.TextTruncateEllipsis
+		return l
+	}, func(i widget.ListItemID, o fyne.CanvasObject) {
+		r := ov.traceRows[i]
+		l := o.(*widget.Label)
+		l.Importance = widget.MediumImportance
+		if r.fail {
+			l.Importance = widget.DangerImportance
+		} else if r.ok {
+			l.Importance = widget.SuccessImportance
+		}
+		l.SetText(r.text)
+	})
+	ov.traceList.OnSelected = func(i widget.ListItemID) {
+		if i < len(ov.traceRows) && ov.traceRows[i].state >= 0 {
+			ov.markReplay(ov.traceRows[i].state)
+		}
+	}
+	suiteBar := container.NewHBox(widget.NewLabel("coverage"), ov.coverage,
+		widget.NewButton("Generate", ov.Generate), widget.NewButton("Load…", ov.Load), widget.NewButton("Save…", ov.Save), widget.NewButton("Run", ov.Run))
+	traceBar := container.NewHBox(widget.NewButton("Open trace…", ov.OpenTrace), widget.NewButton("Events…", ov.EditMapping), widget.NewButton("Replay", ov.Replay))
+	suitePart := container.NewBorder(container.NewVBox(heading("Test suite"), suiteBar, ov.summary), nil, nil, nil, ov.cases)
+	tracePart := container.NewBorder(container.NewVBox(heading("Recorded trace"), traceBar, ov.traceLabel), nil, nil, nil, ov.traceList)
+	split := container.NewVSplit(suitePart, tracePart)
+	ov.content = split
+	return ov
+}
+
+// Content is the tab's widget tree.
+func (ov *OfflineView) Content() fyne.CanvasObject { return ov.content }
+
+func (ov *OfflineView) done() {
+	if ov.OnDone != nil {
+		ov.OnDone()
+	}
+}
+
+// Generate derives a suite from the last exploration.
+func (ov *OfflineView) Generate() {
+	wb := ov.wb
+	wb.mu.Lock()
+	x := wb.last
+	wb.mu.Unlock()
+	if x == nil {
+		ov.summary.SetText("Explore first: suites come from the explored graph.")
+		return
+	}
+	g := x.Graph()
+	var s *engine.Suite
+	var err error
+	if ov.coverage.Selected == "states" {
+		s, err = g.StateCases(nil)
+	} else {
+		s, err = g.TransitionTour()
+	}
+	if err != nil {
+		ov.summary.SetText("Cannot generate: " + err.Error())
+		return
+	}
+	s.Model, s.Config = wb.model.Info().Name, wb.configs.Selected
+	ov.setSuite(s)
+}
+
+func (ov *OfflineView) setSuite(s *engine.Suite) {
+	ov.suite, ov.verdicts = s, map[int]string{}
+	text := fmt.Sprintf("%d test cases, %d steps, covering %d of %d transitions (lower bound %d steps).", len(s.Cases), s.Length, s.Covered, s.Trans, s.LowerBound)
+	if len(s.Dead) > 0 {
+		text += " Dead states left out: " + strings.Join(s.Dead, " ") + "."
+	}
+	ov.summary.SetText(text)
+	ov.cases.UnselectAll()
+	ov.cases.Refresh()
+}
+
+// showCase highlights a case's path on the graph.
+func (ov *OfflineView) showCase(i int) {
+	if ov.suite == nil || i >= len(ov.suite.Cases) {
+		return
+	}
+	view := ov.wb.graph.Doc()
+	if view == nil {
+		return
+	}
+	marks := map[int]colorNRGBA{}
+	for _, st := range ov.suite.Cases[i].Steps {
+		for _, id := range []string{st.From, st.To} {
+			if j := view.StateIndex(id); j >= 0 {
+				marks[j] = markPath
+			}
+		}
+	}
+	ov.wb.graph.SetMarks(marks)
+	ov.wb.status.SetText(fmt.Sprintf("%s: %s", ov.suite.Cases[i].Name, caseText(ov.suite.Cases[i])))
+}
+
+func caseText(c engine.SuiteCase) string {
+	var parts []string
+	for _, st := range c.Steps {
+		l := st.Label
+		if st.Kind == "timeout" {
+			l = "timeout"
+		}
+		parts = append(parts, l)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Save writes the suite to a file.
+func (ov *OfflineView) Save() {
+	if ov.suite == nil {
+		return
+	}
+	ov.wb.dialogs.Save("Save the test suite", "suite.json", []string{"json"}, func(path string) {
+		if path == "" {
+			return
+		}
+		var b bytes.Buffer
+		ov.suite.WriteJSON(&b)
+		if err := projects.WriteFileAtomic(path, b.Bytes()); err != nil {
+			dialog.ShowError(err, ov.wb.win)
+			return
+		}
+		ov.wb.status.SetText("Saved " + path)
+	})
+}
+
+// Load reads a suite file.
+func (ov *OfflineView) Load() {
+	ov.wb.dialogs.Open("Load a test suite", []string{"json"}, func(path string) {
+		if path != "" {
+			ov.LoadFile(path)
+		}
+	})
+}
+
+// LoadFile reads a suite file.
+func (ov *OfflineView) LoadFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		ov.summary.SetText(err.Error())
+		return err
+	}
+	defer f.Close()
+	s, err := engine.ReadSuite(f)
+	if err != nil {
+		ov.summary.SetText(path + ": " + err.Error())
+		return err
+	}
+	ov.setSuite(s)
+	return nil
+}
+
+// Run executes the suite through the project's adapter (the Test tab's
+// adapter command).
+func (ov *OfflineView) Run() {
+	wb := ov.wb
+	if ov.suite == nil || wb.model == nil {
+		return
+	}
+	cfg, err := wb.project.Build(wb.model, wb.configs.Selected)
+	if err != nil {
+		ov.summary.SetText(err.Error())
+		return
+	}
+	suite, p, m := ov.suite, wb.project, wb.model
+	command := wb.test.adapter.Text
+	if command == p.AdapterCommandLine() {
+		command = ""
+	}
+	ov.summary.SetText("Running the suite…")
+	go func() {
+		var res *engine.SuiteResult
+		impl, err := p.Connect(context.Background(), m.Info().Name, command, "")
+		if err == nil {
+			res, err = engine.RunSuite(context.Background(), m, cfg, impl, suite, engine.TestConfig{})
+			impl.Close()
+		}
+		wb.do(func() {
+			if err != nil {
+				ov.summary.SetText("Error: " + err.Error())
+				ov.done()
+				return
+			}
+			counts := map[string]int{}
+			for i, c := range res.Cases {
+				counts[c.Verdict]++
+				v := c.Verdict
+				if c.Failure != nil {
+					v += " — " + c.Failure.Kind + ": " + c.Failure.Message
+				} else if c.Reason != "" {
+					v += " — " + c.Reason
+				}
+				ov.verdicts[i] = v
+			}
+			ov.summary.SetText(fmt.Sprintf("%d cases: %d pass, %d fail, %d inconclusive.", len(res.Cases), counts[engine.Pass], counts[engine.Fail], counts[engine.Inconclusive]))
+			ov.cases.Refresh()
+			ov.done()
+		})
+	}()
+}
+
+// OpenTrace asks for a trace file.
+func (ov *OfflineView) OpenTrace() {
+	ov.wb.dialogs.Open("Open a recorded trace", []string{"xml", "jsonl", "trace", "txt", "log"}, func(path string) {
+		if path != "" {
+			ov.LoadTrace(path)
+		}
+	})
+}
+
+// LoadTrace reads a trace and shows it as a table.
+func (ov *OfflineView) LoadTrace(path string) error {
+	data, err := os.ReadFile(path)
+	if err == nil {
+		ov.trace, err = engine.ParseTrace(path, data)
+	}
+	if err != nil {
+		ov.traceLabel.SetText(err.Error())
+		return err
+	}
+	ov.tracePath, ov.replay = path, nil
+	ov.traceRows = nil
+	for _, r := range ov.trace {
+		ov.traceRows = append(ov.traceRows, traceRow{text: fmt.Sprintf("%4d  %s", r.Line, r.String()), state: -1})
+	}
+	ov.traceLabel.SetText(fmt.Sprintf("%s: %d events. Events… maps them to the model; Replay checks them.", path, len(ov.trace)))
+	ov.traceList.Refresh()
+	return nil
+}
+
+// EditMapping shows the event kinds of the trace with their role and model
+// action (seed 004, Figure 5.5); changes go into the project's [replay].
+func (ov *OfflineView) EditMapping() {
+	wb := ov.wb
+	if len(ov.trace) == 0 || wb.model == nil {
+		return
+	}
+	p := wb.project
+	if p.Replay == nil {
+		p.Replay = &projects.ReplaySpec{}
+	}
+	if p.Replay.Events == nil {
+		p.Replay.Events = map[string]*projects.EventSpec{}
+	}
+	info := wb.model.Info()
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range ov.trace {
+		if !seen[r.Name] {
+			seen[r.Name] = true
+			names = append(names, r.Name)
+		}
+	}
+	sort.Strings(names)
+	var actions []string
+	for _, a := range info.Actions {
+		actions = append(actions, a.Name)
+	}
+	var items []*widget.FormItem
+	for _, n := range names {
+		n := n
+		spec := p.Replay.Events[n]
+		if spec == nil {
+			spec = &projects.EventSpec{}
+		}
+		role := widget.NewSelect([]string{engine.RoleAction, engine.RoleEvent, engine.RoleIgnore}, nil)
+		action := widget.NewSelect(actions, nil)
+		def := n
+		if spec.Action != "" {
+			def = spec.Action
+		}
+		action.SetSelected(def)
+		r := spec.Role
+		if r == "" {
+			r = engine.RoleEvent
+			if ai := info.Action(def); ai >= 0 && info.Actions[ai].Kind == engine.Controllable {
+				r = engine.RoleAction
+			}
+		}
+		role.SetSelected(r)
+		update := func(string) {
+			e := p.Replay.Events[n]
+			if e == nil {
+				e = &projects.EventSpec{}
+				p.Replay.Events[n] = e
+			}
+			e.Role = role.Selected
+			if action.Selected != n {
+				e.Action = action.Selected
+			} else {
+				e.Action = ""
+			}
+			wb.setDirty(true)
+		}
+		role.OnChanged, action.OnChanged = update, update
+		items = append(items, widget.NewFormItem(n, container.NewHBox(role, widget.NewLabel("→"), action)))
+	}
+	window := widget.NewEntry()
+	window.SetText(fmt.Sprint(p.Replay.Window))
+	items = append(items, widget.NewFormItem("reordering window", window))
+	dialog.ShowForm("Recorded events: actions of the environment, events of the system", "Done", "Cancel", items, func(ok bool) {
+		if ok {
+			var n int
+			if _, err := fmt.Sscan(window.Text, &n); err == nil && n >= 0 && n != p.Replay.Window {
+				p.Replay.Window = n
+				wb.setDirty(true)
+			}
+		}
+	}, wb.win)
+}
+
+// Replay replays the loaded trace against the model.
+func (ov *OfflineView) Replay() {
+	wb := ov.wb
+	if ov.trace == nil || wb.model == nil {
+		return
+	}
+	cfg, err := wb.project.Build(wb.model, wb.configs.Selected)
+	if err != nil {
+		ov.traceLabel.SetText(err.Error())
+		return
+	}
+	rc, err := wb.project.ReplayConfig(wb.model)
+	if err != nil {
+		ov.traceLabel.SetText(err.Error())
+		return
+	}
+	rc.File = ov.tracePath
+	recs, m := ov.trace, wb.model
+	ov.traceLabel.SetText("Replaying…")
+	go func() {
+		res, err := engine.Replay(context.Background(), m, cfg, recs, rc)
+		wb.do(func() {
+			defer ov.done()
+			if err != nil {
+				ov.traceLabel.SetText("Error: " + err.Error())
+				return
+			}
+			ov.replay = res
+			for i := range ov.traceRows {
+				ov.traceRows[i].ok, ov.traceRows[i].fail, ov.traceRows[i].state = false, false, -1
+			}
+			for k, st := range res.Path {
+				ov.traceRows[st.Index].ok = true
+				ov.traceRows[st.Index].state = k
+			}
+			text := fmt.Sprintf("%s: %s — %d of %d events reproduced, at most %d candidate states.", ov.tracePath, res.Verdict, res.Matched, res.Total, res.MaxStates)
+			if f := res.Failure; f != nil {
+				if f.Index < len(ov.traceRows) {
+					ov.traceRows[f.Index].fail = true
+					ov.traceRows[f.Index].text += "   ✗ " + f.Message
+				}
+				text += fmt.Sprintf("\nDiverges at line %d: %s. The model would have accepted: %s", f.Line, f.Message, strings.Join(f.Expected, ", "))
+			}
+			if res.Reason != "" {
+				text += "\n" + res.Reason
+			}
+			ov.traceLabel.SetText(text)
+			ov.traceList.Refresh()
+			ov.markReplay(len(res.Path) - 1)
+		})
+	}()
+}
+
+// markReplay highlights on the graph the states the replay went through up
+// to step k, the last of them as current.
+func (ov *OfflineView) markReplay(k int) {
+	wb := ov.wb
+	wb.mu.Lock()
+	x, full := wb.last, wb.full
+	wb.mu.Unlock()
+	view := wb.graph.Doc()
+	if ov.replay == nil || x == nil || full == nil || view == nil || k < 0 {
+		return
+	}
+	byKey := map[string][]int{}
+	for gi, s := range full.States {
+		key := x.States[s.Model].Key
+		byKey[key] = append(byKey[key], gi)
+	}
+	marks := map[int]colorNRGBA{}
+	for j := 0; j <= k && j < len(ov.replay.Path); j++ {
+		c := markPath
+		if j == k {
+			c = markSelected
+		}
+		for _, key := range ov.replay.Path[j].States {
+			for _, gi := range byKey[key] {
+				if vi := view.StateIndex(full.States[gi].ID); vi >= 0 {
+					marks[vi] = c
+				}
+			}
+		}
+	}
+	if ov.replay.Failure != nil && k == len(ov.replay.Path)-1 {
+		for vi, c := range marks {
+			if c == markSelected {
+				marks[vi] = markCurrent
+			}
+		}
+	}
+	wb.graph.SetMarks(marks)
+}

@@ -1,0 +1,69 @@
+package ui
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestOfflineSuitesAndTraces(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "chatimpl")
+	if msg, err := exec.Command("go", "build", "-o", bin, "../projects/chat/impl").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wait()
+	b.wb.configs.SetSelected("offline")
+	b.wait()
+	ov := b.wb.offline
+	ov.Generate()
+	if ov.suite == nil || len(ov.suite.Cases) == 0 || !strings.Contains(ov.summary.Text, "covering 18 of 18 transitions") {
+		t.Fatalf("generate: %q", ov.summary.Text)
+	}
+	ov.cases.Select(1)
+	if len(b.wb.Graph().marks) < 3 || !strings.Contains(b.wb.Status(), "Create()/Client1") {
+		t.Errorf("the case's path is not shown: %d marks, status %q", len(b.wb.Graph().marks), b.wb.Status())
+	}
+	done := make(chan struct{}, 2)
+	ov.OnDone = func() { done <- struct{}{} }
+	b.wb.test.adapter.SetText(bin + " adapter --fixed")
+	ov.Run()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the suite never finished")
+	}
+	if !strings.Contains(ov.summary.Text, "2 pass, 0 fail") {
+		t.Errorf("run: %q", ov.summary.Text)
+	}
+	// A recorded trace of the buggy thread pool.
+	b.open("../projects/threadpool/threadpool.toml")
+	b.wait()
+	if err := ov.LoadTrace("../projects/threadpool/traces/buggy-1.xml"); err != nil {
+		t.Fatal(err)
+	}
+	ov.Replay()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the replay never finished")
+	}
+	fails, oks := 0, 0
+	for _, r := range ov.traceRows {
+		if r.fail {
+			fails++
+			if !strings.Contains(r.text, "dequeue") {
+				t.Errorf("the red row is %q", r.text)
+			}
+		}
+		if r.ok {
+			oks++
+		}
+	}
+	if fails != 1 || oks == 0 || !strings.Contains(ov.traceLabel.Text, "fail") {
+		t.Errorf("%d red rows, %d reproduced; %q", fails, oks, ov.traceLabel.Text)
+	}
+}
