@@ -18,7 +18,8 @@ import (
 
 const usage = `usage:
   modex                         open the workbench on the bundled chat project
-  modex PROJECT [--config NAME] open the workbench on a project (.toml) or model (.star)
+  modex PROJECT [--config NAME] [--trace FILE]
+                                open the workbench on a project (.toml) or model (.star)
   modex explore PROJECT [--config NAME] [--format json|dot|svg|png] [--out FILE]
                         [--workers N] [--layout dot|sfdp|neato] [--no-timing]
   modex check PROJECT           validate a project, its model and every configuration
@@ -46,7 +47,7 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 // run is the whole program; it returns an error instead of exiting.
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return runGUI("", "")
+		return runGUI("", "", "")
 	}
 	switch args[0] {
 	case "explore":
@@ -70,6 +71,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := flag.NewFlagSet("modex", flag.ContinueOnError)
 	config := fs.String("config", "", "configuration to open")
+	trace := fs.String("trace", "", "recorded trace to replay in the Offline tab")
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -77,7 +79,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if _, err := os.Stat(path); err != nil {
 		return usagef("unknown command %q (and no such project file)", path)
 	}
-	return runGUI(path, *config)
+	return runGUI(path, *config, *trace)
 }
 
 // parseFlags parses flags that may stand before or after the one positional

@@ -15,9 +15,9 @@ import (
 )
 
 // runGUI opens the workbench on a project, or on the bundled chat project.
-func runGUI(path, config string) error {
+func runGUI(path, config, trace string) error {
 	a := fyneapp.NewWithID("io.modex.workbench")
-	return ui.Run(a, path, config, func(w fyne.Window) ui.Dialogs { return nativeDialogs{fallback: ui.FyneDialogs{Win: w}} })
+	return ui.Run(a, path, config, trace, func(w fyne.Window) ui.Dialogs { return nativeDialogs{fallback: ui.FyneDialogs{Win: w}} })
 }
 
 // nativeDialogs uses the platform's file dialogs (GTK on Linux, through

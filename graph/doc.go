@@ -160,7 +160,9 @@ func (s *State) Tooltip() string {
 // edges unlabelled.
 func (d *Doc) WriteDOT(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString("digraph modex {\n  rankdir=TB;\n  node [fontname=\"Helvetica\", fontsize=11];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
+	// overlap and sep matter to the force-directed layouts used for large
+	// graphs (dot ignores them): without them sfdp piles nodes on each other.
+	b.WriteString("digraph modex {\n  rankdir=TB;\n  overlap=scale;\n  sep=\"+4\";\n  node [fontname=\"Helvetica\", fontsize=11];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
 	for _, s := range d.States {
 		shape := "ellipse"
 		if s.Kind == string(engine.Passive) {

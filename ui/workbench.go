@@ -795,7 +795,7 @@ func (wb *Workbench) configMenu() {
 // With MODEX_UI_STATS=FILE in the environment, the workbench monitors the UI
 // goroutine and writes, after every exploration shown, a JSON line with the
 // longest UI-goroutine stall and callback so far (scripts/ui-stalls.sh).
-func Run(a fyne.App, path, config string, dialogs func(fyne.Window) Dialogs) error {
+func Run(a fyne.App, path, config, trace string, dialogs func(fyne.Window) Dialogs) error {
 	if path == "" {
 		dir, err := os.UserCacheDir()
 		if err != nil {
@@ -858,6 +858,13 @@ func Run(a fyne.App, path, config string, dialogs func(fyne.Window) Dialogs) err
 			return fmt.Errorf("%s has no configuration %q", path, config)
 		}
 		wb.configs.SetSelected(config)
+	}
+	if trace != "" {
+		if err := wb.offline.LoadTrace(trace); err != nil {
+			return err
+		}
+		wb.tabs.SelectIndex(3)
+		wb.offline.Replay()
 	}
 	w.ShowAndRun()
 	return nil
