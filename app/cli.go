@@ -85,22 +85,31 @@ func run(args []string, stdout, stderr io.Writer) error {
 // parseFlags parses flags that may stand before or after the one positional
 // argument (the project).
 func parseFlags(fs *flag.FlagSet, args []string) (string, error) {
-	fs.SetOutput(io.Discard)
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return "", usagef("%s: %v", fs.Name(), err)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return "", err
 	}
 	if len(pos) != 1 {
 		return "", usagef("%s takes exactly one PROJECT, got %d", fs.Name(), len(pos))
 	}
 	return pos[0], nil
+}
+
+// parseArgs parses flags mixed with positional arguments and returns the
+// positional ones.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usagef("%s: %v", fs.Name(), err)
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }
 
 func openProject(path string) (*projects.Project, *engine.StarModel, error) {

@@ -53,18 +53,9 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	threadAttr := fs.String("thread-attr", "", "attribute naming an event's thread (default: thread)")
 	accepting := fs.Bool("accepting", false, "fail traces that end outside an accepting state")
 	maxStates := fs.Int("max-states", 0, "bound on the states the model may be in (default 1000)")
-	fs.SetOutput(io.Discard)
-	var pos []string
-	rest := args
-	for {
-		if err := fs.Parse(rest); err != nil {
-			return usagef("replay: %v", err)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		rest = fs.Args()[1:]
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
 	}
 	if len(pos) < 2 {
 		return usagef("replay takes PROJECT and one or more traces or folders of traces")

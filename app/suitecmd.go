@@ -95,18 +95,9 @@ func cmdRun(args []string, stdout io.Writer) error {
 	adapterCmd := fs.String("adapter", "", "adapter command (overrides the project's)")
 	address := fs.String("address", "", "TCP address of a running adapter")
 	endWait := fs.Float64("end-wait", 1, "seconds to wait for an expected observable action")
-	fs.SetOutput(io.Discard)
-	var pos []string
-	rest := args
-	for {
-		if err := fs.Parse(rest); err != nil {
-			return usagef("run: %v", err)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		rest = fs.Args()[1:]
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
 	}
 	if len(pos) != 2 {
 		return usagef("run takes PROJECT and SUITE.json")

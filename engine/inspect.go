@@ -9,46 +9,9 @@ import (
 // from the initial state to graph state target, or nil when it is not
 // reachable (or is the initial state).
 func (g *Graph) PathTo(target int) []int {
-	start := -1
 	for i, s := range g.States {
 		if s.Initial {
-			start = i
-		}
-	}
-	if start < 0 || target == start {
-		return nil
-	}
-	out := make([][]int, len(g.States))
-	for i, t := range g.Trans {
-		out[t.From] = append(out[t.From], i)
-	}
-	via := make([]int, len(g.States))
-	for i := range via {
-		via[i] = -1
-	}
-	seen := make([]bool, len(g.States))
-	seen[start] = true
-	queue := []int{start}
-	for len(queue) > 0 {
-		s := queue[0]
-		queue = queue[1:]
-		for _, ti := range out[s] {
-			t := g.Trans[ti].To
-			if seen[t] {
-				continue
-			}
-			seen[t], via[t] = true, ti
-			if t == target {
-				var path []int
-				for n := t; n != start; n = g.Trans[via[n]].From {
-					path = append(path, via[n])
-				}
-				for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
-					path[i], path[j] = path[j], path[i]
-				}
-				return path
-			}
-			queue = append(queue, t)
+			return g.shortestPath(i, func(n int) bool { return n == target })
 		}
 	}
 	return nil

@@ -153,18 +153,9 @@ func Test(ctx context.Context, m Model, cfg *Config, impl Implementation, tc Tes
 	default:
 		return nil, fmt.Errorf("unknown strategy %q (use random or coverage)", tc.Strategy)
 	}
-	w, err := m.NewWorker()
+	t, err := newTester(ctx, m, cfg, impl, tc, true)
 	if err != nil {
 		return nil, err
-	}
-	w.SetBudget(cfg.StepBudget)
-	if err := cfg.Check(m, w); err != nil {
-		return nil, err
-	}
-	t := &tester{ctx: ctx, m: m, info: m.Info(), cfg: cfg, tc: tc, impl: impl, w: w,
-		covered: map[string]bool{}, taken: map[string]bool{}, seen: map[string]bool{}, byName: map[string]int{}}
-	for i, a := range t.info.Actions {
-		t.byName[a.Name] = i
 	}
 	start := time.Now()
 	res := &TestResult{}
@@ -187,6 +178,27 @@ func Test(ctx context.Context, m Model, cfg *Config, impl Implementation, tc Tes
 	res.States, res.Transitions, res.Steps = len(t.seen), len(t.covered), t.total
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// newTester prepares a tester: a worker with the step budget and the
+// action index; check also verifies that every parameter has a domain.
+func newTester(ctx context.Context, m Model, cfg *Config, impl Implementation, tc TestConfig, check bool) (*tester, error) {
+	w, err := m.NewWorker()
+	if err != nil {
+		return nil, err
+	}
+	w.SetBudget(cfg.StepBudget)
+	if check {
+		if err := cfg.Check(m, w); err != nil {
+			return nil, err
+		}
+	}
+	t := &tester{ctx: ctx, m: m, info: m.Info(), cfg: cfg, tc: tc, impl: impl, w: w,
+		covered: map[string]bool{}, taken: map[string]bool{}, seen: map[string]bool{}, byName: map[string]int{}}
+	for i, a := range t.info.Actions {
+		t.byName[a.Name] = i
+	}
+	return t, nil
 }
 
 // run performs one test run.

@@ -97,17 +97,11 @@ func Replay(ctx context.Context, m Model, cfg *Config, recs []Record, rc ReplayC
 	if rc.ThreadAttr == "" {
 		rc.ThreadAttr = "thread"
 	}
-	w, err := m.NewWorker()
+	t, err := newTester(ctx, m, cfg, nil, TestConfig{MaxStates: rc.MaxStates}, false)
 	if err != nil {
 		return nil, err
 	}
-	w.SetBudget(cfg.StepBudget)
-	info := m.Info()
-	t := &tester{ctx: ctx, m: m, info: info, cfg: cfg, tc: TestConfig{MaxStates: rc.MaxStates}, w: w,
-		covered: map[string]bool{}, taken: map[string]bool{}, seen: map[string]bool{}, byName: map[string]int{}}
-	for i, a := range info.Actions {
-		t.byName[a.Name] = i
-	}
+	info, w := t.info, t.w
 	// Resolve every record against the mapping first: setup errors name the
 	// trace line.
 	var events []resolved

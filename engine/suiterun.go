@@ -47,18 +47,9 @@ func RunSuite(ctx context.Context, m Model, cfg *Config, impl Implementation, su
 	if tc.MaxStates <= 0 {
 		tc.MaxStates = 1000
 	}
-	w, err := m.NewWorker()
+	t, err := newTester(ctx, m, cfg, impl, tc, true)
 	if err != nil {
 		return nil, err
-	}
-	w.SetBudget(cfg.StepBudget)
-	if err := cfg.Check(m, w); err != nil {
-		return nil, err
-	}
-	t := &tester{ctx: ctx, m: m, info: m.Info(), cfg: cfg, tc: tc, impl: impl, w: w,
-		covered: map[string]bool{}, taken: map[string]bool{}, seen: map[string]bool{}, byName: map[string]int{}}
-	for i, a := range t.info.Actions {
-		t.byName[a.Name] = i
 	}
 	start := time.Now()
 	res := &SuiteResult{}

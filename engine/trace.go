@@ -136,6 +136,12 @@ func parseXMLTrace(file string, data []byte) ([]Record, error) {
 }
 
 func parseJSONTrace(file string, data []byte) ([]Record, error) {
+	return scanRecords(file, data, parseJSONRecord)
+}
+
+// scanRecords parses a line-based trace, one record a line; blank lines and
+// # comments are skipped.
+func scanRecords(file string, data []byte, parse func(string) (Record, error)) ([]Record, error) {
 	var out []Record
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
@@ -146,7 +152,7 @@ func parseJSONTrace(file string, data []byte) ([]Record, error) {
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
 		}
-		r, err := parseJSONRecord(text)
+		r, err := parse(text)
 		if err != nil {
 			return nil, &TraceError{file, line, err.Error()}
 		}
@@ -202,24 +208,7 @@ func parseJSONRecord(text string) (Record, error) {
 var objectName = regexp.MustCompile(`^([A-Za-z_][A-Za-z_]*?)([0-9]+)$`)
 
 func parsePlainTrace(file string, data []byte) ([]Record, error) {
-	var out []Record
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		r, err := parsePlainRecord(text)
-		if err != nil {
-			return nil, &TraceError{file, line, err.Error()}
-		}
-		r.Line = line
-		out = append(out, r)
-	}
-	return out, nil
+	return scanRecords(file, data, parsePlainRecord)
 }
 
 // parsePlainRecord reads Name(arg, ...) or Name(arg, ...)/output; a leading

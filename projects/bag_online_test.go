@@ -12,18 +12,7 @@ import (
 
 func bagTest(t testing.TB, bin, config string, fixed bool, tc engine.TestConfig) *engine.TestResult {
 	t.Helper()
-	p, err := Load("bag/bag.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := p.LoadModel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := p.Build(m, config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, m, cfg := sample(t, "bag", config)
 	args := []string{bin, "adapter", "--capacity", "2"}
 	if fixed {
 		args = append(args, "--fixed")

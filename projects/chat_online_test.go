@@ -23,18 +23,7 @@ func buildChatImpl(t *testing.T) string {
 
 func chatTest(t testing.TB, bin, config string, fixed bool, tc engine.TestConfig) *engine.TestResult {
 	t.Helper()
-	p, err := Load("chat/chat.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := p.LoadModel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := p.Build(m, config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, m, cfg := sample(t, "chat", config)
 	args := []string{bin, "adapter"}
 	if fixed {
 		args = append(args, "--fixed")

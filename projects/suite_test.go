@@ -14,11 +14,11 @@ import (
 	"github.com/modex/modex/engine"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
-
-func graphOf(t *testing.T, sample, config string) (*engine.Graph, *engine.StarModel, *engine.Config) {
+// sample loads a bundled sample's project, model and configuration ("" for
+// the default).
+func sample(t testing.TB, name, config string) (*Project, *engine.StarModel, *engine.Config) {
 	t.Helper()
-	p, err := Load(filepath.Join(sample, sample+".toml"))
+	p, err := Load(filepath.Join(name, name+".toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,6 +30,14 @@ func graphOf(t *testing.T, sample, config string) (*engine.Graph, *engine.StarMo
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p, m, cfg
+}
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+func graphOf(t *testing.T, name, config string) (*engine.Graph, *engine.StarModel, *engine.Config) {
+	t.Helper()
+	_, m, cfg := sample(t, name, config)
 	x, err := engine.Explore(context.Background(), m, cfg)
 	if err != nil {
 		t.Fatal(err)

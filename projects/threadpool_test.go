@@ -14,18 +14,7 @@ import (
 
 func replayFile(t testing.TB, path string) *engine.ReplayResult {
 	t.Helper()
-	p, err := Load("threadpool/threadpool.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := p.LoadModel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := p.Build(m, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, m, cfg := sample(t, "threadpool", "")
 	rc, err := p.ReplayConfig(m)
 	if err != nil {
 		t.Fatal(err)
