@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.starlark.net/starlark"
 )
 
 // MState is a state of the explored model (before the timeout extension).
@@ -78,6 +80,43 @@ type expWorker struct {
 	doms  [][]Value
 	dkeys [][]string
 	idx   []int
+	// trans is this worker's slab of pending transitions for the level:
+	// every srcResult takes a segment of it (no slice per state).
+	trans []pendTrans
+	// infos is a slab of target infos, handed out one by one.
+	infos []targetInfo
+	// keys caches the canonical keys of scalar domain values.
+	keys map[Value]string
+}
+
+// info hands out a zeroed targetInfo from the worker's slab.
+func (w *expWorker) info() *targetInfo {
+	if len(w.infos) == cap(w.infos) {
+		w.infos = make([]targetInfo, 0, 256)
+	}
+	w.infos = w.infos[:len(w.infos)+1]
+	return &w.infos[len(w.infos)-1]
+}
+
+// key returns the canonical key of a domain value, cached for scalars.
+func (w *expWorker) key(v Value) string {
+	switch v.(type) {
+	case starlark.Int, starlark.String, starlark.Bool, starlark.NoneType, Object:
+		if k, ok := w.keys[v]; ok {
+			return k
+		}
+		w.buf, _ = appendValue(w.buf[:0], v, "input")
+		k := string(w.buf)
+		if w.keys == nil {
+			w.keys = map[Value]string{}
+		}
+		if len(w.keys) < 1<<16 {
+			w.keys[v] = k
+		}
+		return k
+	}
+	w.buf, _ = appendValue(w.buf[:0], v, "input")
+	return string(w.buf)
 }
 
 type targetInfo struct {
@@ -350,7 +389,10 @@ func (e *explorer) errorState(msg string, depth int32) int32 {
 // evalTarget evaluates filters, groupings, acceptance and the invariant of a
 // newly reached state.
 func (e *explorer) evalTarget(w Worker, st State, initial bool) *targetInfo {
-	info := &targetInfo{}
+	return e.evalTargetInto(w, st, initial, &targetInfo{})
+}
+
+func (e *explorer) evalTargetInto(w Worker, st State, initial bool, info *targetInfo) *targetInfo {
 	if !initial {
 		if !e.cfg.NoModelFilter {
 			ok, err := w.StateFilter(st)
@@ -423,6 +465,7 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 		wg.Add(1)
 		go func(w *expWorker) {
 			defer wg.Done()
+			w.trans = w.trans[:0:0] // a fresh slab per level: results live until the merge
 			cache := make(map[hkey]*targetInfo, 2*len(level)/nw+8)
 			for {
 				start := int(next.Add(chunk)) - chunk
@@ -446,8 +489,13 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 // state.
 func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (res srcResult) {
 	var tried int64
-	res.trans = make([]pendTrans, 0, 2*len(e.info.Actions))
+	start := len(w.trans)
+	res.trans = w.trans[start:start]
 	defer func() {
+		// The segment of the slab this state filled; later appends may move
+		// the slab, but the segment keeps its own backing array.
+		w.trans = append(w.trans[:start], res.trans...)
+		res.trans = w.trans[start:len(w.trans):len(w.trans)]
 		res.tried = tried
 		e.tried.Add(tried)
 	}()
@@ -531,8 +579,7 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (r
 		for p, vals := range doms {
 			dkeys[p] = dkeys[p][:0]
 			for _, v := range vals {
-				w.buf, _ = appendValue(w.buf[:0], v, "input")
-				dkeys[p] = append(dkeys[p], string(w.buf))
+				dkeys[p] = append(dkeys[p], w.key(v))
 			}
 		}
 		for {
@@ -592,7 +639,7 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (r
 					} else {
 						info, ok := cache[pt.hk]
 						if !ok {
-							info = e.evalTarget(w.Worker, o.Next, false)
+							info = e.evalTargetInto(w.Worker, o.Next, false, w.info())
 							if info.err != nil && e.ctx.Err() != nil {
 								return res
 							}

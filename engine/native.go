@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unsafe"
 )
 
 // NativeModel is a model program written in Go, for speed and for Go users
@@ -11,7 +12,9 @@ import (
 // new state and never changes the one it was given.
 //
 // Encode must be canonical: two states are the same state exactly when their
-// encodings are equal. Decode reverses Encode.
+// encodings are equal. Decode reverses Encode; the slice it gets is only
+// valid during the call and must not be changed (it shares the stored key's
+// memory).
 type NativeModel[S any] struct {
 	Name    string
 	Vars    []string // state variable names, in the order Show returns them
@@ -115,7 +118,7 @@ func (w *nativeWorker[S]) wrap(s S) *nstate[S] {
 func (w *nativeWorker[S]) Init() (State, error) { return w.wrap(w.m.def.Init()), nil }
 
 func (w *nativeWorker[S]) Decode(key string) (State, error) {
-	s, err := w.m.def.Decode([]byte(key))
+	s, err := w.m.def.Decode(unsafe.Slice(unsafe.StringData(key), len(key)))
 	if err != nil {
 		return nil, err
 	}
