@@ -40,17 +40,30 @@ type StarModel struct {
 	filter    *starlark.Function
 	varIndex  map[string]int
 	dir       string
+	// constDomains holds the model's domains that are plain collections,
+	// collected once.
+	constDomains []map[int][]starlark.Value
 }
 
 // Info describes the model.
 func (m *StarModel) Info() *ModelInfo { return &m.info }
 
-// requireFailed is the error require() raises to discard a step.
+// requireFailed is the error require() raises to discard a step. Without a
+// message, the position is kept and printed only when asked for (failing
+// requires are the common case in exploration).
 type requireFailed struct {
 	why string
+	pos syntax.Position
 }
 
-func (r *requireFailed) Error() string { return "require failed: " + r.why }
+func (r *requireFailed) reason() string {
+	if r.why != "" {
+		return r.why
+	}
+	return "require failed at " + synPos(r.pos).String()
+}
+
+func (r *requireFailed) Error() string { return "require failed: " + r.reason() }
 
 // LoadStarlark loads a model program from a .star file.
 func LoadStarlark(path string) (*StarModel, error) {
@@ -247,6 +260,26 @@ func (m *StarModel) declare(thread *starlark.Thread) error {
 			}
 		}
 	}
+	m.constDomains = make([]map[int][]starlark.Value, len(m.fns))
+	for ai := range m.domains {
+		m.constDomains[ai] = map[int][]starlark.Value{}
+		for pi, d := range m.domains[ai] {
+			if d == nil {
+				continue
+			}
+			if _, callable := d.(starlark.Callable); callable {
+				continue
+			}
+			vals, err := collection(d)
+			if err != nil {
+				return &PosError{Pos: m.info.Actions[ai].Pos, Msg: fmt.Sprintf("domain of %s.%s: %v", m.info.Actions[ai].Name, m.info.Actions[ai].Params[pi], err)}
+			}
+			for _, v := range vals {
+				v.Freeze()
+			}
+			m.constDomains[ai][pi] = vals
+		}
+	}
 	reserved := map[string]bool{"init": true, "accepting": true, "invariant": true, "state_filter": true}
 	for name, v := range g {
 		if fn, ok := v.(*starlark.Function); ok && fn.NumParams() == 1 && !reserved[name] {
@@ -349,7 +382,7 @@ func builtinRequire(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 		return starlark.None, nil
 	}
 	if why == "" {
-		why = "require failed at " + synPos(t.CallFrame(1).Pos).String()
+		return nil, &requireFailed{pos: t.CallFrame(1).Pos}
 	}
 	return nil, &requireFailed{why: why}
 }
@@ -728,6 +761,9 @@ func (w *starWorker) Domain(st State, action, param int) ([]Value, bool, error) 
 	if d == nil {
 		return nil, false, nil
 	}
+	if c, ok := w.m.constDomains[action][param]; ok {
+		return c, true, nil
+	}
 	if _, ok := d.(starlark.Callable); ok {
 		r, err := w.readonly(st)
 		if err != nil {
@@ -777,7 +813,7 @@ func (w *starWorker) Step(st State, action int, args []Value) ([]Outcome, string
 			var rf *requireFailed
 			if errors.As(err, &rf) {
 				if why == "" {
-					why = rf.why
+					why = rf.reason()
 				}
 			} else if isCancelled(err) {
 				return nil, "", err
