@@ -494,8 +494,13 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (r
 	defer func() {
 		// The segment of the slab this state filled; later appends may move
 		// the slab, but the segment keeps its own backing array.
-		w.trans = append(w.trans[:start], res.trans...)
-		res.trans = w.trans[start:len(w.trans):len(w.trans)]
+		n := len(res.trans)
+		if n > 0 && n <= cap(w.trans)-start && &w.trans[:start+1][start] == &res.trans[0] {
+			w.trans = w.trans[:start+n] // filled in place
+		} else {
+			w.trans = append(w.trans[:start], res.trans...)
+		}
+		res.trans = w.trans[start : start+n : start+n]
 		res.tried = tried
 		e.tried.Add(tried)
 	}()
