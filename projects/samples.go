@@ -10,11 +10,16 @@ import (
 
 // Samples holds the bundled sample projects, one folder each.
 //
-//go:embed chat/*.star chat/*.toml chat/*.md bag/*.star bag/*.toml bag/*.md webshop stack switch
+//go:embed chat/*.star chat/*.toml chat/*.md chat/impl/*.go
+//go:embed bag/*.star bag/*.toml bag/*.md bag/impl/*.go
+//go:embed threadpool/*.star threadpool/*.toml threadpool/*.md threadpool/impl/*.go threadpool/traces
+//go:embed webshop stack switch
 var Samples embed.FS
 
 // SampleNames lists the bundled samples.
-func SampleNames() []string { return []string{"chat", "webshop", "stack", "switch", "bag"} }
+func SampleNames() []string {
+	return []string{"chat", "webshop", "stack", "switch", "bag", "threadpool"}
+}
 
 // ExtractSample copies a bundled sample into dir/name (overwriting older
 // copies of its files) and returns the path of its project file.
@@ -23,25 +28,26 @@ func ExtractSample(name, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	entries, err := fs.ReadDir(sub, ".")
-	if err != nil || len(entries) == 0 {
+	if entries, err := fs.ReadDir(sub, "."); err != nil || len(entries) == 0 {
 		return "", fmt.Errorf("no bundled sample %q", name)
 	}
 	target := filepath.Join(dir, name)
-	if err := os.MkdirAll(target, 0o755); err != nil {
-		return "", err
-	}
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		data, err := fs.ReadFile(sub, e.Name())
+	err = fs.WalkDir(sub, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return "", err
+			return err
 		}
-		if err := WriteFileAtomic(filepath.Join(target, e.Name()), data); err != nil {
-			return "", err
+		out := filepath.Join(target, filepath.FromSlash(path))
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
 		}
+		data, err := fs.ReadFile(sub, path)
+		if err != nil {
+			return err
+		}
+		return WriteFileAtomic(out, data)
+	})
+	if err != nil {
+		return "", err
 	}
 	return filepath.Join(target, name+".toml"), nil
 }

@@ -47,3 +47,39 @@ func TestSamplesExplore(t *testing.T) {
 		}
 	}
 }
+
+// A sample copied out of the source tree still runs its implementation: the
+// chat sample's adapter starts from the copy.
+func TestExtractedSampleRuns(t *testing.T) {
+	dir := t.TempDir()
+	path, err := ExtractSample("chat", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := p.LoadModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := p.Build(m, "ordered")
+	if err != nil {
+		t.Fatal(err)
+	}
+	impl, err := p.Connect(context.Background(), "chat", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer impl.Close()
+	res, err := engine.Test(context.Background(), m, cfg, impl, engine.TestConfig{Runs: 2, Steps: 15, Seed: 1})
+	if err != nil || !res.Passed() {
+		t.Fatalf("%v %+v", err, res)
+	}
+	for _, name := range SampleNames() {
+		if _, err := ExtractSample(name, dir); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

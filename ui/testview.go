@@ -299,7 +299,9 @@ func (tv *TestView) flush(gen int, started time.Time) {
 			}
 		}
 		tv.counters.SetText(fmt.Sprintf("%d steps, %.0f steps/s; visited %d states, %d transitions", total, float64(total)/max(elapsed, 0.001), len(doc.States), len(doc.Transitions)))
+		tv.mu.Lock()
 		tv.doc = doc
+		tv.mu.Unlock()
 		tv.show(d, current)
 	})
 }
