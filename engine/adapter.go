@@ -45,6 +45,7 @@ type Implementation interface {
 // RefusedError is an implementation refusing a controllable action.
 type RefusedError struct{ Reason string }
 
+// Error says what was refused and why.
 func (e *RefusedError) Error() string { return "refused: " + e.Reason }
 
 // Failure kinds of a test run, as reported and in JUnit output.
@@ -67,6 +68,7 @@ type ImplError struct {
 	Msg  string
 }
 
+// Error prints the failure kind and message.
 func (e *ImplError) Error() string { return e.Kind + ": " + e.Msg }
 
 // lineAdapter speaks the JSON-lines adapter protocol over a stream.

@@ -105,6 +105,7 @@ type MissingDomainError struct {
 	Pos           Pos
 }
 
+// Error names the action, parameter and position.
 func (e *MissingDomainError) Error() string {
 	return fmt.Sprintf("%s: missing domain for parameter %s of %s: declare it in the model's domains or in the project configuration", e.Pos, e.Param, e.Action)
 }

@@ -85,6 +85,7 @@ type PosError struct {
 	Stack string // call stack, for runtime errors
 }
 
+// Error prints file:line:col: message, then the call stack if any.
 func (e *PosError) Error() string {
 	s := e.Pos.String() + ": " + e.Msg
 	if e.Stack != "" {

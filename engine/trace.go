@@ -70,6 +70,7 @@ type TraceError struct {
 	Msg  string
 }
 
+// Error prints file:line: message.
 func (e *TraceError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
 // ParseTrace reads a trace, detecting its format: XML (one element per

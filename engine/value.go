@@ -105,6 +105,7 @@ type UnsupportedValueError struct {
 	Type string
 }
 
+// Error names the value's type and where it is in the state.
 func (e *UnsupportedValueError) Error() string {
 	return fmt.Sprintf("unsupported value of type %s in the state at %s (allowed: None, bool, int, string, bytes, tuple, list, dict, set, objects from new)", e.Type, e.Path)
 }

@@ -104,6 +104,7 @@ func (g *GraphView) SetZoom(z float32) {
 // ZoomIn and ZoomOut change the zoom by a step; Fit fits the graph into the
 // visible area.
 func (g *GraphView) ZoomIn()  { g.userZoom = true; g.SetZoom(g.zoom * 1.25) }
+// ZoomOut zooms out by a step.
 func (g *GraphView) ZoomOut() { g.userZoom = true; g.SetZoom(g.zoom / 1.25) }
 
 // UserZoomed reports whether the user set the zoom by hand since the last Fit.
