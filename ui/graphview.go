@@ -103,7 +103,8 @@ func (g *GraphView) SetZoom(z float32) {
 
 // ZoomIn and ZoomOut change the zoom by a step; Fit fits the graph into the
 // visible area.
-func (g *GraphView) ZoomIn()  { g.userZoom = true; g.SetZoom(g.zoom * 1.25) }
+func (g *GraphView) ZoomIn() { g.userZoom = true; g.SetZoom(g.zoom * 1.25) }
+
 // ZoomOut zooms out by a step.
 func (g *GraphView) ZoomOut() { g.userZoom = true; g.SetZoom(g.zoom / 1.25) }
 
