@@ -241,6 +241,9 @@ func cmdCheck(args []string, stdout io.Writer) error {
 			return fmt.Errorf("configuration %s: %w", name, err)
 		}
 	}
+	if _, err := p.ReplayConfig(m); err != nil {
+		return err
+	}
 	info := m.Info()
 	kinds := map[engine.Kind]int{}
 	for _, a := range info.Actions {

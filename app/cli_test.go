@@ -134,3 +134,15 @@ func TestTestCommand(t *testing.T) {
 		t.Errorf("no adapter: exit %d %q", code, errOut)
 	}
 }
+
+func TestCheckValidatesReplay(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.toml")
+	abs, _ := filepath.Abs("../projects/threadpool/threadpool.star")
+	os.WriteFile(bad, []byte("name = \"x\"\nmodel = \""+abs+"\"\n[replay.events.enqueue]\nrole = \"sometimes\"\n"), 0o644)
+	if _, errOut, code := cli("check", bad); code != 1 || !strings.Contains(errOut, "bad.toml:4:8: role must be action, event or ignore") {
+		t.Errorf("exit %d: %q", code, errOut)
+	}
+	if out, _, code := cli("check", "../projects/threadpool/threadpool.toml"); code != 0 || !strings.HasPrefix(out, "ok: threadpool") {
+		t.Errorf("exit %d: %q", code, out)
+	}
+}
