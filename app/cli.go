@@ -124,6 +124,23 @@ func openProject(path string) (*projects.Project, *engine.StarModel, error) {
 	return p, m, nil
 }
 
+// openConfig opens a project and builds one of its configurations ("" for
+// the default); it returns the configuration's name too.
+func openConfig(path, config string) (*projects.Project, *engine.StarModel, *engine.Config, string, error) {
+	p, m, err := openProject(path)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	if config == "" {
+		config = p.Default
+	}
+	cfg, err := p.Build(m, config)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	return p, m, cfg, config, nil
+}
+
 func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
 	config := fs.String("config", "", "configuration name (default: the project's default)")
@@ -144,11 +161,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("unknown format %q (use json, dot, svg or png)", *format)
 	}
-	p, m, err := openProject(path)
-	if err != nil {
-		return err
-	}
-	cfg, err := p.Build(m, *config)
+	p, m, cfg, name, err := openConfig(path, *config)
 	if err != nil {
 		return err
 	}
@@ -158,10 +171,6 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	x, err := engine.Explore(ctx, m, cfg)
 	if err != nil {
 		return err
-	}
-	name := *config
-	if name == "" {
-		name = p.Default
 	}
 	summary := Summary(p.Name, name, x)
 	if *format == "" {

@@ -60,12 +60,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	if len(pos) < 2 {
 		return usagef("replay takes PROJECT and one or more traces or folders of traces")
 	}
-	p, m, err := openProject(pos[0])
-	if err != nil {
-		return err
-	}
-	name := orDefault(*config, p.Default)
-	cfg, err := p.Build(m, name)
+	p, m, cfg, name, err := openConfig(pos[0], *config)
 	if err != nil {
 		return err
 	}

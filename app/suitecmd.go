@@ -23,12 +23,7 @@ func cmdGen(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, m, err := openProject(path)
-	if err != nil {
-		return err
-	}
-	name := orDefault(*config, p.Default)
-	cfg, err := p.Build(m, name)
+	p, m, cfg, name, err := openConfig(path, *config)
 	if err != nil {
 		return err
 	}
@@ -102,10 +97,6 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if len(pos) != 2 {
 		return usagef("run takes PROJECT and SUITE.json")
 	}
-	p, m, err := openProject(pos[0])
-	if err != nil {
-		return err
-	}
 	f, err := os.Open(pos[1])
 	if err != nil {
 		return err
@@ -115,8 +106,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[1], err)
 	}
-	name := orDefault(*config, orDefault(suite.Config, p.Default))
-	cfg, err := p.Build(m, name)
+	p, m, cfg, name, err := openConfig(pos[0], orDefault(*config, suite.Config))
 	if err != nil {
 		return err
 	}

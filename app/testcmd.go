@@ -33,15 +33,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, m, err := openProject(path)
-	if err != nil {
-		return err
-	}
-	name := *config
-	if name == "" {
-		name = p.Default
-	}
-	cfg, err := p.Build(m, name)
+	p, m, cfg, name, err := openConfig(path, *config)
 	if err != nil {
 		return err
 	}
