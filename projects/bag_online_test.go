@@ -1,32 +1,20 @@
 package projects
 
 import (
-	"context"
 	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/modex/modex/engine"
 )
 
 func bagTest(t testing.TB, bin, config string, fixed bool, tc engine.TestConfig) *engine.TestResult {
 	t.Helper()
-	_, m, cfg := sample(t, "bag", config)
 	args := []string{bin, "adapter", "--capacity", "2"}
 	if fixed {
 		args = append(args, "--fixed")
 	}
-	impl, err := engine.StartProcess(context.Background(), "bag", args, ".", 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer impl.Close()
-	res, err := engine.Test(context.Background(), m, cfg, impl, tc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return onlineTest(t, "bag", config, args, tc)
 }
 
 // The missing lock of the bag (seed 000 section 5) shows with two threads

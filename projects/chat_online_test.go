@@ -21,14 +21,12 @@ func buildChatImpl(t *testing.T) string {
 	return out
 }
 
-func chatTest(t testing.TB, bin, config string, fixed bool, tc engine.TestConfig) *engine.TestResult {
+// onlineTest runs online testing of a sample against its implementation
+// binary, started as an adapter with the given arguments.
+func onlineTest(t testing.TB, name, config string, argv []string, tc engine.TestConfig) *engine.TestResult {
 	t.Helper()
-	_, m, cfg := sample(t, "chat", config)
-	args := []string{bin, "adapter"}
-	if fixed {
-		args = append(args, "--fixed")
-	}
-	impl, err := engine.StartProcess(context.Background(), "chat", args, ".", 10*time.Second)
+	_, m, cfg := sample(t, name, config)
+	impl, err := engine.StartProcess(context.Background(), name, argv, ".", 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +36,15 @@ func chatTest(t testing.TB, bin, config string, fixed bool, tc engine.TestConfig
 		t.Fatal(err)
 	}
 	return res
+}
+
+func chatTest(t testing.TB, bin, config string, fixed bool, tc engine.TestConfig) *engine.TestResult {
+	t.Helper()
+	args := []string{bin, "adapter"}
+	if fixed {
+		args = append(args, "--fixed")
+	}
+	return onlineTest(t, "chat", config, args, tc)
 }
 
 // Online testing finds the paper's bug in the real chat server: a message
