@@ -37,6 +37,9 @@ func Explain(m Model, cfg *Config, key string) ([]ActionStatus, error) {
 		return nil, err
 	}
 	w.SetBudget(cfg.StepBudget)
+	if d, ok := w.(interface{ SetDetail(bool) }); ok {
+		d.SetDetail(true) // positions of failing requires, for the user
+	}
 	st, err := w.Decode(key)
 	if err != nil {
 		return nil, err

@@ -338,3 +338,37 @@ func TestTimeoutExtension(t *testing.T) {
 		t.Errorf("off: %d passive, %d timeouts, %d states; want 0, 0, 4", p, to, n)
 	}
 }
+
+// Explain says why actions are disabled: the require's message, or where the
+// require without one failed.
+func TestExplain(t *testing.T) {
+	m := mustLoad(t, "testdata/bigstack.star")
+	x, err := engine.Explore(context.Background(), m, &engine.Config{Actions: engine.DefaultConfig(m).Actions, MaxDepth: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := engine.Explain(m, x.Config, x.States[0].Key) // the empty stack
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pop engine.ActionStatus
+	for _, a := range st {
+		if a.Action == "Pop" {
+			pop = a
+		}
+		if a.Action == "Push" && (a.Enabled != 2 || a.Tried != 2) {
+			t.Errorf("Push: %+v", a)
+		}
+	}
+	if pop.Enabled != 0 || len(pop.Reasons) != 1 || !strings.Contains(pop.Reasons[0], "require failed at testdata/bigstack.star:13:12") {
+		t.Errorf("Pop: %+v", pop)
+	}
+	m2 := mustLoad(t, "../projects/stack/stack.star")
+	x2, _ := engine.Explore(context.Background(), m2, nil)
+	st, _ = engine.Explain(m2, x2.Config, x2.States[0].Key)
+	for _, a := range st {
+		if a.Action == "Pop" && (len(a.Reasons) != 1 || !strings.HasSuffix(a.Reasons[0], "the stack is empty")) {
+			t.Errorf("Pop with a message: %+v", a)
+		}
+	}
+}

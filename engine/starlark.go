@@ -370,7 +370,20 @@ func synPos(p syntax.Position) Pos {
 const (
 	localRec    = "modex.rec"
 	localChoice = "modex.choice"
+	localFast   = "modex.fast"
 )
+
+// fastRequire lets a failing require() skip Starlark's error machinery in
+// exploration and testing: Starlark wraps a builtin's error in an EvalError
+// with the whole call stack and source positions unless the error already
+// is one, so require returns this worker's sentinel EvalError and notes its
+// message here. With detail set (when a user asks why an action is
+// disabled) require reports the position of the failing call instead.
+type fastRequire struct {
+	sentinel *starlark.EvalError
+	why      string
+	detail   bool
+}
 
 func builtinRequire(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var cond starlark.Value
@@ -380,6 +393,10 @@ func builtinRequire(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	}
 	if cond.Truth() {
 		return starlark.None, nil
+	}
+	if fr, _ := t.Local(localFast).(*fastRequire); fr != nil && !fr.detail {
+		fr.why = why
+		return nil, fr.sentinel
 	}
 	if why == "" {
 		return nil, &requireFailed{pos: t.CallFrame(1).Pos}
@@ -678,6 +695,7 @@ type starWorker struct {
 	budget uint64
 	// overBudget is set when the step budget cancelled the current call.
 	overBudget bool
+	fast       *fastRequire
 	choice     choiceState
 	buf        []byte
 	r          rec
@@ -697,6 +715,8 @@ func (m *StarModel) NewWorker() (Worker, error) {
 	}
 	w.thread.SetLocal(localChoice, &w.choice)
 	w.thread.SetLocal(localRec, &w.r)
+	w.fast = &fastRequire{sentinel: &starlark.EvalError{Msg: "require failed"}}
+	w.thread.SetLocal(localFast, w.fast)
 	return w, nil
 }
 
@@ -707,6 +727,17 @@ func (w *starWorker) SetBudget(steps uint64) {
 }
 
 func (w *starWorker) Cancel(reason string) { w.thread.Cancel(reason) }
+
+// SetDetail makes failing requires report where they failed (slower; for
+// explaining why an action is disabled).
+func (w *starWorker) SetDetail(on bool) { w.fast.detail = on }
+
+func orElse(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
 
 func (w *starWorker) call(fn starlark.Value, args starlark.Tuple) (starlark.Value, error) {
 	w.thread.SetMaxExecutionSteps(w.thread.ExecutionSteps() + w.budget)
@@ -809,7 +840,11 @@ func (w *starWorker) Step(st State, action int, args []Value) ([]Outcome, string
 		w.r = rec{m: w.m, st: s, cur: cur, touched: touched, objs: s.objs}
 		argv[0] = &w.r
 		res, err := w.call(fn, argv)
-		if err != nil {
+		if ee, ok := err.(*starlark.EvalError); ok && ee == w.fast.sentinel {
+			if why == "" {
+				why = orElse(w.fast.why, "require failed")
+			}
+		} else if err != nil {
 			var rf *requireFailed
 			if errors.As(err, &rf) {
 				if why == "" {
