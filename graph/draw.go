@@ -16,20 +16,20 @@ import (
 
 var (
 	fontOnce sync.Once
-	ttFont   *truetype.Font
-	facesMu  sync.Mutex
-	faces    = map[float64]font.Face{}
+	ttFont   *truetype.Font // read-only once parsed: shared
 )
 
-func face(size float64) font.Face {
+// faces caches font faces for one drawing: a face is not safe for
+// concurrent use, and drawings run concurrently.
+type faces map[float64]font.Face
+
+func (fs faces) get(size float64) font.Face {
 	fontOnce.Do(func() { ttFont, _ = truetype.Parse(goregular.TTF) })
 	size = math.Round(size*4) / 4
-	facesMu.Lock()
-	defer facesMu.Unlock()
-	f, ok := faces[size]
+	f, ok := fs[size]
 	if !ok {
 		f = truetype.NewFace(ttFont, &truetype.Options{Size: size, Hinting: font.HintingFull})
-		faces[size] = f
+		fs[size] = f
 	}
 	return f
 }
@@ -53,6 +53,7 @@ func (l *Layout) Draw(scale float64, hl *Highlight) image.Image {
 	dc := gg.NewContext(w, h)
 	dc.SetColor(color.White)
 	dc.Clear()
+	fc := faces{}
 	for _, e := range l.Edges {
 		var c *color.NRGBA
 		if hl != nil && e.Trans >= 0 {
@@ -61,7 +62,7 @@ func (l *Layout) Draw(scale float64, hl *Highlight) image.Image {
 			}
 		}
 		for _, op := range e.Ops {
-			drawOp(dc, op, scale, c)
+			drawOp(dc, fc, op, scale, c)
 		}
 	}
 	for _, n := range l.Nodes {
@@ -73,13 +74,13 @@ func (l *Layout) Draw(scale float64, hl *Highlight) image.Image {
 			}
 		}
 		for _, op := range n.Ops {
-			drawOp(dc, op, scale, nil)
+			drawOp(dc, fc, op, scale, nil)
 		}
 	}
 	return dc.Image()
 }
 
-func drawOp(dc *gg.Context, op Op, s float64, override *color.NRGBA) {
+func drawOp(dc *gg.Context, fc faces, op Op, s float64, override *color.NRGBA) {
 	stroke, fill := op.Stroke, op.Fill
 	if override != nil {
 		stroke, fill = *override, *override
@@ -128,7 +129,7 @@ func drawOp(dc *gg.Context, op Op, s float64, override *color.NRGBA) {
 		}
 		finish()
 	case OpText:
-		dc.SetFontFace(face(op.FontSize * s))
+		dc.SetFontFace(fc.get(op.FontSize * s))
 		dc.SetColor(stroke)
 		dc.DrawStringAnchored(op.Text, op.Center.X*s, op.Center.Y*s, op.Align, 0)
 	}

@@ -241,3 +241,25 @@ func TestJSONRoundTrip(t *testing.T) {
 		t.Errorf("read back %d states %d transitions", len(d.States), len(d.Transitions))
 	}
 }
+
+// Drawings may run concurrently (the GUI redraws at a new zoom while a new
+// layout is drawn).
+func TestConcurrentDraw(t *testing.T) {
+	d, _ := graph.FromExploration(explore(t, "chat", "figure1", 0))
+	l, err := graph.LayoutDoc(context.Background(), d, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	for i := 0; i < 4; i++ {
+		go func(s float64) {
+			defer func() { done <- struct{}{} }()
+			if img := l.Draw(s, nil); img.Bounds().Dx() < 100 {
+				t.Error("empty drawing")
+			}
+		}(0.5 + float64(i)/2)
+	}
+	for i := 0; i < 4; i++ {
+		<-done
+	}
+}

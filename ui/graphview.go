@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -50,6 +51,13 @@ type GraphView struct {
 	// userZoom is set when the user zoomed by hand: new graphs then keep
 	// the zoom instead of being fitted.
 	userZoom bool
+	// sharpen redraws the layout at the display's scale once the zoom
+	// settles (GL scaling a larger image down blurs small text); redraws
+	// older than the latest zoom are dropped.
+	sharpen  *time.Timer
+	sharpGen int
+	// Sharpen, when false, keeps the image as given (tests).
+	Sharpen bool
 
 	// OnSelect is called with the Doc index of a state the user clicked.
 	OnSelect func(state int)
@@ -57,7 +65,7 @@ type GraphView struct {
 
 // NewGraphView returns an empty graph view.
 func NewGraphView() *GraphView {
-	g := &GraphView{zoom: 1, selected: -1}
+	g := &GraphView{zoom: 1, selected: -1, Sharpen: true}
 	g.ExtendBaseWidget(g)
 	g.scroll = container.NewScroll(g)
 	return g
@@ -75,6 +83,39 @@ func (g *GraphView) SetGraph(doc *graph.Doc, lay *graph.Layout, img image.Image)
 	}
 	g.Refresh()
 	g.scroll.Refresh()
+	g.scheduleSharpen()
+}
+
+// scheduleSharpen redraws the layout at the current zoom after a short
+// pause, in the background.
+func (g *GraphView) scheduleSharpen() {
+	if !g.Sharpen || g.lay == nil {
+		return
+	}
+	if g.sharpen != nil {
+		g.sharpen.Stop()
+	}
+	g.sharpGen++
+	gen, lay, zoom := g.sharpGen, g.lay, g.zoom
+	scale := float32(1)
+	if c := fyne.CurrentApp(); c != nil {
+		if cv := c.Driver().CanvasForObject(g); cv != nil {
+			scale = cv.Scale()
+		}
+	}
+	px := float64(zoom * scale)
+	if w, h := lay.Width*px, lay.Height*px; w*h > MaxImagePixels || max(w, h) > MaxImageSide {
+		return // keep the capped drawing
+	}
+	g.sharpen = time.AfterFunc(150*time.Millisecond, func() {
+		img := lay.Draw(px, nil)
+		fyne.Do(func() {
+			if gen == g.sharpGen && g.lay == lay {
+				g.img = img
+				g.Refresh()
+			}
+		})
+	})
 }
 
 // SetMessage shows a message instead of a graph.
@@ -99,6 +140,7 @@ func (g *GraphView) SetZoom(z float32) {
 	g.hover = ""
 	g.Refresh()
 	g.scroll.Refresh()
+	g.scheduleSharpen()
 }
 
 // ZoomIn and ZoomOut change the zoom by a step; Fit fits the graph into the
