@@ -62,6 +62,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cmdRun(args[1:], stdout)
 	case "replay":
 		return cmdReplay(args[1:], stdout)
+	case "__layout": // internal: Graphviz in a child process for the GUI
+		if len(args) != 2 {
+			return usagef("__layout ENGINE")
+		}
+		dot, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return err
+		}
+		return graph.RenderDOT(context.Background(), dot, graph.Format("json"), args[1], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

@@ -2,13 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/modex/modex/engine"
+	"github.com/modex/modex/graph"
 )
 
 func cli(args ...string) (stdout, stderr string, code int) {
@@ -144,5 +149,48 @@ func TestCheckValidatesReplay(t *testing.T) {
 	}
 	if out, _, code := cli("check", "../projects/threadpool/threadpool.toml"); code != 0 || !strings.HasPrefix(out, "ok: threadpool") {
 		t.Errorf("exit %d: %q", code, out)
+	}
+}
+
+// TestMain lets the test binary stand in for modex in child processes (the
+// layout process of the GUI).
+func TestMain(m *testing.M) {
+	if os.Getenv("MODEX_TEST_AS_CLI") == "1" {
+		os.Exit(exitCode(run(os.Args[1:], os.Stdout, os.Stderr)))
+	}
+	os.Exit(m.Run())
+}
+
+// Graphviz runs in a child process for the GUI: the layout is the same, and
+// a cancelled layout ends at once.
+func TestLayoutProcess(t *testing.T) {
+	p, m, cfg, _, err := openConfig("../projects/chat/chat.toml", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = p
+	x, err := engine.Explore(context.Background(), m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := graph.FromExploration(x)
+	inProc, err := graph.LayoutDoc(context.Background(), doc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MODEX_TEST_AS_CLI", "1")
+	graph.LayoutCommand = []string{os.Args[0], "__layout"}
+	defer func() { graph.LayoutCommand = nil }()
+	child, err := graph.LayoutDoc(context.Background(), doc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if child.Width != inProc.Width || child.Height != inProc.Height || len(child.Nodes) != len(inProc.Nodes) {
+		t.Errorf("child layout %vx%v %d nodes, in process %vx%v %d", child.Width, child.Height, len(child.Nodes), inProc.Width, inProc.Height, len(inProc.Nodes))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := graph.LayoutDoc(ctx, doc, ""); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled layout: %v", err)
 	}
 }

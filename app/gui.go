@@ -11,11 +11,16 @@ import (
 	fyneapp "fyne.io/fyne/v2/app"
 	"github.com/sqweek/dialog"
 
+	"github.com/modex/modex/graph"
 	"github.com/modex/modex/ui"
 )
 
 // runGUI opens the workbench on a project, or on the bundled chat project.
 func runGUI(path, config, trace string) error {
+	// Lay graphs out in child processes (killable, outside our GC).
+	if exe, err := os.Executable(); err == nil {
+		graph.LayoutCommand = []string{exe, "__layout"}
+	}
 	a := fyneapp.NewWithID("io.modex.workbench")
 	return ui.Run(a, path, config, trace, func(w fyne.Window) ui.Dialogs { return nativeDialogs{fallback: ui.FyneDialogs{Win: w}} })
 }

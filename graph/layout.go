@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"os/exec"
 	"strconv"
 	"strings"
 )
@@ -79,11 +80,11 @@ func LayoutDoc(ctx context.Context, d *Doc, layout string) (*Layout, error) {
 	if layout == "" {
 		layout = LayoutFor(len(d.States))
 	}
-	var out bytes.Buffer
-	if err := RenderDOT(ctx, dot.Bytes(), Format("json"), layout, &out); err != nil {
+	out, err := layoutJSON(ctx, dot.Bytes(), layout)
+	if err != nil {
 		return nil, err
 	}
-	l, err := parseLayout(out.Bytes(), d)
+	l, err := parseLayout(out, d)
 	if err != nil {
 		return nil, fmt.Errorf("reading the Graphviz layout: %w", err)
 	}
@@ -341,4 +342,37 @@ func sampleBezier(ps []Point, per int) []Point {
 		}
 	}
 	return out
+}
+
+// LayoutCommand, when set, runs Graphviz in a child process: the command
+// (with its arguments) reads DOT on standard input, takes the layout engine
+// as its last argument and writes Graphviz's JSON on standard output (the
+// modex binary's hidden "__layout" command). A child process can be killed
+// when its layout is superseded — go-graphviz cannot be interrupted in
+// process — and its WebAssembly runs outside this process's garbage
+// collector, whose stop-the-world pauses would otherwise wait for a whole
+// layout (JIT-compiled code is not preemptible). Empty: lay out in process.
+var LayoutCommand []string
+
+// layoutJSON returns Graphviz's JSON layout of DOT text.
+func layoutJSON(ctx context.Context, dot []byte, engine string) ([]byte, error) {
+	if len(LayoutCommand) == 0 {
+		var out bytes.Buffer
+		if err := RenderDOT(ctx, dot, Format("json"), engine, &out); err != nil {
+			return nil, err
+		}
+		return out.Bytes(), nil
+	}
+	args := append(append([]string{}, LayoutCommand[1:]...), engine)
+	cmd := exec.CommandContext(ctx, LayoutCommand[0], args...)
+	cmd.Stdin = bytes.NewReader(dot)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("layout process: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.Bytes(), nil
 }

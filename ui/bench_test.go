@@ -53,7 +53,7 @@ func BenchmarkShowGraph(b *testing.B) {
 		b.Run(fmt.Sprintf("states=%d", len(x.States)), func(b *testing.B) {
 			var d drawing
 			for i := 0; i < b.N; i++ {
-				d = prepare(x, "", 2)
+				d = prepare(context.Background(), x, "", 2)
 				if d.err != nil {
 					b.Fatal(d.err)
 				}

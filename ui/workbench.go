@@ -44,20 +44,22 @@ type Workbench struct {
 	app     fyne.App
 	dialogs Dialogs
 
-	mu       sync.Mutex // guards the fields below, shared with goroutines
-	project  *projects.Project
-	model    *engine.StarModel
-	cancel   context.CancelFunc
-	gen      int // exploration generation: results of older ones are dropped
-	seq      int // presentation sequence: older drawings are dropped
-	last     *engine.Exploration
-	doc      *graph.Doc    // the full document of the last exploration shown
-	full     *engine.Graph // its engine graph
-	config   string
-	dirty    bool
-	radius   int
-	center   string // state around which a large graph is shown
-	exploreT *time.Timer
+	mu      sync.Mutex // guards the fields below, shared with goroutines
+	project *projects.Project
+	model   *engine.StarModel
+	cancel  context.CancelFunc
+	gen     int // exploration generation: results of older ones are dropped
+	seq     int // presentation sequence: older drawings are dropped
+	last    *engine.Exploration
+	doc     *graph.Doc    // the full document of the last exploration shown
+	full    *engine.Graph // its engine graph
+	config  string
+	dirty   bool
+	radius  int
+	center  string // state around which a large graph is shown
+	// layoutCancel cancels the layout in progress.
+	layoutCancel context.CancelFunc
+	exploreT     *time.Timer
 
 	// widgets
 	title   *widget.Label
@@ -350,8 +352,11 @@ func (wb *Workbench) Explore() {
 		wb.status.SetText("Configuration error: " + err.Error())
 		return
 	}
-	// Leave a core for the UI goroutine and the renderer.
+	// Leave a core for the UI goroutine and the renderer, and repaint the
+	// progress four times a second: every repaint is a whole frame, which
+	// under software rendering competes with the exploration for the CPU.
 	cfg.Workers = max(1, runtime.NumCPU()-1)
+	cfg.ProgressEvery = 250 * time.Millisecond
 	var pending atomic.Pointer[engine.Exploration]
 	wake := make(chan struct{}, 1)
 	cfg.Progress = func(pr engine.Progress) {
@@ -450,7 +455,7 @@ type drawing struct {
 // prepare builds the document and lays out what will be shown: the whole
 // graph when it is small enough, else the neighbourhood of center. It runs
 // off the UI goroutine.
-func prepare(x *engine.Exploration, center string, radius int) drawing {
+func prepare(ctx context.Context, x *engine.Exploration, center string, radius int) drawing {
 	var d drawing
 	d.doc, d.err = graph.FromExploration(x)
 	if d.err != nil {
@@ -471,7 +476,7 @@ func prepare(x *engine.Exploration, center string, radius int) drawing {
 			return d
 		}
 	}
-	d.lay, d.err = graph.LayoutDoc(context.Background(), d.view, "")
+	d.lay, d.err = graph.LayoutDoc(ctx, d.view, "")
 	if d.err != nil {
 		return d
 	}
@@ -506,8 +511,18 @@ func drawScale(l *graph.Layout) float64 {
 func (wb *Workbench) present(gen, seq int, x *engine.Exploration, final bool) {
 	wb.mu.Lock()
 	center, radius := wb.center, wb.radius
+	// A newer presentation supersedes this one: its layout (a child
+	// process when graph.LayoutCommand is set) is killed.
+	if wb.layoutCancel != nil {
+		wb.layoutCancel()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	wb.layoutCancel = cancel
 	wb.mu.Unlock()
-	d := prepare(x, center, radius)
+	d := prepare(ctx, x, center, radius)
+	if errors.Is(d.err, context.Canceled) {
+		return
+	}
 	wb.do(func() {
 		if !wb.current(gen) {
 			return
