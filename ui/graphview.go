@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"math"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -58,6 +60,12 @@ type GraphView struct {
 	sharpGen int
 	// Sharpen, when false, keeps the image as given (tests).
 	Sharpen bool
+	// imgScale is the scale img was drawn at (pixels per layout point).
+	imgScale float64
+	// view is the visible size and canvas scale, kept for other goroutines
+	// to choose a drawing scale (see DrawScale).
+	viewW, viewH, canvasScale atomic.Uint32
+	userZoomF                 atomic.Uint32 // float32 bits of the zoom when userZoom
 
 	// OnSelect is called with the Doc index of a state the user clicked.
 	OnSelect func(state int)
@@ -75,8 +83,9 @@ func NewGraphView() *GraphView {
 func (g *GraphView) Container() fyne.CanvasObject { return g.scroll }
 
 // SetGraph shows a laid-out graph; img is the layout drawn at some scale.
-func (g *GraphView) SetGraph(doc *graph.Doc, lay *graph.Layout, img image.Image) {
+func (g *GraphView) SetGraph(doc *graph.Doc, lay *graph.Layout, img image.Image, scale float64) {
 	g.doc, g.lay, g.img, g.message = doc, lay, img, ""
+	g.imgScale = scale
 	g.hover = ""
 	if g.selected >= len(doc.States) {
 		g.selected = -1
@@ -107,15 +116,43 @@ func (g *GraphView) scheduleSharpen() {
 	if w, h := lay.Width*px, lay.Height*px; w*h > MaxImagePixels || max(w, h) > MaxImageSide {
 		return // keep the capped drawing
 	}
+	if g.imgScale > 0 && math.Abs(px/g.imgScale-1) < 0.15 {
+		return // drawn at about this scale already
+	}
 	g.sharpen = time.AfterFunc(150*time.Millisecond, func() {
 		img := lay.Draw(px, nil)
 		fyne.Do(func() {
 			if gen == g.sharpGen && g.lay == lay {
-				g.img = img
+				g.img, g.imgScale = img, px
 				g.Refresh()
 			}
 		})
 	})
+}
+
+// DrawScale returns the scale to draw a new layout at so that it needs no
+// rescaling once shown: the fit zoom (or the user's zoom) times the canvas
+// scale, within the image caps. Safe from any goroutine.
+func (g *GraphView) DrawScale(l *graph.Layout) float64 {
+	w, h := float64(g.viewW.Load()), float64(g.viewH.Load())
+	cs := float64(math.Float32frombits(g.canvasScale.Load()))
+	if cs == 0 {
+		cs = 1
+	}
+	zoom := 2.0
+	if z := g.userZoomF.Load(); z != 0 {
+		zoom = float64(math.Float32frombits(z))
+	} else if w > 10 && h > 10 && l.Width > 0 && l.Height > 0 {
+		zoom = min((w-2*graphPad)/l.Width, (h-2*graphPad)/l.Height, 2)
+	}
+	s := zoom * cs
+	if px := l.Width * l.Height * s * s; px > MaxImagePixels {
+		s *= math.Sqrt(MaxImagePixels / px)
+	}
+	if side := max(l.Width, l.Height) * s; side > MaxImageSide {
+		s *= MaxImageSide / side
+	}
+	return s
 }
 
 // SetMessage shows a message instead of a graph.
@@ -137,6 +174,11 @@ func (g *GraphView) Zoom() float32 { return g.zoom }
 // SetZoom sets the zoom factor, keeping it within 0.05 and 8.
 func (g *GraphView) SetZoom(z float32) {
 	g.zoom = max(0.05, min(8, z))
+	if g.userZoom {
+		g.userZoomF.Store(math.Float32bits(g.zoom))
+	} else {
+		g.userZoomF.Store(0)
+	}
 	g.hover = ""
 	g.Refresh()
 	g.scroll.Refresh()
@@ -398,6 +440,14 @@ func (r *graphRenderer) markRect(n *graph.NodeShape, c color.NRGBA, i int) *canv
 
 func (r *graphRenderer) Layout(size fyne.Size) {
 	g := r.g
+	vs := g.scroll.Size()
+	g.viewW.Store(uint32(vs.Width))
+	g.viewH.Store(uint32(vs.Height))
+	if c := fyne.CurrentApp(); c != nil {
+		if cv := c.Driver().CanvasForObject(g); cv != nil {
+			g.canvasScale.Store(math.Float32bits(cv.Scale()))
+		}
+	}
 	r.objs = r.objs[:0]
 	if g.lay == nil {
 		r.msg.SetText(g.message)

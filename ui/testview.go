@@ -280,7 +280,7 @@ func (tv *TestView) flush(gen int, started time.Time) {
 	}
 	doc := v.doc()
 	current := v.current
-	d := prepareDoc(doc, doc.States[max(current, 0)].ID, 3)
+	d := prepareDoc(doc, doc.States[max(current, 0)].ID, 3, tv.wb.graph.DrawScale)
 	elapsed := time.Since(started).Seconds()
 	tv.wb.do(func() {
 		if gen != tv.gen {
@@ -307,7 +307,7 @@ func (tv *TestView) flush(gen int, started time.Time) {
 }
 
 // prepareDoc lays out a document (its neighbourhood of center when large).
-func prepareDoc(doc *graph.Doc, center string, radius int) drawing {
+func prepareDoc(doc *graph.Doc, center string, radius int, scale func(*graph.Layout) float64) drawing {
 	d := drawing{doc: doc, view: doc}
 	if len(doc.States) > LiveLimit {
 		d.view = doc.Neighbourhood(center, radius)
@@ -315,7 +315,8 @@ func prepareDoc(doc *graph.Doc, center string, radius int) drawing {
 	}
 	d.lay, d.err = graph.LayoutDoc(context.Background(), d.view, "")
 	if d.err == nil {
-		d.img = d.lay.Draw(drawScale(d.lay), nil)
+		d.scale = scale(d.lay)
+		d.img = d.lay.Draw(d.scale, nil)
 	}
 	return d
 }
@@ -327,7 +328,7 @@ func (tv *TestView) show(d drawing, current int) {
 		g.SetMessage("Layout failed: " + d.err.Error())
 		return
 	}
-	g.SetGraph(d.view, d.lay, d.img)
+	g.SetGraph(d.view, d.lay, d.img, d.scale)
 	if !g.UserZoomed() {
 		g.Fit()
 	}

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -448,6 +447,7 @@ type drawing struct {
 	doc, view *graph.Doc
 	lay       *graph.Layout
 	img       image.Image
+	scale     float64 // the scale img was drawn at
 	note      string
 	err       error
 }
@@ -455,7 +455,7 @@ type drawing struct {
 // prepare builds the document and lays out what will be shown: the whole
 // graph when it is small enough, else the neighbourhood of center. It runs
 // off the UI goroutine.
-func prepare(ctx context.Context, x *engine.Exploration, center string, radius int) drawing {
+func prepare(ctx context.Context, x *engine.Exploration, center string, radius int, scale func(*graph.Layout) float64) drawing {
 	var d drawing
 	d.doc, d.err = graph.FromExploration(x)
 	if d.err != nil {
@@ -480,7 +480,8 @@ func prepare(ctx context.Context, x *engine.Exploration, center string, radius i
 	if d.err != nil {
 		return d
 	}
-	d.img = d.lay.Draw(drawScale(d.lay), nil)
+	d.scale = scale(d.lay)
+	d.img = d.lay.Draw(d.scale, nil)
 	return d
 }
 
@@ -492,19 +493,6 @@ const (
 )
 
 var drawScaleBase = 2.0
-
-// drawScale picks the drawing scale: 2 (sharp when zoomed in) unless the
-// image would get too large.
-func drawScale(l *graph.Layout) float64 {
-	s := drawScaleBase
-	if px := l.Width * l.Height * s * s; px > MaxImagePixels {
-		s *= math.Sqrt(MaxImagePixels / px)
-	}
-	if side := max(l.Width, l.Height) * s; side > MaxImageSide {
-		s *= MaxImageSide / side
-	}
-	return s
-}
 
 // present lays out an exploration (partial when !final) off the UI goroutine
 // and shows it unless something newer has been shown meanwhile.
@@ -519,7 +507,7 @@ func (wb *Workbench) present(gen, seq int, x *engine.Exploration, final bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	wb.layoutCancel = cancel
 	wb.mu.Unlock()
-	d := prepare(ctx, x, center, radius)
+	d := prepare(ctx, x, center, radius, wb.graph.DrawScale)
 	if errors.Is(d.err, context.Canceled) {
 		return
 	}
@@ -590,7 +578,7 @@ func (wb *Workbench) show(x *engine.Exploration, d drawing, final bool) {
 		wb.graph.SetMessage(d.note)
 		return
 	}
-	wb.graph.SetGraph(d.view, d.lay, d.img)
+	wb.graph.SetGraph(d.view, d.lay, d.img, d.scale)
 	wb.graph.SetMarks(nil)
 	if !wb.graph.UserZoomed() {
 		wb.graph.Fit()
