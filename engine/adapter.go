@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -515,5 +514,3 @@ func (p *InProcess) Next(ctx context.Context, wait time.Duration) (*Event, error
 
 // Close implements Implementation.
 func (p *InProcess) Close() error { return nil }
-
-var _ = errors.New

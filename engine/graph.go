@@ -109,10 +109,8 @@ func (x *Exploration) Graph() *Graph {
 	info := x.Model.Info()
 	kindOf := func(t *MTrans) Kind { return x.Config.Actions[t.Action].Kind }
 	hasObs := make([]bool, len(x.States))
-	hasOut := make([]bool, len(x.States))
 	for i := range x.Trans {
 		t := &x.Trans[i]
-		hasOut[t.From] = true
 		if k := kindOf(t); k == Observable || k == Internal {
 			hasObs[t.From] = true
 		}
@@ -165,6 +163,5 @@ func (x *Exploration) Graph() *Graph {
 	g.Stats = x.Stats
 	g.Stats.States = len(g.States)
 	g.Stats.Transitions = len(g.Trans)
-	_ = hasOut
 	return g
 }

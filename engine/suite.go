@@ -276,10 +276,6 @@ func (g *Graph) TransitionTour() (*Suite, error) {
 	}
 	flush()
 	covered := map[int]bool{}
-	for _, c := range s.Cases {
-		for range c.Steps {
-		}
-	}
 	for _, e := range edges {
 		if e.trans >= 0 {
 			covered[e.trans] = true

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -228,5 +227,3 @@ func (t *tester) findArgs(st State, ai int, want []string) ([]Value, bool, error
 	}
 	return found, found != nil, err
 }
-
-var _ = strings.Join

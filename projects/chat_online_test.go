@@ -2,7 +2,6 @@ package projects
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -117,5 +116,3 @@ func TestChatServerSameSeedSameRun(t *testing.T) {
 		t.Error("no delivery observed")
 	}
 }
-
-var _ = os.Getenv

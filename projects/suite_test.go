@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -223,5 +222,3 @@ func TestSuiteAgainstChatServer(t *testing.T) {
 		t.Fatalf("the buggy server: %+v", fail)
 	}
 }
-
-var _ = exec.Command

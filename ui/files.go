@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,8 +67,6 @@ func dotted(exts []string) []string {
 	}
 	return out
 }
-
-var _ io.Closer = (fyne.URIReadCloser)(nil)
 
 const recentKey = "recentProjects"
 
