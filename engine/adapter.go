@@ -79,8 +79,7 @@ type lineAdapter struct {
 	mu      sync.Mutex
 	nextID  int
 	pending map[int]chan map[string]any
-	events  []*Event
-	evWake  chan struct{}
+	events  eventQueue
 	dead    *ImplError // set when the stream failed; every call fails with it
 	onDead  func() *ImplError
 	closer  func() error
@@ -91,7 +90,7 @@ func newLineAdapter(r io.Reader, w io.Writer, timeout time.Duration) *lineAdapte
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
-	a := &lineAdapter{w: w, timeout: timeout, pending: map[int]chan map[string]any{}, evWake: make(chan struct{}, 1)}
+	a := &lineAdapter{w: w, timeout: timeout, pending: map[int]chan map[string]any{}}
 	go a.read(r)
 	return a
 }
@@ -106,10 +105,7 @@ func (a *lineAdapter) fail(e *ImplError) {
 		delete(a.pending, id)
 	}
 	a.mu.Unlock()
-	select {
-	case a.evWake <- struct{}{}:
-	default:
-	}
+	a.events.fail(e)
 }
 
 func (a *lineAdapter) read(r io.Reader) {
@@ -140,13 +136,7 @@ func (a *lineAdapter) read(r io.Reader) {
 				a.fail(&ImplError{Kind: FailProtocol, Msg: fmt.Sprintf("line %d: an event needs an action name and an args array: %.200q", line, text)})
 				return
 			}
-			a.mu.Lock()
-			a.events = append(a.events, &Event{Action: action, Args: args})
-			a.mu.Unlock()
-			select {
-			case a.evWake <- struct{}{}:
-			default:
-			}
+			a.events.push(&Event{Action: action, Args: args})
 		case "hello", "ok", "result", "refused", "error":
 			id := -1
 			if f, ok := msg["id"].(float64); ok {
@@ -249,9 +239,7 @@ func (a *lineAdapter) Reset(ctx context.Context) error {
 	if resp["type"] != "ok" {
 		return &ImplError{Kind: FailProtocol, Msg: "reset was answered with " + canonJSON(resp)}
 	}
-	a.mu.Lock()
-	a.events = nil
-	a.mu.Unlock()
+	a.events.clear()
 	return nil
 }
 
@@ -277,34 +265,7 @@ func (a *lineAdapter) Invoke(ctx context.Context, action string, args []any) (an
 }
 
 func (a *lineAdapter) Next(ctx context.Context, wait time.Duration) (*Event, error) {
-	deadline := time.Now().Add(wait)
-	for {
-		a.mu.Lock()
-		if len(a.events) > 0 {
-			ev := a.events[0]
-			a.events = a.events[1:]
-			a.mu.Unlock()
-			return ev, nil
-		}
-		dead := a.dead
-		a.mu.Unlock()
-		if dead != nil {
-			return nil, dead
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return nil, nil
-		}
-		t := time.NewTimer(left)
-		select {
-		case <-a.evWake:
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		}
-		t.Stop()
-	}
+	return a.events.next(ctx, wait)
 }
 
 func (a *lineAdapter) Close() error {
@@ -441,37 +402,17 @@ type InProcess struct {
 	// Do performs an action; return a *RefusedError to refuse it.
 	Do func(action string, args []any) (any, error)
 
-	mu     sync.Mutex
-	events []*Event
-	wake   chan struct{}
-}
-
-func (p *InProcess) init() {
-	p.mu.Lock()
-	if p.wake == nil {
-		p.wake = make(chan struct{}, 1)
-	}
-	p.mu.Unlock()
+	events eventQueue
 }
 
 // Emit reports an observable event.
 func (p *InProcess) Emit(action string, args ...any) {
-	p.init()
-	p.mu.Lock()
-	p.events = append(p.events, &Event{Action: action, Args: args})
-	p.mu.Unlock()
-	select {
-	case p.wake <- struct{}{}:
-	default:
-	}
+	p.events.push(&Event{Action: action, Args: args})
 }
 
 // Reset implements Implementation.
 func (p *InProcess) Reset(ctx context.Context) error {
-	p.init()
-	p.mu.Lock()
-	p.events = nil
-	p.mu.Unlock()
+	p.events.clear()
 	if p.ResetFunc != nil {
 		return p.ResetFunc()
 	}
@@ -485,24 +426,84 @@ func (p *InProcess) Invoke(ctx context.Context, action string, args []any) (any,
 
 // Next implements Implementation.
 func (p *InProcess) Next(ctx context.Context, wait time.Duration) (*Event, error) {
-	p.init()
+	return p.events.next(ctx, wait)
+}
+
+// Close implements Implementation.
+func (p *InProcess) Close() error { return nil }
+
+// eventQueue buffers observable events in order and lets one reader wait
+// for the next. After fail, the reader gets the error once the buffer is
+// drained.
+type eventQueue struct {
+	mu     sync.Mutex
+	events []*Event
+	err    error
+	wake   chan struct{}
+}
+
+func (q *eventQueue) signal() {
+	select {
+	case q.wakeCh() <- struct{}{}:
+	default:
+	}
+}
+
+func (q *eventQueue) wakeCh() chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.wake == nil {
+		q.wake = make(chan struct{}, 1)
+	}
+	return q.wake
+}
+
+func (q *eventQueue) push(ev *Event) {
+	q.mu.Lock()
+	q.events = append(q.events, ev)
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *eventQueue) clear() {
+	q.mu.Lock()
+	q.events = nil
+	q.mu.Unlock()
+}
+
+func (q *eventQueue) fail(err error) {
+	q.mu.Lock()
+	if q.err == nil {
+		q.err = err
+	}
+	q.mu.Unlock()
+	q.signal()
+}
+
+// next returns the next event, waiting up to wait; nil when none came.
+func (q *eventQueue) next(ctx context.Context, wait time.Duration) (*Event, error) {
+	wake := q.wakeCh()
 	deadline := time.Now().Add(wait)
 	for {
-		p.mu.Lock()
-		if len(p.events) > 0 {
-			ev := p.events[0]
-			p.events = p.events[1:]
-			p.mu.Unlock()
+		q.mu.Lock()
+		if len(q.events) > 0 {
+			ev := q.events[0]
+			q.events = q.events[1:]
+			q.mu.Unlock()
 			return ev, nil
 		}
-		p.mu.Unlock()
+		err := q.err
+		q.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
 		left := time.Until(deadline)
 		if left <= 0 {
 			return nil, nil
 		}
 		t := time.NewTimer(left)
 		select {
-		case <-p.wake:
+		case <-wake:
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
@@ -511,6 +512,3 @@ func (p *InProcess) Next(ctx context.Context, wait time.Duration) (*Event, error
 		t.Stop()
 	}
 }
-
-// Close implements Implementation.
-func (p *InProcess) Close() error { return nil }

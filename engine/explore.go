@@ -541,18 +541,7 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (r
 		var derr error
 		for p := range a.Params {
 			var vals []Value
-			if p < len(ac.Domains) && ac.Domains[p] != nil {
-				v, err := w.Eval(ac.Domains[p], st)
-				if err == nil {
-					vals, err = collection(v)
-					if err != nil {
-						err = fmt.Errorf("%s: domain `%s` of %s.%s: %v", exprPos(ac.Domains[p]), ac.Domains[p].Source(), a.Name, a.Params[p], err)
-					}
-				}
-				derr = err
-			} else {
-				vals, _, derr = w.Domain(st, ai, p)
-			}
+			vals, derr = paramDomain(w.Worker, e.info, ac, st, ai, p)
 			if derr != nil {
 				break
 			}

@@ -63,16 +63,7 @@ func Explain(m Model, cfg *Config, key string) ([]ActionStatus, error) {
 		if len(reasons) == 0 {
 			doms := make([][]Value, len(a.Params))
 			for p := range a.Params {
-				var vals []Value
-				var err error
-				if p < len(ac.Domains) && ac.Domains[p] != nil {
-					var v Value
-					if v, err = w.Eval(ac.Domains[p], st); err == nil {
-						vals, err = collection(v)
-					}
-				} else {
-					vals, _, err = w.Domain(st, ai, p)
-				}
+				vals, err := paramDomain(w, m.Info(), &ac, st, ai, p)
 				if err != nil {
 					reasons[fmt.Sprintf("domain of %s: %v", a.Params[p], err)] = true
 				} else if len(vals) == 0 {

@@ -201,6 +201,23 @@ func newTester(ctx context.Context, m Model, cfg *Config, impl Implementation, t
 	return t, nil
 }
 
+// startRun resets the implementation and returns the states the model
+// starts in; on failure, the failure kind.
+func (t *tester) startRun() ([]State, string, error) {
+	if err := t.impl.Reset(t.ctx); err != nil {
+		return nil, implKind(err), fmt.Errorf("reset: %w", err)
+	}
+	st0, err := t.w.Init()
+	if err != nil {
+		return nil, FailModel, err
+	}
+	states, err := t.closure([]State{st0})
+	if err != nil {
+		return nil, FailModel, err
+	}
+	return states, "", nil
+}
+
 // run performs one test run.
 func (t *tester) run(n int, seed uint64) (res RunResult) {
 	start := time.Now()
@@ -214,16 +231,9 @@ func (t *tester) run(n int, seed uint64) (res RunResult) {
 		res.Failure = &Failure{Kind: kind, Step: len(res.Steps), Message: msg, States: t.describe(states), Expected: expected}
 		return res
 	}
-	if err := t.impl.Reset(t.ctx); err != nil {
-		return failAt(implKind(err), "reset: "+err.Error(), nil, nil)
-	}
-	st0, err := t.w.Init()
+	states, kind, err := t.startRun()
 	if err != nil {
-		return failAt(FailModel, err.Error(), nil, nil)
-	}
-	states, err := t.closure([]State{st0})
-	if err != nil {
-		return failAt(FailModel, err.Error(), nil, nil)
+		return failAt(kind, err.Error(), nil, nil)
 	}
 	t.visit(states)
 	active := false // runs start in a passive state (the timeout extension)
@@ -457,16 +467,7 @@ func (t *tester) combos(st State, ai int, f func([]Value) error) error {
 	ac := &t.cfg.Actions[ai]
 	doms := make([][]Value, len(a.Params))
 	for p := range a.Params {
-		var vals []Value
-		var err error
-		if p < len(ac.Domains) && ac.Domains[p] != nil {
-			var v Value
-			if v, err = t.w.Eval(ac.Domains[p], st); err == nil {
-				vals, err = collection(v)
-			}
-		} else {
-			vals, _, err = t.w.Domain(st, ai, p)
-		}
+		vals, err := paramDomain(t.w, t.info, ac, st, ai, p)
 		if err != nil {
 			return err
 		}

@@ -83,16 +83,9 @@ func (t *tester) runCase(c SuiteCase) (res CaseResult) {
 		res.Verdict, res.Reason = Inconclusive, why
 		return res
 	}
-	if err := t.impl.Reset(t.ctx); err != nil {
-		return fail(implKind(err), "reset: "+err.Error(), nil, nil)
-	}
-	st0, err := t.w.Init()
+	states, kind, err := t.startRun()
 	if err != nil {
-		return fail(FailModel, err.Error(), nil, nil)
-	}
-	states, err := t.closure([]State{st0})
-	if err != nil {
-		return fail(FailModel, err.Error(), nil, nil)
+		return fail(kind, err.Error(), nil, nil)
 	}
 	// unexpectedEvent judges an event the case did not ask for.
 	unexpectedEvent := func(ev *Event, wanted string) CaseResult {

@@ -64,23 +64,31 @@ func pretty(b *strings.Builder, s string, width, indent, col int) {
 	b.WriteString(s[end+1:])
 }
 
-// matching returns the index of the bracket closing the one at i.
-func matching(s string, i int) int {
+// scanTop walks s from index from, skipping string literals, and calls f at
+// every other byte with the bracket depth after it; it returns the first
+// index where f says true, or -1.
+func scanTop(s string, from int, f func(j, depth int) bool) int {
 	depth := 0
-	for j := i; j < len(s); j++ {
-		switch c := s[j]; c {
+	for j := from; j < len(s); j++ {
+		switch s[j] {
 		case '"', '\'':
 			j = skipString(s, j)
+			continue
 		case '[', '(', '{':
 			depth++
 		case ']', ')', '}':
 			depth--
-			if depth == 0 {
-				return j
-			}
+		}
+		if f(j, depth) {
+			return j
 		}
 	}
 	return -1
+}
+
+// matching returns the index of the bracket closing the one at i.
+func matching(s string, i int) int {
+	return scanTop(s, i, func(j, depth int) bool { return depth == 0 })
 }
 
 func skipString(s string, i int) int {
@@ -98,22 +106,14 @@ func skipString(s string, i int) int {
 // splitTop splits a comma-separated list at its top level.
 func splitTop(s string) []string {
 	var out []string
-	depth, start := 0, 0
-	for j := 0; j < len(s); j++ {
-		switch c := s[j]; c {
-		case '"', '\'':
-			j = skipString(s, j)
-		case '[', '(', '{':
-			depth++
-		case ']', ')', '}':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, strings.TrimSpace(s[start:j]))
-				start = j + 1
-			}
+	start := 0
+	scanTop(s, 0, func(j, depth int) bool {
+		if depth == 0 && s[j] == ',' {
+			out = append(out, strings.TrimSpace(s[start:j]))
+			start = j + 1
 		}
-	}
+		return false
+	})
 	if last := strings.TrimSpace(s[start:]); last != "" {
 		out = append(out, last)
 	}
@@ -122,20 +122,7 @@ func splitTop(s string) []string {
 
 // topColon returns the index of a top-level ": " (a dict entry), or -1.
 func topColon(s string) int {
-	depth := 0
-	for j := 0; j+1 < len(s); j++ {
-		switch c := s[j]; c {
-		case '"', '\'':
-			j = skipString(s, j)
-		case '[', '(', '{':
-			depth++
-		case ']', ')', '}':
-			depth--
-		case ':':
-			if depth == 0 && s[j+1] == ' ' {
-				return j
-			}
-		}
-	}
-	return -1
+	return scanTop(s, 0, func(j, depth int) bool {
+		return depth == 0 && s[j] == ':' && j+1 < len(s) && s[j+1] == ' '
+	})
 }
