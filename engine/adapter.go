@@ -15,61 +15,6 @@ import (
 	"time"
 )
 
-// ProtocolVersion is the adapter protocol spoken (docs/adapter-protocol.md).
-const ProtocolVersion = "modex-adapter/1"
-
-// Event is an observable action the implementation did on its own.
-type Event struct {
-	Action string
-	Args   []any // wire values
-}
-
-// Implementation is a system under test, reached in process or through an
-// adapter. Values are wire values (see Binding).
-type Implementation interface {
-	// Reset brings the implementation back to its initial state (the
-	// paper's finish/reset between test runs) and drops pending events.
-	Reset(ctx context.Context) error
-	// Invoke performs a controllable action and returns its output; a
-	// *RefusedError when the implementation does not accept it now; an
-	// *ImplError when it crashed, timed out or broke the protocol.
-	Invoke(ctx context.Context, action string, args []any) (any, error)
-	// Next waits up to wait for the next observable event (buffered, in
-	// order); nil when none came.
-	Next(ctx context.Context, wait time.Duration) (*Event, error)
-	// Close shuts the implementation down and releases it.
-	Close() error
-}
-
-// RefusedError is an implementation refusing a controllable action.
-type RefusedError struct{ Reason string }
-
-// Error says what was refused and why.
-func (e *RefusedError) Error() string { return "refused: " + e.Reason }
-
-// Failure kinds of a test run, as reported and in JUnit output.
-const (
-	FailUnexpected   = "unexpected-observable" // an observable action the model does not allow
-	FailRefused      = "refused"               // a controllable action the implementation refused
-	FailOutput       = "output-mismatch"       // an output the model does not allow
-	FailInvariant    = "invariant"             // the model state violates the invariant
-	FailNotAccepting = "non-accepting-end"     // the run ended outside an accepting state
-	FailCrash        = "crash"                 // the implementation exited
-	FailTimeout      = "timeout"               // the implementation did not answer a call in time
-	FailProtocol     = "protocol"              // the implementation broke the adapter protocol
-	FailModel        = "model-error"           // the model itself failed
-)
-
-// ImplError is a failure of the implementation itself: crash, timeout or
-// protocol violation.
-type ImplError struct {
-	Kind string
-	Msg  string
-}
-
-// Error prints the failure kind and message.
-func (e *ImplError) Error() string { return e.Kind + ": " + e.Msg }
-
 // lineAdapter speaks the JSON-lines adapter protocol over a stream.
 type lineAdapter struct {
 	w       io.Writer
@@ -79,7 +24,7 @@ type lineAdapter struct {
 	mu      sync.Mutex
 	nextID  int
 	pending map[int]chan map[string]any
-	events  eventQueue
+	events  EventQueue
 	dead    *ImplError // set when the stream failed; every call fails with it
 	onDead  func() *ImplError
 	closer  func() error
@@ -105,7 +50,7 @@ func (a *lineAdapter) fail(e *ImplError) {
 		delete(a.pending, id)
 	}
 	a.mu.Unlock()
-	a.events.fail(e)
+	a.events.Fail(e)
 }
 
 func (a *lineAdapter) read(r io.Reader) {
@@ -118,7 +63,7 @@ func (a *lineAdapter) read(r io.Reader) {
 		if text == "" {
 			continue
 		}
-		x, err := decodeJSON([]byte(text))
+		x, err := DecodeJSON([]byte(text))
 		msg, ok := x.(map[string]any)
 		if err != nil || !ok {
 			a.fail(&ImplError{Kind: FailProtocol, Msg: fmt.Sprintf("line %d from the implementation is not a JSON object: %.200q", line, text)})
@@ -136,7 +81,7 @@ func (a *lineAdapter) read(r io.Reader) {
 				a.fail(&ImplError{Kind: FailProtocol, Msg: fmt.Sprintf("line %d: an event needs an action name and an args array: %.200q", line, text)})
 				return
 			}
-			a.events.push(&Event{Action: action, Args: args})
+			a.events.Push(&Event{Action: action, Args: args})
 		case "hello", "ok", "result", "refused", "error":
 			id := -1
 			if f, ok := msg["id"].(float64); ok {
@@ -222,7 +167,7 @@ func (a *lineAdapter) hello(ctx context.Context, model string) error {
 		return err
 	}
 	if resp["type"] != "hello" {
-		return &ImplError{Kind: FailProtocol, Msg: fmt.Sprintf("the handshake was answered with %s", canonJSON(resp))}
+		return &ImplError{Kind: FailProtocol, Msg: fmt.Sprintf("the handshake was answered with %s", CanonJSON(resp))}
 	}
 	if p, _ := resp["protocol"].(string); p != ProtocolVersion {
 		return &ImplError{Kind: FailProtocol, Msg: fmt.Sprintf("the implementation speaks %q, Modex %q", p, ProtocolVersion)}
@@ -237,9 +182,9 @@ func (a *lineAdapter) Reset(ctx context.Context) error {
 		return err
 	}
 	if resp["type"] != "ok" {
-		return &ImplError{Kind: FailProtocol, Msg: "reset was answered with " + canonJSON(resp)}
+		return &ImplError{Kind: FailProtocol, Msg: "reset was answered with " + CanonJSON(resp)}
 	}
-	a.events.clear()
+	a.events.Clear()
 	return nil
 }
 
@@ -261,11 +206,11 @@ func (a *lineAdapter) Invoke(ctx context.Context, action string, args []any) (an
 		m, _ := resp["message"].(string)
 		return nil, &ImplError{Kind: FailCrash, Msg: "the implementation reported an error: " + m}
 	}
-	return nil, &ImplError{Kind: FailProtocol, Msg: "invoke was answered with " + canonJSON(resp)}
+	return nil, &ImplError{Kind: FailProtocol, Msg: "invoke was answered with " + CanonJSON(resp)}
 }
 
 func (a *lineAdapter) Next(ctx context.Context, wait time.Duration) (*Event, error) {
-	return a.events.next(ctx, wait)
+	return a.events.Next(ctx, wait)
 }
 
 func (a *lineAdapter) Close() error {
@@ -391,124 +336,4 @@ func Dial(ctx context.Context, model, address string, timeout time.Duration) (Im
 		return nil, err
 	}
 	return a, nil
-}
-
-// InProcess is an implementation living in the same process, for Go users
-// and for tests: Do performs controllable actions; the implementation calls
-// Emit for observable events (from any goroutine).
-type InProcess struct {
-	// ResetFunc brings the implementation back to its initial state.
-	ResetFunc func() error
-	// Do performs an action; return a *RefusedError to refuse it.
-	Do func(action string, args []any) (any, error)
-
-	events eventQueue
-}
-
-// Emit reports an observable event.
-func (p *InProcess) Emit(action string, args ...any) {
-	p.events.push(&Event{Action: action, Args: args})
-}
-
-// Reset implements Implementation.
-func (p *InProcess) Reset(ctx context.Context) error {
-	p.events.clear()
-	if p.ResetFunc != nil {
-		return p.ResetFunc()
-	}
-	return nil
-}
-
-// Invoke implements Implementation.
-func (p *InProcess) Invoke(ctx context.Context, action string, args []any) (any, error) {
-	return p.Do(action, args)
-}
-
-// Next implements Implementation.
-func (p *InProcess) Next(ctx context.Context, wait time.Duration) (*Event, error) {
-	return p.events.next(ctx, wait)
-}
-
-// Close implements Implementation.
-func (p *InProcess) Close() error { return nil }
-
-// eventQueue buffers observable events in order and lets one reader wait
-// for the next. After fail, the reader gets the error once the buffer is
-// drained.
-type eventQueue struct {
-	mu     sync.Mutex
-	events []*Event
-	err    error
-	wake   chan struct{}
-}
-
-func (q *eventQueue) signal() {
-	select {
-	case q.wakeCh() <- struct{}{}:
-	default:
-	}
-}
-
-func (q *eventQueue) wakeCh() chan struct{} {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.wake == nil {
-		q.wake = make(chan struct{}, 1)
-	}
-	return q.wake
-}
-
-func (q *eventQueue) push(ev *Event) {
-	q.mu.Lock()
-	q.events = append(q.events, ev)
-	q.mu.Unlock()
-	q.signal()
-}
-
-func (q *eventQueue) clear() {
-	q.mu.Lock()
-	q.events = nil
-	q.mu.Unlock()
-}
-
-func (q *eventQueue) fail(err error) {
-	q.mu.Lock()
-	if q.err == nil {
-		q.err = err
-	}
-	q.mu.Unlock()
-	q.signal()
-}
-
-// next returns the next event, waiting up to wait; nil when none came.
-func (q *eventQueue) next(ctx context.Context, wait time.Duration) (*Event, error) {
-	wake := q.wakeCh()
-	deadline := time.Now().Add(wait)
-	for {
-		q.mu.Lock()
-		if len(q.events) > 0 {
-			ev := q.events[0]
-			q.events = q.events[1:]
-			q.mu.Unlock()
-			return ev, nil
-		}
-		err := q.err
-		q.mu.Unlock()
-		if err != nil {
-			return nil, err
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return nil, nil
-		}
-		t := time.NewTimer(left)
-		select {
-		case <-wake:
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		}
-		t.Stop()
-	}
 }

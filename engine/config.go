@@ -138,16 +138,16 @@ func (c *Config) Check(m Model, w Worker) error {
 	return nil
 }
 
-// paramDomain evaluates the domain of one parameter of an action in a state:
+// ParamDomain evaluates the domain of one parameter of an action in a state:
 // the configuration's expression when it has one, else the model's own.
-func paramDomain(w Worker, info *ModelInfo, ac *ActionConfig, st State, ai, p int) ([]Value, error) {
+func ParamDomain(w Worker, info *ModelInfo, ac *ActionConfig, st State, ai, p int) ([]Value, error) {
 	if p < len(ac.Domains) && ac.Domains[p] != nil {
 		x := ac.Domains[p]
 		v, err := w.Eval(x, st)
 		if err != nil {
 			return nil, err
 		}
-		vals, err := collection(v)
+		vals, err := Elements(v)
 		if err != nil {
 			a := info.Actions[ai]
 			return nil, fmt.Errorf("%s: domain `%s` of %s.%s: %v", exprPos(x), x.Source(), a.Name, a.Params[p], err)

@@ -105,7 +105,7 @@ func (w *expWorker) key(v Value) string {
 		if k, ok := w.keys[v]; ok {
 			return k
 		}
-		w.buf, _ = appendValue(w.buf[:0], v, "input")
+		w.buf, _ = AppendValuePath(w.buf[:0], v, "input")
 		k := string(w.buf)
 		if w.keys == nil {
 			w.keys = map[Value]string{}
@@ -115,7 +115,7 @@ func (w *expWorker) key(v Value) string {
 		}
 		return k
 	}
-	w.buf, _ = appendValue(w.buf[:0], v, "input")
+	w.buf, _ = AppendValuePath(w.buf[:0], v, "input")
 	return string(w.buf)
 }
 
@@ -541,7 +541,7 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (r
 		var derr error
 		for p := range a.Params {
 			var vals []Value
-			vals, derr = paramDomain(w.Worker, e.info, ac, st, ai, p)
+			vals, derr = ParamDomain(w.Worker, e.info, ac, st, ai, p)
 			if derr != nil {
 				break
 			}
@@ -619,7 +619,7 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (r
 				if o.Err != nil {
 					extra().err = o.Err
 				} else {
-					w.buf, _ = appendValue(w.buf[:0], o.Output, "output")
+					w.buf, _ = AppendValuePath(w.buf[:0], o.Output, "output")
 					if id, ok := e.outIDs[string(w.buf)]; ok {
 						pt.outID = id
 					} else {
@@ -667,8 +667,8 @@ func nextCombination(idx []int, doms [][]Value) bool {
 }
 
 func exprPos(x Expr) string {
-	if s, ok := x.(*starExpr); ok {
-		return s.pos.String()
+	if p := x.Pos(); p.File != "" {
+		return p.String()
 	}
 	return "expression"
 }
@@ -802,7 +802,7 @@ func (e *explorer) internOut(pt pendTrans) int32 {
 	id := int32(len(e.ex.OutTable))
 	out := pt.x.out
 	if out == nil {
-		out = noneValue
+		out = None
 	}
 	e.ex.OutTable = append(e.ex.OutTable, out)
 	e.outIDs[pt.x.outKey] = id

@@ -63,7 +63,7 @@ func Explain(m Model, cfg *Config, key string) ([]ActionStatus, error) {
 		if len(reasons) == 0 {
 			doms := make([][]Value, len(a.Params))
 			for p := range a.Params {
-				vals, err := paramDomain(w, m.Info(), &ac, st, ai, p)
+				vals, err := ParamDomain(w, m.Info(), &ac, st, ai, p)
 				if err != nil {
 					reasons[fmt.Sprintf("domain of %s: %v", a.Params[p], err)] = true
 				} else if len(vals) == 0 {
@@ -72,7 +72,7 @@ func Explain(m Model, cfg *Config, key string) ([]ActionStatus, error) {
 				doms[p] = vals
 			}
 			if len(reasons) == 0 {
-				forEachCombination(doms, func(args []Value) {
+				ForEachCombination(doms, func(args []Value) {
 					as.Tried++
 					outs, why, err := w.Step(st, ai, args)
 					switch {
@@ -100,7 +100,7 @@ func Explain(m Model, cfg *Config, key string) ([]ActionStatus, error) {
 	return out, nil
 }
 
-func forEachCombination(doms [][]Value, f func([]Value)) {
+func ForEachCombination(doms [][]Value, f func([]Value)) {
 	idx := make([]int, len(doms))
 	for {
 		args := make([]Value, len(doms))

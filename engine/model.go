@@ -148,7 +148,10 @@ type Outcome struct {
 // Expr is a compiled project expression (filter, grouping, weight, domain,
 // enabling condition, ...), evaluated by a Worker in a state.
 type Expr interface {
+	// Source is the expression's text.
 	Source() string
+	// Pos is where the expression stands (zero for Go-native expressions).
+	Pos() Pos
 }
 
 // Model is a model program: a Starlark file or a Go-native model.

@@ -86,6 +86,9 @@ type nativeExpr[S any] struct {
 
 func (e *nativeExpr[S]) Source() string { return e.src }
 
+// Pos is zero: a Go-native expression has no position in a model file.
+func (e *nativeExpr[S]) Pos() Pos { return Pos{} }
+
 func (m *nativeModel[S]) Compile(src string, pos Pos) (Expr, error) {
 	name := strings.TrimSuffix(strings.TrimSpace(src), "(s)")
 	fn, ok := m.def.Properties[name]
@@ -139,7 +142,7 @@ func (w *nativeWorker[S]) Step(st State, action int, args []Value) ([]Outcome, s
 		return nil, why, nil
 	}
 	if out == nil {
-		out = noneValue
+		out = None
 	}
 	// The slice is reused: callers consume outcomes before the next Step.
 	w.outs[0] = Outcome{Output: out, Next: w.wrap(next)}

@@ -354,7 +354,7 @@ func (t *tester) run(n int, seed uint64) (res RunResult) {
 			return failAt(FailModel, err.Error(), states, nil)
 		}
 		if len(next) == 0 {
-			return failAt(FailOutput, fmt.Sprintf("%s returned %s", c.label(t.info), canonJSON(out)), states, expected)
+			return failAt(FailOutput, fmt.Sprintf("%s returned %s", c.label(t.info), CanonJSON(out)), states, expected)
 		}
 		t.counts[c.action]++
 		t.cover(states, t.info.Actions[c.action].Name, c.args, next)
@@ -467,7 +467,7 @@ func (t *tester) combos(st State, ai int, f func([]Value) error) error {
 	ac := &t.cfg.Actions[ai]
 	doms := make([][]Value, len(a.Params))
 	for p := range a.Params {
-		vals, err := paramDomain(t.w, t.info, ac, st, ai, p)
+		vals, err := ParamDomain(t.w, t.info, ac, st, ai, p)
 		if err != nil {
 			return err
 		}
@@ -477,7 +477,7 @@ func (t *tester) combos(st State, ai int, f func([]Value) error) error {
 		doms[p] = vals
 	}
 	var ferr error
-	forEachCombination(doms, func(args []Value) {
+	ForEachCombination(doms, func(args []Value) {
 		if ferr == nil {
 			ferr = f(args)
 		}

@@ -270,7 +270,7 @@ func (m *StarModel) declare(thread *starlark.Thread) error {
 			if _, callable := d.(starlark.Callable); callable {
 				continue
 			}
-			vals, err := collection(d)
+			vals, err := Elements(d)
 			if err != nil {
 				return &PosError{Pos: m.info.Actions[ai].Pos, Msg: fmt.Sprintf("domain of %s.%s: %v", m.info.Actions[ai].Name, m.info.Actions[ai].Params[pi], err)}
 			}
@@ -434,7 +434,7 @@ func builtinChoose(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	if cs == nil {
 		return nil, fmt.Errorf("choose() may only be called in actions")
 	}
-	elems, err := collection(coll)
+	elems, err := Elements(coll)
 	if err != nil {
 		return nil, fmt.Errorf("choose: %v", err)
 	}
@@ -459,7 +459,7 @@ func builtinChoose(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 // collection lists the elements of a domain or choose() argument in
 // canonical order: lists, tuples and other sequences as they are; sets and
 // dicts (their keys) sorted by canonical encoding; duplicates removed.
-func collection(v starlark.Value) ([]starlark.Value, error) {
+func Elements(v starlark.Value) ([]starlark.Value, error) {
 	var out []starlark.Value
 	sorted := false
 	switch x := v.(type) {
@@ -672,7 +672,7 @@ func (r *rec) encode(buf []byte) ([]byte, error) {
 	var err error
 	for i, name := range r.m.info.Vars {
 		if r.touched[i] || r.st == nil {
-			if buf, err = appendValue(buf, r.cur[i], name); err != nil {
+			if buf, err = AppendValuePath(buf, r.cur[i], name); err != nil {
 				return nil, err
 			}
 		} else {
@@ -806,7 +806,7 @@ func (w *starWorker) Domain(st State, action, param int) ([]Value, bool, error) 
 		}
 		d = v
 	}
-	vals, err := collection(d)
+	vals, err := Elements(d)
 	if err != nil {
 		return nil, true, &PosError{Pos: w.m.info.Actions[action].Pos, Msg: fmt.Sprintf("domain of %s.%s: %v", w.m.info.Actions[action].Name, w.m.info.Actions[action].Params[param], err)}
 	}
@@ -975,6 +975,9 @@ type starExpr struct {
 }
 
 func (e *starExpr) Source() string { return e.src }
+
+// Pos is where the expression stands.
+func (e *starExpr) Pos() Pos { return e.pos }
 
 const exprPrefix = "lambda s: ("
 

@@ -172,7 +172,7 @@ func (t *tester) runCase(c SuiteCase) (res CaseResult) {
 				return fail(FailModel, err.Error(), states, nil)
 			}
 			if len(next) == 0 {
-				return fail(FailOutput, fmt.Sprintf("%s returned %s", st.Label, canonJSON(out)), states, expected)
+				return fail(FailOutput, fmt.Sprintf("%s returned %s", st.Label, CanonJSON(out)), states, expected)
 			}
 			if st.Output != "" && Format(output) != st.Output {
 				return inconclusive(fmt.Sprintf("step %d: %s gave output %s, which the model allows, where the case expected %s", res.Steps, st.Action, Format(output), st.Output))

@@ -112,7 +112,7 @@ func (e *UnsupportedValueError) Error() string {
 
 // AppendValue appends the canonical encoding of v to b.
 func AppendValue(b []byte, v Value) ([]byte, error) {
-	return appendValue(b, v, "value")
+	return AppendValuePath(b, v, "value")
 }
 
 func appendUvarint(b []byte, n uint64) []byte { return binary.AppendUvarint(b, n) }
@@ -122,7 +122,7 @@ func appendStr(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-func appendValue(b []byte, v Value, path string) ([]byte, error) {
+func AppendValuePath(b []byte, v Value, path string) ([]byte, error) {
 	switch x := v.(type) {
 	case starlark.NoneType:
 		return append(b, tagNone), nil
@@ -153,7 +153,7 @@ func appendValue(b []byte, v Value, path string) ([]byte, error) {
 		b = appendUvarint(b, uint64(len(x)))
 		var err error
 		for i, e := range x {
-			if b, err = appendValue(b, e, path); err != nil {
+			if b, err = AppendValuePath(b, e, path); err != nil {
 				return nil, annotate(err, path, i)
 			}
 		}
@@ -164,7 +164,7 @@ func appendValue(b []byte, v Value, path string) ([]byte, error) {
 		b = appendUvarint(b, uint64(n))
 		var err error
 		for i := 0; i < n; i++ {
-			if b, err = appendValue(b, x.Index(i), path); err != nil {
+			if b, err = AppendValuePath(b, x.Index(i), path); err != nil {
 				return nil, annotate(err, path, i)
 			}
 		}
@@ -173,11 +173,11 @@ func appendValue(b []byte, v Value, path string) ([]byte, error) {
 		items := x.Items()
 		parts := make([][]byte, len(items))
 		for i, kv := range items {
-			p, err := appendValue(nil, kv[0], path+"[key]")
+			p, err := AppendValuePath(nil, kv[0], path+"[key]")
 			if err != nil {
 				return nil, err
 			}
-			if p, err = appendValue(p, kv[1], path+"["+kv[0].String()+"]"); err != nil {
+			if p, err = AppendValuePath(p, kv[1], path+"["+kv[0].String()+"]"); err != nil {
 				return nil, err
 			}
 			parts[i] = p
@@ -189,7 +189,7 @@ func appendValue(b []byte, v Value, path string) ([]byte, error) {
 		defer it.Done()
 		var e starlark.Value
 		for it.Next(&e) {
-			p, err := appendValue(nil, e, path+"[elem]")
+			p, err := AppendValuePath(nil, e, path+"[elem]")
 			if err != nil {
 				return nil, err
 			}
@@ -433,4 +433,4 @@ func deepCopy(v Value) Value {
 	return v
 }
 
-var noneValue Value = starlark.None
+var None Value = starlark.None

@@ -44,8 +44,8 @@ func (b *Binding) String() string {
 	return fmt.Sprint(parts)
 }
 
-// canonJSON prints a wire value canonically (integers of any Go type alike).
-func canonJSON(x any) string {
+// CanonJSON prints a wire value canonically (integers of any Go type alike).
+func CanonJSON(x any) string {
 	switch y := x.(type) {
 	case int:
 		x = float64(y)
@@ -132,7 +132,7 @@ func (b *Binding) seqToWire(xs []Value) ([]any, error) {
 // FromWire converts an implementation value to a model value: values bound
 // to objects become those objects; arrays become tuples.
 func (b *Binding) FromWire(x any) (Value, error) {
-	if o, ok := b.toModel[canonJSON(x)]; ok {
+	if o, ok := b.toModel[CanonJSON(x)]; ok {
 		return o, nil
 	}
 	switch y := x.(type) {
@@ -205,9 +205,9 @@ func (b *Binding) FromWire(x any) (Value, error) {
 			}
 			return s, nil
 		}
-		return nil, fmt.Errorf("unknown value object %s (want dict, set or bytes)", canonJSON(y))
+		return nil, fmt.Errorf("unknown value object %s (want dict, set or bytes)", CanonJSON(y))
 	}
-	return nil, fmt.Errorf("unsupported JSON value %s", canonJSON(x))
+	return nil, fmt.Errorf("unsupported JSON value %s", CanonJSON(x))
 }
 
 // Match reports whether the implementation value x matches the model value
@@ -226,7 +226,7 @@ func (b *Binding) Match(v Value, x any) bool {
 
 func (b *Binding) match(v Value, x any, tent map[Object]string) bool {
 	if o, ok := v.(Object); ok {
-		w := canonJSON(x)
+		w := CanonJSON(x)
 		if bound, ok := b.toImpl[o]; ok {
 			return bound == w
 		}
@@ -273,8 +273,8 @@ func (b *Binding) match(v Value, x any, tent map[Object]string) bool {
 	return true
 }
 
-// decodeJSON decodes one JSON value keeping numbers exact.
-func decodeJSON(data []byte) (any, error) {
+// DecodeJSON decodes one JSON value keeping numbers exact.
+func DecodeJSON(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var x any

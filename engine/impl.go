@@ -1,0 +1,185 @@
+package engine
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// ProtocolVersion is the adapter protocol spoken (docs/adapter-protocol.md).
+const ProtocolVersion = "modex-adapter/1"
+
+// Event is an observable action the implementation did on its own.
+type Event struct {
+	Action string
+	Args   []any // wire values
+}
+
+// Implementation is a system under test, reached in process or through an
+// adapter. Values are wire values (see Binding).
+type Implementation interface {
+	// Reset brings the implementation back to its initial state (the
+	// paper's finish/reset between test runs) and drops pending events.
+	Reset(ctx context.Context) error
+	// Invoke performs a controllable action and returns its output; a
+	// *RefusedError when the implementation does not accept it now; an
+	// *ImplError when it crashed, timed out or broke the protocol.
+	Invoke(ctx context.Context, action string, args []any) (any, error)
+	// Next waits up to wait for the next observable event (buffered, in
+	// order); nil when none came.
+	Next(ctx context.Context, wait time.Duration) (*Event, error)
+	// Close shuts the implementation down and releases it.
+	Close() error
+}
+
+// RefusedError is an implementation refusing a controllable action.
+type RefusedError struct{ Reason string }
+
+// Error says what was refused and why.
+func (e *RefusedError) Error() string { return "refused: " + e.Reason }
+
+// Failure kinds of a test run, as reported and in JUnit output.
+const (
+	FailUnexpected   = "unexpected-observable" // an observable action the model does not allow
+	FailRefused      = "refused"               // a controllable action the implementation refused
+	FailOutput       = "output-mismatch"       // an output the model does not allow
+	FailInvariant    = "invariant"             // the model state violates the invariant
+	FailNotAccepting = "non-accepting-end"     // the run ended outside an accepting state
+	FailCrash        = "crash"                 // the implementation exited
+	FailTimeout      = "timeout"               // the implementation did not answer a call in time
+	FailProtocol     = "protocol"              // the implementation broke the adapter protocol
+	FailModel        = "model-error"           // the model itself failed
+)
+
+// ImplError is a failure of the implementation itself: crash, timeout or
+// protocol violation.
+type ImplError struct {
+	Kind string
+	Msg  string
+}
+
+// Error prints the failure kind and message.
+func (e *ImplError) Error() string { return e.Kind + ": " + e.Msg }
+
+// InProcess is an implementation living in the same process, for Go users
+// and for tests: Do performs controllable actions; the implementation calls
+// Emit for observable events (from any goroutine).
+type InProcess struct {
+	// ResetFunc brings the implementation back to its initial state.
+	ResetFunc func() error
+	// Do performs an action; return a *RefusedError to refuse it.
+	Do func(action string, args []any) (any, error)
+
+	events EventQueue
+}
+
+// Emit reports an observable event.
+func (p *InProcess) Emit(action string, args ...any) {
+	p.events.Push(&Event{Action: action, Args: args})
+}
+
+// Reset implements Implementation.
+func (p *InProcess) Reset(ctx context.Context) error {
+	p.events.Clear()
+	if p.ResetFunc != nil {
+		return p.ResetFunc()
+	}
+	return nil
+}
+
+// Invoke implements Implementation.
+func (p *InProcess) Invoke(ctx context.Context, action string, args []any) (any, error) {
+	return p.Do(action, args)
+}
+
+// Next implements Implementation.
+func (p *InProcess) Next(ctx context.Context, wait time.Duration) (*Event, error) {
+	return p.events.Next(ctx, wait)
+}
+
+// Close implements Implementation.
+func (p *InProcess) Close() error { return nil }
+
+// EventQueue buffers observable events in order and lets one reader wait
+// for the next. After fail, the reader gets the error once the buffer is
+// drained.
+type EventQueue struct {
+	mu     sync.Mutex
+	events []*Event
+	err    error
+	wake   chan struct{}
+}
+
+func (q *EventQueue) signal() {
+	select {
+	case q.wakeCh() <- struct{}{}:
+	default:
+	}
+}
+
+func (q *EventQueue) wakeCh() chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.wake == nil {
+		q.wake = make(chan struct{}, 1)
+	}
+	return q.wake
+}
+
+// Push appends an event and wakes the reader.
+func (q *EventQueue) Push(ev *Event) {
+	q.mu.Lock()
+	q.events = append(q.events, ev)
+	q.mu.Unlock()
+	q.signal()
+}
+
+// Clear drops the buffered events.
+func (q *EventQueue) Clear() {
+	q.mu.Lock()
+	q.events = nil
+	q.mu.Unlock()
+}
+
+// Fail ends the queue with err: the reader gets it once the buffer is drained.
+func (q *EventQueue) Fail(err error) {
+	q.mu.Lock()
+	if q.err == nil {
+		q.err = err
+	}
+	q.mu.Unlock()
+	q.signal()
+}
+
+// Next returns the next event, waiting up to wait; nil when none came.
+func (q *EventQueue) Next(ctx context.Context, wait time.Duration) (*Event, error) {
+	wake := q.wakeCh()
+	deadline := time.Now().Add(wait)
+	for {
+		q.mu.Lock()
+		if len(q.events) > 0 {
+			ev := q.events[0]
+			q.events = q.events[1:]
+			q.mu.Unlock()
+			return ev, nil
+		}
+		err := q.err
+		q.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, nil
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-wake:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+		t.Stop()
+	}
+}
