@@ -7,7 +7,7 @@ GO   ?= go
 BIN  := bin/modex
 DEBS := xorg-dev libgl1-mesa-dev libgtk-3-dev pkg-config
 
-.PHONY: run test deps build bench fuzz screenshots clean
+.PHONY: run test deps build bench fuzz screenshots clean portable
 
 deps:
 	@missing=""; \
@@ -19,19 +19,26 @@ deps:
 	fi
 	$(GO) mod download
 
+# The non-GUI packages build without cgo for every desktop OS Fyne targets.
+portable:
+	@for os in windows darwin linux; do \
+	  echo "CGO_ENABLED=0 GOOS=$$os go build ./engine/... ./projects/... ./graph/..."; \
+	  CGO_ENABLED=0 GOOS=$$os $(GO) build ./engine/... ./projects/... ./graph/... || exit 1; \
+	done
+
 build: deps
 	$(GO) build -o $(BIN) ./app
 
 run: build
 	./$(BIN) projects/chat/chat.toml
 
-test: deps
+test: deps portable
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./engine/... ./projects/...
 
 bench: deps
-	$(GO) test -run XXX -bench . -benchtime 3x ./engine/ ./graph/
+	$(GO) test -run XXX -bench . -benchtime 3x ./engine/... ./graph/
 	./scripts/time-commands.sh
 
 fuzz: deps

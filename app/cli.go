@@ -11,7 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
 )
@@ -121,7 +122,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-func openProject(path string) (*projects.Project, *engine.StarModel, error) {
+func openProject(path string) (*projects.Project, *model.StarModel, error) {
 	p, err := projects.Load(path)
 	if err != nil {
 		return nil, nil, err
@@ -135,7 +136,7 @@ func openProject(path string) (*projects.Project, *engine.StarModel, error) {
 
 // openConfig opens a project and builds one of its configurations ("" for
 // the default); it returns the configuration's name too.
-func openConfig(path, config string) (*projects.Project, *engine.StarModel, *engine.Config, string, error) {
+func openConfig(path, config string) (*projects.Project, *model.StarModel, *explore.Config, string, error) {
 	p, m, err := openProject(path)
 	if err != nil {
 		return nil, nil, nil, "", err
@@ -177,7 +178,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	cfg.Workers = *workers
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	x, err := engine.Explore(ctx, m, cfg)
+	x, err := explore.Explore(ctx, m, cfg)
 	if err != nil {
 		return err
 	}
@@ -215,7 +216,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 }
 
 // Summary is the one-line report of an exploration.
-func Summary(project, config string, x *engine.Exploration) string {
+func Summary(project, config string, x *explore.Exploration) string {
 	g := x.Graph()
 	st := x.Stats
 	end := "complete"
@@ -263,11 +264,11 @@ func cmdCheck(args []string, stdout io.Writer) error {
 		return err
 	}
 	info := m.Info()
-	kinds := map[engine.Kind]int{}
+	kinds := map[model.Kind]int{}
 	for _, a := range info.Actions {
 		kinds[a.Kind]++
 	}
 	fmt.Fprintf(stdout, "ok: %s: model %s (%d variables; %d controllable, %d observable, %d internal actions); configurations: %s\n",
-		p.Name, p.Model, len(info.Vars), kinds[engine.Controllable], kinds[engine.Observable], kinds[engine.Internal], strings.Join(p.ConfigNames(), ", "))
+		p.Name, p.Model, len(info.Vars), kinds[model.Controllable], kinds[model.Observable], kinds[model.Internal], strings.Join(p.ConfigNames(), ", "))
 	return nil
 }

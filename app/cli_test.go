@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/graph"
 )
 
@@ -94,10 +94,10 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"explore", "--format", "gif", "../projects/chat/chat.toml"}, 2, `unknown format "gif"`},
 		{[]string{"explore", "--bogus", "../projects/chat/chat.toml"}, 2, "flag provided but not defined"},
 		{[]string{"frobnicate"}, 2, "unknown command"},
-		{[]string{"explore", "../engine/testdata/bad/syntax.star"}, 1, "syntax.star:4:11: syntax error"},
+		{[]string{"explore", "../engine/explore/testdata/bad/syntax.star"}, 1, "syntax.star:4:11: syntax error"},
 		{[]string{"check", bad}, 1, "unknown action \"Shout\""},
 		{[]string{"explore", "--config", "nope", "../projects/chat/chat.toml"}, 1, `no configuration "nope"`},
-		{[]string{"check", "../engine/testdata/bad/nodomain.star"}, 1, "missing domain for parameter v of Set"},
+		{[]string{"check", "../engine/explore/testdata/bad/nodomain.star"}, 1, "missing domain for parameter v of Set"},
 		{[]string{"help"}, 0, ""},
 	} {
 		_, errOut, code := cli(tc.args...)
@@ -110,7 +110,7 @@ func TestExitCodes(t *testing.T) {
 func TestTestCommand(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "fakeadapter")
-	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/testdata/fakeadapter").CombinedOutput(); err != nil {
+	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, msg)
 	}
 	junit := filepath.Join(dir, "junit.xml")
@@ -169,7 +169,7 @@ func TestLayoutProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = p
-	x, err := engine.Explore(context.Background(), m, cfg)
+	x, err := explore.Explore(context.Background(), m, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/conform"
 )
 
 // traceFiles expands folders into the trace files they hold.
@@ -92,12 +92,12 @@ func cmdReplay(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		recs, err := engine.ParseTrace(f, data)
+		recs, err := conform.ParseTrace(f, data)
 		if err != nil {
 			return err
 		}
 		rc.File = f
-		res, err := engine.Replay(ctx, m, cfg, recs, rc)
+		res, err := conform.Replay(ctx, m, cfg, recs, rc)
 		if err != nil {
 			return err
 		}
@@ -135,9 +135,9 @@ func cmdReplay(args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "%-32s %-13s %s\n", r.file, r.verdict, r.detail)
 		}
 	}
-	fmt.Fprintf(stdout, "%s [%s]: %d traces: %d pass, %d fail, %d inconclusive\n", p.Name, name, len(files), counts[engine.Pass], counts[engine.Fail], counts[engine.Inconclusive])
-	if counts[engine.Fail] > 0 {
-		return fmt.Errorf("%d of %d traces failed", counts[engine.Fail], len(files))
+	fmt.Fprintf(stdout, "%s [%s]: %d traces: %d pass, %d fail, %d inconclusive\n", p.Name, name, len(files), counts[conform.Pass], counts[conform.Fail], counts[conform.Inconclusive])
+	if counts[conform.Fail] > 0 {
+		return fmt.Errorf("%d of %d traces failed", counts[conform.Fail], len(files))
 	}
 	return nil
 }

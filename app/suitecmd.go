@@ -10,7 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/projects"
 )
 
@@ -27,7 +28,7 @@ func cmdGen(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	x, err := engine.Explore(context.Background(), m, cfg)
+	x, err := explore.Explore(context.Background(), m, cfg)
 	if err != nil {
 		return err
 	}
@@ -35,7 +36,7 @@ func cmdGen(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "warning: the exploration stopped (%s); the suite covers the part explored\n", x.Stats.StoppedBy)
 	}
 	g := x.Graph()
-	var s *engine.Suite
+	var s *explore.Suite
 	switch {
 	case *coverage == "transitions":
 		s, err = g.TransitionTour()
@@ -101,7 +102,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	suite, err := engine.ReadSuite(f)
+	suite, err := explore.ReadSuite(f)
 	f.Close()
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[1], err)
@@ -117,12 +118,12 @@ func cmdRun(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer impl.Close()
-	res, err := engine.RunSuite(ctx, m, cfg, impl, suite, engine.TestConfig{EndWait: time.Duration(*endWait * float64(time.Second))})
+	res, err := conform.RunSuite(ctx, m, cfg, impl, suite, conform.TestConfig{EndWait: time.Duration(*endWait * float64(time.Second))})
 	if err != nil {
 		return err
 	}
 	counts := map[string]int{}
-	tr := &engine.TestResult{Seconds: res.Seconds}
+	tr := &conform.TestResult{Seconds: res.Seconds}
 	for i, c := range res.Cases {
 		counts[c.Verdict]++
 		line := fmt.Sprintf("%s: %s after %d of %d steps", c.Name, c.Verdict, c.Steps, len(suite.Cases[i].Steps))
@@ -130,7 +131,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 			line += " (" + c.Reason + ")"
 		}
 		fmt.Fprintln(stdout, line)
-		run := engine.RunResult{Run: i + 1, Verdict: c.Verdict, Failure: c.Failure, Reason: c.Reason, Seconds: c.Seconds}
+		run := conform.RunResult{Run: i + 1, Verdict: c.Verdict, Failure: c.Failure, Reason: c.Reason, Seconds: c.Seconds}
 		if c.Failure != nil {
 			fmt.Fprintf(stdout, "  FAIL %s at step %d: %s\n", c.Failure.Kind, c.Failure.Step, c.Failure.Message)
 			for _, st := range c.Failure.States {
@@ -143,14 +144,14 @@ func cmdRun(args []string, stdout io.Writer) error {
 		tr.Runs = append(tr.Runs, run)
 	}
 	fmt.Fprintf(stdout, "%s [%s] %s: %d cases: %d pass, %d fail, %d inconclusive; %.2f s\n",
-		p.Name, name, pos[1], len(res.Cases), counts[engine.Pass], counts[engine.Fail], counts[engine.Inconclusive], res.Seconds)
+		p.Name, name, pos[1], len(res.Cases), counts[conform.Pass], counts[conform.Fail], counts[conform.Inconclusive], res.Seconds)
 	if *junit != "" {
 		if err := writeJUnit(*junit, p.Name, name, tr); err != nil {
 			return err
 		}
 	}
-	if counts[engine.Fail] > 0 {
-		return fmt.Errorf("%d of %d test cases failed", counts[engine.Fail], len(res.Cases))
+	if counts[conform.Fail] > 0 {
+		return fmt.Errorf("%d of %d test cases failed", counts[conform.Fail], len(res.Cases))
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/projects"
 )
 
@@ -41,7 +41,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	if ts == nil {
 		ts = &projects.TestSpec{}
 	}
-	tc := engine.TestConfig{Runs: pick(*runs, ts.Runs, 10), Steps: pick(*steps, ts.Steps, 100), TotalSteps: pick(*total, ts.TotalSteps, 0),
+	tc := conform.TestConfig{Runs: pick(*runs, ts.Runs, 10), Steps: pick(*steps, ts.Steps, 100), TotalSteps: pick(*total, ts.TotalSteps, 0),
 		Strategy: *strategy}
 	if tc.Strategy == "" {
 		tc.Strategy = ts.Strategy
@@ -75,13 +75,13 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 		defer f.Close()
 		logw = json.NewEncoder(f)
 	}
-	tc.OnStep = func(s engine.StepRecord) {
+	tc.OnStep = func(s conform.StepRecord) {
 		if logw != nil {
 			logw.Encode(map[string]any{"run": s.Run, "step": s.Index, "kind": s.Kind.String(), "label": s.Label(), "cleanup": s.Cleanup})
 		}
 	}
 	fmt.Fprintf(stdout, "testing %s [%s]: %d runs of %d steps, strategy %s, seed %d\n", p.Name, name, tc.Runs, tc.Steps, orDefault(tc.Strategy, "random"), tc.Seed)
-	res, err := engine.Test(ctx, m, cfg, impl, tc)
+	res, err := conform.Test(ctx, m, cfg, impl, tc)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stdout, "%s [%s]: %d runs: %d pass, %d fail, %d inconclusive; %d steps; covered %d states and %d transitions; %.2f s\n",
-		p.Name, name, len(res.Runs), counts[engine.Pass], counts[engine.Fail], counts[engine.Inconclusive], res.Steps, res.States, res.Transitions, res.Seconds)
+		p.Name, name, len(res.Runs), counts[conform.Pass], counts[conform.Fail], counts[conform.Inconclusive], res.Steps, res.States, res.Transitions, res.Seconds)
 	if *junit != "" {
 		if err := writeJUnit(*junit, p.Name, name, res); err != nil {
 			return err
@@ -111,7 +111,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	if failed > 0 {
 		return fmt.Errorf("%d of %d runs failed", failed, len(res.Runs))
 	}
-	if counts[engine.Pass] == 0 {
+	if counts[conform.Pass] == 0 {
 		return fmt.Errorf("no run passed")
 	}
 	return nil
@@ -133,7 +133,7 @@ func orDefault(v, d string) string {
 	return v
 }
 
-func printFailure(w io.Writer, r engine.RunResult) {
+func printFailure(w io.Writer, r conform.RunResult) {
 	f := r.Failure
 	fmt.Fprintf(w, "  FAIL %s at step %d: %s\n", f.Kind, f.Step, f.Message)
 	from := max(0, len(r.Steps)-25)
@@ -182,17 +182,17 @@ type junitFailure struct {
 	Text    string `xml:",chardata"`
 }
 
-func writeJUnit(path, project, config string, res *engine.TestResult) error {
+func writeJUnit(path, project, config string, res *conform.TestResult) error {
 	s := junitSuite{Name: project + " [" + config + "]", Time: fmt.Sprintf("%.3f", res.Seconds)}
 	for _, r := range res.Runs {
 		c := junitCase{Name: fmt.Sprintf("run %d (seed %d)", r.Run, r.Seed), Classname: "modex." + project + "." + config, Time: fmt.Sprintf("%.3f", r.Seconds)}
 		switch r.Verdict {
-		case engine.Fail:
+		case conform.Fail:
 			var b strings.Builder
 			printFailure(&b, r)
 			c.Failure = &junitFailure{Type: r.Failure.Kind, Message: r.Failure.Message, Text: b.String()}
 			s.Failures++
-		case engine.Inconclusive:
+		case conform.Inconclusive:
 			c.Skipped = &junitFailure{Message: "inconclusive: " + r.Reason}
 			s.Skipped++
 		}

@@ -10,7 +10,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 )
 
 // Var is a state variable printed as a Starlark literal.
@@ -66,22 +67,22 @@ type Transition struct {
 
 // Doc is a state graph ready for export or display.
 type Doc struct {
-	States      []State      `json:"states"`
-	Transitions []Transition `json:"transitions"`
-	Stats       engine.Stats `json:"stats"`
+	States      []State       `json:"states"`
+	Transitions []Transition  `json:"transitions"`
+	Stats       explore.Stats `json:"stats"`
 }
 
 // VarsFunc returns the variables of a graph state (by index), or nil.
-type VarsFunc func(state int) []engine.Var
+type VarsFunc func(state int) []model.Var
 
 // FromGraph builds a document from an engine graph; vars may be nil.
-func FromGraph(g *engine.Graph, vars VarsFunc) *Doc {
+func FromGraph(g *explore.Graph, vars VarsFunc) *Doc {
 	d := &Doc{Stats: g.Stats, States: make([]State, len(g.States)), Transitions: make([]Transition, len(g.Trans))}
 	for i, s := range g.States {
 		ds := State{ID: s.ID, Label: s.Label, Initial: s.Initial, Accepting: s.Accepting, Kind: string(s.Kind), Error: s.Error, Frontier: s.Frontier, Vars: Vars{}}
 		if vars != nil {
 			for _, v := range vars(i) {
-				ds.Vars = append(ds.Vars, Var{Name: v.Name, Value: engine.Format(v.Value)})
+				ds.Vars = append(ds.Vars, Var{Name: v.Name, Value: model.Format(v.Value)})
 			}
 		}
 		d.States[i] = ds
@@ -165,7 +166,7 @@ func (d *Doc) WriteDOT(w io.Writer) error {
 	b.WriteString("digraph modex {\n  rankdir=TB;\n  overlap=scale;\n  sep=\"+4\";\n  node [fontname=\"Helvetica\", fontsize=11];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
 	for _, s := range d.States {
 		shape := "ellipse"
-		if s.Kind == string(engine.Passive) {
+		if s.Kind == string(explore.Passive) {
 			shape = "diamond"
 		}
 		attrs := []string{"label=" + dotQuote(s.Label), "shape=" + shape}
@@ -190,12 +191,12 @@ func (d *Doc) WriteDOT(w io.Writer) error {
 		}
 	}
 	for i, t := range d.Transitions {
-		if t.Kind == engine.Timeout.String() {
+		if t.Kind == model.Timeout.String() {
 			fmt.Fprintf(&b, "  %s -> %s [id=\"t%d\", tooltip=\"timeout\"];\n", t.From, t.To, i)
 			continue
 		}
 		attrs := []string{fmt.Sprintf("id=\"t%d\"", i), "label=" + dotQuote(t.Label)}
-		if t.Kind == engine.Internal.String() {
+		if t.Kind == model.Internal.String() {
 			attrs = append(attrs, "style=dashed")
 		}
 		fmt.Fprintf(&b, "  %s -> %s [%s];\n", t.From, t.To, strings.Join(attrs, ", "))
@@ -207,13 +208,13 @@ func (d *Doc) WriteDOT(w io.Writer) error {
 
 // FromExploration builds the document of an exploration's state graph,
 // with every state's variables.
-func FromExploration(x *engine.Exploration) (*Doc, error) {
+func FromExploration(x *explore.Exploration) (*Doc, error) {
 	g := x.Graph()
 	w, err := x.Model.NewWorker()
 	if err != nil {
 		return nil, err
 	}
-	return FromGraph(g, func(i int) []engine.Var {
+	return FromGraph(g, func(i int) []model.Var {
 		vs, _ := x.StateVars(w, int(g.States[i].Model))
 		return vs
 	}), nil

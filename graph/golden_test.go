@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-func explore(t testing.TB, sample, config string, workers int) *engine.Exploration {
+func exploreSample(t testing.TB, sample, config string, workers int) *explore.Exploration {
 	t.Helper()
 	p, err := projects.Load(filepath.Join("..", "projects", sample, sample+".toml"))
 	if err != nil {
@@ -31,14 +31,14 @@ func explore(t testing.TB, sample, config string, workers int) *engine.Explorati
 		t.Fatal(err)
 	}
 	cfg.Workers = workers
-	x, err := engine.Explore(context.Background(), m, cfg)
+	x, err := explore.Explore(context.Background(), m, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return x
 }
 
-func exportJSON(t testing.TB, x *engine.Exploration) []byte {
+func exportJSON(t testing.TB, x *explore.Exploration) []byte {
 	t.Helper()
 	d, err := graph.FromExploration(x)
 	if err != nil {
@@ -72,7 +72,7 @@ func golden(t *testing.T, name string, got []byte) {
 // message "hi", filter pending < 2, grouping IgnoreEnteringOrder) gives the
 // graph the paper describes. Labels are the grouping values.
 func TestChatFigure1(t *testing.T) {
-	x := explore(t, "chat", "figure1", 0)
+	x := exploreSample(t, "chat", "figure1", 0)
 	d, err := graph.FromExploration(x)
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func TestChatFigure1(t *testing.T) {
 // The web shop under SomeItemsInCart has the cart states S3-S6 of seed 001
 // section 4: empty, perfume, flowers, both.
 func TestWebshopSomeItems(t *testing.T) {
-	x := explore(t, "webshop", "some_items", 0)
+	x := exploreSample(t, "webshop", "some_items", 0)
 	d, _ := graph.FromExploration(x)
 	labels := map[string]bool{}
 	for _, s := range d.States {
@@ -163,9 +163,9 @@ func TestWebshopSomeItems(t *testing.T) {
 // Same input, same export, byte for byte: across runs and worker counts.
 func TestDeterminism(t *testing.T) {
 	for _, c := range []struct{ sample, config string }{{"chat", "hi_bye"}, {"webshop", "more_items"}} {
-		first := exportJSON(t, explore(t, c.sample, c.config, 1))
+		first := exportJSON(t, exploreSample(t, c.sample, c.config, 1))
 		for _, workers := range []int{2, 4, 2} {
-			if got := exportJSON(t, explore(t, c.sample, c.config, workers)); !bytes.Equal(first, got) {
+			if got := exportJSON(t, exploreSample(t, c.sample, c.config, workers)); !bytes.Equal(first, got) {
 				t.Errorf("%s/%s: export with %d workers differs from 1 worker", c.sample, c.config, workers)
 			}
 		}
@@ -175,7 +175,7 @@ func TestDeterminism(t *testing.T) {
 // Graphviz lays the graph out; every state gets a shape, every transition a
 // line, and hit-testing finds states at their centres.
 func TestLayoutAndPNG(t *testing.T) {
-	x := explore(t, "chat", "figure1", 0)
+	x := exploreSample(t, "chat", "figure1", 0)
 	d, _ := graph.FromExploration(x)
 	l, err := graph.LayoutDoc(context.Background(), d, "")
 	if err != nil {
@@ -232,7 +232,7 @@ func TestLayoutAndPNG(t *testing.T) {
 }
 
 func TestJSONRoundTrip(t *testing.T) {
-	b := exportJSON(t, explore(t, "stack", "all", 0))
+	b := exportJSON(t, exploreSample(t, "stack", "all", 0))
 	d, err := graph.ReadJSON(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
@@ -245,7 +245,7 @@ func TestJSONRoundTrip(t *testing.T) {
 // Drawings may run concurrently (the GUI redraws at a new zoom while a new
 // layout is drawn).
 func TestConcurrentDraw(t *testing.T) {
-	d, _ := graph.FromExploration(explore(t, "chat", "figure1", 0))
+	d, _ := graph.FromExploration(exploreSample(t, "chat", "figure1", 0))
 	l, err := graph.LayoutDoc(context.Background(), d, "")
 	if err != nil {
 		t.Fatal(err)

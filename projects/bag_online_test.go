@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/conform"
 )
 
-func bagTest(t testing.TB, bin, config string, fixed bool, tc engine.TestConfig) *engine.TestResult {
+func bagTest(t testing.TB, bin, config string, fixed bool, tc conform.TestConfig) *conform.TestResult {
 	t.Helper()
 	args := []string{bin, "adapter", "--capacity", "2"}
 	if fixed {
@@ -24,9 +24,9 @@ func TestBagOnline(t *testing.T) {
 	if msg, err := exec.Command("go", "build", "-o", bin, "./bag/impl").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, msg)
 	}
-	var fail *engine.Failure
+	var fail *conform.Failure
 	for attempt := uint64(0); attempt < 5 && fail == nil; attempt++ {
-		res := bagTest(t, bin, "two_threads", false, engine.TestConfig{Runs: 40, Steps: 40, Seed: 50 * attempt})
+		res := bagTest(t, bin, "two_threads", false, conform.TestConfig{Runs: 40, Steps: 40, Seed: 50 * attempt})
 		for _, r := range res.Runs {
 			if r.Failure != nil {
 				fail = r.Failure
@@ -34,7 +34,7 @@ func TestBagOnline(t *testing.T) {
 			}
 		}
 	}
-	if fail == nil || fail.Kind != engine.FailUnexpected {
+	if fail == nil || fail.Kind != conform.FailUnexpected {
 		t.Fatalf("two threads: want an unexpected ?Done, got %+v", fail)
 	}
 	t.Logf("two threads: %s; model state %v", fail.Message, fail.States)
@@ -42,7 +42,7 @@ func TestBagOnline(t *testing.T) {
 		config string
 		fixed  bool
 	}{{"one_thread", false}, {"two_threads", true}} {
-		res := bagTest(t, bin, tc.config, tc.fixed, engine.TestConfig{Runs: 30, Steps: 40, Seed: 3})
+		res := bagTest(t, bin, tc.config, tc.fixed, conform.TestConfig{Runs: 30, Steps: 40, Seed: 3})
 		if !res.Passed() {
 			for _, r := range res.Runs {
 				if r.Failure != nil {

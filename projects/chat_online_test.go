@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/adapter"
+	"github.com/modex/modex/engine/conform"
 )
 
 func buildChatImpl(t *testing.T) string {
@@ -22,22 +23,22 @@ func buildChatImpl(t *testing.T) string {
 
 // onlineTest runs online testing of a sample against its implementation
 // binary, started as an adapter with the given arguments.
-func onlineTest(t testing.TB, name, config string, argv []string, tc engine.TestConfig) *engine.TestResult {
+func onlineTest(t testing.TB, name, config string, argv []string, tc conform.TestConfig) *conform.TestResult {
 	t.Helper()
 	_, m, cfg := sample(t, name, config)
-	impl, err := engine.StartProcess(context.Background(), name, argv, ".", 10*time.Second)
+	impl, err := adapter.StartProcess(context.Background(), name, argv, ".", 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer impl.Close()
-	res, err := engine.Test(context.Background(), m, cfg, impl, tc)
+	res, err := conform.Test(context.Background(), m, cfg, impl, tc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
 }
 
-func chatTest(t testing.TB, bin, config string, fixed bool, tc engine.TestConfig) *engine.TestResult {
+func chatTest(t testing.TB, bin, config string, fixed bool, tc conform.TestConfig) *conform.TestResult {
 	t.Helper()
 	args := []string{bin, "adapter"}
 	if fixed {
@@ -51,10 +52,10 @@ func chatTest(t testing.TB, bin, config string, fixed bool, tc engine.TestConfig
 // seed 000 section 4.5, Figure 2); the fixed server passes.
 func TestChatServerOnline(t *testing.T) {
 	bin := buildChatImpl(t)
-	var fail *engine.Failure
-	var trace []engine.StepRecord
+	var fail *conform.Failure
+	var trace []conform.StepRecord
 	for attempt := uint64(0); attempt < 5 && fail == nil; attempt++ {
-		res := chatTest(t, bin, "hi_bye", false, engine.TestConfig{Runs: 40, Steps: 30, Seed: 100 * attempt})
+		res := chatTest(t, bin, "hi_bye", false, conform.TestConfig{Runs: 40, Steps: 30, Seed: 100 * attempt})
 		for _, r := range res.Runs {
 			if r.Failure != nil {
 				fail, trace = r.Failure, r.Steps
@@ -65,7 +66,7 @@ func TestChatServerOnline(t *testing.T) {
 	if fail == nil {
 		t.Fatal("200 runs against the buggy server found no failure")
 	}
-	if fail.Kind != engine.FailUnexpected || !strings.Contains(fail.Message, "?Deliver(") {
+	if fail.Kind != conform.FailUnexpected || !strings.Contains(fail.Message, "?Deliver(") {
 		t.Fatalf("want an unexpected ?Deliver, got %+v", fail)
 	}
 	// The failing delivery is the younger of two messages of one sender;
@@ -81,7 +82,7 @@ func TestChatServerOnline(t *testing.T) {
 	}
 	t.Logf("found: %s; the model allowed %v; posts %v", fail.Message, fail.Expected, posts)
 
-	res := chatTest(t, bin, "hi_bye", true, engine.TestConfig{Runs: 40, Steps: 30, Seed: 1})
+	res := chatTest(t, bin, "hi_bye", true, conform.TestConfig{Runs: 40, Steps: 30, Seed: 1})
 	if !res.Passed() {
 		for _, r := range res.Runs {
 			if r.Failure != nil {
@@ -96,7 +97,7 @@ func TestChatServerOnline(t *testing.T) {
 func TestChatServerSameSeedSameRun(t *testing.T) {
 	bin := buildChatImpl(t)
 	labels := func() string {
-		res := chatTest(t, bin, "ordered", true, engine.TestConfig{Runs: 3, Steps: 20, Seed: 9})
+		res := chatTest(t, bin, "ordered", true, conform.TestConfig{Runs: 3, Steps: 20, Seed: 9})
 		if !res.Passed() {
 			t.Fatalf("ordered runs failed: %+v", res.Runs)
 		}

@@ -6,13 +6,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/adapter"
+	"github.com/modex/modex/engine/conform"
 )
 
 // Connect reaches the project's implementation: a TCP address, or an
 // adapter command started as a child process. A non-empty command or
 // address overrides the project's [adapter] section.
-func (p *Project) Connect(ctx context.Context, model, command, address string) (engine.Implementation, error) {
+func (p *Project) Connect(ctx context.Context, model, command, address string) (conform.Implementation, error) {
 	timeout := 10 * time.Second
 	if p.Adapter != nil && p.Adapter.Timeout > 0 {
 		timeout = time.Duration(p.Adapter.Timeout * float64(time.Second))
@@ -21,7 +22,7 @@ func (p *Project) Connect(ctx context.Context, model, command, address string) (
 		address = p.Adapter.Address
 	}
 	if address != "" && command == "" {
-		return engine.Dial(ctx, model, address, timeout)
+		return adapter.Dial(ctx, model, address, timeout)
 	}
 	var argv []string
 	if command != "" {
@@ -32,7 +33,7 @@ func (p *Project) Connect(ctx context.Context, model, command, address string) (
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("%s has no [adapter]: name an adapter command or the address of a running adapter", p.Name)
 	}
-	return engine.StartProcess(ctx, model, argv, p.AdapterDir(), timeout)
+	return adapter.StartProcess(ctx, model, argv, p.AdapterDir(), timeout)
 }
 
 // AdapterCommandLine is the project's adapter command as one line ("" when

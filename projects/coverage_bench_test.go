@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/conform"
 )
 
 // BenchmarkOnlineCoverage compares the random and coverage-directed
@@ -27,9 +27,9 @@ func BenchmarkOnlineCoverage(b *testing.B) {
 		for _, total := range []int{1000, 10000} {
 			for _, strategy := range []string{"random", "coverage"} {
 				b.Run(fmt.Sprintf("%s/%d/%s", tg.sample, total, strategy), func(b *testing.B) {
-					var res *engine.TestResult
+					var res *conform.TestResult
 					for i := 0; i < b.N; i++ {
-						tc := engine.TestConfig{Runs: total / 25, Steps: 25, TotalSteps: total, Seed: 1, Strategy: strategy}
+						tc := conform.TestConfig{Runs: total / 25, Steps: 25, TotalSteps: total, Seed: 1, Strategy: strategy}
 						if tg.sample == "chat" {
 							res = chatTest(b, bins["chat"], tg.config, true, tc)
 						} else {

@@ -12,7 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
+
 	toml "github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 )
@@ -99,8 +102,8 @@ type EventSpec struct {
 
 // ReplayConfig builds the replay configuration from the [replay] section,
 // checking it against the model.
-func (p *Project) ReplayConfig(m engine.Model) (engine.ReplayConfig, error) {
-	rc := engine.ReplayConfig{Mappings: map[string]*engine.EventMapping{}}
+func (p *Project) ReplayConfig(m model.Model) (conform.ReplayConfig, error) {
+	rc := conform.ReplayConfig{Mappings: map[string]*conform.EventMapping{}}
 	r := p.Replay
 	if r == nil {
 		return rc, nil
@@ -110,7 +113,7 @@ func (p *Project) ReplayConfig(m engine.Model) (engine.ReplayConfig, error) {
 	for _, name := range sortedKeys(r.Events) {
 		e := r.Events[name]
 		switch e.Role {
-		case "", engine.RoleAction, engine.RoleEvent, engine.RoleIgnore:
+		case "", conform.RoleAction, conform.RoleEvent, conform.RoleIgnore:
 		default:
 			return rc, p.errAt(p.index.val("replay", "events", name, "role"), "role must be action, event or ignore, not %q", e.Role)
 		}
@@ -118,7 +121,7 @@ func (p *Project) ReplayConfig(m engine.Model) (engine.ReplayConfig, error) {
 		if action == "" {
 			action = name
 		}
-		if e.Role != engine.RoleIgnore {
+		if e.Role != conform.RoleIgnore {
 			ai := info.Action(action)
 			if ai < 0 {
 				return rc, p.errAt(p.index.key("replay", "events", name), "event %q maps to unknown action %q (the model has: %s)", name, action, actionNames(info))
@@ -129,7 +132,7 @@ func (p *Project) ReplayConfig(m engine.Model) (engine.ReplayConfig, error) {
 				}
 			}
 		}
-		rc.Mappings[name] = &engine.EventMapping{Action: action, Role: e.Role, Params: e.Params}
+		rc.Mappings[name] = &conform.EventMapping{Action: action, Role: e.Role, Params: e.Params}
 	}
 	return rc, nil
 }
@@ -163,29 +166,29 @@ func (p *Project) AdapterDir() string {
 // posIndex maps dotted key paths to the positions of their keys and values.
 type posIndex struct {
 	file string
-	keys map[string]engine.Pos
-	vals map[string]engine.Pos
+	keys map[string]model.Pos
+	vals map[string]model.Pos
 }
 
-func (ix *posIndex) key(path ...string) engine.Pos {
+func (ix *posIndex) key(path ...string) model.Pos {
 	for len(path) > 0 {
 		if p, ok := ix.keys[strings.Join(path, "\x00")]; ok {
 			return p
 		}
 		path = path[:len(path)-1]
 	}
-	return engine.Pos{File: ix.file, Line: 1, Col: 1}
+	return model.Pos{File: ix.file, Line: 1, Col: 1}
 }
 
-func (ix *posIndex) val(path ...string) engine.Pos {
+func (ix *posIndex) val(path ...string) model.Pos {
 	if p, ok := ix.vals[strings.Join(path, "\x00")]; ok {
 		return p
 	}
 	return ix.key(path...)
 }
 
-func (p *Project) errAt(pos engine.Pos, format string, args ...any) error {
-	return &engine.PosError{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+func (p *Project) errAt(pos model.Pos, format string, args ...any) error {
+	return &model.PosError{Pos: pos, Msg: fmt.Sprintf(format, args...)}
 }
 
 // Load reads and validates the structure of a project file. A path ending in
@@ -263,7 +266,7 @@ func (p *Project) decodeErr(err error) error {
 	if errors.As(err, &sm) && len(sm.Errors) > 0 {
 		e := sm.Errors[0]
 		line, col := e.Position()
-		return p.errAt(engine.Pos{File: p.index.file, Line: line, Col: col}, "unknown key %q (see docs/projects.md for the format)", strings.Join(e.Key(), "."))
+		return p.errAt(model.Pos{File: p.index.file, Line: line, Col: col}, "unknown key %q (see docs/projects.md for the format)", strings.Join(e.Key(), "."))
 	}
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
@@ -272,7 +275,7 @@ func (p *Project) decodeErr(err error) error {
 		if k := de.Key(); len(k) > 0 {
 			msg = strings.Join(k, ".") + ": " + msg
 		}
-		return p.errAt(engine.Pos{File: p.index.file, Line: line, Col: col}, "%s", msg)
+		return p.errAt(model.Pos{File: p.index.file, Line: line, Col: col}, "%s", msg)
 	}
 	return fmt.Errorf("%s: %v", p.index.file, err)
 }
@@ -280,18 +283,18 @@ func (p *Project) decodeErr(err error) error {
 // indexTOML records the position of every key and value, and the order of
 // the configurations.
 func indexTOML(file string, data []byte) (posIndex, []string, error) {
-	ix := posIndex{file: file, keys: map[string]engine.Pos{}, vals: map[string]engine.Pos{}}
+	ix := posIndex{file: file, keys: map[string]model.Pos{}, vals: map[string]model.Pos{}}
 	var order []string
 	seen := map[string]bool{}
 	var parser unstable.Parser
 	parser.Reset(data)
-	pos := func(r unstable.Range) engine.Pos {
+	pos := func(r unstable.Range) model.Pos {
 		s := parser.Shape(r)
-		return engine.Pos{File: file, Line: s.Start.Line, Col: s.Start.Column}
+		return model.Pos{File: file, Line: s.Start.Line, Col: s.Start.Column}
 	}
-	keyParts := func(n *unstable.Node) ([]string, engine.Pos) {
+	keyParts := func(n *unstable.Node) ([]string, model.Pos) {
 		var parts []string
-		var last engine.Pos
+		var last model.Pos
 		it := n.Key()
 		for it.Next() {
 			k := it.Node()
@@ -347,9 +350,9 @@ func indexTOML(file string, data []byte) (posIndex, []string, error) {
 		var pe *unstable.ParserError
 		if errors.As(err, &pe) && pe.Highlight != nil {
 			s := parser.Shape(parser.Range(pe.Highlight))
-			return ix, nil, &engine.PosError{Pos: engine.Pos{File: file, Line: s.Start.Line, Col: s.Start.Column}, Msg: "malformed TOML: " + pe.Message}
+			return ix, nil, &model.PosError{Pos: model.Pos{File: file, Line: s.Start.Line, Col: s.Start.Column}, Msg: "malformed TOML: " + pe.Message}
 		}
-		return ix, nil, &engine.PosError{Pos: engine.Pos{File: file, Line: 1, Col: 1}, Msg: "malformed TOML: " + err.Error()}
+		return ix, nil, &model.PosError{Pos: model.Pos{File: file, Line: 1, Col: 1}, Msg: "malformed TOML: " + err.Error()}
 	}
 	return ix, order, nil
 }
@@ -482,10 +485,10 @@ func (p *Project) ModelPath() string {
 }
 
 // LoadModel loads the project's model program.
-func (p *Project) LoadModel() (*engine.StarModel, error) {
-	m, err := engine.LoadStarlark(p.ModelPath())
+func (p *Project) LoadModel() (*model.StarModel, error) {
+	m, err := model.LoadStarlark(p.ModelPath())
 	if err != nil {
-		var pe *engine.PosError
+		var pe *model.PosError
 		if errors.As(err, &pe) {
 			return nil, err
 		}
@@ -499,7 +502,7 @@ func (p *Project) ConfigNames() []string { return append([]string(nil), p.Order.
 
 // Build compiles a named configuration ("" for the default) against the
 // model. Every error names the project file, line and key.
-func (p *Project) Build(m engine.Model, name string) (*engine.Config, error) {
+func (p *Project) Build(m model.Model, name string) (*explore.Config, error) {
 	if name == "" {
 		name = p.Default
 	}
@@ -513,14 +516,14 @@ func (p *Project) Build(m engine.Model, name string) (*engine.Config, error) {
 
 type builder struct {
 	p    *Project
-	m    engine.Model
+	m    model.Model
 	name string
 	spec *ConfigSpec
 }
 
 // at returns the position of a key of this configuration, falling back to the
 // configuration it extends.
-func (b *builder) at(val bool, path ...string) engine.Pos {
+func (b *builder) at(val bool, path ...string) model.Pos {
 	name := b.name
 	for name != "" {
 		full := append([]string{"configs", name}, path...)
@@ -542,7 +545,7 @@ func (b *builder) at(val bool, path ...string) engine.Pos {
 	return b.p.index.key("configs", b.name)
 }
 
-func (b *builder) expr(src string, path ...string) (engine.Expr, error) {
+func (b *builder) expr(src string, path ...string) (model.Expr, error) {
 	pos := b.at(true, path...)
 	if pos.Line > 0 && b.p.index.keys != nil {
 		pos.Col++ // skip the opening quote
@@ -550,9 +553,9 @@ func (b *builder) expr(src string, path ...string) (engine.Expr, error) {
 	return b.m.Compile(src, pos)
 }
 
-func (b *builder) build() (*engine.Config, error) {
+func (b *builder) build() (*explore.Config, error) {
 	info := b.m.Info()
-	cfg := engine.DefaultConfig(b.m)
+	cfg := explore.DefaultConfig(b.m)
 	s := b.spec
 	// Action selection.
 	for _, list := range []struct {
@@ -574,7 +577,7 @@ func (b *builder) build() (*engine.Config, error) {
 		cfg.Actions[info.Action(n)].Exclude = true
 	}
 	// Named domains.
-	named := map[string]engine.Expr{}
+	named := map[string]model.Expr{}
 	for _, dn := range sortedKeys(s.Domains) {
 		if !validName(dn) {
 			return nil, b.p.errAt(b.at(false, "domains", dn), "domain name %q is not an identifier", dn)
@@ -593,7 +596,7 @@ func (b *builder) build() (*engine.Config, error) {
 		}
 		ac := &cfg.Actions[ai]
 		if as.Kind != "" {
-			k, ok := engine.ParseKind(as.Kind)
+			k, ok := model.ParseKind(as.Kind)
 			if !ok {
 				return nil, b.p.errAt(b.at(true, "actions", an, "kind"), "unknown kind %q (use controllable, observable or internal)", as.Kind)
 			}
@@ -680,9 +683,9 @@ func (b *builder) build() (*engine.Config, error) {
 	switch s.Timeouts {
 	case "", "auto":
 	case "on":
-		cfg.Timeouts = engine.TimeoutOn
+		cfg.Timeouts = explore.TimeoutOn
 	case "off":
-		cfg.Timeouts = engine.TimeoutOff
+		cfg.Timeouts = explore.TimeoutOff
 	default:
 		return nil, b.p.errAt(b.at(true, "timeouts"), "timeouts must be auto, on or off, not %q", s.Timeouts)
 	}
@@ -729,7 +732,7 @@ func (b *builder) build() (*engine.Config, error) {
 	return cfg, nil
 }
 
-func actionNames(info *engine.ModelInfo) string {
+func actionNames(info *model.ModelInfo) string {
 	var ns []string
 	for _, a := range info.Actions {
 		ns = append(ns, a.Name)

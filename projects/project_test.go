@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/model"
 )
 
 const chatModel = "chat/chat.star"
@@ -160,7 +160,7 @@ func TestBareModel(t *testing.T) {
 	if len(cfg.Filters) != 0 || cfg.Actions[0].Domains[0] != nil {
 		t.Error("bare model configuration is not the model's own")
 	}
-	var _ engine.Model = m
+	var _ model.Model = m
 }
 
 func FuzzParseProject(f *testing.F) {

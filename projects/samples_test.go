@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/explore"
 )
 
 // Every configuration of every bundled sample builds and explores to a
@@ -26,7 +27,7 @@ func TestSamplesExplore(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				x, err := engine.Explore(context.Background(), m, cfg)
+				x, err := explore.Explore(context.Background(), m, cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -73,7 +74,7 @@ func TestExtractedSampleRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer impl.Close()
-	res, err := engine.Test(context.Background(), m, cfg, impl, engine.TestConfig{Runs: 2, Steps: 15, Seed: 1})
+	res, err := conform.Test(context.Background(), m, cfg, impl, conform.TestConfig{Runs: 2, Steps: 15, Seed: 1})
 	if err != nil || !res.Passed() {
 		t.Fatalf("%v %+v", err, res)
 	}

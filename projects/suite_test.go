@@ -10,12 +10,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/adapter"
+	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 )
 
 // sample loads a bundled sample's project, model and configuration ("" for
 // the default).
-func sample(t testing.TB, name, config string) (*Project, *engine.StarModel, *engine.Config) {
+func sample(t testing.TB, name, config string) (*Project, *model.StarModel, *explore.Config) {
 	t.Helper()
 	p, err := Load(filepath.Join(name, name+".toml"))
 	if err != nil {
@@ -34,10 +37,10 @@ func sample(t testing.TB, name, config string) (*Project, *engine.StarModel, *en
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
-func graphOf(t *testing.T, name, config string) (*engine.Graph, *engine.StarModel, *engine.Config) {
+func graphOf(t *testing.T, name, config string) (*explore.Graph, *model.StarModel, *explore.Config) {
 	t.Helper()
 	_, m, cfg := sample(t, name, config)
-	x, err := engine.Explore(context.Background(), m, cfg)
+	x, err := explore.Explore(context.Background(), m, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +48,7 @@ func graphOf(t *testing.T, name, config string) (*engine.Graph, *engine.StarMode
 }
 
 // checkTour verifies the shape of a transition-coverage suite.
-func checkTour(t *testing.T, g *engine.Graph, s *engine.Suite) {
+func checkTour(t *testing.T, g *explore.Graph, s *explore.Suite) {
 	t.Helper()
 	ids := map[string]int{}
 	for i, st := range g.States {
@@ -86,7 +89,7 @@ func checkTour(t *testing.T, g *engine.Graph, s *engine.Suite) {
 	}
 }
 
-func suiteGolden(t *testing.T, name string, s *engine.Suite) {
+func suiteGolden(t *testing.T, name string, s *explore.Suite) {
 	t.Helper()
 	var b bytes.Buffer
 	s.WriteJSON(&b)
@@ -101,7 +104,7 @@ func suiteGolden(t *testing.T, name string, s *engine.Suite) {
 	if !bytes.Equal(b.Bytes(), want) {
 		t.Errorf("%s differs from the golden file (go test ./projects -update, then review the diff)", name)
 	}
-	back, err := engine.ReadSuite(bytes.NewReader(b.Bytes()))
+	back, err := explore.ReadSuite(bytes.NewReader(b.Bytes()))
 	if err != nil || len(back.Cases) != len(s.Cases) {
 		t.Errorf("round trip: %v", err)
 	}
@@ -168,7 +171,7 @@ func TestStateCases(t *testing.T) {
 
 func TestReadSuiteErrors(t *testing.T) {
 	for _, bad := range []string{`{"format":"other/1","cases":[]}`, `{"format":"modex-suite/1","cases":[{"name":"a","steps":[{"kind":"jump","label":"x","from":"S0","to":"S1"}]}]}`, `{"format":"modex-suite/1","surprise":1}`, `not json`} {
-		if _, err := engine.ReadSuite(strings.NewReader(bad)); err == nil {
+		if _, err := explore.ReadSuite(strings.NewReader(bad)); err == nil {
 			t.Errorf("accepted %s", bad)
 		}
 	}
@@ -187,30 +190,30 @@ func TestSuiteAgainstChatServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(s *engine.Suite, fixed bool) *engine.SuiteResult {
+	run := func(s *explore.Suite, fixed bool) *conform.SuiteResult {
 		args := []string{bin, "adapter"}
 		if fixed {
 			args = append(args, "--fixed")
 		}
-		impl, err := engine.StartProcess(context.Background(), "chat", args, ".", 10*time.Second)
+		impl, err := adapter.StartProcess(context.Background(), "chat", args, ".", 10*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer impl.Close()
-		res, err := engine.RunSuite(context.Background(), m, cfg, impl, s, engine.TestConfig{})
+		res, err := conform.RunSuite(context.Background(), m, cfg, impl, s, conform.TestConfig{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res
 	}
-	for _, s := range []*engine.Suite{suite, states} {
+	for _, s := range []*explore.Suite{suite, states} {
 		for i := 0; i < 3; i++ {
 			if res := run(s, true); !res.Passed() {
 				t.Fatalf("the fixed server did not pass the %s suite: %+v", s.Coverage, res.Cases)
 			}
 		}
 	}
-	var fail *engine.Failure
+	var fail *conform.Failure
 	for i := 0; i < 60 && fail == nil; i++ {
 		for _, c := range run(suite, false).Cases {
 			if c.Failure != nil {
@@ -218,7 +221,7 @@ func TestSuiteAgainstChatServer(t *testing.T) {
 			}
 		}
 	}
-	if fail == nil || fail.Kind != engine.FailUnexpected || !strings.Contains(fail.Message, "?Deliver(") {
+	if fail == nil || fail.Kind != conform.FailUnexpected || !strings.Contains(fail.Message, "?Deliver(") {
 		t.Fatalf("the buggy server: %+v", fail)
 	}
 }

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/conform"
 )
 
-func replayFile(t testing.TB, path string) *engine.ReplayResult {
+func replayFile(t testing.TB, path string) *conform.ReplayResult {
 	t.Helper()
 	p, m, cfg := sample(t, "threadpool", "")
 	rc, err := p.ReplayConfig(m)
@@ -23,11 +23,11 @@ func replayFile(t testing.TB, path string) *engine.ReplayResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, err := engine.ParseTrace(path, data)
+	recs, err := conform.ParseTrace(path, data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := engine.Replay(context.Background(), m, cfg, recs, rc)
+	res, err := conform.Replay(context.Background(), m, cfg, recs, rc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestThreadPoolTraces(t *testing.T) {
 		if msg, err := exec.Command(bin, "--workers", "3", "--tasks", "15", "--seed", fmt.Sprint(seed), "--out", out).CombinedOutput(); err != nil {
 			t.Fatalf("%v\n%s", err, msg)
 		}
-		if res := replayFile(t, out); res.Verdict != engine.Pass {
+		if res := replayFile(t, out); res.Verdict != conform.Pass {
 			t.Fatalf("correct build, seed %d: %+v %+v", seed, res, res.Failure)
 		}
 	}
@@ -58,7 +58,7 @@ func TestThreadPoolTraces(t *testing.T) {
 			t.Fatalf("%v\n%s", err, msg)
 		}
 		res := replayFile(t, out)
-		if res.Verdict != engine.Fail {
+		if res.Verdict != conform.Fail {
 			continue
 		}
 		failed++
@@ -89,7 +89,7 @@ func TestThreadPoolTraces(t *testing.T) {
 // The traces kept with the sample replay as documented.
 func TestThreadPoolSampleTraces(t *testing.T) {
 	for _, tc := range []struct{ file, verdict string }{
-		{"correct-1.xml", engine.Pass}, {"correct-2.xml", engine.Pass}, {"buggy-1.xml", engine.Fail},
+		{"correct-1.xml", conform.Pass}, {"correct-2.xml", conform.Pass}, {"buggy-1.xml", conform.Fail},
 	} {
 		if res := replayFile(t, filepath.Join("threadpool", "traces", tc.file)); res.Verdict != tc.verdict {
 			t.Errorf("%s: %s, want %s", tc.file, res.Verdict, tc.verdict)
@@ -110,11 +110,11 @@ func BenchmarkReplay(b *testing.B) {
 	if msg, err := exec.Command(bin, "--workers", "4", "--tasks", "33000", "--seed", "1", "--out", out).CombinedOutput(); err != nil {
 		b.Fatalf("%v\n%s", err, msg)
 	}
-	var res *engine.ReplayResult
+	var res *conform.ReplayResult
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		res = replayFile(b, out)
-		if res.Verdict != engine.Pass {
+		if res.Verdict != conform.Pass {
 			b.Fatalf("%+v", res.Failure)
 		}
 	}

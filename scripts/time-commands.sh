@@ -21,7 +21,7 @@ measure() {
 measure "explore webshop more_items" ./bin/modex explore projects/webshop/webshop.toml --config more_items
 measure "explore webshop more_items --workers 1" ./bin/modex explore projects/webshop/webshop.toml --config more_items --workers 1
 measure "explore chat hi_bye" ./bin/modex explore projects/chat/chat.toml --config hi_bye
-measure "explore bigstack (32767 states)" ./bin/modex explore engine/testdata/bigstack.star
-measure "explore bigstack --format json" ./bin/modex explore engine/testdata/bigstack.star --format json
+measure "explore bigstack (32767 states)" ./bin/modex explore engine/explore/testdata/bigstack.star
+measure "explore bigstack --format json" ./bin/modex explore engine/explore/testdata/bigstack.star --format json
 measure "explore chat figure1 --format png" ./bin/modex explore projects/chat/chat.toml --format png
 ./bin/modex explore projects/webshop/webshop.toml --config more_items

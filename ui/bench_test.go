@@ -8,13 +8,13 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
 )
 
 // gridModel is a w×h grid walk: w*h states, up to 4 transitions each.
-func gridModel(tb testing.TB, w, h int) (*engine.StarModel, *engine.Config) {
+func gridModel(tb testing.TB, w, h int) (*model.StarModel, *explore.Config) {
 	src := fmt.Sprintf(`
 W, H = %d, %d
 def init():
@@ -33,11 +33,11 @@ def Down(s):
     s.y -= 1
 actions = [Right, Left, Up, Down]
 `, w, h)
-	m, err := engine.LoadStarlarkSource("grid.star", []byte(src))
+	m, err := model.LoadStarlarkSource("grid.star", []byte(src))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return m, engine.DefaultConfig(m)
+	return m, explore.DefaultConfig(m)
 }
 
 // BenchmarkShowGraph measures what happens between an exploration's end and
@@ -47,7 +47,7 @@ actions = [Right, Left, Up, Down]
 func BenchmarkShowGraph(b *testing.B) {
 	for _, size := range [][2]int{{10, 5}, {20, 15}, {50, 40}} {
 		m, cfg := gridModel(b, size[0], size[1])
-		x, err := engine.Explore(context.Background(), m, cfg)
+		x, err := explore.Explore(context.Background(), m, cfg)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -10,8 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/projects"
 )
 
@@ -20,7 +19,7 @@ import (
 // its field and the configuration keeps its last valid value.
 type ConfigEditor struct {
 	p        *projects.Project
-	m        engine.Model
+	m        model.Model
 	name     string
 	spec     *projects.ConfigSpec
 	resolved *projects.ConfigSpec
@@ -37,7 +36,7 @@ type Field struct {
 
 // NewConfigEditor builds an editor for configuration name of p; onChange is
 // called after every valid edit.
-func NewConfigEditor(p *projects.Project, m engine.Model, name string, onChange func()) *ConfigEditor {
+func NewConfigEditor(p *projects.Project, m model.Model, name string, onChange func()) *ConfigEditor {
 	ce := &ConfigEditor{p: p, m: m, name: name, onChange: onChange, fields: map[string]*Field{}}
 	ce.spec = p.Configs[name]
 	if ce.spec == nil {
@@ -66,7 +65,7 @@ func (ce *ConfigEditor) changed() {
 }
 
 func exprError(err error) string {
-	var pe *engine.PosError
+	var pe *model.PosError
 	if errors.As(err, &pe) {
 		msg := pe.Msg
 		if i := strings.Index(msg, "`: "); i >= 0 {
@@ -114,7 +113,7 @@ func (ce *ConfigEditor) checkExpr(s string) string {
 	if strings.TrimSpace(s) == "" {
 		return ""
 	}
-	if _, err := ce.m.Compile(s, engine.Pos{File: ce.name, Line: 1, Col: 1}); err != nil {
+	if _, err := ce.m.Compile(s, model.Pos{File: ce.name, Line: 1, Col: 1}); err != nil {
 		return exprError(err)
 	}
 	return ""
@@ -352,7 +351,7 @@ func (ce *ConfigEditor) domains() fyne.CanvasObject {
 }
 
 // action edits one action's settings.
-func (ce *ConfigEditor) action(a engine.ActionInfo) fyne.CanvasObject {
+func (ce *ConfigEditor) action(a model.ActionInfo) fyne.CanvasObject {
 	s := ce.spec
 	own := func() *projects.ActionSpec {
 		if s.Actions == nil {

@@ -7,8 +7,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/graph"
 )
 
@@ -89,7 +88,7 @@ func (d *Details) Show(doc *graph.Doc, i int, path []int) {
 }
 
 // ShowActions fills the "actions in this state" part.
-func (d *Details) ShowActions(st []engine.ActionStatus, err error) {
+func (d *Details) ShowActions(st []explore.ActionStatus, err error) {
 	var objs []fyne.CanvasObject
 	if err != nil {
 		objs = append(objs, widget.NewLabel(err.Error()))

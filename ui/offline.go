@@ -12,8 +12,9 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/projects"
 )
 
@@ -25,16 +26,16 @@ type OfflineView struct {
 	wb       *Workbench
 	coverage *widget.Select
 	cases    *widget.List
-	suite    *engine.Suite
+	suite    *explore.Suite
 	verdicts map[int]string
 	summary  *widget.Label
 
 	traceRows  []traceRow
 	traceList  *widget.List
 	traceLabel *widget.Label
-	trace      []engine.Record
+	trace      []conform.Record
 	tracePath  string
-	replay     *engine.ReplayResult
+	replay     *conform.ReplayResult
 	content    fyne.CanvasObject
 
 	// OnDone, when set, is called on the UI goroutine after a suite run or a
@@ -72,7 +73,7 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 		l.Importance = widget.MediumImportance
 		if v, ok := ov.verdicts[i]; ok {
 			text += ": " + v
-			if strings.HasPrefix(v, engine.Fail) {
+			if strings.HasPrefix(v, conform.Fail) {
 				l.Importance = widget.DangerImportance
 			}
 		}
@@ -131,7 +132,7 @@ func (ov *OfflineView) Generate() {
 		return
 	}
 	g := x.Graph()
-	var s *engine.Suite
+	var s *explore.Suite
 	var err error
 	if ov.coverage.Selected == "states" {
 		s, err = g.StateCases(nil)
@@ -146,7 +147,7 @@ func (ov *OfflineView) Generate() {
 	ov.setSuite(s)
 }
 
-func (ov *OfflineView) setSuite(s *engine.Suite) {
+func (ov *OfflineView) setSuite(s *explore.Suite) {
 	ov.suite, ov.verdicts = s, map[int]string{}
 	text := fmt.Sprintf("%d test cases, %d steps, covering %d of %d transitions (lower bound %d steps).", len(s.Cases), s.Length, s.Covered, s.Trans, s.LowerBound)
 	if len(s.Dead) > 0 {
@@ -178,7 +179,7 @@ func (ov *OfflineView) showCase(i int) {
 	ov.wb.status.SetText(fmt.Sprintf("%s: %s", ov.suite.Cases[i].Name, caseText(ov.suite.Cases[i])))
 }
 
-func caseText(c engine.SuiteCase) string {
+func caseText(c explore.SuiteCase) string {
 	var parts []string
 	for _, st := range c.Steps {
 		l := st.Label
@@ -226,7 +227,7 @@ func (ov *OfflineView) LoadFile(path string) error {
 		return err
 	}
 	defer f.Close()
-	s, err := engine.ReadSuite(f)
+	s, err := explore.ReadSuite(f)
 	if err != nil {
 		ov.summary.SetText(path + ": " + err.Error())
 		return err
@@ -254,10 +255,10 @@ func (ov *OfflineView) Run() {
 	}
 	ov.summary.SetText("Running the suite…")
 	go func() {
-		var res *engine.SuiteResult
+		var res *conform.SuiteResult
 		impl, err := p.Connect(context.Background(), m.Info().Name, command, "")
 		if err == nil {
-			res, err = engine.RunSuite(context.Background(), m, cfg, impl, suite, engine.TestConfig{})
+			res, err = conform.RunSuite(context.Background(), m, cfg, impl, suite, conform.TestConfig{})
 			impl.Close()
 		}
 		wb.do(func() {
@@ -277,7 +278,7 @@ func (ov *OfflineView) Run() {
 				}
 				ov.verdicts[i] = v
 			}
-			ov.summary.SetText(fmt.Sprintf("%d cases: %d pass, %d fail, %d inconclusive.", len(res.Cases), counts[engine.Pass], counts[engine.Fail], counts[engine.Inconclusive]))
+			ov.summary.SetText(fmt.Sprintf("%d cases: %d pass, %d fail, %d inconclusive.", len(res.Cases), counts[conform.Pass], counts[conform.Fail], counts[conform.Inconclusive]))
 			ov.cases.Refresh()
 			ov.done()
 		})
@@ -297,7 +298,7 @@ func (ov *OfflineView) OpenTrace() {
 func (ov *OfflineView) LoadTrace(path string) error {
 	data, err := os.ReadFile(path)
 	if err == nil {
-		ov.trace, err = engine.ParseTrace(path, data)
+		ov.trace, err = conform.ParseTrace(path, data)
 	}
 	if err != nil {
 		ov.traceLabel.SetText(err.Error())
@@ -348,7 +349,7 @@ func (ov *OfflineView) EditMapping() {
 		if spec == nil {
 			spec = &projects.EventSpec{}
 		}
-		role := widget.NewSelect([]string{engine.RoleAction, engine.RoleEvent, engine.RoleIgnore}, nil)
+		role := widget.NewSelect([]string{conform.RoleAction, conform.RoleEvent, conform.RoleIgnore}, nil)
 		action := widget.NewSelect(actions, nil)
 		def := n
 		if spec.Action != "" {
@@ -357,9 +358,9 @@ func (ov *OfflineView) EditMapping() {
 		action.SetSelected(def)
 		r := spec.Role
 		if r == "" {
-			r = engine.RoleEvent
-			if ai := info.Action(def); ai >= 0 && info.Actions[ai].Kind == engine.Controllable {
-				r = engine.RoleAction
+			r = conform.RoleEvent
+			if ai := info.Action(def); ai >= 0 && info.Actions[ai].Kind == model.Controllable {
+				r = conform.RoleAction
 			}
 		}
 		role.SetSelected(r)
@@ -414,7 +415,7 @@ func (ov *OfflineView) Replay() {
 	recs, m := ov.trace, wb.model
 	ov.traceLabel.SetText("Replaying…")
 	go func() {
-		res, err := engine.Replay(context.Background(), m, cfg, recs, rc)
+		res, err := conform.Replay(context.Background(), m, cfg, recs, rc)
 		wb.do(func() {
 			defer ov.done()
 			if err != nil {

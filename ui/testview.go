@@ -12,8 +12,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/graph"
 )
 
@@ -44,7 +43,7 @@ type TestView struct {
 	doc     *graph.Doc
 
 	// OnDone, when set, is called on the UI goroutine when a test ends.
-	OnDone func(*engine.TestResult, error)
+	OnDone func(*conform.TestResult, error)
 }
 
 type logLine struct {
@@ -183,9 +182,9 @@ func (tv *TestView) Start() {
 	tv.stop.Enable()
 	tv.verdicts.SetText(fmt.Sprintf("Testing %s [%s], seed %d…", p.Name, wb.configs.Selected, seed))
 	wb.Cancel() // an exploration would fight over the graph view
-	tc := engine.TestConfig{Runs: runs, Steps: steps, Seed: seed, Strategy: tv.strategy.Selected}
-	tc.OnStep = func(s engine.StepRecord) { tv.push(s) }
-	tc.OnRun = func(r engine.RunResult) { tv.push(r) }
+	tc := conform.TestConfig{Runs: runs, Steps: steps, Seed: seed, Strategy: tv.strategy.Selected}
+	tc.OnStep = func(s conform.StepRecord) { tv.push(s) }
+	tc.OnRun = func(r conform.RunResult) { tv.push(r) }
 	command := tv.adapter.Text
 	if command == p.AdapterCommandLine() {
 		command = ""
@@ -198,10 +197,10 @@ func (tv *TestView) Start() {
 		close(pumped)
 	}()
 	go func() {
-		var res *engine.TestResult
+		var res *conform.TestResult
 		impl, err := p.Connect(ctx, m.Info().Name, command, "")
 		if err == nil {
-			res, err = engine.Test(ctx, m, cfg, impl, tc)
+			res, err = conform.Test(ctx, m, cfg, impl, tc)
 			impl.Close()
 		}
 		close(done)
@@ -261,7 +260,7 @@ func (tv *TestView) flush(gen int, started time.Time) {
 	seen := map[int]bool{}
 	for _, x := range queue {
 		switch it := x.(type) {
-		case engine.StepRecord:
+		case conform.StepRecord:
 			if it.Index == 0 {
 				lines = append(lines, logLine{text: fmt.Sprintf("run %d", it.Run), title: true})
 			}
@@ -269,7 +268,7 @@ func (tv *TestView) flush(gen int, started time.Time) {
 			steps++
 			lines = append(lines, logLine{text: fmt.Sprintf("%4d  %s", it.Index, it.Label()), node: v.states[n].ID})
 			points = append(points, len(v.nodes))
-		case engine.RunResult:
+		case conform.RunResult:
 			if it.Failure != nil && !seen[it.Run] {
 				seen[it.Run] = true
 				failures++
@@ -366,7 +365,7 @@ func (tv *TestView) jump(id string) {
 }
 
 // finished runs on the UI goroutine when the test ends.
-func (tv *TestView) finished(gen int, res *engine.TestResult, err error) {
+func (tv *TestView) finished(gen int, res *conform.TestResult, err error) {
 	if gen != tv.gen {
 		return
 	}
@@ -381,7 +380,7 @@ func (tv *TestView) finished(gen int, res *engine.TestResult, err error) {
 			counts[r.Verdict]++
 		}
 		text := fmt.Sprintf("%d runs: %d pass, %d fail, %d inconclusive; covered %d states and %d transitions of the model.",
-			len(res.Runs), counts[engine.Pass], counts[engine.Fail], counts[engine.Inconclusive], res.States, res.Transitions)
+			len(res.Runs), counts[conform.Pass], counts[conform.Fail], counts[conform.Inconclusive], res.States, res.Transitions)
 		for _, r := range res.Runs {
 			if r.Failure != nil {
 				text += fmt.Sprintf("\nrun %d (seed %d) failed: %s at step %d.", r.Run, r.Seed, r.Failure.Kind, r.Failure.Step)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/conform"
 )
 
 func TestLiveOnlineTest(t *testing.T) {
@@ -23,9 +23,9 @@ func TestLiveOnlineTest(t *testing.T) {
 	if tv.adapter.Text != "go run impl/main.go impl/server.go impl/adapter.go adapter" || tv.runs.Text != "20" {
 		t.Errorf("settings not taken from the project: adapter %q runs %q", tv.adapter.Text, tv.runs.Text)
 	}
-	run := func(fixed bool, runs string) *engine.TestResult {
-		done := make(chan *engine.TestResult, 1)
-		tv.OnDone = func(r *engine.TestResult, err error) {
+	run := func(fixed bool, runs string) *conform.TestResult {
+		done := make(chan *conform.TestResult, 1)
+		tv.OnDone = func(r *conform.TestResult, err error) {
 			if err != nil {
 				t.Error(err)
 			}

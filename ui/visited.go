@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
 )
 
@@ -12,7 +14,7 @@ import (
 // the shape of the timeout extension: a passive and an active node per model
 // state as the tester saw them, with failures as red nodes.
 type visitedGraph struct {
-	w       engine.Worker
+	w       model.Worker
 	nodes   map[string]int
 	states  []graph.State
 	trans   []graph.Transition
@@ -20,15 +22,15 @@ type visitedGraph struct {
 	current int
 }
 
-func newVisitedGraph(w engine.Worker) *visitedGraph {
+func newVisitedGraph(w model.Worker) *visitedGraph {
 	return &visitedGraph{w: w, nodes: map[string]int{}, edges: map[string]bool{}, current: -1}
 }
 
 func (v *visitedGraph) node(key string, active bool) int {
 	k := key + "|p"
-	kind := string(engine.Passive)
+	kind := string(explore.Passive)
 	if active {
-		k, kind = key+"|a", string(engine.Active)
+		k, kind = key+"|a", string(explore.Active)
 	}
 	if i, ok := v.nodes[k]; ok {
 		return i
@@ -38,7 +40,7 @@ func (v *visitedGraph) node(key string, active bool) int {
 	s.Label = s.ID
 	if st, err := v.w.Decode(key); err == nil {
 		for _, vr := range v.w.Vars(st) {
-			s.Vars = append(s.Vars, graph.Var{Name: vr.Name, Value: engine.Format(vr.Value)})
+			s.Vars = append(s.Vars, graph.Var{Name: vr.Name, Value: model.Format(vr.Value)})
 		}
 		if ok, err := v.w.Accepting(st); err == nil {
 			s.Accepting = ok
@@ -59,15 +61,15 @@ func (v *visitedGraph) edge(from, to int, label, kind string) {
 }
 
 // add records a step and returns the node the tester is in after it.
-func (v *visitedGraph) add(s engine.StepRecord) int {
+func (v *visitedGraph) add(s conform.StepRecord) int {
 	if len(s.From) == 0 || len(s.States) == 0 {
 		return v.current
 	}
-	fromActive := s.Kind == engine.Controllable
+	fromActive := s.Kind == model.Controllable
 	from := v.node(s.From[0], fromActive)
 	to := v.node(s.States[0], s.Active)
 	label := s.Label()
-	if s.Kind == engine.Timeout {
+	if s.Kind == model.Timeout {
 		label = ""
 	}
 	v.edge(from, to, label, s.Kind.String())
@@ -76,10 +78,10 @@ func (v *visitedGraph) add(s engine.StepRecord) int {
 }
 
 // fail adds a failure node after the current one.
-func (v *visitedGraph) fail(r engine.RunResult) int {
+func (v *visitedGraph) fail(r conform.RunResult) int {
 	f := r.Failure
 	i := len(v.states)
-	s := graph.State{ID: fmt.Sprintf("F%d", r.Run), Label: "✗ " + f.Kind, Kind: string(engine.Terminal),
+	s := graph.State{ID: fmt.Sprintf("F%d", r.Run), Label: "✗ " + f.Kind, Kind: string(explore.Terminal),
 		Error: f.Message, Vars: graph.Vars{}}
 	for _, st := range f.States {
 		for _, part := range strings.Split(st, "; ") {

@@ -22,9 +22,9 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
-
 	"github.com/modex/modex/assets"
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
 )
@@ -45,13 +45,13 @@ type Workbench struct {
 
 	mu      sync.Mutex // guards the fields below, shared with goroutines
 	project *projects.Project
-	model   *engine.StarModel
+	model   *model.StarModel
 	cancel  context.CancelFunc
 	gen     int // exploration generation: results of older ones are dropped
 	seq     int // presentation sequence: older drawings are dropped
-	last    *engine.Exploration
-	doc     *graph.Doc    // the full document of the last exploration shown
-	full    *engine.Graph // its engine graph
+	last    *explore.Exploration
+	doc     *graph.Doc     // the full document of the last exploration shown
+	full    *explore.Graph // its engine graph
 	config  string
 	dirty   bool
 	radius  int
@@ -204,7 +204,7 @@ func (wb *Workbench) Editor() *ConfigEditor { return wb.editor }
 func (wb *Workbench) Status() string { return wb.status.Text }
 
 // Last returns the last finished exploration, or nil.
-func (wb *Workbench) Last() *engine.Exploration {
+func (wb *Workbench) Last() *explore.Exploration {
 	wb.mu.Lock()
 	defer wb.mu.Unlock()
 	return wb.last
@@ -264,7 +264,7 @@ func (wb *Workbench) loadModel() {
 	wb.mu.Unlock()
 	if err != nil {
 		line := 0
-		var pe *engine.PosError
+		var pe *model.PosError
 		if errors.As(err, &pe) && filepath.Clean(pe.Pos.File) == filepath.Clean(p.ModelPath()) {
 			line = pe.Pos.Line
 		}
@@ -356,9 +356,9 @@ func (wb *Workbench) Explore() {
 	// under software rendering competes with the exploration for the CPU.
 	cfg.Workers = max(1, runtime.NumCPU()-1)
 	cfg.ProgressEvery = 250 * time.Millisecond
-	var pending atomic.Pointer[engine.Exploration]
+	var pending atomic.Pointer[explore.Exploration]
 	wake := make(chan struct{}, 1)
-	cfg.Progress = func(pr engine.Progress) {
+	cfg.Progress = func(pr explore.Progress) {
 		wb.do(func() {
 			if wb.current(gen) && !pr.Done {
 				v := wb.progress.Value + 0.1
@@ -370,7 +370,7 @@ func (wb *Workbench) Explore() {
 			}
 		})
 	}
-	cfg.Snapshot = func(x *engine.Exploration) {
+	cfg.Snapshot = func(x *explore.Exploration) {
 		if len(x.States) <= LiveLimit {
 			pending.Store(x)
 			select {
@@ -400,7 +400,7 @@ func (wb *Workbench) Explore() {
 		}
 	}()
 	go func() {
-		x, err := engine.Explore(ctx, m, cfg)
+		x, err := explore.Explore(ctx, m, cfg)
 		close(done)
 		<-pumpDone
 		if err != nil {
@@ -455,7 +455,7 @@ type drawing struct {
 // prepare builds the document and lays out what will be shown: the whole
 // graph when it is small enough, else the neighbourhood of center. It runs
 // off the UI goroutine.
-func prepare(ctx context.Context, x *engine.Exploration, center string, radius int, scale func(*graph.Layout) float64) drawing {
+func prepare(ctx context.Context, x *explore.Exploration, center string, radius int, scale func(*graph.Layout) float64) drawing {
 	var d drawing
 	d.doc, d.err = graph.FromExploration(x)
 	if d.err != nil {
@@ -496,7 +496,7 @@ var drawScaleBase = 2.0
 
 // present lays out an exploration (partial when !final) off the UI goroutine
 // and shows it unless something newer has been shown meanwhile.
-func (wb *Workbench) present(gen, seq int, x *engine.Exploration, final bool) {
+func (wb *Workbench) present(gen, seq int, x *explore.Exploration, final bool) {
 	wb.mu.Lock()
 	center, radius := wb.center, wb.radius
 	// A newer presentation supersedes this one: its layout (a child
@@ -535,7 +535,7 @@ func (wb *Workbench) present(gen, seq int, x *engine.Exploration, final bool) {
 }
 
 // show puts a prepared drawing on screen (UI goroutine).
-func (wb *Workbench) show(x *engine.Exploration, d drawing, final bool) {
+func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 	if d.err != nil {
 		wb.graph.SetMessage("Layout failed: " + d.err.Error())
 		return
@@ -655,7 +655,7 @@ func (wb *Workbench) selectDocState(id string) {
 		}
 		gen := wb.gen
 		go func() {
-			st, err := engine.Explain(x.Model, x.Config, key)
+			st, err := explore.Explain(x.Model, x.Config, key)
 			wb.do(func() {
 				if wb.current(gen) && wb.center == id {
 					wb.details.ShowActions(st, err)
@@ -676,7 +676,7 @@ func (wb *Workbench) Find() {
 		wb.findErr.Hide()
 		return
 	}
-	expr, err := m.Compile(src, engine.Pos{File: "find", Line: 1, Col: 1})
+	expr, err := m.Compile(src, model.Pos{File: "find", Line: 1, Col: 1})
 	if err != nil {
 		wb.findErr.SetText(exprError(err))
 		wb.findErr.Show()

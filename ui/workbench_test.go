@@ -1,12 +1,13 @@
 package ui
 
 import (
-	_ "early.modex/localefix" // quiet Fyne under the C locale
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	_ "early.modex/localefix" // quiet Fyne under the C locale
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"

@@ -1,4 +1,4 @@
-package engine_test
+package conform_test
 
 import (
 	"context"
@@ -8,28 +8,30 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 )
 
 // stackImpl is an in-process stack; bug changes its behaviour.
-func stackImpl(capacity int, bug string) *engine.InProcess {
+func stackImpl(capacity int, bug string) *conform.InProcess {
 	var stack []int
-	return &engine.InProcess{
+	return &conform.InProcess{
 		ResetFunc: func() error { stack = nil; return nil },
 		Do: func(action string, args []any) (any, error) {
 			switch action {
 			case "Push":
 				if len(stack) >= capacity && bug != "push-refuses-early" {
-					return nil, &engine.RefusedError{Reason: "full"}
+					return nil, &conform.RefusedError{Reason: "full"}
 				}
 				if bug == "push-refuses-early" && len(stack) >= capacity-1 {
-					return nil, &engine.RefusedError{Reason: "full"}
+					return nil, &conform.RefusedError{Reason: "full"}
 				}
 				stack = append(stack, int(args[0].(int64)))
 				return nil, nil
 			case "Pop":
 				if len(stack) == 0 {
-					return nil, &engine.RefusedError{Reason: "empty"}
+					return nil, &conform.RefusedError{Reason: "empty"}
 				}
 				top := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
@@ -43,22 +45,22 @@ func stackImpl(capacity int, bug string) *engine.InProcess {
 	}
 }
 
-func stackModelForTest(t testing.TB) (*engine.StarModel, *engine.Config) {
-	m, err := engine.LoadStarlark("../projects/stack/stack.star")
+func stackModelForTest(t testing.TB) (*model.StarModel, *explore.Config) {
+	m, err := model.LoadStarlark("../../projects/stack/stack.star")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, engine.DefaultConfig(m)
+	return m, explore.DefaultConfig(m)
 }
 
 func TestOnlinePassesConformingStack(t *testing.T) {
 	m, cfg := stackModelForTest(t)
-	res, err := engine.Test(context.Background(), m, cfg, stackImpl(3, ""), engine.TestConfig{Runs: 5, Steps: 40, Seed: 7})
+	res, err := conform.Test(context.Background(), m, cfg, stackImpl(3, ""), conform.TestConfig{Runs: 5, Steps: 40, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range res.Runs {
-		if r.Verdict != engine.Pass {
+		if r.Verdict != conform.Pass {
 			t.Fatalf("run %d: %s %+v", r.Run, r.Verdict, r.Failure)
 		}
 		// Runs end accepting: the stack is empty after cleanup.
@@ -69,7 +71,7 @@ func TestOnlinePassesConformingStack(t *testing.T) {
 	if res.States < 10 {
 		t.Errorf("random testing covered only %d of 15 states", res.States)
 	}
-	cov, err := engine.Test(context.Background(), m, cfg, stackImpl(3, ""), engine.TestConfig{Runs: 5, Steps: 40, Seed: 7, Strategy: "coverage"})
+	cov, err := conform.Test(context.Background(), m, cfg, stackImpl(3, ""), conform.TestConfig{Runs: 5, Steps: 40, Seed: 7, Strategy: "coverage"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,16 +83,16 @@ func TestOnlinePassesConformingStack(t *testing.T) {
 func TestOnlineFailureKinds(t *testing.T) {
 	m, cfg := stackModelForTest(t)
 	for _, tc := range []struct {
-		impl engine.Implementation
+		impl conform.Implementation
 		kind string
 	}{
-		{stackImpl(3, "pop-bottom"), engine.FailOutput},
-		{stackImpl(3, "push-refuses-early"), engine.FailRefused},
-		{&engine.InProcess{Do: func(string, []any) (any, error) {
-			return nil, &engine.ImplError{Kind: engine.FailCrash, Msg: "gone"}
-		}}, engine.FailCrash},
+		{stackImpl(3, "pop-bottom"), conform.FailOutput},
+		{stackImpl(3, "push-refuses-early"), conform.FailRefused},
+		{&conform.InProcess{Do: func(string, []any) (any, error) {
+			return nil, &conform.ImplError{Kind: conform.FailCrash, Msg: "gone"}
+		}}, conform.FailCrash},
 	} {
-		res, err := engine.Test(context.Background(), m, cfg, tc.impl, engine.TestConfig{Runs: 3, Steps: 60, Seed: 1})
+		res, err := conform.Test(context.Background(), m, cfg, tc.impl, conform.TestConfig{Runs: 3, Steps: 60, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +112,7 @@ func TestOnlineFailureKinds(t *testing.T) {
 func TestOnlineDeterministic(t *testing.T) {
 	m, cfg := stackModelForTest(t)
 	trace := func(seed uint64) string {
-		res, err := engine.Test(context.Background(), m, cfg, stackImpl(3, ""), engine.TestConfig{Runs: 1, Steps: 30, Seed: seed})
+		res, err := conform.Test(context.Background(), m, cfg, stackImpl(3, ""), conform.TestConfig{Runs: 1, Steps: 30, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,17 +132,17 @@ func TestOnlineDeterministic(t *testing.T) {
 
 // A switch that overheats: observable events, timeouts and cleanup.
 func TestOnlineObservables(t *testing.T) {
-	m, err := engine.LoadStarlark("../projects/switch/switch.star")
+	m, err := model.LoadStarlark("../../projects/switch/switch.star")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := engine.DefaultConfig(m)
-	timeout, _ := m.Compile("0.05 if s.level == 3 else 0", engine.Pos{File: "t"})
+	cfg := explore.DefaultConfig(m)
+	timeout, _ := m.Compile("0.05 if s.level == 3 else 0", model.Pos{File: "t"})
 	cfg.Timeout = timeout
 	var mu sync.Mutex
 	on, level := false, 0
-	var impl *engine.InProcess
-	impl = &engine.InProcess{
+	var impl *conform.InProcess
+	impl = &conform.InProcess{
 		ResetFunc: func() error { mu.Lock(); on, level = false, 0; mu.Unlock(); return nil },
 		Do: func(action string, args []any) (any, error) {
 			mu.Lock()
@@ -170,13 +172,13 @@ func TestOnlineObservables(t *testing.T) {
 			return nil, nil
 		},
 	}
-	res, err := engine.Test(context.Background(), m, cfg, impl, engine.TestConfig{Runs: 5, Steps: 30, Seed: 11})
+	res, err := conform.Test(context.Background(), m, cfg, impl, conform.TestConfig{Runs: 5, Steps: 30, Seed: 11})
 	if err != nil {
 		t.Fatal(err)
 	}
 	overheats := 0
 	for _, r := range res.Runs {
-		if r.Verdict != engine.Pass {
+		if r.Verdict != conform.Pass {
 			t.Fatalf("run %d: %s %+v", r.Run, r.Verdict, r.Failure)
 		}
 		for _, s := range r.Steps {
@@ -198,29 +200,7 @@ func BenchmarkOnlineInProcess(b *testing.B) {
 	steps := 0
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		res, err := engine.Test(context.Background(), m, cfg, impl, engine.TestConfig{Runs: 10, Steps: 1000, Seed: uint64(i)})
-		if err != nil || !res.Passed() {
-			b.Fatal(err, res.Runs)
-		}
-		steps += res.Steps
-	}
-	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
-}
-
-// BenchmarkOnlineChildProcess measures test steps per second against an
-// adapter in a child process, over its standard input and output.
-func BenchmarkOnlineChildProcess(b *testing.B) {
-	bin := buildTool(b, "./testdata/fakeadapter")
-	m, cfg := stackModelForTest(b)
-	impl, err := engine.StartProcess(context.Background(), "stack", []string{bin, "good"}, ".", 5*time.Second)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer impl.Close()
-	steps := 0
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		res, err := engine.Test(context.Background(), m, cfg, impl, engine.TestConfig{Runs: 10, Steps: 1000, Seed: uint64(i)})
+		res, err := conform.Test(context.Background(), m, cfg, impl, conform.TestConfig{Runs: 10, Steps: 1000, Seed: uint64(i)})
 		if err != nil || !res.Passed() {
 			b.Fatal(err, res.Runs)
 		}
@@ -246,13 +226,13 @@ def invariant(s):
 def accepting(s):
     return s.n == 0
 `
-	m, err := engine.LoadStarlarkSource("counter.star", []byte(src))
+	m, err := model.LoadStarlarkSource("counter.star", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := engine.DefaultConfig(m)
+	cfg := explore.DefaultConfig(m)
 	// Ticks push the model past its invariant.
-	ticker := &engine.InProcess{Do: func(string, []any) (any, error) { return nil, nil }}
+	ticker := &conform.InProcess{Do: func(string, []any) (any, error) { return nil, nil }}
 	ticker.ResetFunc = func() error {
 		go func() {
 			for i := 0; i < 3; i++ {
@@ -261,23 +241,23 @@ def accepting(s):
 		}()
 		return nil
 	}
-	wait, _ := m.Compile("0.2", engine.Pos{File: "t"})
+	wait, _ := m.Compile("0.2", model.Pos{File: "t"})
 	cfg.Timeout = wait
-	res, err := engine.Test(context.Background(), m, cfg, ticker, engine.TestConfig{Runs: 1, Steps: 10, Seed: 1})
+	res, err := conform.Test(context.Background(), m, cfg, ticker, conform.TestConfig{Runs: 1, Steps: 10, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := res.Runs[0].Failure; f == nil || f.Kind != engine.FailInvariant || !strings.Contains(f.Message, "n reached 3") {
+	if f := res.Runs[0].Failure; f == nil || f.Kind != conform.FailInvariant || !strings.Contains(f.Message, "n reached 3") {
 		t.Fatalf("want an invariant failure, got %+v", res.Runs[0])
 	}
 	// Inc moves away from the only accepting state and nothing leads back.
 	cfg.Timeout = nil
-	quiet := &engine.InProcess{Do: func(string, []any) (any, error) { return nil, nil }}
-	res, err = engine.Test(context.Background(), m, cfg, quiet, engine.TestConfig{Runs: 1, Steps: 2, Seed: 1, EndWait: 50 * time.Millisecond})
+	quiet := &conform.InProcess{Do: func(string, []any) (any, error) { return nil, nil }}
+	res, err = conform.Test(context.Background(), m, cfg, quiet, conform.TestConfig{Runs: 1, Steps: 2, Seed: 1, EndWait: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := res.Runs[0].Failure; f == nil || f.Kind != engine.FailNotAccepting {
+	if f := res.Runs[0].Failure; f == nil || f.Kind != conform.FailNotAccepting {
 		t.Fatalf("want a non-accepting end, got %+v", res.Runs[0])
 	}
 }

@@ -1,8 +1,10 @@
-package engine
+package explore
 
 import (
 	"strconv"
 	"strings"
+
+	"github.com/modex/modex/engine/model"
 )
 
 // StateKind is how a graph state is drawn and used in testing.
@@ -33,9 +35,9 @@ type GState struct {
 type GTrans struct {
 	From, To int
 	Action   string
-	Args     []Value
-	Output   Value // nil or None when there is none
-	Kind     Kind
+	Args     []model.Value
+	Output   model.Value // nil or None when there is none
+	Kind     model.Kind
 	// ModelTrans is the index into Exploration.Trans, -1 for timeouts.
 	ModelTrans int
 }
@@ -44,7 +46,7 @@ type GTrans struct {
 func (t *GTrans) ArgStrings() []string {
 	out := make([]string, len(t.Args))
 	for i, a := range t.Args {
-		out[i] = Format(a)
+		out[i] = model.Format(a)
 	}
 	return out
 }
@@ -54,22 +56,22 @@ func (t *GTrans) OutputString() string {
 	if t.Output == nil || t.Output.Type() == "NoneType" {
 		return ""
 	}
-	return Format(t.Output)
+	return model.Format(t.Output)
 }
 
 // Label is the transition's label: Name(args) or Name(args)/output, with a
 // leading ? for observable actions; timeouts have no label.
 func (t *GTrans) Label() string {
-	if t.Kind == Timeout {
+	if t.Kind == model.Timeout {
 		return ""
 	}
 	var sb strings.Builder
-	if t.Kind == Observable {
+	if t.Kind == model.Observable {
 		sb.WriteByte('?')
 	}
 	sb.WriteString(t.Action)
 	sb.WriteByte('(')
-	sb.WriteString(FormatArgs(t.Args))
+	sb.WriteString(model.FormatArgs(t.Args))
 	sb.WriteByte(')')
 	if o := t.OutputString(); o != "" {
 		sb.WriteByte('/')
@@ -107,11 +109,11 @@ func (g *Graph) Out(i int) []int {
 func (x *Exploration) Graph() *Graph {
 	g := &Graph{Extended: x.Config.extended(), Entry: make([]int, len(x.States)), ActiveOf: make([]int, len(x.States))}
 	info := x.Model.Info()
-	kindOf := func(t *MTrans) Kind { return x.Config.Actions[t.Action].Kind }
+	kindOf := func(t *MTrans) model.Kind { return x.Config.Actions[t.Action].Kind }
 	hasObs := make([]bool, len(x.States))
 	for i := range x.Trans {
 		t := &x.Trans[i]
-		if k := kindOf(t); k == Observable || k == Internal {
+		if k := kindOf(t); k == model.Observable || k == model.Internal {
 			hasObs[t.From] = true
 		}
 	}
@@ -128,7 +130,7 @@ func (x *Exploration) Graph() *Graph {
 			p := add(m, Passive)
 			a := add(m, Active)
 			g.Entry[m], g.ActiveOf[m] = p, a
-			g.Trans = append(g.Trans, GTrans{From: p, To: a, Kind: Timeout, ModelTrans: -1})
+			g.Trans = append(g.Trans, GTrans{From: p, To: a, Kind: model.Timeout, ModelTrans: -1})
 		} else {
 			a := add(m, Active)
 			g.Entry[m], g.ActiveOf[m] = a, a
@@ -138,7 +140,7 @@ func (x *Exploration) Graph() *Graph {
 		t := &x.Trans[i]
 		k := kindOf(t)
 		from := g.ActiveOf[t.From]
-		if k != Controllable {
+		if k != model.Controllable {
 			from = g.Entry[t.From]
 		}
 		g.Trans = append(g.Trans, GTrans{From: from, To: g.Entry[t.To], Action: info.Actions[t.Action].Name, Args: x.ArgsOf(t), Output: x.OutputOf(t), Kind: k, ModelTrans: i})

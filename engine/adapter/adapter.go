@@ -1,4 +1,4 @@
-package engine
+package adapter
 
 import (
 	"bufio"
@@ -11,8 +11,9 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/modex/modex/engine/conform"
 )
 
 // lineAdapter speaks the JSON-lines adapter protocol over a stream.
@@ -24,9 +25,9 @@ type lineAdapter struct {
 	mu      sync.Mutex
 	nextID  int
 	pending map[int]chan map[string]any
-	events  EventQueue
-	dead    *ImplError // set when the stream failed; every call fails with it
-	onDead  func() *ImplError
+	events  conform.EventQueue
+	dead    *conform.ImplError // set when the stream failed; every call fails with it
+	onDead  func() *conform.ImplError
 	closer  func() error
 	name    string
 }
@@ -40,7 +41,7 @@ func newLineAdapter(r io.Reader, w io.Writer, timeout time.Duration) *lineAdapte
 	return a
 }
 
-func (a *lineAdapter) fail(e *ImplError) {
+func (a *lineAdapter) fail(e *conform.ImplError) {
 	a.mu.Lock()
 	if a.dead == nil {
 		a.dead = e
@@ -63,10 +64,10 @@ func (a *lineAdapter) read(r io.Reader) {
 		if text == "" {
 			continue
 		}
-		x, err := DecodeJSON([]byte(text))
+		x, err := conform.DecodeJSON([]byte(text))
 		msg, ok := x.(map[string]any)
 		if err != nil || !ok {
-			a.fail(&ImplError{Kind: FailProtocol, Msg: fmt.Sprintf("line %d from the implementation is not a JSON object: %.200q", line, text)})
+			a.fail(&conform.ImplError{Kind: conform.FailProtocol, Msg: fmt.Sprintf("line %d from the implementation is not a JSON object: %.200q", line, text)})
 			return
 		}
 		typ, _ := msg["type"].(string)
@@ -78,10 +79,10 @@ func (a *lineAdapter) read(r io.Reader) {
 				args, argsOK = nil, true
 			}
 			if action == "" || !argsOK {
-				a.fail(&ImplError{Kind: FailProtocol, Msg: fmt.Sprintf("line %d: an event needs an action name and an args array: %.200q", line, text)})
+				a.fail(&conform.ImplError{Kind: conform.FailProtocol, Msg: fmt.Sprintf("line %d: an event needs an action name and an args array: %.200q", line, text)})
 				return
 			}
-			a.events.Push(&Event{Action: action, Args: args})
+			a.events.Push(&conform.Event{Action: action, Args: args})
 		case "hello", "ok", "result", "refused", "error":
 			id := -1
 			if f, ok := msg["id"].(float64); ok {
@@ -92,16 +93,16 @@ func (a *lineAdapter) read(r io.Reader) {
 			delete(a.pending, id)
 			a.mu.Unlock()
 			if !ok {
-				a.fail(&ImplError{Kind: FailProtocol, Msg: fmt.Sprintf("line %d answers no pending request (id %v): %.200q", line, msg["id"], text)})
+				a.fail(&conform.ImplError{Kind: conform.FailProtocol, Msg: fmt.Sprintf("line %d answers no pending request (id %v): %.200q", line, msg["id"], text)})
 				return
 			}
 			ch <- msg
 		default:
-			a.fail(&ImplError{Kind: FailProtocol, Msg: fmt.Sprintf("line %d has unknown type %q: %.200q", line, typ, text)})
+			a.fail(&conform.ImplError{Kind: conform.FailProtocol, Msg: fmt.Sprintf("line %d has unknown type %q: %.200q", line, typ, text)})
 			return
 		}
 	}
-	err := &ImplError{Kind: FailCrash, Msg: "the implementation closed its output"}
+	err := &conform.ImplError{Kind: conform.FailCrash, Msg: "the implementation closed its output"}
 	if e := sc.Err(); e != nil {
 		err.Msg += ": " + e.Error()
 	}
@@ -135,7 +136,7 @@ func (a *lineAdapter) call(ctx context.Context, msg map[string]any) (map[string]
 	_, err = a.w.Write(append(data, '\n'))
 	a.wmu.Unlock()
 	if err != nil {
-		a.fail(&ImplError{Kind: FailCrash, Msg: "writing to the implementation: " + err.Error()})
+		a.fail(&conform.ImplError{Kind: conform.FailCrash, Msg: "writing to the implementation: " + err.Error()})
 		a.mu.Lock()
 		d := a.dead
 		a.mu.Unlock()
@@ -153,7 +154,7 @@ func (a *lineAdapter) call(ctx context.Context, msg map[string]any) (map[string]
 		}
 		return resp, nil
 	case <-t.C:
-		e := &ImplError{Kind: FailTimeout, Msg: fmt.Sprintf("no answer to %s within %s", msg["type"], a.timeout)}
+		e := &conform.ImplError{Kind: conform.FailTimeout, Msg: fmt.Sprintf("no answer to %s within %s", msg["type"], a.timeout)}
 		a.fail(e)
 		return nil, e
 	case <-ctx.Done():
@@ -162,15 +163,15 @@ func (a *lineAdapter) call(ctx context.Context, msg map[string]any) (map[string]
 }
 
 func (a *lineAdapter) hello(ctx context.Context, model string) error {
-	resp, err := a.call(ctx, map[string]any{"type": "hello", "protocol": ProtocolVersion, "model": model})
+	resp, err := a.call(ctx, map[string]any{"type": "hello", "protocol": conform.ProtocolVersion, "model": model})
 	if err != nil {
 		return err
 	}
 	if resp["type"] != "hello" {
-		return &ImplError{Kind: FailProtocol, Msg: fmt.Sprintf("the handshake was answered with %s", CanonJSON(resp))}
+		return &conform.ImplError{Kind: conform.FailProtocol, Msg: fmt.Sprintf("the handshake was answered with %s", conform.CanonJSON(resp))}
 	}
-	if p, _ := resp["protocol"].(string); p != ProtocolVersion {
-		return &ImplError{Kind: FailProtocol, Msg: fmt.Sprintf("the implementation speaks %q, Modex %q", p, ProtocolVersion)}
+	if p, _ := resp["protocol"].(string); p != conform.ProtocolVersion {
+		return &conform.ImplError{Kind: conform.FailProtocol, Msg: fmt.Sprintf("the implementation speaks %q, Modex %q", p, conform.ProtocolVersion)}
 	}
 	a.name, _ = resp["name"].(string)
 	return nil
@@ -182,7 +183,7 @@ func (a *lineAdapter) Reset(ctx context.Context) error {
 		return err
 	}
 	if resp["type"] != "ok" {
-		return &ImplError{Kind: FailProtocol, Msg: "reset was answered with " + CanonJSON(resp)}
+		return &conform.ImplError{Kind: conform.FailProtocol, Msg: "reset was answered with " + conform.CanonJSON(resp)}
 	}
 	a.events.Clear()
 	return nil
@@ -201,15 +202,15 @@ func (a *lineAdapter) Invoke(ctx context.Context, action string, args []any) (an
 		return resp["output"], nil
 	case "refused":
 		reason, _ := resp["reason"].(string)
-		return nil, &RefusedError{Reason: reason}
+		return nil, &conform.RefusedError{Reason: reason}
 	case "error":
 		m, _ := resp["message"].(string)
-		return nil, &ImplError{Kind: FailCrash, Msg: "the implementation reported an error: " + m}
+		return nil, &conform.ImplError{Kind: conform.FailCrash, Msg: "the implementation reported an error: " + m}
 	}
-	return nil, &ImplError{Kind: FailProtocol, Msg: "invoke was answered with " + CanonJSON(resp)}
+	return nil, &conform.ImplError{Kind: conform.FailProtocol, Msg: "invoke was answered with " + conform.CanonJSON(resp)}
 }
 
-func (a *lineAdapter) Next(ctx context.Context, wait time.Duration) (*Event, error) {
+func (a *lineAdapter) Next(ctx context.Context, wait time.Duration) (*conform.Event, error) {
 	return a.events.Next(ctx, wait)
 }
 
@@ -254,14 +255,15 @@ func (r *ringBuffer) String() string {
 
 // StartProcess starts an implementation adapter as a child process speaking
 // the protocol on its standard input and output, and shakes hands. The
-// child runs in its own process group, which Close kills.
-func StartProcess(ctx context.Context, model string, command []string, dir string, timeout time.Duration) (Implementation, error) {
+// child runs in its own process group, which Close kills (on Windows, where
+// there are no process groups, Close kills the child only).
+func StartProcess(ctx context.Context, model string, command []string, dir string, timeout time.Duration) (conform.Implementation, error) {
 	if len(command) == 0 {
 		return nil, fmt.Errorf("no adapter command")
 	}
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	cmd.Env = os.Environ()
 	stderr := &ringBuffer{n: 4096}
 	cmd.Stderr = stderr
@@ -282,11 +284,9 @@ func StartProcess(ctx context.Context, model string, command []string, dir strin
 		waitErr = cmd.Wait()
 		close(exited)
 	}()
-	kill := func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	kill := func() { killGroup(cmd) }
 	a := newLineAdapter(out, in, timeout)
-	a.onDead = func() *ImplError {
+	a.onDead = func() *conform.ImplError {
 		select {
 		case <-exited:
 		case <-time.After(2 * time.Second):
@@ -298,7 +298,7 @@ func StartProcess(ctx context.Context, model string, command []string, dir strin
 		if s := stderr.String(); s != "" {
 			msg += "; its last output on stderr:\n" + s
 		}
-		return &ImplError{Kind: FailCrash, Msg: msg}
+		return &conform.ImplError{Kind: conform.FailCrash, Msg: msg}
 	}
 	a.closer = func() error {
 		in.Close()
@@ -323,7 +323,7 @@ func StartProcess(ctx context.Context, model string, command []string, dir strin
 
 // Dial connects to an adapter already listening on a TCP address and shakes
 // hands.
-func Dial(ctx context.Context, model, address string, timeout time.Duration) (Implementation, error) {
+func Dial(ctx context.Context, model, address string, timeout time.Duration) (conform.Implementation, error) {
 	d := net.Dialer{Timeout: timeout}
 	conn, err := d.DialContext(ctx, "tcp", address)
 	if err != nil {

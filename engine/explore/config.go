@@ -1,8 +1,10 @@
-package engine
+package explore
 
 import (
 	"fmt"
 	"time"
+
+	"github.com/modex/modex/engine/model"
 )
 
 // TimeoutMode selects the timeout extension of seed 000 Definition 4.
@@ -21,14 +23,14 @@ type ActionConfig struct {
 	// Exclude removes the action from exploration and testing.
 	Exclude bool
 	// Kind is the action's kind (the model's unless overridden).
-	Kind Kind
+	Kind model.Kind
 	// Enabled is an extra enabling condition (scenario precondition); it is
 	// applied to controllable actions only, as in seed 000 section 4.4.1.
-	Enabled Expr
+	Enabled model.Expr
 	// Domains per parameter; a nil entry uses the model's own domain.
-	Domains []Expr
+	Domains []model.Expr
 	// Weight is a per-state weight expression for online testing.
-	Weight Expr
+	Weight model.Expr
 	// Count, when > 0, is a decrementing weight (the "bag of marbles").
 	Count int
 	// Cleanup marks the action as a cleanup action.
@@ -40,18 +42,18 @@ type Config struct {
 	// Actions is indexed like ModelInfo.Actions.
 	Actions []ActionConfig
 	// Filters drop transitions to states where one of them is false.
-	Filters []Expr
+	Filters []model.Expr
 	// NoModelFilter ignores the model's own state_filter(s).
 	NoModelFilter bool
 	// Groupings merge states: a state is new when it is new in at least one
 	// grouping; otherwise it is merged into the representative of its value
 	// in the first grouping. The grouping values label the states.
-	Groupings []Expr
+	Groupings []model.Expr
 	// Timeout is the state-dependent timeout Δ(s) in seconds used by online
 	// testing (default 0).
-	Timeout Expr
+	Timeout model.Expr
 	// Accepting overrides the model's accepting(s).
-	Accepting Expr
+	Accepting model.Expr
 	// Bounds; zero means none. Bounds count model states.
 	MaxStates, MaxTransitions, MaxDepth int
 	MaxTime                             time.Duration
@@ -90,11 +92,11 @@ type Progress struct {
 // DefaultConfig returns the configuration that uses the model's own
 // declarations: all actions with their kinds and domains, no extra filters,
 // groupings or bounds.
-func DefaultConfig(m Model) *Config {
+func DefaultConfig(m model.Model) *Config {
 	info := m.Info()
 	c := &Config{Actions: make([]ActionConfig, len(info.Actions))}
 	for i, a := range info.Actions {
-		c.Actions[i] = ActionConfig{Kind: a.Kind, Domains: make([]Expr, len(a.Params)), Cleanup: a.Cleanup}
+		c.Actions[i] = ActionConfig{Kind: a.Kind, Domains: make([]model.Expr, len(a.Params)), Cleanup: a.Cleanup}
 	}
 	return c
 }
@@ -102,7 +104,7 @@ func DefaultConfig(m Model) *Config {
 // MissingDomainError reports a parameter that has no domain.
 type MissingDomainError struct {
 	Action, Param string
-	Pos           Pos
+	Pos           model.Pos
 }
 
 // Error names the action, parameter and position.
@@ -112,7 +114,7 @@ func (e *MissingDomainError) Error() string {
 
 // Check verifies that every included parameter has a domain (in the
 // configuration or in the model).
-func (c *Config) Check(m Model, w Worker) error {
+func (c *Config) Check(m model.Model, w model.Worker) error {
 	info := m.Info()
 	if len(c.Actions) != len(info.Actions) {
 		return fmt.Errorf("configuration has %d actions, model %s has %d", len(c.Actions), info.Name, len(info.Actions))
@@ -140,14 +142,14 @@ func (c *Config) Check(m Model, w Worker) error {
 
 // ParamDomain evaluates the domain of one parameter of an action in a state:
 // the configuration's expression when it has one, else the model's own.
-func ParamDomain(w Worker, info *ModelInfo, ac *ActionConfig, st State, ai, p int) ([]Value, error) {
+func ParamDomain(w model.Worker, info *model.ModelInfo, ac *ActionConfig, st model.State, ai, p int) ([]model.Value, error) {
 	if p < len(ac.Domains) && ac.Domains[p] != nil {
 		x := ac.Domains[p]
 		v, err := w.Eval(x, st)
 		if err != nil {
 			return nil, err
 		}
-		vals, err := Elements(v)
+		vals, err := model.Elements(v)
 		if err != nil {
 			a := info.Actions[ai]
 			return nil, fmt.Errorf("%s: domain `%s` of %s.%s: %v", exprPos(x), x.Source(), a.Name, a.Params[p], err)
@@ -167,7 +169,7 @@ func (c *Config) extended() bool {
 		return false
 	}
 	for _, a := range c.Actions {
-		if !a.Exclude && (a.Kind == Observable || a.Kind == Internal) {
+		if !a.Exclude && (a.Kind == model.Observable || a.Kind == model.Internal) {
 			return true
 		}
 	}

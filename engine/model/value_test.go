@@ -1,9 +1,6 @@
-package engine
+package model
 
 import (
-	"context"
-	"os"
-	"strings"
 	"testing"
 
 	"go.starlark.net/starlark"
@@ -82,30 +79,5 @@ func FuzzDecodeValue(f *testing.F) {
 		if k2 != k {
 			t.Fatalf("not canonical: %q vs %q", k, k2)
 		}
-	})
-}
-
-// Loading arbitrary source never panics or hangs: it loads or names a
-// position.
-func FuzzLoadModel(f *testing.F) {
-	for _, p := range []string{"testdata/choose.star", "testdata/bigstack.star", "testdata/bad/syntax.star", "testdata/bad/loop.star"} {
-		src, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(src)
-	}
-	f.Add([]byte("def init():\n    return {1: 2}\nactions=[init]\n"))
-	f.Fuzz(func(t *testing.T, src []byte) {
-		m, err := LoadStarlarkSource("fuzz.star", src)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "fuzz.star") {
-				t.Errorf("error without a position: %v", err)
-			}
-			return
-		}
-		cfg := DefaultConfig(m)
-		cfg.MaxStates, cfg.StepBudget, cfg.Workers = 20, 10000, 1
-		Explore(context.Background(), m, cfg)
 	})
 }

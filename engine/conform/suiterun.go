@@ -1,10 +1,13 @@
-package engine
+package conform
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 )
 
 // CaseResult is the outcome of one offline test case.
@@ -39,7 +42,7 @@ func (r *SuiteResult) Passed() bool {
 // step waits Δ(s) and expects nothing. An implementation that takes another
 // observable step the model allows ends the case inconclusive, one the model
 // does not allow fails it.
-func RunSuite(ctx context.Context, m Model, cfg *Config, impl Implementation, suite *Suite, tc TestConfig) (*SuiteResult, error) {
+func RunSuite(ctx context.Context, m model.Model, cfg *explore.Config, impl Implementation, suite *explore.Suite, tc TestConfig) (*SuiteResult, error) {
 	if tc.EndWait <= 0 {
 		tc.EndWait = time.Second
 	}
@@ -69,12 +72,12 @@ func RunSuite(ctx context.Context, m Model, cfg *Config, impl Implementation, su
 	return res, nil
 }
 
-func (t *tester) runCase(c SuiteCase) (res CaseResult) {
+func (t *tester) runCase(c explore.SuiteCase) (res CaseResult) {
 	start := time.Now()
 	res = CaseResult{Name: c.Name, Verdict: Pass}
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
 	t.bind = NewBinding()
-	fail := func(kind, msg string, states []State, expected []string) CaseResult {
+	fail := func(kind, msg string, states []model.State, expected []string) CaseResult {
 		res.Verdict = Fail
 		res.Failure = &Failure{Kind: kind, Step: res.Steps, Message: msg, States: t.describe(states), Expected: expected}
 		return res
@@ -95,7 +98,7 @@ func (t *tester) runCase(c SuiteCase) (res CaseResult) {
 			res.Verdict, res.Failure = Fail, f
 			return res
 		}
-		label := (&GTrans{Action: ev.Action, Args: args, Kind: kind}).Label()
+		label := (&explore.GTrans{Action: ev.Action, Args: args, Kind: kind}).Label()
 		return inconclusive(fmt.Sprintf("step %d: the implementation did %s, which the model allows, instead of %s", res.Steps, label, wanted))
 	}
 	for _, st := range c.Steps {
@@ -130,7 +133,7 @@ func (t *tester) runCase(c SuiteCase) (res CaseResult) {
 				return res
 			}
 			if ev.Action != st.Action || !sameArgs(args, st.Args) {
-				label := (&GTrans{Action: ev.Action, Args: args, Kind: kind}).Label()
+				label := (&explore.GTrans{Action: ev.Action, Args: args, Kind: kind}).Label()
 				return inconclusive(fmt.Sprintf("step %d: the implementation did %s, which the model allows, instead of %s", res.Steps, label, st.Label))
 			}
 			states = next
@@ -174,8 +177,8 @@ func (t *tester) runCase(c SuiteCase) (res CaseResult) {
 			if len(next) == 0 {
 				return fail(FailOutput, fmt.Sprintf("%s returned %s", st.Label, CanonJSON(out)), states, expected)
 			}
-			if st.Output != "" && Format(output) != st.Output {
-				return inconclusive(fmt.Sprintf("step %d: %s gave output %s, which the model allows, where the case expected %s", res.Steps, st.Action, Format(output), st.Output))
+			if st.Output != "" && model.Format(output) != st.Output {
+				return inconclusive(fmt.Sprintf("step %d: %s gave output %s, which the model allows, where the case expected %s", res.Steps, st.Action, model.Format(output), st.Output))
 			}
 			states = next
 		}
@@ -194,12 +197,12 @@ func (t *tester) runCase(c SuiteCase) (res CaseResult) {
 	return res
 }
 
-func sameArgs(args []Value, want []string) bool {
+func sameArgs(args []model.Value, want []string) bool {
 	if len(args) != len(want) {
 		return false
 	}
 	for i, a := range args {
-		if Format(a) != want[i] {
+		if model.Format(a) != want[i] {
 			return false
 		}
 	}
@@ -207,16 +210,16 @@ func sameArgs(args []Value, want []string) bool {
 }
 
 // findArgs finds the inputs of an action in a state that print as want.
-func (t *tester) findArgs(st State, ai int, want []string) ([]Value, bool, error) {
-	var found []Value
-	err := t.combos(st, ai, func(args []Value) error {
+func (t *tester) findArgs(st model.State, ai int, want []string) ([]model.Value, bool, error) {
+	var found []model.Value
+	err := t.combos(st, ai, func(args []model.Value) error {
 		if found == nil && sameArgs(args, want) {
 			found = args
 		}
 		return nil
 	})
 	if found == nil && len(want) == 0 && len(t.info.Actions[ai].Params) == 0 {
-		found = []Value{}
+		found = []model.Value{}
 	}
 	return found, found != nil, err
 }

@@ -1,7 +1,4 @@
-// Package engine is the domain core of Modex: model programs (Starlark and
-// Go-native), exploration into state graphs under scenario control, and the
-// data those runs produce. It has no UI dependencies.
-package engine
+package model
 
 import (
 	"fmt"

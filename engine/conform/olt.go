@@ -1,4 +1,4 @@
-package engine
+package conform
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 	"go.starlark.net/starlark"
 )
 
@@ -51,10 +53,10 @@ const (
 // StepRecord is one step of a test run.
 type StepRecord struct {
 	Run, Index int
-	Kind       Kind // Controllable, Observable (or Internal) or Timeout
+	Kind       model.Kind // Controllable, Observable (or Internal) or Timeout
 	Action     string
-	Args       []Value
-	Output     Value
+	Args       []model.Value
+	Output     model.Value
 	Cleanup    bool     // taken in the cleanup phase
 	States     []string // keys of the model states after the step
 	From       []string // keys before the step
@@ -64,10 +66,10 @@ type StepRecord struct {
 // Label is the step as shown in logs: Post(Client1, "hi"), ?Deliver(...),
 // Create()/Client1, or "timeout".
 func (s StepRecord) Label() string {
-	if s.Kind == Timeout {
+	if s.Kind == model.Timeout {
 		return "timeout"
 	}
-	t := GTrans{Action: s.Action, Args: s.Args, Output: s.Output, Kind: s.Kind}
+	t := explore.GTrans{Action: s.Action, Args: s.Args, Output: s.Output, Kind: s.Kind}
 	return t.Label()
 }
 
@@ -112,12 +114,12 @@ func (r *TestResult) Passed() bool {
 
 type tester struct {
 	ctx     context.Context
-	m       Model
-	info    *ModelInfo
-	cfg     *Config
+	m       model.Model
+	info    *model.ModelInfo
+	cfg     *explore.Config
 	tc      TestConfig
 	impl    Implementation
-	w       Worker
+	w       model.Worker
 	rng     *rand.Rand
 	bind    *Binding
 	counts  []int
@@ -130,7 +132,7 @@ type tester struct {
 
 // Test runs online testing (the OLT algorithm of seed 000 section 3) of the
 // implementation against the model under the configuration.
-func Test(ctx context.Context, m Model, cfg *Config, impl Implementation, tc TestConfig) (*TestResult, error) {
+func Test(ctx context.Context, m model.Model, cfg *explore.Config, impl Implementation, tc TestConfig) (*TestResult, error) {
 	if tc.Runs <= 0 {
 		tc.Runs = 1
 	}
@@ -182,7 +184,7 @@ func Test(ctx context.Context, m Model, cfg *Config, impl Implementation, tc Tes
 
 // newTester prepares a tester: a worker with the step budget and the
 // action index; check also verifies that every parameter has a domain.
-func newTester(ctx context.Context, m Model, cfg *Config, impl Implementation, tc TestConfig, check bool) (*tester, error) {
+func newTester(ctx context.Context, m model.Model, cfg *explore.Config, impl Implementation, tc TestConfig, check bool) (*tester, error) {
 	w, err := m.NewWorker()
 	if err != nil {
 		return nil, err
@@ -203,7 +205,7 @@ func newTester(ctx context.Context, m Model, cfg *Config, impl Implementation, t
 
 // startRun resets the implementation and returns the states the model
 // starts in; on failure, the failure kind.
-func (t *tester) startRun() ([]State, string, error) {
+func (t *tester) startRun() ([]model.State, string, error) {
 	if err := t.impl.Reset(t.ctx); err != nil {
 		return nil, implKind(err), fmt.Errorf("reset: %w", err)
 	}
@@ -211,7 +213,7 @@ func (t *tester) startRun() ([]State, string, error) {
 	if err != nil {
 		return nil, FailModel, err
 	}
-	states, err := t.closure([]State{st0})
+	states, err := t.closure([]model.State{st0})
 	if err != nil {
 		return nil, FailModel, err
 	}
@@ -226,7 +228,7 @@ func (t *tester) run(n int, seed uint64) (res RunResult) {
 	t.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	t.bind = NewBinding()
 	t.counts = make([]int, len(t.info.Actions))
-	failAt := func(kind, msg string, states []State, expected []string) RunResult {
+	failAt := func(kind, msg string, states []model.State, expected []string) RunResult {
 		res.Verdict = Fail
 		res.Failure = &Failure{Kind: kind, Step: len(res.Steps), Message: msg, States: t.describe(states), Expected: expected}
 		return res
@@ -289,7 +291,7 @@ func (t *tester) run(n int, seed uint64) (res RunResult) {
 			ending = false
 			if ev == nil {
 				active = true
-				record(StepRecord{Kind: Timeout, Cleanup: cleanup, States: keys(states), From: keys(states), Active: true})
+				record(StepRecord{Kind: model.Timeout, Cleanup: cleanup, States: keys(states), From: keys(states), Active: true})
 				steps++
 				continue
 			}
@@ -358,7 +360,7 @@ func (t *tester) run(n int, seed uint64) (res RunResult) {
 		}
 		t.counts[c.action]++
 		t.cover(states, t.info.Actions[c.action].Name, c.args, next)
-		record(StepRecord{Kind: Controllable, Action: t.info.Actions[c.action].Name, Args: c.args, Output: output, Cleanup: cleanup, States: keys(next), From: keys(states)})
+		record(StepRecord{Kind: model.Controllable, Action: t.info.Actions[c.action].Name, Args: c.args, Output: output, Cleanup: cleanup, States: keys(next), From: keys(states)})
 		states = next
 		active = false
 		steps++
@@ -376,7 +378,7 @@ func implKind(err error) string {
 	return FailCrash
 }
 
-func keys(states []State) []string {
+func keys(states []model.State) []string {
 	out := make([]string, len(states))
 	for i, s := range states {
 		out[i] = s.Key()
@@ -384,16 +386,16 @@ func keys(states []State) []string {
 	return out
 }
 
-func (t *tester) visit(states []State) {
+func (t *tester) visit(states []model.State) {
 	for _, s := range states {
 		t.seen[s.Key()] = true
 	}
 }
 
-func (t *tester) cover(from []State, action string, args []Value, to []State) {
+func (t *tester) cover(from []model.State, action string, args []model.Value, to []model.State) {
 	ak := ""
 	for _, a := range args {
-		k, _ := Key(a)
+		k, _ := model.Key(a)
 		ak += k
 	}
 	for _, f := range from {
@@ -406,12 +408,12 @@ func (t *tester) cover(from []State, action string, args []Value, to []State) {
 }
 
 // describe prints states as "name = value" lines for failure reports.
-func (t *tester) describe(states []State) []string {
+func (t *tester) describe(states []model.State) []string {
 	var out []string
 	for _, s := range states {
 		var parts []string
 		for _, v := range t.w.Vars(s) {
-			parts = append(parts, v.Name+" = "+Format(v.Value))
+			parts = append(parts, v.Name+" = "+model.Format(v.Value))
 		}
 		out = append(out, strings.Join(parts, "; "))
 	}
@@ -420,10 +422,10 @@ func (t *tester) describe(states []State) []string {
 
 // closure adds the states reachable by internal actions (the model's own,
 // unobservable steps), bounded by MaxStates.
-func (t *tester) closure(states []State) ([]State, error) {
+func (t *tester) closure(states []model.State) ([]model.State, error) {
 	seen := map[string]bool{}
-	var out []State
-	queue := append([]State(nil), states...)
+	var out []model.State
+	queue := append([]model.State(nil), states...)
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
@@ -437,10 +439,10 @@ func (t *tester) closure(states []State) ([]State, error) {
 		}
 		for ai := range t.info.Actions {
 			ac := &t.cfg.Actions[ai]
-			if ac.Exclude || ac.Kind != Internal {
+			if ac.Exclude || ac.Kind != model.Internal {
 				continue
 			}
-			err := t.combos(s, ai, func(args []Value) error {
+			err := t.combos(s, ai, func(args []model.Value) error {
 				outs, _, err := t.w.Step(s, ai, args)
 				if err != nil {
 					return err
@@ -462,12 +464,12 @@ func (t *tester) closure(states []State) ([]State, error) {
 }
 
 // combos calls f with every input combination of an action in a state.
-func (t *tester) combos(st State, ai int, f func([]Value) error) error {
+func (t *tester) combos(st model.State, ai int, f func([]model.Value) error) error {
 	a := t.info.Actions[ai]
 	ac := &t.cfg.Actions[ai]
-	doms := make([][]Value, len(a.Params))
+	doms := make([][]model.Value, len(a.Params))
 	for p := range a.Params {
-		vals, err := ParamDomain(t.w, t.info, ac, st, ai, p)
+		vals, err := explore.ParamDomain(t.w, t.info, ac, st, ai, p)
 		if err != nil {
 			return err
 		}
@@ -477,7 +479,7 @@ func (t *tester) combos(st State, ai int, f func([]Value) error) error {
 		doms[p] = vals
 	}
 	var ferr error
-	ForEachCombination(doms, func(args []Value) {
+	explore.ForEachCombination(doms, func(args []model.Value) {
 		if ferr == nil {
 			ferr = f(args)
 		}
@@ -485,12 +487,12 @@ func (t *tester) combos(st State, ai int, f func([]Value) error) error {
 	return ferr
 }
 
-func (t *tester) accepting(states []State) (bool, error) {
+func (t *tester) accepting(states []model.State) (bool, error) {
 	for _, s := range states {
 		var ok bool
 		var err error
 		if t.cfg.Accepting != nil {
-			var v Value
+			var v model.Value
 			if v, err = t.w.Eval(t.cfg.Accepting, s); err == nil {
 				ok = bool(v.Truth())
 			}
@@ -507,7 +509,7 @@ func (t *tester) accepting(states []State) (bool, error) {
 	return true, nil
 }
 
-func (t *tester) violated(states []State) string {
+func (t *tester) violated(states []model.State) string {
 	for _, s := range states {
 		msg, err := t.w.Invariant(s)
 		if err != nil {
@@ -522,7 +524,7 @@ func (t *tester) violated(states []State) string {
 }
 
 // timeout evaluates Δ(s): the longest over the states tracked.
-func (t *tester) timeout(states []State) (time.Duration, error) {
+func (t *tester) timeout(states []model.State) (time.Duration, error) {
 	if t.cfg.Timeout == nil {
 		return 0, nil
 	}
@@ -534,7 +536,7 @@ func (t *tester) timeout(states []State) (time.Duration, error) {
 		}
 		f, ok := number(v)
 		if !ok || f < 0 {
-			return 0, fmt.Errorf("timeout `%s` must give a number of seconds, not %s", t.cfg.Timeout.Source(), Format(v))
+			return 0, fmt.Errorf("timeout `%s` must give a number of seconds, not %s", t.cfg.Timeout.Source(), model.Format(v))
 		}
 		worst = max(worst, f)
 	}
@@ -543,13 +545,13 @@ func (t *tester) timeout(states []State) (time.Duration, error) {
 
 // observe handles an observable event: the states the model may be in after
 // it, or a failure.
-func (t *tester) observe(states []State, ev *Event) ([]State, []Value, Kind, *Failure) {
+func (t *tester) observe(states []model.State, ev *Event) ([]model.State, []model.Value, model.Kind, *Failure) {
 	ai, ok := t.byName[ev.Action]
-	if !ok || t.cfg.Actions[ai].Exclude || t.cfg.Actions[ai].Kind == Controllable {
+	if !ok || t.cfg.Actions[ai].Exclude || t.cfg.Actions[ai].Kind == model.Controllable {
 		return nil, nil, 0, &Failure{Kind: FailProtocol, Message: fmt.Sprintf("the implementation reported %q, which is not an observable action of the model", ev.Action),
 			States: t.describe(states), Expected: t.expectedObservables(states)}
 	}
-	args := make([]Value, len(ev.Args))
+	args := make([]model.Value, len(ev.Args))
 	for i, x := range ev.Args {
 		v, err := t.bind.FromWire(x)
 		if err != nil {
@@ -558,11 +560,11 @@ func (t *tester) observe(states []State, ev *Event) ([]State, []Value, Kind, *Fa
 		args[i] = v
 	}
 	kind := t.cfg.Actions[ai].Kind
-	label := (&GTrans{Action: ev.Action, Args: args, Kind: kind}).Label()
+	label := (&explore.GTrans{Action: ev.Action, Args: args, Kind: kind}).Label()
 	if len(args) != len(t.info.Actions[ai].Params) {
 		return nil, nil, 0, &Failure{Kind: FailProtocol, Message: fmt.Sprintf("%s: %s takes %d arguments", label, ev.Action, len(t.info.Actions[ai].Params)), States: t.describe(states)}
 	}
-	var next []State
+	var next []model.State
 	seen := map[string]bool{}
 	for _, s := range states {
 		outs, _, err := t.w.Step(s, ai, args)
@@ -591,17 +593,17 @@ func (t *tester) observe(states []State, ev *Event) ([]State, []Value, Kind, *Fa
 }
 
 // expectedObservables lists the observable steps the model allows.
-func (t *tester) expectedObservables(states []State) []string {
+func (t *tester) expectedObservables(states []model.State) []string {
 	set := map[string]bool{}
 	for _, s := range states {
 		for ai, a := range t.info.Actions {
 			ac := &t.cfg.Actions[ai]
-			if ac.Exclude || ac.Kind != Observable {
+			if ac.Exclude || ac.Kind != model.Observable {
 				continue
 			}
-			t.combos(s, ai, func(args []Value) error {
+			t.combos(s, ai, func(args []model.Value) error {
 				if outs, _, err := t.w.Step(s, ai, args); err == nil && len(outs) > 0 {
-					set[(&GTrans{Action: a.Name, Args: args, Kind: Observable}).Label()] = true
+					set[(&explore.GTrans{Action: a.Name, Args: args, Kind: model.Observable}).Label()] = true
 				}
 				return nil
 			})
@@ -620,24 +622,24 @@ func (t *tester) expectedObservables(states []State) []string {
 
 type candidate struct {
 	action int
-	args   []Value
+	args   []model.Value
 	ak     string
 }
 
-func (c candidate) label(info *ModelInfo) string {
-	return info.Actions[c.action].Name + "(" + FormatArgs(c.args) + ")"
+func (c candidate) label(info *model.ModelInfo) string {
+	return info.Actions[c.action].Name + "(" + model.FormatArgs(c.args) + ")"
 }
 
 // candidates lists the controllable actions with inputs the tester may
 // choose: enabled (model precondition and scenario enabling condition) in
 // every state tracked, with a successor passing the filters, and with a
 // positive weight; only cleanup actions in the cleanup phase.
-func (t *tester) candidates(states []State, cleanup bool) ([]candidate, error) {
+func (t *tester) candidates(states []model.State, cleanup bool) ([]candidate, error) {
 	var out []candidate
 	first := states[0]
 	for ai := range t.info.Actions {
 		ac := &t.cfg.Actions[ai]
-		if ac.Exclude || ac.Kind != Controllable || (cleanup && !ac.Cleanup) {
+		if ac.Exclude || ac.Kind != model.Controllable || (cleanup && !ac.Cleanup) {
 			continue
 		}
 		if w, err := t.weight(first, ai); err != nil {
@@ -645,7 +647,7 @@ func (t *tester) candidates(states []State, cleanup bool) ([]candidate, error) {
 		} else if w <= 0 {
 			continue
 		}
-		err := t.combos(first, ai, func(args []Value) error {
+		err := t.combos(first, ai, func(args []model.Value) error {
 			for _, s := range states {
 				if ac.Enabled != nil {
 					v, err := t.w.Eval(ac.Enabled, s)
@@ -677,7 +679,7 @@ func (t *tester) candidates(states []State, cleanup bool) ([]candidate, error) {
 			}
 			ak := ""
 			for _, a := range args {
-				k, _ := Key(a)
+				k, _ := model.Key(a)
 				ak += k
 			}
 			out = append(out, candidate{action: ai, args: args, ak: ak})
@@ -690,7 +692,7 @@ func (t *tester) candidates(states []State, cleanup bool) ([]candidate, error) {
 	return out, nil
 }
 
-func (t *tester) passesFilters(s State) (bool, error) {
+func (t *tester) passesFilters(s model.State) (bool, error) {
 	if !t.cfg.NoModelFilter {
 		ok, err := t.w.StateFilter(s)
 		if err != nil || !ok {
@@ -711,7 +713,7 @@ func (t *tester) passesFilters(s State) (bool, error) {
 
 // weight is ω(s, m): the per-state weight expression, or the decrementing
 // count max(count − #(m), 0), or 1.
-func (t *tester) weight(s State, ai int) (float64, error) {
+func (t *tester) weight(s model.State, ai int) (float64, error) {
 	ac := &t.cfg.Actions[ai]
 	if ac.Count > 0 {
 		return float64(max(ac.Count-t.counts[ai], 0)), nil
@@ -725,7 +727,7 @@ func (t *tester) weight(s State, ai int) (float64, error) {
 	}
 	f, ok := number(v)
 	if !ok {
-		return 0, fmt.Errorf("weight `%s` of %s must give a number, not %s", ac.Weight.Source(), t.info.Actions[ai].Name, Format(v))
+		return 0, fmt.Errorf("weight `%s` of %s must give a number, not %s", ac.Weight.Source(), t.info.Actions[ai].Name, model.Format(v))
 	}
 	return f, nil
 }
@@ -733,7 +735,7 @@ func (t *tester) weight(s State, ai int) (float64, error) {
 // choose picks an action method by weight, then inputs uniformly. The
 // coverage strategy first narrows the candidates to transitions not taken
 // yet, when there are any.
-func (t *tester) choose(states []State, cands []candidate) candidate {
+func (t *tester) choose(states []model.State, cands []candidate) candidate {
 	if t.tc.Strategy == "coverage" {
 		var fresh []candidate
 		for _, c := range cands {
@@ -774,15 +776,15 @@ func (t *tester) choose(states []State, cands []candidate) candidate {
 	return opts[t.rng.IntN(len(opts))]
 }
 
-func (t *tester) takenFrom(s State, c candidate) bool {
+func (t *tester) takenFrom(s model.State, c candidate) bool {
 	return t.taken[s.Key()+"\x00"+t.info.Actions[c.action].Name+"\x00"+c.ak]
 }
 
 // control applies a controllable step with the implementation's output:
 // the states whose outcome matches it.
-func (t *tester) control(states []State, c candidate, out any) ([]State, Value, []string, error) {
-	var next []State
-	var output Value
+func (t *tester) control(states []model.State, c candidate, out any) ([]model.State, model.Value, []string, error) {
+	var next []model.State
+	var output model.Value
 	seen := map[string]bool{}
 	var expected []string
 	for _, s := range states {
@@ -801,7 +803,7 @@ func (t *tester) control(states []State, c candidate, out any) ([]State, Value, 
 					output = o.Output
 				}
 			} else {
-				expected = append(expected, c.label(t.info)+"/"+Format(o.Output))
+				expected = append(expected, c.label(t.info)+"/"+model.Format(o.Output))
 			}
 		}
 	}
@@ -812,7 +814,7 @@ func (t *tester) control(states []State, c candidate, out any) ([]State, Value, 
 	return closed, output, expected, err
 }
 
-func number(v Value) (float64, bool) {
+func number(v model.Value) (float64, bool) {
 	switch x := v.(type) {
 	case starlark.Int:
 		n, ok := x.Int64()

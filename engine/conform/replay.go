@@ -1,4 +1,4 @@
-package engine
+package conform
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 	"go.starlark.net/starlark"
 )
 
@@ -82,7 +84,7 @@ type resolved struct {
 	rec    *Record
 	index  int
 	action int
-	args   []Value
+	args   []model.Value
 	thread string
 }
 
@@ -90,7 +92,7 @@ type resolved struct {
 // events in order, tracking every state the model may be in (closed under
 // internal actions and choose()), and gives pass, fail (at the first event
 // no candidate state accepts) or inconclusive (a bound was hit).
-func Replay(ctx context.Context, m Model, cfg *Config, recs []Record, rc ReplayConfig) (*ReplayResult, error) {
+func Replay(ctx context.Context, m model.Model, cfg *explore.Config, recs []Record, rc ReplayConfig) (*ReplayResult, error) {
 	if rc.MaxStates <= 0 {
 		rc.MaxStates = 1000
 	}
@@ -127,7 +129,7 @@ func Replay(ctx context.Context, m Model, cfg *Config, recs []Record, rc ReplayC
 	if err != nil {
 		return nil, err
 	}
-	states, err := t.closure([]State{st0})
+	states, err := t.closure([]model.State{st0})
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +148,7 @@ func Replay(ctx context.Context, m Model, cfg *Config, recs []Record, rc ReplayC
 		// Candidates: the first pending event, then (with a window) later
 		// ones of threads with nothing pending before them.
 		matched := -1
-		var next []State
+		var next []model.State
 		blocked := map[string]bool{}
 		for k := 0; k < len(pending) && k <= rc.Window; k++ {
 			ev := pending[k]
@@ -171,7 +173,7 @@ func Replay(ctx context.Context, m Model, cfg *Config, recs []Record, rc ReplayC
 			ev := pending[0]
 			res.Verdict = Fail
 			res.Failure = &ReplayFailure{Index: ev.index, Line: ev.rec.Line, Event: ev.rec.String(),
-				Message:  fmt.Sprintf("no state the model may be in accepts %s", (&GTrans{Action: info.Actions[ev.action].Name, Args: ev.args}).Label()),
+				Message:  fmt.Sprintf("no state the model may be in accepts %s", (&explore.GTrans{Action: info.Actions[ev.action].Name, Args: ev.args}).Label()),
 				States:   t.describe(states),
 				Expected: t.enabledLabels(states)}
 			return res, nil
@@ -186,12 +188,12 @@ func Replay(ctx context.Context, m Model, cfg *Config, recs []Record, rc ReplayC
 		}
 		states = next
 		res.Matched++
-		res.Path = append(res.Path, ReplayStep{Index: ev.index, Line: ev.rec.Line, Label: (&GTrans{Action: info.Actions[ev.action].Name, Args: ev.args, Kind: cfg.Actions[ev.action].Kind}).Label(), States: keys(states)})
+		res.Path = append(res.Path, ReplayStep{Index: ev.index, Line: ev.rec.Line, Label: (&explore.GTrans{Action: info.Actions[ev.action].Name, Args: ev.args, Kind: cfg.Actions[ev.action].Kind}).Label(), States: keys(states)})
 	}
 	if rc.RequireAccepting {
 		ok := false
 		for _, s := range states {
-			if a, err := t.accepting([]State{s}); err == nil && a {
+			if a, err := t.accepting([]model.State{s}); err == nil && a {
 				ok = true
 			}
 		}
@@ -204,8 +206,8 @@ func Replay(ctx context.Context, m Model, cfg *Config, recs []Record, rc ReplayC
 }
 
 // replayStep applies a recorded event to every candidate state.
-func (t *tester) replayStep(states []State, ev resolved) ([]State, error) {
-	var next []State
+func (t *tester) replayStep(states []model.State, ev resolved) ([]model.State, error) {
+	var next []model.State
 	seen := map[string]bool{}
 	for _, s := range states {
 		outs, _, err := t.w.Step(s, ev.action, ev.args)
@@ -217,8 +219,8 @@ func (t *tester) replayStep(states []State, ev resolved) ([]State, error) {
 				continue // a model error is no reproduction
 			}
 			if ev.rec.HasOutput {
-				k1, _ := Key(o.Output)
-				k2, _ := Key(ev.rec.Output)
+				k1, _ := model.Key(o.Output)
+				k2, _ := model.Key(ev.rec.Output)
 				if k1 != k2 {
 					continue
 				}
@@ -233,17 +235,17 @@ func (t *tester) replayStep(states []State, ev resolved) ([]State, error) {
 }
 
 // enabledLabels lists what the states would accept, for failure reports.
-func (t *tester) enabledLabels(states []State) []string {
+func (t *tester) enabledLabels(states []model.State) []string {
 	set := map[string]bool{}
 	for _, s := range states {
 		for ai, a := range t.info.Actions {
 			ac := &t.cfg.Actions[ai]
-			if ac.Exclude || ac.Kind == Internal {
+			if ac.Exclude || ac.Kind == model.Internal {
 				continue
 			}
-			t.combos(s, ai, func(args []Value) error {
+			t.combos(s, ai, func(args []model.Value) error {
 				if outs, _, err := t.w.Step(s, ai, args); err == nil && len(outs) > 0 {
-					set[(&GTrans{Action: a.Name, Args: args, Kind: ac.Kind}).Label()] = true
+					set[(&explore.GTrans{Action: a.Name, Args: args, Kind: ac.Kind}).Label()] = true
 				}
 				return nil
 			})
@@ -260,7 +262,7 @@ func (t *tester) enabledLabels(states []State) []string {
 	return out
 }
 
-func resolveRecord(info *ModelInfo, byName map[string]int, r *Record, rc ReplayConfig) (resolved, bool, error) {
+func resolveRecord(info *model.ModelInfo, byName map[string]int, r *Record, rc ReplayConfig) (resolved, bool, error) {
 	mp := rc.Mappings[r.Name]
 	action := r.Name
 	if mp != nil {
@@ -308,9 +310,9 @@ func resolveRecord(info *ModelInfo, byName map[string]int, r *Record, rc ReplayC
 
 // attrValue reads an attribute as a model value: an integer, a boolean, None,
 // or else the string.
-func attrValue(s string) Value {
+func attrValue(s string) model.Value {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return Int(int(n))
+		return model.Int(int(n))
 	}
 	switch s {
 	case "true", "True":
@@ -320,5 +322,5 @@ func attrValue(s string) Value {
 	case "null", "None":
 		return starlark.None
 	}
-	return Str(s)
+	return model.Str(s)
 }

@@ -1,4 +1,4 @@
-package engine
+package model
 
 import (
 	"bytes"
@@ -122,6 +122,8 @@ func appendStr(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
+// AppendValuePath appends the canonical encoding of v to b; path names
+// where v stands (for example "input" or "output") in errors.
 func AppendValuePath(b []byte, v Value, path string) ([]byte, error) {
 	switch x := v.(type) {
 	case starlark.NoneType:
@@ -433,4 +435,5 @@ func deepCopy(v Value) Value {
 	return v
 }
 
+// None is the model value None.
 var None Value = starlark.None

@@ -1,50 +1,51 @@
-package engine_test
+package explore_test
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 )
 
 // stackModel is a bounded stack as a Go-native model. The state is a string
 // of digits (immutable, so steps cannot change it by accident).
-func stackModel(capacity int) engine.Model {
-	digits := []engine.Value{engine.Int(1), engine.Int(2)}
-	m, err := engine.Native(&engine.NativeModel[string]{
+func stackModel(capacity int) model.Model {
+	digits := []model.Value{model.Int(1), model.Int(2)}
+	m, err := model.Native(&model.NativeModel[string]{
 		Name:   "stack",
 		Vars:   []string{"stack"},
 		Init:   func() string { return "" },
 		Encode: func(dst []byte, s string) []byte { return append(dst, s...) },
 		Decode: func(key []byte) (string, error) { return string(key), nil },
-		Show: func(s string) []engine.Value {
-			var vs []engine.Value
+		Show: func(s string) []model.Value {
+			var vs []model.Value
 			for _, c := range s {
-				vs = append(vs, engine.Int(int(c-'0')))
+				vs = append(vs, model.Int(int(c-'0')))
 			}
-			return []engine.Value{engine.Tuple(vs...)}
+			return []model.Value{model.Tuple(vs...)}
 		},
-		Actions: []engine.NativeAction[string]{
+		Actions: []model.NativeAction[string]{
 			{Name: "Push", Params: []string{"x"},
-				Domains: []func(string) []engine.Value{func(string) []engine.Value { return digits }},
-				Step: func(s string, args []engine.Value) (string, engine.Value, bool, string) {
+				Domains: []func(string) []model.Value{func(string) []model.Value { return digits }},
+				Step: func(s string, args []model.Value) (string, model.Value, bool, string) {
 					if len(s) >= capacity {
 						return s, nil, false, "the stack is full"
 					}
-					x, _ := engine.AsInt(args[0])
+					x, _ := model.AsInt(args[0])
 					return s + string(rune('0'+x)), nil, true, ""
 				}},
 			{Name: "Pop",
-				Step: func(s string, _ []engine.Value) (string, engine.Value, bool, string) {
+				Step: func(s string, _ []model.Value) (string, model.Value, bool, string) {
 					if s == "" {
 						return s, nil, false, "the stack is empty"
 					}
-					return s[:len(s)-1], engine.Int(int(s[len(s)-1] - '0')), true, ""
+					return s[:len(s)-1], model.Int(int(s[len(s)-1] - '0')), true, ""
 				}},
 		},
 		Accepting: func(s string) bool { return s == "" },
-		Properties: map[string]func(string) engine.Value{
-			"size": func(s string) engine.Value { return engine.Int(len(s)) },
+		Properties: map[string]func(string) model.Value{
+			"size": func(s string) model.Value { return model.Int(len(s)) },
 		},
 	})
 	if err != nil {
@@ -54,9 +55,9 @@ func stackModel(capacity int) engine.Model {
 }
 
 // A Go-native model explores like a Starlark one.
-func ExampleNative() {
+func Example_native() {
 	m := stackModel(2)
-	x, err := engine.Explore(context.Background(), m, nil)
+	x, err := explore.Explore(context.Background(), m, nil)
 	if err != nil {
 		panic(err)
 	}

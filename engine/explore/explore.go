@@ -1,4 +1,4 @@
-package engine
+package explore
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modex/modex/engine/model"
 	"go.starlark.net/starlark"
 )
 
@@ -48,21 +49,21 @@ type Stats struct {
 
 // Exploration is the result of exploring a model under a configuration.
 type Exploration struct {
-	Model  Model
+	Model  model.Model
 	Config *Config
 	States []MState
 	Trans  []MTrans
 	Stats  Stats
 	// ArgTable and OutTable hold the distinct input tuples and outputs.
-	ArgTable [][]Value
-	OutTable []Value
+	ArgTable [][]model.Value
+	OutTable []model.Value
 }
 
 // ArgsOf returns the inputs of a transition.
-func (x *Exploration) ArgsOf(t *MTrans) []Value { return x.ArgTable[t.Args] }
+func (x *Exploration) ArgsOf(t *MTrans) []model.Value { return x.ArgTable[t.Args] }
 
 // OutputOf returns the output of a transition (None when there is none).
-func (x *Exploration) OutputOf(t *MTrans) Value { return x.OutTable[t.Out] }
+func (x *Exploration) OutputOf(t *MTrans) model.Value { return x.OutTable[t.Out] }
 
 const filteredID = -1
 
@@ -75,9 +76,9 @@ func (e *explorer) hash(key string) hkey {
 
 // expWorker is a model worker with the explorer's scratch space.
 type expWorker struct {
-	Worker
+	model.Worker
 	buf   []byte
-	doms  [][]Value
+	doms  [][]model.Value
 	dkeys [][]string
 	idx   []int
 	// trans is this worker's slab of pending transitions for the level:
@@ -86,7 +87,7 @@ type expWorker struct {
 	// infos is a slab of target infos, handed out one by one.
 	infos []targetInfo
 	// keys caches the canonical keys of scalar domain values.
-	keys map[Value]string
+	keys map[model.Value]string
 }
 
 // info hands out a zeroed targetInfo from the worker's slab.
@@ -99,23 +100,23 @@ func (w *expWorker) info() *targetInfo {
 }
 
 // key returns the canonical key of a domain value, cached for scalars.
-func (w *expWorker) key(v Value) string {
+func (w *expWorker) key(v model.Value) string {
 	switch v.(type) {
-	case starlark.Int, starlark.String, starlark.Bool, starlark.NoneType, Object:
+	case starlark.Int, starlark.String, starlark.Bool, starlark.NoneType, model.Object:
 		if k, ok := w.keys[v]; ok {
 			return k
 		}
-		w.buf, _ = AppendValuePath(w.buf[:0], v, "input")
+		w.buf, _ = model.AppendValuePath(w.buf[:0], v, "input")
 		k := string(w.buf)
 		if w.keys == nil {
-			w.keys = map[Value]string{}
+			w.keys = map[model.Value]string{}
 		}
 		if len(w.keys) < 1<<16 {
 			w.keys[v] = k
 		}
 		return k
 	}
-	w.buf, _ = AppendValuePath(w.buf[:0], v, "input")
+	w.buf, _ = model.AppendValuePath(w.buf[:0], v, "input")
 	return string(w.buf)
 }
 
@@ -143,9 +144,9 @@ type pendTrans struct {
 }
 
 type pendExtra struct {
-	args    []Value
+	args    []model.Value
 	argsKey string
-	out     Value
+	out     model.Value
 	outKey  string
 	err     error
 }
@@ -159,8 +160,8 @@ type srcResult struct {
 
 type explorer struct {
 	ctx     context.Context
-	m       Model
-	info    *ModelInfo
+	m       model.Model
+	info    *model.ModelInfo
 	cfg     *Config
 	workers []*expWorker
 	ex      *Exploration
@@ -187,7 +188,7 @@ type explorer struct {
 // fails, a domain is missing); model errors met on the way become error
 // states. A cancelled or bounded exploration returns what it found, marked
 // incomplete.
-func Explore(ctx context.Context, m Model, cfg *Config) (*Exploration, error) {
+func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, error) {
 	if cfg == nil {
 		cfg = DefaultConfig(m)
 	}
@@ -388,11 +389,11 @@ func (e *explorer) errorState(msg string, depth int32) int32 {
 
 // evalTarget evaluates filters, groupings, acceptance and the invariant of a
 // newly reached state.
-func (e *explorer) evalTarget(w Worker, st State, initial bool) *targetInfo {
+func (e *explorer) evalTarget(w model.Worker, st model.State, initial bool) *targetInfo {
 	return e.evalTargetInto(w, st, initial, &targetInfo{})
 }
 
-func (e *explorer) evalTargetInto(w Worker, st State, initial bool, info *targetInfo) *targetInfo {
+func (e *explorer) evalTargetInto(w model.Worker, st model.State, initial bool, info *targetInfo) *targetInfo {
 	if !initial {
 		if !e.cfg.NoModelFilter {
 			ok, err := w.StateFilter(st)
@@ -423,7 +424,7 @@ func (e *explorer) evalTargetInto(w Worker, st State, initial bool, info *target
 			info.err = err
 			return info
 		}
-		k, err := Key(v)
+		k, err := model.Key(v)
 		if err != nil {
 			info.err = fmt.Errorf("grouping `%s`: %v", g.Source(), err)
 			return info
@@ -432,11 +433,11 @@ func (e *explorer) evalTargetInto(w Worker, st State, initial bool, info *target
 		if i > 0 {
 			info.label += " | "
 		}
-		info.label += Format(v)
+		info.label += model.Format(v)
 	}
 	var err error
 	if e.cfg.Accepting != nil {
-		var v Value
+		var v model.Value
 		v, err = w.Eval(e.cfg.Accepting, st)
 		info.accepting = err == nil && bool(v.Truth())
 	} else {
@@ -518,7 +519,7 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (r
 		errTrans := func(err error) {
 			res.trans = append(res.trans, pendTrans{action: int32(ai), argsID: -1, outID: -1, first: true, x: &pendExtra{err: err}})
 		}
-		if ac.Enabled != nil && ac.Kind == Controllable {
+		if ac.Enabled != nil && ac.Kind == model.Controllable {
 			v, err := w.Eval(ac.Enabled, st)
 			if err != nil {
 				if e.ctx.Err() != nil {
@@ -540,7 +541,7 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (r
 		empty := false
 		var derr error
 		for p := range a.Params {
-			var vals []Value
+			var vals []model.Value
 			vals, derr = ParamDomain(w.Worker, e.info, ac, st, ai, p)
 			if derr != nil {
 				break
@@ -588,14 +589,14 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (r
 				}
 			}
 			argsID, known := e.argIDs[argsKey]
-			var args []Value
+			var args []model.Value
 			if !known {
 				argsID = -1
 			}
 			if known {
 				args = e.ex.ArgTable[argsID]
 			} else {
-				args = make([]Value, len(doms))
+				args = make([]model.Value, len(doms))
 				for p := range doms {
 					args[p] = doms[p][idx[p]]
 				}
@@ -619,7 +620,7 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (r
 				if o.Err != nil {
 					extra().err = o.Err
 				} else {
-					w.buf, _ = AppendValuePath(w.buf[:0], o.Output, "output")
+					w.buf, _ = model.AppendValuePath(w.buf[:0], o.Output, "output")
 					if id, ok := e.outIDs[string(w.buf)]; ok {
 						pt.outID = id
 					} else {
@@ -655,7 +656,7 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (r
 
 // nextCombination advances idx, an odometer of indices into doms, to the
 // next combination of inputs; false when all have been visited.
-func nextCombination(idx []int, doms [][]Value) bool {
+func nextCombination(idx []int, doms [][]model.Value) bool {
 	for p := len(idx) - 1; p >= 0; p-- {
 		idx[p]++
 		if idx[p] < len(doms[p]) {
@@ -666,7 +667,7 @@ func nextCombination(idx []int, doms [][]Value) bool {
 	return false
 }
 
-func exprPos(x Expr) string {
+func exprPos(x model.Expr) string {
 	if p := x.Pos(); p.File != "" {
 		return p.String()
 	}
@@ -767,7 +768,7 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 
 // StateVars decodes the variables of model state i (nil for error states
 // that stand for a model error).
-func (x *Exploration) StateVars(w Worker, i int) ([]Var, error) {
+func (x *Exploration) StateVars(w model.Worker, i int) ([]model.Var, error) {
 	s := &x.States[i]
 	if s.ModelErr {
 		return nil, nil
@@ -802,7 +803,7 @@ func (e *explorer) internOut(pt pendTrans) int32 {
 	id := int32(len(e.ex.OutTable))
 	out := pt.x.out
 	if out == nil {
-		out = None
+		out = model.None
 	}
 	e.ex.OutTable = append(e.ex.OutTable, out)
 	e.outIDs[pt.x.outKey] = id

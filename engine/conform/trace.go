@@ -1,4 +1,4 @@
-package engine
+package conform
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/modex/modex/engine/model"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 )
@@ -25,10 +26,10 @@ type Attr struct {
 // Record is one event of a recorded trace.
 type Record struct {
 	Name  string
-	Attrs []Attr  // XML and JSON-lines traces
-	Args  []Value // plain traces: the inputs, in order
+	Attrs []Attr        // XML and JSON-lines traces
+	Args  []model.Value // plain traces: the inputs, in order
 	// Output is the recorded output of a plain-trace line Name(...)/out.
-	Output    Value
+	Output    model.Value
 	HasOutput bool
 	Line      int // 1-based line in the trace file
 }
@@ -53,12 +54,12 @@ func (r *Record) String() string {
 		}
 	} else {
 		for _, a := range r.Args {
-			parts = append(parts, Format(a))
+			parts = append(parts, model.Format(a))
 		}
 	}
 	s := r.Name + "(" + strings.Join(parts, ", ") + ")"
 	if r.HasOutput {
-		s += "/" + Format(r.Output)
+		s += "/" + model.Format(r.Output)
 	}
 	return s
 }
@@ -261,7 +262,7 @@ func parsePlainRecord(text string) (Record, error) {
 
 // literal evaluates a literal expression; identifiers like Client1 are
 // objects, None/True/False as usual.
-func literal(x syntax.Expr) (v Value, err error) {
+func literal(x syntax.Expr) (v model.Value, err error) {
 	defer func() {
 		if r := recover(); r != nil { // the compiler rejects some odd trees by panicking
 			v, err = nil, fmt.Errorf("not a literal value")
@@ -281,7 +282,7 @@ func literal(x syntax.Expr) (v Value, err error) {
 					return false
 				}
 				n, _ := strconv.Atoi(m[2])
-				env[e.Name] = Object{Kind: m[1], N: n}
+				env[e.Name] = model.Object{Kind: m[1], N: n}
 			}
 		case *syntax.CallExpr, *syntax.LambdaExpr, *syntax.Comprehension:
 			bad = fmt.Errorf("only literal values may appear in a trace")

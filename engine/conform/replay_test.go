@@ -1,4 +1,4 @@
-package engine_test
+package conform_test
 
 import (
 	"context"
@@ -6,26 +6,28 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 )
 
-func chatModel(t testing.TB) (*engine.StarModel, *engine.Config) {
-	m, err := engine.LoadStarlark("../projects/chat/chat.star")
+func chatModel(t testing.TB) (*model.StarModel, *explore.Config) {
+	m, err := model.LoadStarlark("../../projects/chat/chat.star")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := engine.DefaultConfig(m)
+	cfg := explore.DefaultConfig(m)
 	return m, cfg
 }
 
-func replayText(t *testing.T, text string, rc engine.ReplayConfig) *engine.ReplayResult {
+func replayText(t *testing.T, text string, rc conform.ReplayConfig) *conform.ReplayResult {
 	t.Helper()
 	m, cfg := chatModel(t)
-	recs, err := engine.ParseTrace("t.trace", []byte(text))
+	recs, err := conform.ParseTrace("t.trace", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := engine.Replay(context.Background(), m, cfg, recs, rc)
+	res, err := conform.Replay(context.Background(), m, cfg, recs, rc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,15 +42,15 @@ Enter(Client2)
 
 func TestReplayVerdicts(t *testing.T) {
 	// Pass: every event reproduced.
-	res := replayText(t, chatPrefix+"Post(Client1, \"hi\")\n?Deliver(Client1, Client2, \"hi\")\n", engine.ReplayConfig{RequireAccepting: true})
-	if res.Verdict != engine.Pass || res.Matched != 6 {
+	res := replayText(t, chatPrefix+"Post(Client1, \"hi\")\n?Deliver(Client1, Client2, \"hi\")\n", conform.ReplayConfig{RequireAccepting: true})
+	if res.Verdict != conform.Pass || res.Matched != 6 {
 		t.Fatalf("pass: %+v", res)
 	}
 	// Fail: bye delivered before hi; the divergence names the event and
 	// what the model would have accepted.
-	res = replayText(t, chatPrefix+"Post(Client1, \"hi\")\nPost(Client1, \"bye\")\n?Deliver(Client1, Client2, \"bye\")\n", engine.ReplayConfig{})
+	res = replayText(t, chatPrefix+"Post(Client1, \"hi\")\nPost(Client1, \"bye\")\n?Deliver(Client1, Client2, \"bye\")\n", conform.ReplayConfig{})
 	f := res.Failure
-	if res.Verdict != engine.Fail || f == nil || f.Index != 6 || f.Line != 7 || !strings.Contains(f.Event, `"bye"`) {
+	if res.Verdict != conform.Fail || f == nil || f.Index != 6 || f.Line != 7 || !strings.Contains(f.Event, `"bye"`) {
 		t.Fatalf("fail: %+v %+v", res, f)
 	}
 	found := false
@@ -59,18 +61,18 @@ func TestReplayVerdicts(t *testing.T) {
 		t.Errorf("expected %v, states %v", f.Expected, f.States)
 	}
 	// Output mismatch: Create returns Client1, not Client2.
-	res = replayText(t, "Create()/Client2\n", engine.ReplayConfig{})
-	if res.Verdict != engine.Fail {
+	res = replayText(t, "Create()/Client2\n", conform.ReplayConfig{})
+	if res.Verdict != conform.Fail {
 		t.Errorf("wrong output replayed: %+v", res)
 	}
 	// Accepting: a pending delivery at the end fails when asked.
-	res = replayText(t, chatPrefix+"Post(Client1, \"hi\")\n", engine.ReplayConfig{RequireAccepting: true})
-	if res.Verdict != engine.Fail || !strings.Contains(res.Failure.Message, "accepting") {
+	res = replayText(t, chatPrefix+"Post(Client1, \"hi\")\n", conform.ReplayConfig{RequireAccepting: true})
+	if res.Verdict != conform.Fail || !strings.Contains(res.Failure.Message, "accepting") {
 		t.Errorf("non-accepting end: %+v", res)
 	}
 	// Empty trace: nothing to contradict.
-	res = replayText(t, "", engine.ReplayConfig{})
-	if res.Verdict != engine.Pass || res.Total != 0 {
+	res = replayText(t, "", conform.ReplayConfig{})
+	if res.Verdict != conform.Pass || res.Total != 0 {
 		t.Errorf("empty trace: %+v", res)
 	}
 }
@@ -78,11 +80,11 @@ func TestReplayVerdicts(t *testing.T) {
 // The thread-pool model resolves its scheduling choice by search; a bound
 // too small for the candidates makes the verdict inconclusive.
 func TestReplayNondeterminismAndBound(t *testing.T) {
-	m, err := engine.LoadStarlark("../projects/threadpool/threadpool.star")
+	m, err := model.LoadStarlark("../../projects/threadpool/threadpool.star")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := engine.DefaultConfig(m)
+	cfg := explore.DefaultConfig(m)
 	trace := `<trace>
   <createThreads thread="b" number="2" time="1"/>
   <starting thread="w1" time="2"/>
@@ -94,16 +96,16 @@ func TestReplayNondeterminismAndBound(t *testing.T) {
   <waiting thread="w2" time="8"/>
   <killThreads thread="b" number="2" time="9"/>
 </trace>`
-	recs, err := engine.ParseTrace("pool.xml", []byte(trace))
+	recs, err := conform.ParseTrace("pool.xml", []byte(trace))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := engine.Replay(context.Background(), m, cfg, recs, engine.ReplayConfig{RequireAccepting: true})
-	if err != nil || res.Verdict != engine.Pass || res.MaxStates < 3 {
+	res, err := conform.Replay(context.Background(), m, cfg, recs, conform.ReplayConfig{RequireAccepting: true})
+	if err != nil || res.Verdict != conform.Pass || res.MaxStates < 3 {
 		t.Fatalf("%v %+v", err, res)
 	}
-	res, err = engine.Replay(context.Background(), m, cfg, recs, engine.ReplayConfig{MaxStates: 2})
-	if err != nil || res.Verdict != engine.Inconclusive || !strings.Contains(res.Reason, "more than 2 states") {
+	res, err = conform.Replay(context.Background(), m, cfg, recs, conform.ReplayConfig{MaxStates: 2})
+	if err != nil || res.Verdict != conform.Inconclusive || !strings.Contains(res.Reason, "more than 2 states") {
 		t.Fatalf("bound: %v %+v", err, res)
 	}
 }
@@ -113,30 +115,30 @@ func TestReplayWindow(t *testing.T) {
 	m, cfg := chatModel(t)
 	// Enter is only possible once both clients exist: recorded before the
 	// second Create (another thread), it needs the window.
-	recs, err := engine.ParseTrace("w.jsonl", []byte(`{"event":"Create","thread":"main"}
+	recs, err := conform.ParseTrace("w.jsonl", []byte(`{"event":"Create","thread":"main"}
 {"event":"Enter","thread":"t1","c":"Client1"}
 {"event":"Create","thread":"main"}
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := engine.ReplayConfig{}
+	rc := conform.ReplayConfig{}
 	// Enter needs both clients (mode "entering"): in order it fails...
-	if res, err := engine.Replay(context.Background(), m, cfg, recs, rc); err != nil || res.Verdict != engine.Fail {
+	if res, err := conform.Replay(context.Background(), m, cfg, recs, rc); err != nil || res.Verdict != conform.Fail {
 		t.Fatalf("in order: %v %+v", err, res)
 	}
 	// ...with a window, the main thread's Create may match first.
 	rc.Window = 2
-	res, err := engine.Replay(context.Background(), m, cfg, recs, rc)
-	if err != nil || res.Verdict != engine.Pass || res.Path[1].Index != 2 || res.Path[2].Label != `Enter("Client1")` {
+	res, err := conform.Replay(context.Background(), m, cfg, recs, rc)
+	if err != nil || res.Verdict != conform.Pass || res.Path[1].Index != 2 || res.Path[2].Label != `Enter("Client1")` {
 		t.Fatalf("window: %v %+v", err, res)
 	}
 	// Events of one thread keep their order even within the window.
-	recs2, _ := engine.ParseTrace("w2.jsonl", []byte(`{"event":"Create","thread":"main"}
+	recs2, _ := conform.ParseTrace("w2.jsonl", []byte(`{"event":"Create","thread":"main"}
 {"event":"Enter","thread":"main","c":"Client1"}
 {"event":"Create","thread":"main"}
 `))
-	if res, _ := engine.Replay(context.Background(), m, cfg, recs2, rc); res.Verdict != engine.Fail {
+	if res, _ := conform.Replay(context.Background(), m, cfg, recs2, rc); res.Verdict != conform.Fail {
 		t.Errorf("same-thread events reordered: %+v", res)
 	}
 }
@@ -150,16 +152,16 @@ func TestMalformedTraces(t *testing.T) {
 		{"x.trace", "Create()\n# comment\nPost(Client1, hi)\n", "x.trace:3:"},
 		{"x.trace", "Create()\nPost(Client1, len([]))\n", "x.trace:2: only literal values"},
 	} {
-		_, err := engine.ParseTrace(tc.name, []byte(tc.text))
-		var te *engine.TraceError
+		_, err := conform.ParseTrace(tc.name, []byte(tc.text))
+		var te *conform.TraceError
 		if err == nil || !errors.As(err, &te) || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want %s...", tc.text, err, tc.want)
 		}
 	}
 	// A trace naming an event the model lacks is reported with its line.
 	m, cfg := chatModel(t)
-	recs, _ := engine.ParseTrace("u.trace", []byte("Create()/Client1\nShout()\n"))
-	_, err := engine.Replay(context.Background(), m, cfg, recs, engine.ReplayConfig{File: "u.trace"})
+	recs, _ := conform.ParseTrace("u.trace", []byte("Create()/Client1\nShout()\n"))
+	_, err := conform.Replay(context.Background(), m, cfg, recs, conform.ReplayConfig{File: "u.trace"})
 	if err == nil || !strings.Contains(err.Error(), `u.trace:2: event "Shout" maps to no action`) {
 		t.Errorf("unknown event: %v", err)
 	}
@@ -175,9 +177,9 @@ func FuzzParseTrace(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		recs, err := engine.ParseTrace("fuzz", data)
+		recs, err := conform.ParseTrace("fuzz", data)
 		if err != nil {
-			var te *engine.TraceError
+			var te *conform.TraceError
 			if !errors.As(err, &te) || te.Line < 1 {
 				t.Fatalf("error without a line: %v", err)
 			}

@@ -1,4 +1,4 @@
-package engine
+package conform
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/modex/modex/engine/model"
 	"go.starlark.net/starlark"
 )
 
@@ -22,13 +23,13 @@ import (
 
 // Binding maps model objects to implementation values and back.
 type Binding struct {
-	toImpl  map[Object]string // canonical JSON of the implementation value
-	toModel map[string]Object
+	toImpl  map[model.Object]string // canonical JSON of the implementation value
+	toModel map[string]model.Object
 }
 
 // NewBinding returns an empty binding.
 func NewBinding() *Binding {
-	return &Binding{toImpl: map[Object]string{}, toModel: map[string]Object{}}
+	return &Binding{toImpl: map[model.Object]string{}, toModel: map[string]model.Object{}}
 }
 
 // Len is the number of bound objects.
@@ -57,7 +58,7 @@ func CanonJSON(x any) string {
 }
 
 // ToWire converts a model value for the implementation.
-func (b *Binding) ToWire(v Value) (any, error) {
+func (b *Binding) ToWire(v model.Value) (any, error) {
 	switch x := v.(type) {
 	case nil, starlark.NoneType:
 		return nil, nil
@@ -73,7 +74,7 @@ func (b *Binding) ToWire(v Value) (any, error) {
 		return string(x), nil
 	case starlark.Bytes:
 		return map[string]any{"bytes": string(x)}, nil
-	case Object:
+	case model.Object:
 		w, ok := b.toImpl[x]
 		if !ok {
 			return nil, fmt.Errorf("object %s is not bound to an implementation value yet", x)
@@ -84,7 +85,7 @@ func (b *Binding) ToWire(v Value) (any, error) {
 	case starlark.Tuple:
 		return b.seqToWire(x)
 	case *starlark.List:
-		elems := make([]Value, x.Len())
+		elems := make([]model.Value, x.Len())
 		for i := range elems {
 			elems[i] = x.Index(i)
 		}
@@ -104,9 +105,9 @@ func (b *Binding) ToWire(v Value) (any, error) {
 		}
 		return map[string]any{"dict": items}, nil
 	case *starlark.Set:
-		var elems []Value
+		var elems []model.Value
 		it := x.Iterate()
-		var e Value
+		var e model.Value
 		for it.Next(&e) {
 			elems = append(elems, e)
 		}
@@ -117,7 +118,7 @@ func (b *Binding) ToWire(v Value) (any, error) {
 	return nil, fmt.Errorf("cannot send a %s to the implementation", v.Type())
 }
 
-func (b *Binding) seqToWire(xs []Value) ([]any, error) {
+func (b *Binding) seqToWire(xs []model.Value) ([]any, error) {
 	out := make([]any, len(xs))
 	for i, x := range xs {
 		w, err := b.ToWire(x)
@@ -131,7 +132,7 @@ func (b *Binding) seqToWire(xs []Value) ([]any, error) {
 
 // FromWire converts an implementation value to a model value: values bound
 // to objects become those objects; arrays become tuples.
-func (b *Binding) FromWire(x any) (Value, error) {
+func (b *Binding) FromWire(x any) (model.Value, error) {
 	if o, ok := b.toModel[CanonJSON(x)]; ok {
 		return o, nil
 	}
@@ -212,8 +213,8 @@ func (b *Binding) FromWire(x any) (Value, error) {
 
 // Match reports whether the implementation value x matches the model value
 // v, binding objects met for the first time (on success only).
-func (b *Binding) Match(v Value, x any) bool {
-	tentative := map[Object]string{}
+func (b *Binding) Match(v model.Value, x any) bool {
+	tentative := map[model.Object]string{}
 	if !b.match(v, x, tentative) {
 		return false
 	}
@@ -224,8 +225,8 @@ func (b *Binding) Match(v Value, x any) bool {
 	return true
 }
 
-func (b *Binding) match(v Value, x any, tent map[Object]string) bool {
-	if o, ok := v.(Object); ok {
+func (b *Binding) match(v model.Value, x any, tent map[model.Object]string) bool {
+	if o, ok := v.(model.Object); ok {
 		w := CanonJSON(x)
 		if bound, ok := b.toImpl[o]; ok {
 			return bound == w
@@ -244,7 +245,7 @@ func (b *Binding) match(v Value, x any, tent map[Object]string) bool {
 		tent[o] = w
 		return true
 	}
-	var elems []Value
+	var elems []model.Value
 	switch s := v.(type) {
 	case starlark.Tuple:
 		elems = s
@@ -257,8 +258,8 @@ func (b *Binding) match(v Value, x any, tent map[Object]string) bool {
 		if err != nil {
 			return false
 		}
-		k1, err1 := Key(v)
-		k2, err2 := Key(got)
+		k1, err1 := model.Key(v)
+		k2, err2 := model.Key(got)
 		return err1 == nil && err2 == nil && k1 == k2
 	}
 	arr, ok := x.([]any)

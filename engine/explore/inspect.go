@@ -1,8 +1,10 @@
-package engine
+package explore
 
 import (
 	"fmt"
 	"sort"
+
+	"github.com/modex/modex/engine/model"
 )
 
 // PathTo returns the transitions (indices into g.Trans) of a shortest path
@@ -21,7 +23,7 @@ func (g *Graph) PathTo(target int) []int {
 // not, why.
 type ActionStatus struct {
 	Action  string
-	Kind    Kind
+	Kind    model.Kind
 	Enabled int      // input combinations that are enabled
 	Tried   int      // input combinations tried
 	Reasons []string // distinct reasons for the disabled ones, sorted
@@ -31,7 +33,7 @@ type ActionStatus struct {
 // model state with the given key and reports, per action, how many are
 // enabled and why the others are not (require messages, the scenario's
 // enabling condition, empty domains, errors).
-func Explain(m Model, cfg *Config, key string) ([]ActionStatus, error) {
+func Explain(m model.Model, cfg *Config, key string) ([]ActionStatus, error) {
 	w, err := m.NewWorker()
 	if err != nil {
 		return nil, err
@@ -52,7 +54,7 @@ func Explain(m Model, cfg *Config, key string) ([]ActionStatus, error) {
 		}
 		as := ActionStatus{Action: a.Name, Kind: ac.Kind}
 		reasons := map[string]bool{}
-		if ac.Enabled != nil && ac.Kind == Controllable {
+		if ac.Enabled != nil && ac.Kind == model.Controllable {
 			v, err := w.Eval(ac.Enabled, st)
 			if err != nil {
 				reasons["enabling condition failed: "+err.Error()] = true
@@ -61,7 +63,7 @@ func Explain(m Model, cfg *Config, key string) ([]ActionStatus, error) {
 			}
 		}
 		if len(reasons) == 0 {
-			doms := make([][]Value, len(a.Params))
+			doms := make([][]model.Value, len(a.Params))
 			for p := range a.Params {
 				vals, err := ParamDomain(w, m.Info(), &ac, st, ai, p)
 				if err != nil {
@@ -72,14 +74,14 @@ func Explain(m Model, cfg *Config, key string) ([]ActionStatus, error) {
 				doms[p] = vals
 			}
 			if len(reasons) == 0 {
-				ForEachCombination(doms, func(args []Value) {
+				ForEachCombination(doms, func(args []model.Value) {
 					as.Tried++
 					outs, why, err := w.Step(st, ai, args)
 					switch {
 					case err != nil:
 						reasons[err.Error()] = true
 					case len(outs) == 0:
-						reasons[fmt.Sprintf("%s(%s): %s", a.Name, FormatArgs(args), why)] = true
+						reasons[fmt.Sprintf("%s(%s): %s", a.Name, model.FormatArgs(args), why)] = true
 					default:
 						as.Enabled++
 						for _, o := range outs {
@@ -100,10 +102,12 @@ func Explain(m Model, cfg *Config, key string) ([]ActionStatus, error) {
 	return out, nil
 }
 
-func ForEachCombination(doms [][]Value, f func([]Value)) {
+// ForEachCombination calls f with every combination of one value from each
+// domain, in odometer order (the last domain varies fastest).
+func ForEachCombination(doms [][]model.Value, f func([]model.Value)) {
 	idx := make([]int, len(doms))
 	for {
-		args := make([]Value, len(doms))
+		args := make([]model.Value, len(doms))
 		for p := range doms {
 			args[p] = doms[p][idx[p]]
 		}
@@ -116,7 +120,7 @@ func ForEachCombination(doms [][]Value, f func([]Value)) {
 
 // Find returns the model states (indices into x.States) where the
 // expression is true. Error states that stand for model errors are skipped.
-func (x *Exploration) Find(expr Expr) ([]int, error) {
+func (x *Exploration) Find(expr model.Expr) ([]int, error) {
 	w, err := x.Model.NewWorker()
 	if err != nil {
 		return nil, err

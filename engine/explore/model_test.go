@@ -1,27 +1,29 @@
-package engine_test
+package explore_test
 
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 )
 
-func mustLoad(t *testing.T, path string) *engine.StarModel {
+func mustLoad(t *testing.T, path string) *model.StarModel {
 	t.Helper()
-	m, err := engine.LoadStarlark(path)
+	m, err := model.LoadStarlark(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
 }
 
-func compile(t *testing.T, m engine.Model, src string) engine.Expr {
+func compile(t *testing.T, m model.Model, src string) model.Expr {
 	t.Helper()
-	x, err := m.Compile(src, engine.Pos{File: "test.toml", Line: 3, Col: 10})
+	x, err := m.Compile(src, model.Pos{File: "test.toml", Line: 3, Col: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +41,7 @@ func TestLoadErrors(t *testing.T) {
 		{"testdata/bad/noactions.star", "testdata/bad/noactions.star:1:1", "declares no actions"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			_, err := engine.LoadStarlark(tc.file)
+			_, err := model.LoadStarlark(tc.file)
 			if err == nil {
 				t.Fatal("loaded a bad model")
 			}
@@ -65,17 +67,17 @@ func TestExplorationErrors(t *testing.T) {
 	} {
 		t.Run(tc.file+tc.filter, func(t *testing.T) {
 			m := mustLoad(t, "testdata/bad/"+tc.file)
-			cfg := engine.DefaultConfig(m)
+			cfg := explore.DefaultConfig(m)
 			cfg.StepBudget = 20000
 			cfg.MaxStates = 50
 			if tc.filter != "" {
-				cfg.Filters = []engine.Expr{compile(t, m, tc.filter)}
+				cfg.Filters = []model.Expr{compile(t, m, tc.filter)}
 			}
 			done := make(chan struct{})
-			var x *engine.Exploration
+			var x *explore.Exploration
 			var err error
 			go func() {
-				x, err = engine.Explore(context.Background(), m, cfg)
+				x, err = explore.Explore(context.Background(), m, cfg)
 				close(done)
 			}()
 			select {
@@ -109,8 +111,8 @@ func TestExplorationErrors(t *testing.T) {
 
 func TestMissingDomain(t *testing.T) {
 	m := mustLoad(t, "testdata/bad/nodomain.star")
-	_, err := engine.Explore(context.Background(), m, nil)
-	var md *engine.MissingDomainError
+	_, err := explore.Explore(context.Background(), m, nil)
+	var md *explore.MissingDomainError
 	if !errors.As(err, &md) {
 		t.Fatalf("got %v, want a missing-domain error", err)
 	}
@@ -126,7 +128,7 @@ func TestExpressionErrors(t *testing.T) {
 		{"undefined_prop(s)", "test.toml:3:10: in expression `undefined_prop(s)`: undefined: undefined_prop"},
 		{"", "empty expression"},
 	} {
-		_, err := m.Compile(tc.src, engine.Pos{File: "test.toml", Line: 3, Col: 10})
+		_, err := m.Compile(tc.src, model.Pos{File: "test.toml", Line: 3, Col: 10})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Compile(%q) = %v, want %q", tc.src, err, tc.want)
 		}
@@ -137,7 +139,7 @@ func TestExpressionErrors(t *testing.T) {
 // actions step on their own, and the invariant marks error states.
 func TestChooseNewInternal(t *testing.T) {
 	m := mustLoad(t, "testdata/choose.star")
-	x, err := engine.Explore(context.Background(), m, nil)
+	x, err := explore.Explore(context.Background(), m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +172,7 @@ func TestChooseNewInternal(t *testing.T) {
 	}
 	// Internal transitions leave passive states.
 	for _, tr := range g.Trans {
-		if tr.Kind == engine.Internal && g.States[tr.From].Kind != engine.Passive {
+		if tr.Kind == model.Internal && g.States[tr.From].Kind != explore.Passive {
 			t.Errorf("internal transition from a %s state", g.States[tr.From].Kind)
 		}
 	}
@@ -179,7 +181,7 @@ func TestChooseNewInternal(t *testing.T) {
 // load() reads files next to the model; sets are state values.
 func TestLoadAndSets(t *testing.T) {
 	m := mustLoad(t, "testdata/lib/counter.star")
-	x, err := engine.Explore(context.Background(), m, nil)
+	x, err := explore.Explore(context.Background(), m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +193,7 @@ func TestLoadAndSets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := engine.Format(vars[1].Value); vars[1].Name != "seen" || got != "set([1, 2])" {
+	if got := model.Format(vars[1].Value); vars[1].Name != "seen" || got != "set([1, 2])" {
 		t.Errorf("state 2 vars %v", vars)
 	}
 }
@@ -201,10 +203,10 @@ func TestLoadAndSets(t *testing.T) {
 func TestScenarioControl(t *testing.T) {
 	m := mustLoad(t, "testdata/choose.star")
 	info := m.Info()
-	cfg := engine.DefaultConfig(m)
+	cfg := explore.DefaultConfig(m)
 	never := compile(t, m, "False")
 	cfg.Actions[info.Action("Tick")].Enabled = never // internal: ignored
-	x, err := engine.Explore(context.Background(), m, cfg)
+	x, err := explore.Explore(context.Background(), m, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,45 +215,45 @@ func TestScenarioControl(t *testing.T) {
 		t.Fatal("no transitions")
 	}
 	cfg.Actions[info.Action("Toss")].Enabled = never
-	x, _ = engine.Explore(context.Background(), m, cfg)
+	x, _ = explore.Explore(context.Background(), m, cfg)
 	if len(x.States) != 1 || len(x.Trans) != 0 {
 		t.Errorf("Toss disabled: %d states %d transitions, want 1 and 0", len(x.States), len(x.Trans))
 	}
 	cfg.Actions[info.Action("Toss")].Enabled = nil
 	cfg.Actions[info.Action("Tick")].Exclude = true
-	cfg.Actions[info.Action("Reset")].Kind = engine.Observable
-	x, _ = engine.Explore(context.Background(), m, cfg)
+	cfg.Actions[info.Action("Reset")].Kind = model.Observable
+	x, _ = explore.Explore(context.Background(), m, cfg)
 	g := x.Graph()
 	for _, tr := range g.Trans {
 		if tr.Action == "Tick" {
 			t.Error("excluded action explored")
 		}
-		if tr.Action == "Reset" && (tr.Kind != engine.Observable || !strings.HasPrefix(tr.Label(), "?")) {
+		if tr.Action == "Reset" && (tr.Kind != model.Observable || !strings.HasPrefix(tr.Label(), "?")) {
 			t.Errorf("Reset kind %v label %s", tr.Kind, tr.Label())
 		}
 	}
 }
 
 func TestBounds(t *testing.T) {
-	m, err := engine.LoadStarlark("testdata/bigstack.star")
+	m, err := model.LoadStarlark("testdata/bigstack.star")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name    string
-		set     func(*engine.Config)
+		set     func(*explore.Config)
 		stopped string
-		check   func(*engine.Exploration) bool
+		check   func(*explore.Exploration) bool
 	}{
-		{"states", func(c *engine.Config) { c.MaxStates = 100 }, "max states", func(x *engine.Exploration) bool { return len(x.States) == 100 }},
-		{"transitions", func(c *engine.Config) { c.MaxTransitions = 50 }, "max transitions", func(x *engine.Exploration) bool { return len(x.Trans) == 50 }},
-		{"depth", func(c *engine.Config) { c.MaxDepth = 3 }, "max depth", func(x *engine.Exploration) bool { return len(x.States) == 15 }},
-		{"time", func(c *engine.Config) { c.MaxTime = time.Millisecond; c.Workers = 1 }, "max time", func(x *engine.Exploration) bool { return len(x.States) < 32767 }},
+		{"states", func(c *explore.Config) { c.MaxStates = 100 }, "max states", func(x *explore.Exploration) bool { return len(x.States) == 100 }},
+		{"transitions", func(c *explore.Config) { c.MaxTransitions = 50 }, "max transitions", func(x *explore.Exploration) bool { return len(x.Trans) == 50 }},
+		{"depth", func(c *explore.Config) { c.MaxDepth = 3 }, "max depth", func(x *explore.Exploration) bool { return len(x.States) == 15 }},
+		{"time", func(c *explore.Config) { c.MaxTime = time.Millisecond; c.Workers = 1 }, "max time", func(x *explore.Exploration) bool { return len(x.States) < 32767 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := engine.DefaultConfig(m)
+			cfg := explore.DefaultConfig(m)
 			tc.set(cfg)
-			x, err := engine.Explore(context.Background(), m, cfg)
+			x, err := explore.Explore(context.Background(), m, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -276,16 +278,16 @@ func TestBounds(t *testing.T) {
 
 // Cancelling returns the partial graph, marked incomplete.
 func TestCancel(t *testing.T) {
-	m, _ := engine.LoadStarlark("testdata/bigstack.star")
+	m, _ := model.LoadStarlark("testdata/bigstack.star")
 	ctx, cancel := context.WithCancel(context.Background())
-	cfg := engine.DefaultConfig(m)
+	cfg := explore.DefaultConfig(m)
 	cfg.ProgressEvery = time.Millisecond
-	cfg.Progress = func(p engine.Progress) {
+	cfg.Progress = func(p explore.Progress) {
 		if p.States > 1000 {
 			cancel()
 		}
 	}
-	x, err := engine.Explore(ctx, m, cfg)
+	x, err := explore.Explore(ctx, m, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,32 +302,32 @@ func TestCancel(t *testing.T) {
 // The timeout extension: passive states only where an observable action is
 // enabled, unless asked to keep them all; none when switched off.
 func TestTimeoutExtension(t *testing.T) {
-	m := mustLoad(t, "../projects/switch/switch.star")
-	count := func(cfg *engine.Config) (passive, timeouts, states int) {
-		x, err := engine.Explore(context.Background(), m, cfg)
+	m := mustLoad(t, "../../projects/switch/switch.star")
+	count := func(cfg *explore.Config) (passive, timeouts, states int) {
+		x, err := explore.Explore(context.Background(), m, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		g := x.Graph()
 		for _, s := range g.States {
-			if s.Kind == engine.Passive {
+			if s.Kind == explore.Passive {
 				passive++
 			}
 		}
 		for _, tr := range g.Trans {
-			if tr.Kind == engine.Timeout {
+			if tr.Kind == model.Timeout {
 				timeouts++
-				if tr.Label() != "" || g.States[tr.From].Kind != engine.Passive || g.States[tr.To].Model != g.States[tr.From].Model {
+				if tr.Label() != "" || g.States[tr.From].Kind != explore.Passive || g.States[tr.To].Model != g.States[tr.From].Model {
 					t.Errorf("bad timeout edge %+v", tr)
 				}
 			}
-			if tr.Kind == engine.Controllable && g.States[tr.From].Kind == engine.Passive {
+			if tr.Kind == model.Controllable && g.States[tr.From].Kind == explore.Passive {
 				t.Error("controllable action leaves a passive state")
 			}
 		}
 		return passive, timeouts, len(g.States)
 	}
-	cfg := engine.DefaultConfig(m)
+	cfg := explore.DefaultConfig(m)
 	if p, to, n := count(cfg); p != 1 || to != 1 || n != 5 {
 		t.Errorf("collapsed: %d passive, %d timeouts, %d states; want 1, 1, 5", p, to, n)
 	}
@@ -333,7 +335,7 @@ func TestTimeoutExtension(t *testing.T) {
 	if p, to, n := count(cfg); p != 4 || to != 4 || n != 8 {
 		t.Errorf("full: %d passive, %d timeouts, %d states; want 4, 4, 8", p, to, n)
 	}
-	cfg.Timeouts = engine.TimeoutOff
+	cfg.Timeouts = explore.TimeoutOff
 	if p, to, n := count(cfg); p != 0 || to != 0 || n != 4 {
 		t.Errorf("off: %d passive, %d timeouts, %d states; want 0, 0, 4", p, to, n)
 	}
@@ -343,15 +345,15 @@ func TestTimeoutExtension(t *testing.T) {
 // require without one failed.
 func TestExplain(t *testing.T) {
 	m := mustLoad(t, "testdata/bigstack.star")
-	x, err := engine.Explore(context.Background(), m, &engine.Config{Actions: engine.DefaultConfig(m).Actions, MaxDepth: 1})
+	x, err := explore.Explore(context.Background(), m, &explore.Config{Actions: explore.DefaultConfig(m).Actions, MaxDepth: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := engine.Explain(m, x.Config, x.States[0].Key) // the empty stack
+	st, err := explore.Explain(m, x.Config, x.States[0].Key) // the empty stack
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pop engine.ActionStatus
+	var pop explore.ActionStatus
 	for _, a := range st {
 		if a.Action == "Pop" {
 			pop = a
@@ -363,12 +365,37 @@ func TestExplain(t *testing.T) {
 	if pop.Enabled != 0 || len(pop.Reasons) != 1 || !strings.Contains(pop.Reasons[0], "require failed at testdata/bigstack.star:13:12") {
 		t.Errorf("Pop: %+v", pop)
 	}
-	m2 := mustLoad(t, "../projects/stack/stack.star")
-	x2, _ := engine.Explore(context.Background(), m2, nil)
-	st, _ = engine.Explain(m2, x2.Config, x2.States[0].Key)
+	m2 := mustLoad(t, "../../projects/stack/stack.star")
+	x2, _ := explore.Explore(context.Background(), m2, nil)
+	st, _ = explore.Explain(m2, x2.Config, x2.States[0].Key)
 	for _, a := range st {
 		if a.Action == "Pop" && (len(a.Reasons) != 1 || !strings.HasSuffix(a.Reasons[0], "the stack is empty")) {
 			t.Errorf("Pop with a message: %+v", a)
 		}
 	}
+}
+
+// Loading arbitrary source never panics or hangs: it loads or names a
+// position.
+func FuzzLoadModel(f *testing.F) {
+	for _, p := range []string{"testdata/choose.star", "testdata/bigstack.star", "testdata/bad/syntax.star", "testdata/bad/loop.star"} {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src)
+	}
+	f.Add([]byte("def init():\n    return {1: 2}\nactions=[init]\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		m, err := model.LoadStarlarkSource("fuzz.star", src)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.star") {
+				t.Errorf("error without a position: %v", err)
+			}
+			return
+		}
+		cfg := explore.DefaultConfig(m)
+		cfg.MaxStates, cfg.StepBudget, cfg.Workers = 20, 10000, 1
+		explore.Explore(context.Background(), m, cfg)
+	})
 }

@@ -1,4 +1,4 @@
-package engine_test
+package explore_test
 
 import (
 	"context"
@@ -7,11 +7,12 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/modex/modex/engine"
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/projects"
 )
 
-func loadSample(tb testing.TB, sample, config string) (*engine.StarModel, *engine.Config) {
+func loadSample(tb testing.TB, sample, config string) (*model.StarModel, *explore.Config) {
 	tb.Helper()
 	p, err := projects.Load(filepath.Join("..", "projects", sample, sample+".toml"))
 	if err != nil {
@@ -28,12 +29,12 @@ func loadSample(tb testing.TB, sample, config string) (*engine.StarModel, *engin
 	return m, cfg
 }
 
-func benchExplore(b *testing.B, m engine.Model, cfg *engine.Config, workers int) {
+func benchExplore(b *testing.B, m model.Model, cfg *explore.Config, workers int) {
 	cfg.Workers = workers
 	var tried int64
 	var states int
 	for i := 0; i < b.N; i++ {
-		x, err := engine.Explore(context.Background(), m, cfg)
+		x, err := explore.Explore(context.Background(), m, cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -50,12 +51,12 @@ func BenchmarkWebshopMoreItems(b *testing.B) {
 	b.Run("workers=2", func(b *testing.B) { benchExplore(b, m, cfg, 2) })
 }
 
-func bigStack(b *testing.B) (engine.Model, *engine.Config) {
-	m, err := engine.LoadStarlark("testdata/bigstack.star")
+func bigStack(b *testing.B) (model.Model, *explore.Config) {
+	m, err := model.LoadStarlark("testdata/bigstack.star")
 	if err != nil {
 		b.Fatal(err)
 	}
-	return m, engine.DefaultConfig(m)
+	return m, explore.DefaultConfig(m)
 }
 
 // BenchmarkExploreStack measures tried transitions per second and bytes per
@@ -64,19 +65,19 @@ func BenchmarkExploreStack(b *testing.B) {
 	for _, kind := range []string{"starlark", "native"} {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/workers=%d", kind, workers), func(b *testing.B) {
-				var m engine.Model
+				var m model.Model
 				if kind == "starlark" {
 					m, _ = bigStack(b)
 				} else {
 					m = stackModel(14)
 				}
-				cfg := engine.DefaultConfig(m)
+				cfg := explore.DefaultConfig(m)
 				cfg.Workers = workers
 				var tried int64
-				var x *engine.Exploration
+				var x *explore.Exploration
 				for i := 0; i < b.N; i++ {
 					var err error
-					x, err = engine.Explore(context.Background(), m, cfg)
+					x, err = explore.Explore(context.Background(), m, cfg)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -85,8 +86,8 @@ func BenchmarkExploreStack(b *testing.B) {
 				b.ReportMetric(float64(tried)/b.Elapsed().Seconds(), "tried/s")
 				b.ReportMetric(float64(len(x.States)), "states")
 				b.StopTimer()
-				b.ReportMetric(bytesPerState(func() *engine.Exploration {
-					y, _ := engine.Explore(context.Background(), m, cfg)
+				b.ReportMetric(bytesPerState(func() *explore.Exploration {
+					y, _ := explore.Explore(context.Background(), m, cfg)
 					return y
 				}), "B/state")
 			})
@@ -95,7 +96,7 @@ func BenchmarkExploreStack(b *testing.B) {
 }
 
 // bytesPerState measures the heap retained by an exploration per state.
-func bytesPerState(explore func() *engine.Exploration) float64 {
+func bytesPerState(explore func() *explore.Exploration) float64 {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -133,16 +134,16 @@ actions = [Right, Left, Up, Down, Jump]
 def accepting(s):
     return s.x == 0 and s.y == 0
 `
-	m, err := engine.LoadStarlarkSource("grid.star", []byte(src))
+	m, err := model.LoadStarlarkSource("grid.star", []byte(src))
 	if err != nil {
 		b.Fatal(err)
 	}
-	x, err := engine.Explore(context.Background(), m, nil)
+	x, err := explore.Explore(context.Background(), m, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	g := x.Graph()
-	var s *engine.Suite
+	var s *explore.Suite
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if s, err = g.TransitionTour(); err != nil {

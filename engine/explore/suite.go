@@ -1,4 +1,4 @@
-package engine
+package explore
 
 import (
 	"container/heap"

@@ -1,0 +1,123 @@
+package adapter_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modex/modex/engine/adapter"
+	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
+)
+
+// buildTool builds a Go program into a temporary folder once per test binary.
+func buildTool(t testing.TB, pkg string) string {
+	t.Helper()
+	dir := filepath.Join(os.TempDir(), "modex-test-tools")
+	os.MkdirAll(dir, 0o755)
+	out := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building %s: %v\n%s", pkg, err, msg)
+	}
+	return out
+}
+
+// Every way a child-process implementation can fail ends the run with a
+// verdict of the right kind within the timeout, and the child is cleaned up.
+func TestAdapterFailures(t *testing.T) {
+	bin := buildTool(t, "./testdata/fakeadapter")
+	m, cfg := stackModelForTest(t)
+	for _, tc := range []struct {
+		args []string
+		kind string
+		msg  string
+	}{
+		{[]string{"good"}, "", ""},
+		{[]string{"crash-after", "5"}, conform.FailCrash, "the fake implementation crashed"},
+		{[]string{"hang-after", "5"}, conform.FailTimeout, "no answer to invoke within 500ms"},
+		{[]string{"garbage-after", "5"}, conform.FailProtocol, "not a JSON object"},
+		{[]string{"stray-answer", "5"}, conform.FailProtocol, "answers no pending request"},
+		{[]string{"refuse-push"}, conform.FailRefused, "refused Push"},
+		{[]string{"wrong-pop"}, conform.FailOutput, "returned 42"},
+	} {
+		t.Run(tc.args[0], func(t *testing.T) {
+			start := time.Now()
+			impl, err := adapter.StartProcess(context.Background(), "stack", append([]string{bin}, tc.args...), ".", 500*time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := conform.Test(context.Background(), m, cfg, impl, conform.TestConfig{Runs: 3, Steps: 30, Seed: 2})
+			impl.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if time.Since(start) > 20*time.Second {
+				t.Errorf("took %s", time.Since(start))
+			}
+			last := res.Runs[len(res.Runs)-1]
+			if tc.kind == "" {
+				if !res.Passed() {
+					t.Fatalf("a good implementation failed: %+v", last.Failure)
+				}
+				return
+			}
+			if last.Failure == nil || last.Failure.Kind != tc.kind || !strings.Contains(last.Failure.Message, tc.msg) {
+				t.Fatalf("want %s mentioning %q, got %+v", tc.kind, tc.msg, last.Failure)
+			}
+		})
+	}
+}
+
+func TestAdapterHandshake(t *testing.T) {
+	bin := buildTool(t, "./testdata/fakeadapter")
+	_, err := adapter.StartProcess(context.Background(), "stack", []string{bin, "bad-hello"}, ".", time.Second)
+	if err == nil || !strings.Contains(err.Error(), "speaks \"something-else/9\"") {
+		t.Errorf("bad handshake: %v", err)
+	}
+	_, err = adapter.StartProcess(context.Background(), "stack", []string{"/no/such/adapter"}, ".", time.Second)
+	if err == nil || !strings.Contains(err.Error(), "starting the adapter") {
+		t.Errorf("missing adapter: %v", err)
+	}
+	// A silent program that never answers the handshake.
+	start := time.Now()
+	_, err = adapter.StartProcess(context.Background(), "stack", []string{"sleep", "30"}, ".", 300*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "timeout") || time.Since(start) > 5*time.Second {
+		t.Errorf("silent adapter: %v after %s", err, time.Since(start))
+	}
+}
+
+// BenchmarkOnlineChildProcess measures test steps per second against an
+// adapter in a child process, over its standard input and output.
+func BenchmarkOnlineChildProcess(b *testing.B) {
+	bin := buildTool(b, "./testdata/fakeadapter")
+	m, cfg := stackModelForTest(b)
+	impl, err := adapter.StartProcess(context.Background(), "stack", []string{bin, "good"}, ".", 5*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer impl.Close()
+	steps := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := conform.Test(context.Background(), m, cfg, impl, conform.TestConfig{Runs: 10, Steps: 1000, Seed: uint64(i)})
+		if err != nil || !res.Passed() {
+			b.Fatal(err, res.Runs)
+		}
+		steps += res.Steps
+	}
+	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
+}
+
+func stackModelForTest(t testing.TB) (*model.StarModel, *explore.Config) {
+	m, err := model.LoadStarlark("../../projects/stack/stack.star")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, explore.DefaultConfig(m)
+}
