@@ -84,7 +84,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	counts := map[string]int{}
+	counts := map[conform.Verdict]int{}
 	type row struct{ file, verdict, detail string }
 	var rows []row
 	for _, f := range files {
@@ -127,7 +127,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "  inconclusive: %s\n", res.Reason)
 			detail = res.Reason
 		}
-		rows = append(rows, row{filepath.Base(f), res.Verdict, detail})
+		rows = append(rows, row{filepath.Base(f), string(res.Verdict), detail})
 	}
 	if len(rows) > 1 {
 		fmt.Fprintf(stdout, "\n%-32s %-13s %s\n", "trace", "verdict", "")

@@ -122,7 +122,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	counts := map[string]int{}
+	counts := map[conform.Verdict]int{}
 	tr := &conform.TestResult{Seconds: res.Seconds}
 	for i, c := range res.Cases {
 		counts[c.Verdict]++

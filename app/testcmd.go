@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"time"
 
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/projects"
@@ -19,8 +18,8 @@ import (
 func cmdTest(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	config := fs.String("config", "", "configuration name (default: the project's default)")
-	runs := fs.Int("runs", 0, "test runs (default: the project's [test] runs, or 10)")
-	steps := fs.Int("steps", 0, "steps per run before the cleanup phase (default: [test] steps, or 100)")
+	runs := fs.Int("runs", 0, fmt.Sprintf("test runs (default: the project's [test] runs, or %d)", projects.DefaultRuns))
+	steps := fs.Int("steps", 0, fmt.Sprintf("steps per run before the cleanup phase (default: [test] steps, or %d)", projects.DefaultSteps))
 	total := fs.Int("total-steps", 0, "bound on the steps of all runs together")
 	seed := fs.Int64("seed", -1, "seed of the first run (default: the project's, else from the clock)")
 	strategy := fs.String("strategy", "", "random (weighted, the paper's) or coverage")
@@ -28,7 +27,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	logFile := fs.String("log", "", "write every step as a JSON line to FILE")
 	adapterCmd := fs.String("adapter", "", "adapter command (overrides the project's), e.g. \"go run ./impl adapter --fixed\"")
 	address := fs.String("address", "", "TCP address of a running adapter (overrides the project's)")
-	endWait := fs.Float64("end-wait", 0, "seconds to wait for events where nothing can be done (default 1)")
+	endWait := fs.Float64("end-wait", 0, "seconds to wait for events where nothing can be done (default: [test] end_wait, or 1)")
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -37,27 +36,10 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ts := p.Test
-	if ts == nil {
-		ts = &projects.TestSpec{}
-	}
-	tc := conform.TestConfig{Runs: pick(*runs, ts.Runs, 10), Steps: pick(*steps, ts.Steps, 100), TotalSteps: pick(*total, ts.TotalSteps, 0),
-		Strategy: *strategy}
-	if tc.Strategy == "" {
-		tc.Strategy = ts.Strategy
-	}
-	wait := *endWait
-	if wait == 0 {
-		wait = ts.EndWait
-	}
-	tc.EndWait = time.Duration(wait * float64(time.Second))
-	switch {
-	case *seed >= 0:
-		tc.Seed = uint64(*seed)
-	case ts.Seed > 0:
-		tc.Seed = uint64(ts.Seed)
-	default:
-		tc.Seed = uint64(time.Now().UnixNano() % 1_000_000_000)
+	tc, _, err := p.TestSetup(projects.TestOverrides{Runs: *runs, Steps: *steps, TotalSteps: *total, Seed: *seed,
+		Strategy: *strategy, EndWait: *endWait})
+	if err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -80,13 +62,13 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 			logw.Encode(map[string]any{"run": s.Run, "step": s.Index, "kind": s.Kind.String(), "label": s.Label(), "cleanup": s.Cleanup})
 		}
 	}
-	fmt.Fprintf(stdout, "testing %s [%s]: %d runs of %d steps, strategy %s, seed %d\n", p.Name, name, tc.Runs, tc.Steps, orDefault(tc.Strategy, "random"), tc.Seed)
+	fmt.Fprintf(stdout, "testing %s [%s]: %d runs of %d steps, strategy %s, seed %d\n", p.Name, name, tc.Runs, tc.Steps, tc.Strategy, tc.Seed)
 	res, err := conform.Test(ctx, m, cfg, impl, tc)
 	if err != nil {
 		return err
 	}
 	failed := 0
-	counts := map[string]int{}
+	counts := map[conform.Verdict]int{}
 	for _, r := range res.Runs {
 		counts[r.Verdict]++
 		line := fmt.Sprintf("run %d/%d (seed %d): %s, %d steps", r.Run, tc.Runs, r.Seed, r.Verdict, len(r.Steps))
@@ -98,7 +80,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 			failed++
 			printFailure(stdout, r)
 			fmt.Fprintf(stdout, "  replay: modex test %s --config %s --runs 1 --seed %d --steps %d --strategy %s\n",
-				path, name, r.Seed, tc.Steps, orDefault(tc.Strategy, "random"))
+				path, name, r.Seed, tc.Steps, tc.Strategy)
 		}
 	}
 	fmt.Fprintf(stdout, "%s [%s]: %d runs: %d pass, %d fail, %d inconclusive; %d steps; covered %d states and %d transitions; %.2f s\n",
@@ -115,15 +97,6 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("no run passed")
 	}
 	return nil
-}
-
-func pick(vals ...int) int {
-	for _, v := range vals {
-		if v > 0 {
-			return v
-		}
-	}
-	return 0
 }
 
 func orDefault(v, d string) string {
@@ -190,7 +163,7 @@ func writeJUnit(path, project, config string, res *conform.TestResult) error {
 		case conform.Fail:
 			var b strings.Builder
 			printFailure(&b, r)
-			c.Failure = &junitFailure{Type: r.Failure.Kind, Message: r.Failure.Message, Text: b.String()}
+			c.Failure = &junitFailure{Type: string(r.Failure.Kind), Message: r.Failure.Message, Text: b.String()}
 			s.Failures++
 		case conform.Inconclusive:
 			c.Skipped = &junitFailure{Message: "inconclusive: " + r.Reason}

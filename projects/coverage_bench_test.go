@@ -25,7 +25,7 @@ func BenchmarkOnlineCoverage(b *testing.B) {
 	type target struct{ sample, config string }
 	for _, tg := range []target{{"chat", "hi_bye"}, {"bag", "two_threads"}} {
 		for _, total := range []int{1000, 10000} {
-			for _, strategy := range []string{"random", "coverage"} {
+			for _, strategy := range conform.Strategies() {
 				b.Run(fmt.Sprintf("%s/%d/%s", tg.sample, total, strategy), func(b *testing.B) {
 					var res *conform.TestResult
 					for i := 0; i < b.N; i++ {

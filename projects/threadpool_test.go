@@ -88,7 +88,10 @@ func TestThreadPoolTraces(t *testing.T) {
 
 // The traces kept with the sample replay as documented.
 func TestThreadPoolSampleTraces(t *testing.T) {
-	for _, tc := range []struct{ file, verdict string }{
+	for _, tc := range []struct {
+		file    string
+		verdict conform.Verdict
+	}{
 		{"correct-1.xml", conform.Pass}, {"correct-2.xml", conform.Pass}, {"buggy-1.xml", conform.Fail},
 	} {
 		if res := replayFile(t, filepath.Join("threadpool", "traces", tc.file)); res.Verdict != tc.verdict {

@@ -121,7 +121,7 @@ func (g *GraphView) scheduleSharpen() {
 	}
 	g.sharpen = time.AfterFunc(150*time.Millisecond, func() {
 		img := lay.Draw(px, nil)
-		fyne.Do(func() {
+		post(func() {
 			if gen == g.sharpGen && g.lay == lay {
 				g.img, g.imgScale = img, px
 				g.Refresh()

@@ -73,7 +73,7 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 		l.Importance = widget.MediumImportance
 		if v, ok := ov.verdicts[i]; ok {
 			text += ": " + v
-			if strings.HasPrefix(v, conform.Fail) {
+			if strings.HasPrefix(v, string(conform.Fail)) {
 				l.Importance = widget.DangerImportance
 			}
 		}
@@ -267,12 +267,12 @@ func (ov *OfflineView) Run() {
 				ov.done()
 				return
 			}
-			counts := map[string]int{}
+			counts := map[conform.Verdict]int{}
 			for i, c := range res.Cases {
 				counts[c.Verdict]++
-				v := c.Verdict
+				v := string(c.Verdict)
 				if c.Failure != nil {
-					v += " — " + c.Failure.Kind + ": " + c.Failure.Message
+					v += " — " + string(c.Failure.Kind) + ": " + c.Failure.Message
 				} else if c.Reason != "" {
 					v += " — " + c.Reason
 				}

@@ -27,13 +27,11 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 	if len(b.wb.Graph().marks) < 3 || !strings.Contains(b.wb.Status(), "Create()/Client1") {
 		t.Errorf("the case's path is not shown: %d marks, status %q", len(b.wb.Graph().marks), b.wb.Status())
 	}
-	done := make(chan struct{}, 2)
-	ov.OnDone = func() { done <- struct{}{} }
+	done := 0
+	ov.OnDone = func() { done++ }
 	b.wb.test.adapter.SetText(bin + " adapter --fixed")
 	ov.Run()
-	select {
-	case <-done:
-	case <-time.After(60 * time.Second):
+	if !pump(60*time.Second, func() bool { return done == 1 }) {
 		t.Fatal("the suite never finished")
 	}
 	if !strings.Contains(ov.summary.Text, "2 pass, 0 fail") {
@@ -46,9 +44,7 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 		t.Fatal(err)
 	}
 	ov.Replay()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
+	if !pump(30*time.Second, func() bool { return done == 2 }) {
 		t.Fatal("the replay never finished")
 	}
 	fails, oks := 0, 0

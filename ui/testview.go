@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/projects"
 )
 
 // TestView runs online tests from the workbench and shows them live: the
@@ -36,10 +37,10 @@ type TestView struct {
 	content  fyne.CanvasObject
 
 	mu      sync.Mutex // guards the fields below, shared with the test goroutine
-	queue   []any      // engine.StepRecord or engine.RunResult, not yet shown
+	queue   []any      // conform.StepRecord or conform.RunResult, not yet shown
 	cancel  context.CancelFunc
 	gen     int
-	visited *visitedGraph
+	visited *conform.Visited
 	doc     *graph.Doc
 
 	// OnDone, when set, is called on the UI goroutine when a test ends.
@@ -60,8 +61,12 @@ func NewTestView(wb *Workbench) *TestView {
 	tv.steps = widget.NewEntry()
 	tv.seed = widget.NewEntry()
 	tv.seed.PlaceHolder = "from the clock"
-	tv.strategy = widget.NewSelect([]string{"random", "coverage"}, nil)
-	tv.strategy.SetSelected("random")
+	var strategies []string
+	for _, st := range conform.Strategies() {
+		strategies = append(strategies, string(st))
+	}
+	tv.strategy = widget.NewSelect(strategies, nil)
+	tv.strategy.SetSelected(strategies[0])
 	tv.adapter = widget.NewEntry()
 	tv.adapter.PlaceHolder = "adapter command (from the project)"
 	tv.start = widget.NewButton("Start", tv.Start)
@@ -107,29 +112,44 @@ func NewTestView(wb *Workbench) *TestView {
 // Content is the tab's widget tree.
 func (tv *TestView) Content() fyne.CanvasObject { return tv.content }
 
-// projectChanged fills the settings from the project's [test] and [adapter].
+// projectChanged fills the settings from the project's [test] and [adapter]
+// (through the same run setup the command line uses).
 func (tv *TestView) projectChanged() {
 	p := tv.wb.project
-	runs, steps := 10, 100
-	if p.Test != nil {
-		runs, steps = pick(p.Test.Runs, runs), pick(p.Test.Steps, steps)
-		if p.Test.Strategy != "" {
-			tv.strategy.SetSelected(p.Test.Strategy)
-		}
-		if p.Test.Seed > 0 {
-			tv.seed.SetText(strconv.FormatInt(p.Test.Seed, 10))
-		}
+	tc, fromClock, err := p.TestSetup(projects.NoOverrides())
+	if err != nil {
+		tc, fromClock, _ = (&projects.Project{}).TestSetup(projects.NoOverrides())
 	}
-	tv.runs.SetText(strconv.Itoa(runs))
-	tv.steps.SetText(strconv.Itoa(steps))
+	tv.strategy.SetSelected(string(tc.Strategy))
+	tv.seed.SetText("")
+	if !fromClock {
+		tv.seed.SetText(strconv.FormatUint(tc.Seed, 10))
+	}
+	tv.runs.SetText(strconv.Itoa(tc.Runs))
+	tv.steps.SetText(strconv.Itoa(tc.Steps))
 	tv.adapter.SetText(p.AdapterCommandLine())
 }
 
-func pick(v, d int) int {
-	if v > 0 {
-		return v
+// setup reads the settings fields into a test configuration: what the user
+// typed overrides the project's [test] (total_steps and end_wait come from
+// there), which overrides the defaults.
+func (tv *TestView) setup() (conform.TestConfig, error) {
+	runs, err1 := strconv.Atoi(tv.runs.Text)
+	steps, err2 := strconv.Atoi(tv.steps.Text)
+	if err1 != nil || err2 != nil || runs <= 0 || steps <= 0 {
+		return conform.TestConfig{}, fmt.Errorf("Runs and steps must be positive whole numbers.")
 	}
-	return d
+	o := projects.NoOverrides()
+	o.Runs, o.Steps, o.Strategy = runs, steps, tv.strategy.Selected
+	if tv.seed.Text != "" {
+		s, err := strconv.ParseInt(tv.seed.Text, 10, 64)
+		if err != nil || s < 0 {
+			return conform.TestConfig{}, fmt.Errorf("The seed must be a whole number.")
+		}
+		o.Seed = s
+	}
+	tc, _, err := tv.wb.project.TestSetup(o)
+	return tc, err
 }
 
 // Start runs online testing in the background.
@@ -144,22 +164,12 @@ func (tv *TestView) Start() {
 		tv.verdicts.SetText("Configuration error: " + err.Error())
 		return
 	}
-	runs, err1 := strconv.Atoi(tv.runs.Text)
-	steps, err2 := strconv.Atoi(tv.steps.Text)
-	if err1 != nil || err2 != nil || runs <= 0 || steps <= 0 {
-		tv.verdicts.SetText("Runs and steps must be positive whole numbers.")
+	tc, err := tv.setup()
+	if err != nil {
+		tv.verdicts.SetText(err.Error())
 		return
 	}
-	seed := uint64(time.Now().UnixNano() % 1_000_000_000)
-	if tv.seed.Text != "" {
-		s, err := strconv.ParseUint(tv.seed.Text, 10, 64)
-		if err != nil {
-			tv.verdicts.SetText("The seed must be a whole number.")
-			return
-		}
-		seed = s
-	}
-	w, err := m.NewWorker()
+	visited, err := conform.NewVisited(m)
 	if err != nil {
 		tv.verdicts.SetText(err.Error())
 		return
@@ -173,16 +183,15 @@ func (tv *TestView) Start() {
 	tv.gen++
 	gen := tv.gen
 	tv.queue = nil
-	tv.visited = newVisitedGraph(w)
+	tv.visited = visited
 	tv.mu.Unlock()
 	tv.lines = nil
 	tv.log.Refresh()
 	tv.chart.Reset()
 	tv.start.Disable()
 	tv.stop.Enable()
-	tv.verdicts.SetText(fmt.Sprintf("Testing %s [%s], seed %d…", p.Name, wb.configs.Selected, seed))
+	tv.verdicts.SetText(fmt.Sprintf("Testing %s [%s], seed %d…", p.Name, wb.configs.Selected, tc.Seed))
 	wb.Cancel() // an exploration would fight over the graph view
-	tc := conform.TestConfig{Runs: runs, Steps: steps, Seed: seed, Strategy: tv.strategy.Selected}
 	tc.OnStep = func(s conform.StepRecord) { tv.push(s) }
 	tc.OnRun = func(r conform.RunResult) { tv.push(r) }
 	command := tv.adapter.Text
@@ -264,21 +273,21 @@ func (tv *TestView) flush(gen int, started time.Time) {
 			if it.Index == 0 {
 				lines = append(lines, logLine{text: fmt.Sprintf("run %d", it.Run), title: true})
 			}
-			n := v.add(it)
+			n := v.Add(it)
 			steps++
-			lines = append(lines, logLine{text: fmt.Sprintf("%4d  %s", it.Index, it.Label()), node: v.states[n].ID})
-			points = append(points, len(v.nodes))
+			lines = append(lines, logLine{text: fmt.Sprintf("%4d  %s", it.Index, it.Label()), node: v.ID(n)})
+			points = append(points, v.ModelStates())
 		case conform.RunResult:
 			if it.Failure != nil && !seen[it.Run] {
 				seen[it.Run] = true
 				failures++
-				n := v.fail(it)
-				lines = append(lines, logLine{text: fmt.Sprintf("%4d  ✗ %s: %s", it.Failure.Step, it.Failure.Kind, it.Failure.Message), node: v.states[n].ID, fail: true})
+				n := v.Fail(it)
+				lines = append(lines, logLine{text: fmt.Sprintf("%4d  ✗ %s: %s", it.Failure.Step, it.Failure.Kind, it.Failure.Message), node: v.ID(n), fail: true})
 			}
 		}
 	}
-	doc := v.doc()
-	current := v.current
+	doc := graph.FromGraph(v.Graph(), v.Vars)
+	current := v.Current()
 	d := prepareDoc(doc, doc.States[max(current, 0)].ID, 3, tv.wb.graph.DrawScale)
 	elapsed := time.Since(started).Seconds()
 	tv.wb.do(func() {
@@ -375,7 +384,7 @@ func (tv *TestView) finished(gen int, res *conform.TestResult, err error) {
 	case err != nil:
 		tv.verdicts.SetText("Error: " + err.Error())
 	default:
-		counts := map[string]int{}
+		counts := map[conform.Verdict]int{}
 		for _, r := range res.Runs {
 			counts[r.Verdict]++
 		}

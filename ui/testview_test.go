@@ -8,13 +8,68 @@ import (
 	"time"
 
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/projects"
 )
 
-func TestLiveOnlineTest(t *testing.T) {
+// startAndWait starts a test in the Test tab and waits for its result.
+func startAndWait(t *testing.T, tv *TestView) *conform.TestResult {
+	t.Helper()
+	var res *conform.TestResult
+	finished := false
+	tv.OnDone = func(r *conform.TestResult, err error) {
+		if err != nil {
+			t.Error(err)
+		}
+		res, finished = r, true
+	}
+	tv.Start()
+	if !pump(60*time.Second, func() bool { return finished }) {
+		t.Fatal("the test never finished")
+	}
+	return res
+}
+
+func buildChat(t *testing.T) string {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), "chatimpl")
 	if msg, err := exec.Command("go", "build", "-o", bin, "../projects/chat/impl").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, msg)
 	}
+	return bin
+}
+
+// The Test tab sets runs up through the same run setup as the command line:
+// the project's total_steps and end_wait hold in the workbench too.
+func TestTestTabHonoursProjectSettings(t *testing.T) {
+	bin := buildChat(t)
+	b := newBench(t)
+	b.wb.AutoExplore = false
+	b.open("../projects/chat/chat.toml")
+	b.wb.configs.SetSelected("hi_bye")
+	b.wb.project.Test = &projects.TestSpec{Runs: 6, Steps: 5, TotalSteps: 7, EndWait: 0.3, Seed: 9}
+	tv := b.wb.test
+	tv.projectChanged()
+	if tv.runs.Text != "6" || tv.steps.Text != "5" || tv.seed.Text != "9" {
+		t.Fatalf("fields not filled from [test]: runs %q steps %q seed %q", tv.runs.Text, tv.steps.Text, tv.seed.Text)
+	}
+	tc, err := tv.setup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tc.TotalSteps != 7 || tc.EndWait != 300*time.Millisecond || tc.Seed != 9 {
+		t.Fatalf("setup ignores the project: %+v", tc)
+	}
+	tv.adapter.SetText(bin + " adapter --fixed")
+	res := startAndWait(t, tv)
+	// Six runs of five steps would take 30 steps; total_steps stops new runs
+	// once 7 were taken (the run in progress still ends in its cleanup).
+	if res == nil || len(res.Runs) >= 6 || len(res.Runs) == 0 {
+		t.Fatalf("total_steps not honoured: %+v", res)
+	}
+}
+
+func TestLiveOnlineTest(t *testing.T) {
+	bin := buildChat(t)
 	b := newBench(t)
 	b.wb.AutoExplore = false
 	b.open("../projects/chat/chat.toml")
@@ -24,13 +79,6 @@ func TestLiveOnlineTest(t *testing.T) {
 		t.Errorf("settings not taken from the project: adapter %q runs %q", tv.adapter.Text, tv.runs.Text)
 	}
 	run := func(fixed bool, runs string) *conform.TestResult {
-		done := make(chan *conform.TestResult, 1)
-		tv.OnDone = func(r *conform.TestResult, err error) {
-			if err != nil {
-				t.Error(err)
-			}
-			done <- r
-		}
 		cmd := bin + " adapter"
 		if fixed {
 			cmd += " --fixed"
@@ -39,15 +87,7 @@ func TestLiveOnlineTest(t *testing.T) {
 		tv.runs.SetText(runs)
 		tv.steps.SetText("30")
 		tv.seed.SetText("4")
-		tv.Start()
-		select {
-		case r := <-done:
-			time.Sleep(50 * time.Millisecond) // the last log flush
-			return r
-		case <-time.After(60 * time.Second):
-			t.Fatal("the test never finished")
-		}
-		return nil
+		return startAndWait(t, tv)
 	}
 	res := run(true, "3")
 	if res == nil || !res.Passed() {

@@ -181,7 +181,7 @@ func (wb *Workbench) MaxUIWork() time.Duration { return time.Duration(wb.maxUIWo
 
 // do runs f on the UI goroutine and records how long it took.
 func (wb *Workbench) do(f func()) {
-	fyne.Do(func() {
+	post(func() {
 		start := time.Now()
 		f()
 		d := int64(time.Since(start))
@@ -827,7 +827,7 @@ func Run(a fyne.App, path, config, trace string, dialogs func(fyne.Window) Dialo
 		runs := 0
 		a.Lifecycle().SetOnStarted(func() {
 			mon = StartStallMonitor(5 * time.Millisecond)
-			time.AfterFunc(500*time.Millisecond, func() { fyne.Do(func() { mon.Reset(); wb.Explore() }) })
+			time.AfterFunc(500*time.Millisecond, func() { post(func() { mon.Reset(); wb.Explore() }) })
 		})
 		defer func() {
 			if mon != nil {

@@ -14,10 +14,11 @@ import (
 )
 
 type bench struct {
-	t     *testing.T
-	wb    *Workbench
-	win   fyne.Window
-	shown chan struct{}
+	t      *testing.T
+	wb     *Workbench
+	win    fyne.Window
+	shown  int // explorations shown so far (counted on the UI goroutine)
+	waited int // explorations wait has consumed
 }
 
 func newBench(t *testing.T) *bench {
@@ -26,21 +27,20 @@ func newBench(t *testing.T) *bench {
 	w := a.NewWindow("test")
 	w.Resize(fyne.NewSize(1400, 860))
 	t.Cleanup(w.Close)
-	b := &bench{t: t, win: w, shown: make(chan struct{}, 16)}
+	b := &bench{t: t, win: w}
 	b.wb = NewWorkbench(w, a, nil)
 	b.wb.AutoExplore = true
-	b.wb.OnShown(func() { b.shown <- struct{}{} })
+	b.wb.OnShown(func() { b.shown++ })
 	return b
 }
 
 // wait waits for the next finished exploration to reach the screen.
 func (b *bench) wait() {
 	b.t.Helper()
-	select {
-	case <-b.shown:
-	case <-time.After(60 * time.Second):
+	if !pump(60*time.Second, func() bool { return b.shown > b.waited }) {
 		b.t.Fatal("the exploration never reached the screen")
 	}
+	b.waited++
 }
 
 func (b *bench) open(path string) {
@@ -165,7 +165,7 @@ func TestBadExpressionShowsError(t *testing.T) {
 	if f := b.wb.Editor().Field("filters.0"); !strings.Contains(f.Error.Text, "column") {
 		t.Errorf("filter error %q does not say where", f.Error.Text)
 	}
-	time.Sleep(500 * time.Millisecond) // past the re-explore delay: nothing should start
+	idle(500 * time.Millisecond) // past the re-explore delay: nothing should start
 	if b.wb.Last() != before {
 		t.Error("an invalid edit re-explored")
 	}
@@ -177,15 +177,7 @@ func TestCancelKeepsPartialGraph(t *testing.T) {
 	b.open("testdata/counter.star")
 	b.wb.Explore()
 	// Let it run, then cancel.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		time.Sleep(50 * time.Millisecond)
-		var n int
-		fyne.DoAndWait(func() { n = len(b.wb.counts.Text) })
-		if n > 0 || time.Now().After(deadline) {
-			break
-		}
-	}
+	pump(30*time.Second, func() bool { return len(b.wb.counts.Text) > 0 })
 	b.wb.Cancel()
 	b.wait()
 	x := b.wb.Last()
@@ -210,10 +202,7 @@ func TestFindStates(t *testing.T) {
 	b.wait()
 	b.wb.find.SetText("pending(s) == 1")
 	b.wb.Find()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(b.wb.Status(), "match") && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	pump(10*time.Second, func() bool { return strings.Contains(b.wb.Status(), "match") })
 	if !strings.Contains(b.wb.Status(), "4 states match") || len(b.wb.Graph().marks) != 4 {
 		t.Errorf("status %q, %d marks", b.wb.Status(), len(b.wb.Graph().marks))
 	}

@@ -35,7 +35,7 @@ func TestAdapterFailures(t *testing.T) {
 	m, cfg := stackModelForTest(t)
 	for _, tc := range []struct {
 		args []string
-		kind string
+		kind conform.FailureKind
 		msg  string
 	}{
 		{[]string{"good"}, "", ""},

@@ -38,28 +38,15 @@ type RefusedError struct{ Reason string }
 // Error says what was refused and why.
 func (e *RefusedError) Error() string { return "refused: " + e.Reason }
 
-// Failure kinds of a test run, as reported and in JUnit output.
-const (
-	FailUnexpected   = "unexpected-observable" // an observable action the model does not allow
-	FailRefused      = "refused"               // a controllable action the implementation refused
-	FailOutput       = "output-mismatch"       // an output the model does not allow
-	FailInvariant    = "invariant"             // the model state violates the invariant
-	FailNotAccepting = "non-accepting-end"     // the run ended outside an accepting state
-	FailCrash        = "crash"                 // the implementation exited
-	FailTimeout      = "timeout"               // the implementation did not answer a call in time
-	FailProtocol     = "protocol"              // the implementation broke the adapter protocol
-	FailModel        = "model-error"           // the model itself failed
-)
-
 // ImplError is a failure of the implementation itself: crash, timeout or
 // protocol violation.
 type ImplError struct {
-	Kind string
+	Kind FailureKind
 	Msg  string
 }
 
 // Error prints the failure kind and message.
-func (e *ImplError) Error() string { return e.Kind + ": " + e.Msg }
+func (e *ImplError) Error() string { return string(e.Kind) + ": " + e.Msg }
 
 // InProcess is an implementation living in the same process, for Go users
 // and for tests: Do performs controllable actions; the implementation calls

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/modex/modex/engine/explore"
@@ -24,9 +23,8 @@ type TestConfig struct {
 	CleanupSteps int
 	// Seed is the seed of run 1; run i uses Seed+i-1.
 	Seed uint64
-	// Strategy is "random" (weighted random, the paper's) or "coverage"
-	// (prefer transitions not taken yet, still respecting zero weights).
-	Strategy string
+	// Strategy chooses controllable actions (default StrategyRandom).
+	Strategy Strategy
 	// EndWait is how long the tester waits for observable events in a
 	// non-accepting state where it may not act (Step 3 of the algorithm, and
 	// the cleanup phase when no cleanup action is enabled) before failing
@@ -42,13 +40,6 @@ type TestConfig struct {
 	// OnRun, when set, is called when a run ends, with its result.
 	OnRun func(RunResult)
 }
-
-// Verdicts of a test run.
-const (
-	Pass         = "pass"
-	Fail         = "fail"
-	Inconclusive = "inconclusive"
-)
 
 // StepRecord is one step of a test run.
 type StepRecord struct {
@@ -73,20 +64,11 @@ func (s StepRecord) Label() string {
 	return t.Label()
 }
 
-// Failure describes why a run failed.
-type Failure struct {
-	Kind     string   // one of the Fail* constants
-	Step     int      // index of the failing step (0-based)
-	Message  string   // what happened
-	States   []string // the model states the tester was in, variables printed
-	Expected []string // what the model would have accepted
-}
-
 // RunResult is the outcome of one test run.
 type RunResult struct {
 	Run     int
 	Seed    uint64
-	Verdict string
+	Verdict Verdict
 	Steps   []StepRecord
 	Failure *Failure
 	Reason  string // why the run was inconclusive
@@ -148,12 +130,11 @@ func Test(ctx context.Context, m model.Model, cfg *explore.Config, impl Implemen
 	if tc.EndWait <= 0 {
 		tc.EndWait = time.Second
 	}
-	switch tc.Strategy {
-	case "", "random":
-		tc.Strategy = "random"
-	case "coverage":
-	default:
-		return nil, fmt.Errorf("unknown strategy %q (use random or coverage)", tc.Strategy)
+	if tc.Strategy == "" {
+		tc.Strategy = StrategyRandom
+	}
+	if _, err := ParseStrategy(string(tc.Strategy)); err != nil {
+		return nil, err
 	}
 	t, err := newTester(ctx, m, cfg, impl, tc, true)
 	if err != nil {
@@ -173,7 +154,7 @@ func Test(ctx context.Context, m model.Model, cfg *explore.Config, impl Implemen
 		if tc.OnRun != nil {
 			tc.OnRun(run)
 		}
-		if run.Failure != nil && (run.Failure.Kind == FailCrash || run.Failure.Kind == FailProtocol || run.Failure.Kind == FailTimeout) {
+		if run.Failure != nil && run.Failure.Kind.Fatal() {
 			break // the implementation is gone or unusable
 		}
 	}
@@ -205,7 +186,7 @@ func newTester(ctx context.Context, m model.Model, cfg *explore.Config, impl Imp
 
 // startRun resets the implementation and returns the states the model
 // starts in; on failure, the failure kind.
-func (t *tester) startRun() ([]model.State, string, error) {
+func (t *tester) startRun() ([]model.State, FailureKind, error) {
 	if err := t.impl.Reset(t.ctx); err != nil {
 		return nil, implKind(err), fmt.Errorf("reset: %w", err)
 	}
@@ -228,7 +209,7 @@ func (t *tester) run(n int, seed uint64) (res RunResult) {
 	t.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	t.bind = NewBinding()
 	t.counts = make([]int, len(t.info.Actions))
-	failAt := func(kind, msg string, states []model.State, expected []string) RunResult {
+	failAt := func(kind FailureKind, msg string, states []model.State, expected []string) RunResult {
 		res.Verdict = Fail
 		res.Failure = &Failure{Kind: kind, Step: len(res.Steps), Message: msg, States: t.describe(states), Expected: expected}
 		return res
@@ -370,7 +351,7 @@ func (t *tester) run(n int, seed uint64) (res RunResult) {
 	}
 }
 
-func implKind(err error) string {
+func implKind(err error) FailureKind {
 	var ie *ImplError
 	if errors.As(err, &ie) {
 		return ie.Kind
@@ -407,15 +388,11 @@ func (t *tester) cover(from []model.State, action string, args []model.Value, to
 	t.visit(to)
 }
 
-// describe prints states as "name = value" lines for failure reports.
-func (t *tester) describe(states []model.State) []string {
-	var out []string
-	for _, s := range states {
-		var parts []string
-		for _, v := range t.w.Vars(s) {
-			parts = append(parts, v.Name+" = "+model.Format(v.Value))
-		}
-		out = append(out, strings.Join(parts, "; "))
+// describe returns states with their variables, for failure reports.
+func (t *tester) describe(states []model.State) []ModelState {
+	out := make([]ModelState, len(states))
+	for i, s := range states {
+		out[i] = ModelState{Key: s.Key(), Vars: t.w.Vars(s)}
 	}
 	return out
 }
@@ -736,7 +713,7 @@ func (t *tester) weight(s model.State, ai int) (float64, error) {
 // coverage strategy first narrows the candidates to transitions not taken
 // yet, when there are any.
 func (t *tester) choose(states []model.State, cands []candidate) candidate {
-	if t.tc.Strategy == "coverage" {
+	if t.tc.Strategy == StrategyCoverage {
 		var fresh []candidate
 		for _, c := range cands {
 			if !t.takenFrom(states[0], c) {

@@ -84,7 +84,7 @@ func TestOnlineFailureKinds(t *testing.T) {
 	m, cfg := stackModelForTest(t)
 	for _, tc := range []struct {
 		impl conform.Implementation
-		kind string
+		kind conform.FailureKind
 	}{
 		{stackImpl(3, "pop-bottom"), conform.FailOutput},
 		{stackImpl(3, "push-refuses-early"), conform.FailRefused},

@@ -64,13 +64,13 @@ type ReplayFailure struct {
 	Line     int
 	Event    string // as recorded
 	Message  string
-	States   []string // the states the model may have been in
-	Expected []string // what those states would have accepted
+	States   []ModelState // the states the model may have been in
+	Expected []string     // what those states would have accepted
 }
 
 // ReplayResult is the verdict of replaying one trace.
 type ReplayResult struct {
-	Verdict   string
+	Verdict   Verdict
 	Total     int // events in the trace (ignored ones excluded)
 	Matched   int
 	Path      []ReplayStep

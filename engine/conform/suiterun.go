@@ -13,7 +13,7 @@ import (
 // CaseResult is the outcome of one offline test case.
 type CaseResult struct {
 	Name    string
-	Verdict string
+	Verdict Verdict
 	Steps   int // steps done
 	Failure *Failure
 	Reason  string // why inconclusive
@@ -77,7 +77,7 @@ func (t *tester) runCase(c explore.SuiteCase) (res CaseResult) {
 	res = CaseResult{Name: c.Name, Verdict: Pass}
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
 	t.bind = NewBinding()
-	fail := func(kind, msg string, states []model.State, expected []string) CaseResult {
+	fail := func(kind FailureKind, msg string, states []model.State, expected []string) CaseResult {
 		res.Verdict = Fail
 		res.Failure = &Failure{Kind: kind, Step: res.Steps, Message: msg, States: t.describe(states), Expected: expected}
 		return res

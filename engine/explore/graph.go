@@ -38,8 +38,12 @@ type GTrans struct {
 	Args     []model.Value
 	Output   model.Value // nil or None when there is none
 	Kind     model.Kind
-	// ModelTrans is the index into Exploration.Trans, -1 for timeouts.
+	// ModelTrans is the index into Exploration.Trans, -1 for timeouts and
+	// for transitions of graphs not built from an exploration.
 	ModelTrans int
+	// Text, when set, replaces the computed label (the failure arcs of the
+	// graph online testing visited).
+	Text string
 }
 
 // ArgStrings returns the inputs printed as Starlark literals.
@@ -62,6 +66,9 @@ func (t *GTrans) OutputString() string {
 // Label is the transition's label: Name(args) or Name(args)/output, with a
 // leading ? for observable actions; timeouts have no label.
 func (t *GTrans) Label() string {
+	if t.Text != "" {
+		return t.Text
+	}
 	if t.Kind == model.Timeout {
 		return ""
 	}

@@ -1,0 +1,98 @@
+package conform
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/modex/modex/engine/model"
+)
+
+// Verdict is the outcome of a test run, a suite case or a replay.
+type Verdict string
+
+// Verdicts (three-way, as in seed 000 and seed 004 §5.3.4): a run passes only
+// when it ended in an accepting state with every step allowed; it fails when
+// the implementation did something the model does not allow; it is
+// inconclusive when it was cut short (cancelled, a bound, a suite step the
+// model cannot take) and says nothing either way.
+const (
+	Pass         Verdict = "pass"
+	Fail         Verdict = "fail"
+	Inconclusive Verdict = "inconclusive"
+)
+
+// FailureKind says what kind of failure ended a run.
+type FailureKind string
+
+// Failure kinds of a test run, as reported and in JUnit output.
+const (
+	FailUnexpected   FailureKind = "unexpected-observable" // an observable action the model does not allow
+	FailRefused      FailureKind = "refused"               // a controllable action the implementation refused
+	FailOutput       FailureKind = "output-mismatch"       // an output the model does not allow
+	FailInvariant    FailureKind = "invariant"             // the model state violates the invariant
+	FailNotAccepting FailureKind = "non-accepting-end"     // the run ended outside an accepting state
+	FailCrash        FailureKind = "crash"                 // the implementation exited
+	FailTimeout      FailureKind = "timeout"               // the implementation did not answer a call in time
+	FailProtocol     FailureKind = "protocol"              // the implementation broke the adapter protocol
+	FailModel        FailureKind = "model-error"           // the model itself failed
+)
+
+// Fatal reports whether the implementation is gone or unusable after a
+// failure of this kind, so that no further run can start.
+func (k FailureKind) Fatal() bool {
+	return k == FailCrash || k == FailProtocol || k == FailTimeout
+}
+
+// Strategy is how online testing chooses among enabled controllable actions.
+type Strategy string
+
+// Strategies of online testing.
+const (
+	// StrategyRandom chooses by weight at random (seed 000's algorithm).
+	StrategyRandom Strategy = "random"
+	// StrategyCoverage prefers transitions not taken yet, still respecting
+	// zero weights.
+	StrategyCoverage Strategy = "coverage"
+)
+
+// Strategies lists the strategies, the default first.
+func Strategies() []Strategy { return []Strategy{StrategyRandom, StrategyCoverage} }
+
+// ParseStrategy reads a strategy name; "" is the default.
+func ParseStrategy(s string) (Strategy, error) {
+	if s == "" {
+		return StrategyRandom, nil
+	}
+	for _, st := range Strategies() {
+		if string(st) == s {
+			return st, nil
+		}
+	}
+	return "", fmt.Errorf("unknown strategy %q (use random or coverage)", s)
+}
+
+// ModelState is a model state as a failure shows it: its canonical key and
+// its variables.
+type ModelState struct {
+	Key  string
+	Vars []model.Var
+}
+
+// String prints the variables as "name = value" separated by "; ".
+func (s ModelState) String() string {
+	parts := make([]string, len(s.Vars))
+	for i, v := range s.Vars {
+		parts[i] = v.Name + " = " + model.Format(v.Value)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Failure describes why a run failed, as structured values: the UI and the
+// reports display it without parsing text.
+type Failure struct {
+	Kind     FailureKind
+	Step     int          // index of the failing step (0-based)
+	Message  string       // what happened
+	States   []ModelState // the model states the tester was in
+	Expected []string     // what the model would have accepted
+}

@@ -1,0 +1,125 @@
+package conform
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
+)
+
+// Visited is the graph of what online testing has visited so far, built
+// from the steps and failures a test reports (TestConfig.OnStep, OnRun), in
+// the shape of the timeout extension: a passive and an active node per model
+// state as the tester met it, timeouts between them, and a terminal node per
+// failed run carrying the failure. Nodes are named V0, V1, … and F<run>.
+// A Visited is used by one goroutine at a time.
+type Visited struct {
+	w       model.Worker
+	g       explore.Graph
+	vars    [][]model.Var
+	nodes   map[string]int
+	edges   map[string]bool
+	current int
+	states  map[string]bool // distinct model states met
+}
+
+// NewVisited starts an empty visited graph for the model.
+func NewVisited(m model.Model) (*Visited, error) {
+	w, err := m.NewWorker()
+	if err != nil {
+		return nil, err
+	}
+	return &Visited{w: w, nodes: map[string]int{}, edges: map[string]bool{}, states: map[string]bool{}, current: -1}, nil
+}
+
+func (v *Visited) node(key string, active bool) int {
+	k, kind := key+"|p", explore.Passive
+	if active {
+		k, kind = key+"|a", explore.Active
+	}
+	if i, ok := v.nodes[k]; ok {
+		return i
+	}
+	i := len(v.g.States)
+	s := explore.GState{ID: "V" + strconv.Itoa(i), Model: -1, Kind: kind, Initial: i == 0}
+	s.Label = s.ID
+	var vars []model.Var
+	if st, err := v.w.Decode(key); err == nil {
+		vars = v.w.Vars(st)
+		if ok, err := v.w.Accepting(st); err == nil {
+			s.Accepting = ok
+		}
+	}
+	v.g.States = append(v.g.States, s)
+	v.vars = append(v.vars, vars)
+	v.nodes[k] = i
+	v.states[key] = true
+	return i
+}
+
+func (v *Visited) edge(t explore.GTrans) {
+	k := fmt.Sprintf("%d|%d|%s", t.From, t.To, t.Label())
+	if v.edges[k] {
+		return
+	}
+	v.edges[k] = true
+	t.ModelTrans = -1
+	v.g.Trans = append(v.g.Trans, t)
+}
+
+// Add records a step and returns the node the tester is in after it.
+func (v *Visited) Add(s StepRecord) int {
+	if len(s.From) == 0 || len(s.States) == 0 {
+		return v.current
+	}
+	from := v.node(s.From[0], s.Kind == model.Controllable)
+	to := v.node(s.States[0], s.Active)
+	v.edge(explore.GTrans{From: from, To: to, Action: s.Action, Args: s.Args, Output: s.Output, Kind: s.Kind})
+	v.current = to
+	return to
+}
+
+// Fail adds the failure of a run as a terminal node after the current one
+// and returns it. Its variables are those of the model state the tester was
+// in (the first, when the model may have been in several).
+func (v *Visited) Fail(r RunResult) int {
+	f := r.Failure
+	i := len(v.g.States)
+	label := "✗ " + string(f.Kind)
+	v.g.States = append(v.g.States, explore.GState{ID: "F" + strconv.Itoa(r.Run), Model: -1, Label: label, Kind: explore.Terminal, Error: f.Message})
+	var vars []model.Var
+	if len(f.States) > 0 {
+		vars = f.States[0].Vars
+	}
+	v.vars = append(v.vars, vars)
+	if v.current >= 0 {
+		v.edge(explore.GTrans{From: v.current, To: i, Kind: model.Observable, Text: label})
+	}
+	v.current = i
+	return i
+}
+
+// Current is the node the tester is in, -1 before the first step.
+func (v *Visited) Current() int { return v.current }
+
+// ModelStates is the number of distinct model states met so far.
+func (v *Visited) ModelStates() int { return len(v.states) }
+
+// ID is the name of node i.
+func (v *Visited) ID(i int) string { return v.g.States[i].ID }
+
+// Graph returns a copy of the visited graph.
+func (v *Visited) Graph() *explore.Graph {
+	g := &explore.Graph{States: append([]explore.GState(nil), v.g.States...), Trans: append([]explore.GTrans(nil), v.g.Trans...)}
+	g.Stats.States, g.Stats.Transitions = len(g.States), len(g.Trans)
+	return g
+}
+
+// Vars returns the variables of node i (to go with Graph).
+func (v *Visited) Vars(i int) []model.Var {
+	if i < 0 || i >= len(v.vars) {
+		return nil
+	}
+	return v.vars[i]
+}
