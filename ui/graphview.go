@@ -162,6 +162,15 @@ func (g *GraphView) SetMessage(msg string) {
 	g.scroll.Refresh()
 }
 
+// Reset forgets the graph, the selection, the marks and a zoom set by hand:
+// the next graph shown is fitted (a new project starts here).
+func (g *GraphView) Reset(msg string) {
+	g.userZoom = false
+	g.userZoomF.Store(0)
+	g.selected, g.marks = -1, nil
+	g.SetMessage(msg)
+}
+
 // Doc returns the document shown, or nil.
 func (g *GraphView) Doc() *graph.Doc { return g.doc }
 

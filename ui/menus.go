@@ -130,7 +130,7 @@ func (wb *Workbench) NewFromModel() {
 
 // Save writes the project to its file (asking for one when it has none).
 func (wb *Workbench) Save() error {
-	p := wb.project
+	p := wb.s.project
 	if p == nil {
 		return nil
 	}
@@ -150,7 +150,7 @@ func (wb *Workbench) Save() error {
 
 // SaveAs asks where to save the project.
 func (wb *Workbench) SaveAs() {
-	p := wb.project
+	p := wb.s.project
 	if p == nil {
 		return
 	}
@@ -179,15 +179,15 @@ func (wb *Workbench) SaveAs() {
 // Export writes the last explored graph in a format (dot, svg, png, json).
 func (wb *Workbench) Export(format string) {
 	wb.mu.Lock()
-	doc := wb.doc
+	doc := wb.s.doc
 	wb.mu.Unlock()
 	if doc == nil {
 		dialog.ShowInformation("Export", "Explore first: there is no graph yet.", wb.win)
 		return
 	}
 	base := "graph." + format
-	if wb.project != nil && wb.project.Path != "" {
-		base = filepath.Join(filepath.Dir(wb.project.Path), wb.project.Name+"-"+wb.configs.Selected+"."+format)
+	if wb.s.project != nil && wb.s.project.Path != "" {
+		base = filepath.Join(filepath.Dir(wb.s.project.Path), wb.s.project.Name+"-"+wb.configs.Selected+"."+format)
 	}
 	wb.dialogs.Save("Export the graph as "+strings.ToUpper(format), base, []string{format}, func(path string) {
 		if path == "" {
@@ -227,11 +227,11 @@ func exportDoc(doc *graph.Doc, format, path string) error {
 
 // confirmDiscard runs f, first asking when there are unsaved changes.
 func (wb *Workbench) confirmDiscard(f func()) {
-	if !wb.dirty {
+	if !wb.s.dirty {
 		f()
 		return
 	}
-	dialog.ShowConfirm("Unsaved changes", "Discard the unsaved changes to "+wb.project.Name+"?", func(ok bool) {
+	dialog.ShowConfirm("Unsaved changes", "Discard the unsaved changes to "+wb.s.project.Name+"?", func(ok bool) {
 		if ok {
 			f()
 		}

@@ -37,6 +37,7 @@ type OfflineView struct {
 	tracePath  string
 	replay     *conform.ReplayResult
 	content    fyne.CanvasObject
+	cancel     context.CancelFunc // stops the suite run or replay in progress
 
 	// OnDone, when set, is called on the UI goroutine after a suite run or a
 	// replay ends.
@@ -115,6 +116,25 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 // Content is the tab's widget tree.
 func (ov *OfflineView) Content() fyne.CanvasObject { return ov.content }
 
+// onScreen reports whether this view belongs to the open project; a view of
+// a project that was closed must not touch the shared graph or status line.
+func (ov *OfflineView) onScreen() bool { return ov.wb.s.offline == ov }
+
+// Stop cancels the suite run or replay in progress.
+func (ov *OfflineView) Stop() {
+	if ov.cancel != nil {
+		ov.cancel()
+	}
+}
+
+// background returns a context for a new run, cancelling the previous one.
+func (ov *OfflineView) background() context.Context {
+	ov.Stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	ov.cancel = cancel
+	return ctx
+}
+
 func (ov *OfflineView) done() {
 	if ov.OnDone != nil {
 		ov.OnDone()
@@ -125,7 +145,7 @@ func (ov *OfflineView) done() {
 func (ov *OfflineView) Generate() {
 	wb := ov.wb
 	wb.mu.Lock()
-	x := wb.last
+	x := wb.s.last
 	wb.mu.Unlock()
 	if x == nil {
 		ov.summary.SetText("Explore first: suites come from the explored graph.")
@@ -143,7 +163,7 @@ func (ov *OfflineView) Generate() {
 		ov.summary.SetText("Cannot generate: " + err.Error())
 		return
 	}
-	s.Model, s.Config = wb.model.Info().Name, wb.configs.Selected
+	s.Model, s.Config = wb.s.model.Info().Name, wb.configs.Selected
 	ov.setSuite(s)
 }
 
@@ -240,25 +260,26 @@ func (ov *OfflineView) LoadFile(path string) error {
 // adapter command).
 func (ov *OfflineView) Run() {
 	wb := ov.wb
-	if ov.suite == nil || wb.model == nil {
+	if ov.suite == nil || wb.s.model == nil {
 		return
 	}
-	cfg, err := wb.project.Build(wb.model, wb.configs.Selected)
+	cfg, err := wb.s.project.Build(wb.s.model, wb.configs.Selected)
 	if err != nil {
 		ov.summary.SetText(err.Error())
 		return
 	}
-	suite, p, m := ov.suite, wb.project, wb.model
-	command := wb.test.adapter.Text
+	suite, p, m := ov.suite, wb.s.project, wb.s.model
+	command := wb.s.test.adapter.Text
 	if command == p.AdapterCommandLine() {
 		command = ""
 	}
 	ov.summary.SetText("Running the suite…")
+	ctx := ov.background()
 	go func() {
 		var res *conform.SuiteResult
-		impl, err := p.Connect(context.Background(), m.Info().Name, command, "")
+		impl, err := p.Connect(ctx, m.Info().Name, command, "")
 		if err == nil {
-			res, err = conform.RunSuite(context.Background(), m, cfg, impl, suite, conform.TestConfig{})
+			res, err = conform.RunSuite(ctx, m, cfg, impl, suite, conform.TestConfig{})
 			impl.Close()
 		}
 		wb.do(func() {
@@ -318,17 +339,17 @@ func (ov *OfflineView) LoadTrace(path string) error {
 // action (seed 004, Figure 5.5); changes go into the project's [replay].
 func (ov *OfflineView) EditMapping() {
 	wb := ov.wb
-	if len(ov.trace) == 0 || wb.model == nil {
+	if len(ov.trace) == 0 || wb.s.model == nil {
 		return
 	}
-	p := wb.project
+	p := wb.s.project
 	if p.Replay == nil {
 		p.Replay = &projects.ReplaySpec{}
 	}
 	if p.Replay.Events == nil {
 		p.Replay.Events = map[string]*projects.EventSpec{}
 	}
-	info := wb.model.Info()
+	info := wb.s.model.Info()
 	var names []string
 	seen := map[string]bool{}
 	for _, r := range ov.trace {
@@ -398,24 +419,25 @@ func (ov *OfflineView) EditMapping() {
 // Replay replays the loaded trace against the model.
 func (ov *OfflineView) Replay() {
 	wb := ov.wb
-	if ov.trace == nil || wb.model == nil {
+	if ov.trace == nil || wb.s.model == nil {
 		return
 	}
-	cfg, err := wb.project.Build(wb.model, wb.configs.Selected)
+	cfg, err := wb.s.project.Build(wb.s.model, wb.configs.Selected)
 	if err != nil {
 		ov.traceLabel.SetText(err.Error())
 		return
 	}
-	rc, err := wb.project.ReplayConfig(wb.model)
+	rc, err := wb.s.project.ReplayConfig(wb.s.model)
 	if err != nil {
 		ov.traceLabel.SetText(err.Error())
 		return
 	}
 	rc.File = ov.tracePath
-	recs, m := ov.trace, wb.model
+	recs, m := ov.trace, wb.s.model
 	ov.traceLabel.SetText("Replaying…")
+	ctx := ov.background()
 	go func() {
-		res, err := conform.Replay(context.Background(), m, cfg, recs, rc)
+		res, err := conform.Replay(ctx, m, cfg, recs, rc)
 		wb.do(func() {
 			defer ov.done()
 			if err != nil {
@@ -453,10 +475,10 @@ func (ov *OfflineView) Replay() {
 func (ov *OfflineView) markReplay(k int) {
 	wb := ov.wb
 	wb.mu.Lock()
-	x, full := wb.last, wb.full
+	x, full := wb.s.last, wb.s.full
 	wb.mu.Unlock()
 	view := wb.graph.Doc()
-	if ov.replay == nil || x == nil || full == nil || view == nil || k < 0 {
+	if !ov.onScreen() || ov.replay == nil || x == nil || full == nil || view == nil || k < 0 {
 		return
 	}
 	byKey := map[string][]int{}

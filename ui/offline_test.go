@@ -18,7 +18,7 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 	b.wait()
 	b.wb.configs.SetSelected("offline")
 	b.wait()
-	ov := b.wb.offline
+	ov := b.wb.s.offline
 	ov.Generate()
 	if ov.suite == nil || len(ov.suite.Cases) == 0 || !strings.Contains(ov.summary.Text, "covering 18 of 18 transitions") {
 		t.Fatalf("generate: %q", ov.summary.Text)
@@ -29,7 +29,7 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 	}
 	done := 0
 	ov.OnDone = func() { done++ }
-	b.wb.test.adapter.SetText(bin + " adapter --fixed")
+	b.wb.s.test.adapter.SetText(bin + " adapter --fixed")
 	ov.Run()
 	if !pump(60*time.Second, func() bool { return done == 1 }) {
 		t.Fatal("the suite never finished")

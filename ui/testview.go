@@ -115,7 +115,7 @@ func (tv *TestView) Content() fyne.CanvasObject { return tv.content }
 // projectChanged fills the settings from the project's [test] and [adapter]
 // (through the same run setup the command line uses).
 func (tv *TestView) projectChanged() {
-	p := tv.wb.project
+	p := tv.wb.s.project
 	tc, fromClock, err := p.TestSetup(projects.NoOverrides())
 	if err != nil {
 		tc, fromClock, _ = (&projects.Project{}).TestSetup(projects.NoOverrides())
@@ -148,14 +148,14 @@ func (tv *TestView) setup() (conform.TestConfig, error) {
 		}
 		o.Seed = s
 	}
-	tc, _, err := tv.wb.project.TestSetup(o)
+	tc, _, err := tv.wb.s.project.TestSetup(o)
 	return tc, err
 }
 
 // Start runs online testing in the background.
 func (tv *TestView) Start() {
 	wb := tv.wb
-	p, m := wb.project, wb.model
+	p, m := wb.s.project, wb.s.model
 	if p == nil || m == nil {
 		return
 	}
@@ -329,8 +329,15 @@ func prepareDoc(doc *graph.Doc, center string, radius int, scale func(*graph.Lay
 	return d
 }
 
+// onScreen reports whether this view belongs to the open project; a view of
+// a project that was closed must not touch the shared graph or status line.
+func (tv *TestView) onScreen() bool { return tv.wb.s.test == tv }
+
 // show puts the visited graph on screen with the current state marked.
 func (tv *TestView) show(d drawing, current int) {
+	if !tv.onScreen() {
+		return
+	}
 	g := tv.wb.graph
 	if d.err != nil {
 		g.SetMessage("Layout failed: " + d.err.Error())
@@ -367,8 +374,8 @@ func (tv *TestView) jump(id string) {
 	if v := g.Doc(); v != nil {
 		if i := v.StateIndex(id); i >= 0 {
 			g.Select(i)
-			tv.wb.details.Show(v, i, nil)
-			tv.wb.details.ShowActions(nil, nil)
+			tv.wb.s.details.Show(v, i, nil)
+			tv.wb.s.details.ShowActions(nil, nil)
 		}
 	}
 }
@@ -398,7 +405,9 @@ func (tv *TestView) finished(gen int, res *conform.TestResult, err error) {
 		}
 		tv.verdicts.SetText(text)
 	}
-	tv.wb.status.SetText(tv.verdicts.Text)
+	if tv.onScreen() {
+		tv.wb.status.SetText(tv.verdicts.Text)
+	}
 	if tv.OnDone != nil {
 		tv.OnDone(res, err)
 	}

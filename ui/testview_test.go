@@ -46,8 +46,8 @@ func TestTestTabHonoursProjectSettings(t *testing.T) {
 	b.wb.AutoExplore = false
 	b.open("../projects/chat/chat.toml")
 	b.wb.configs.SetSelected("hi_bye")
-	b.wb.project.Test = &projects.TestSpec{Runs: 6, Steps: 5, TotalSteps: 7, EndWait: 0.3, Seed: 9}
-	tv := b.wb.test
+	b.wb.s.project.Test = &projects.TestSpec{Runs: 6, Steps: 5, TotalSteps: 7, EndWait: 0.3, Seed: 9}
+	tv := b.wb.s.test
 	tv.projectChanged()
 	if tv.runs.Text != "6" || tv.steps.Text != "5" || tv.seed.Text != "9" {
 		t.Fatalf("fields not filled from [test]: runs %q steps %q seed %q", tv.runs.Text, tv.steps.Text, tv.seed.Text)
@@ -74,7 +74,7 @@ func TestLiveOnlineTest(t *testing.T) {
 	b.wb.AutoExplore = false
 	b.open("../projects/chat/chat.toml")
 	b.wb.configs.SetSelected("hi_bye")
-	tv := b.wb.test
+	tv := b.wb.s.test
 	if tv.adapter.Text != "go run impl/main.go impl/server.go impl/adapter.go adapter" || tv.runs.Text != "20" {
 		t.Errorf("settings not taken from the project: adapter %q runs %q", tv.adapter.Text, tv.runs.Text)
 	}

@@ -43,19 +43,12 @@ type Workbench struct {
 	app     fyne.App
 	dialogs Dialogs
 
-	mu      sync.Mutex // guards the fields below, shared with goroutines
-	project *projects.Project
-	model   *model.StarModel
-	cancel  context.CancelFunc
-	gen     int // exploration generation: results of older ones are dropped
-	seq     int // presentation sequence: older drawings are dropped
-	last    *explore.Exploration
-	doc     *graph.Doc     // the full document of the last exploration shown
-	full    *explore.Graph // its engine graph
-	config  string
-	dirty   bool
-	radius  int
-	center  string // state around which a large graph is shown
+	mu     sync.Mutex // guards the fields below, shared with goroutines
+	s      *session   // the open project and everything that belongs to it
+	cancel context.CancelFunc
+	gen    int // exploration generation: results of older ones are dropped
+	seq    int // presentation sequence: older drawings are dropped
+	radius int
 	// layoutCancel cancels the layout in progress.
 	layoutCancel context.CancelFunc
 	exploreT     *time.Timer
@@ -73,16 +66,12 @@ type Workbench struct {
 	status   *widget.Label
 	note     *widget.Label
 	graph    *GraphView
-	details  *Details
 	model_   *ModelView
-	editor   *ConfigEditor
 	edHolder *fyne.Container
 	tabs     *container.AppTabs
-	test     *TestView
-	offline  *OfflineView
-	find     *widget.Entry
-	findErr  *widget.Label
 	radiusS  *widget.Select
+	// holders of the session's panels, swapped when a project opens
+	detailsHolder, testHolder, offlineHolder, findHolder, findErrHolder *fyne.Container
 
 	// AutoExplore explores the selected configuration as soon as a project
 	// opens or a configuration is edited.
@@ -118,30 +107,23 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb.note.Hide()
 	wb.graph = NewGraphView()
 	wb.graph.OnSelect = func(i int) {
-		if wb.test != nil && wb.graph.Doc() != nil && wb.test.showing(wb.graph.Doc()) {
-			wb.test.jump(wb.graph.Doc().States[i].ID)
+		if wb.s.test != nil && wb.graph.Doc() != nil && wb.s.test.showing(wb.graph.Doc()) {
+			wb.s.test.jump(wb.graph.Doc().States[i].ID)
 			return
 		}
 		wb.selectDocState(wb.graph.Doc().States[i].ID)
 	}
-	wb.details = NewDetails()
-	wb.details.Goto = wb.SelectState
 	wb.model_ = NewModelView(wb.Reload)
 	wb.edHolder = container.NewStack()
-	wb.test = NewTestView(wb)
-	wb.offline = NewOfflineView(wb)
+	wb.detailsHolder, wb.testHolder, wb.offlineHolder = container.NewStack(), container.NewStack(), container.NewStack()
+	wb.findHolder, wb.findErrHolder = container.NewStack(), container.NewStack()
 	wb.tabs = container.NewAppTabs(
 		container.NewTabItem("Configuration", wb.edHolder),
 		container.NewTabItem("Model", wb.model_.content),
-		container.NewTabItem("Test", wb.test.Content()),
-		container.NewTabItem("Offline", wb.offline.Content()),
+		container.NewTabItem("Test", wb.testHolder),
+		container.NewTabItem("Offline", wb.offlineHolder),
 	)
-	wb.find = widget.NewEntry()
-	wb.find.PlaceHolder = "find states: expression over s, e.g. pending(s) == 1"
-	wb.find.OnSubmitted = func(string) { wb.Find() }
-	wb.findErr = widget.NewLabel("")
-	wb.findErr.Importance = widget.DangerImportance
-	wb.findErr.Hide()
+	wb.setSession(newSession(wb, nil))
 	wb.radiusS = widget.NewSelect([]string{"1", "2", "3", "4", "6"}, func(v string) {
 		n, _ := strconv.Atoi(v)
 		wb.mu.Lock()
@@ -158,9 +140,9 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	zoom := container.NewHBox(
 		widget.NewButton("−", wb.graph.ZoomOut), widget.NewButton("Fit", wb.graph.Fit), widget.NewButton("+", wb.graph.ZoomIn),
 		widget.NewLabel("steps around selection (large graphs):"), wb.radiusS)
-	findRow := container.NewBorder(nil, wb.findErr, nil, widget.NewButton("Find", wb.Find), wb.find)
+	findRow := container.NewBorder(nil, wb.findErrHolder, nil, widget.NewButton("Find", wb.Find), wb.findHolder)
 	center := container.NewBorder(container.NewVBox(zoom, wb.note), findRow, nil, nil, wb.graph.Container())
-	right := container.NewHSplit(center, wb.details.Content())
+	right := container.NewHSplit(center, wb.detailsHolder)
 	right.Offset = 0.72
 	split := container.NewHSplit(wb.tabs, right)
 	split.Offset = 0.3
@@ -198,7 +180,7 @@ func (wb *Workbench) do(f func()) {
 func (wb *Workbench) Graph() *GraphView { return wb.graph }
 
 // Editor returns the configuration editor, or nil.
-func (wb *Workbench) Editor() *ConfigEditor { return wb.editor }
+func (wb *Workbench) Editor() *ConfigEditor { return wb.s.editor }
 
 // Status returns the status line text.
 func (wb *Workbench) Status() string { return wb.status.Text }
@@ -207,17 +189,17 @@ func (wb *Workbench) Status() string { return wb.status.Text }
 func (wb *Workbench) Last() *explore.Exploration {
 	wb.mu.Lock()
 	defer wb.mu.Unlock()
-	return wb.last
+	return wb.s.last
 }
 
 // Dirty reports unsaved changes.
-func (wb *Workbench) Dirty() bool { return wb.dirty }
+func (wb *Workbench) Dirty() bool { return wb.s.dirty }
 
 func (wb *Workbench) setDirty(d bool) {
-	wb.dirty = d
+	wb.s.dirty = d
 	name := "Modex"
-	if wb.project != nil {
-		name = "Modex — " + wb.project.Name
+	if wb.s.project != nil {
+		name = "Modex — " + wb.s.project.Name
 		if d {
 			name += " *"
 		}
@@ -236,17 +218,26 @@ func (wb *Workbench) Open(path string) error {
 	return nil
 }
 
+// setProject shows p in a new session: the previous project's runs are
+// stopped and its panels, selection, results and Find are dropped whole.
 func (wb *Workbench) setProject(p *projects.Project) {
 	wb.Cancel()
 	wb.mu.Lock()
-	wb.project, wb.last, wb.doc, wb.full, wb.center = p, nil, nil, nil, ""
+	wb.gen++ // the closed project's exploration results are dropped
 	wb.mu.Unlock()
+	wb.finishRun()
+	if wb.exploreT != nil {
+		wb.exploreT.Stop()
+	}
+	wb.s.test.Stop()
+	wb.s.offline.Stop()
+	wb.setSession(newSession(wb, p))
+	wb.graph.Reset("")
 	wb.title.SetText(p.Name)
-	wb.test.Stop()
 	wb.loadModel()
-	wb.test.projectChanged()
+	wb.s.test.projectChanged()
 	wb.configs.Options = p.ConfigNames()
-	wb.config = ""
+	wb.s.config = ""
 	wb.configs.SetSelected(p.Default) // builds the editor and explores
 	if wb.configs.Selected == "" {
 		wb.selectConfig(p.Default)
@@ -256,11 +247,11 @@ func (wb *Workbench) setProject(p *projects.Project) {
 
 // loadModel (re)loads the project's model and shows its source.
 func (wb *Workbench) loadModel() {
-	p := wb.project
+	p := wb.s.project
 	src, _ := os.ReadFile(p.ModelPath())
 	m, err := p.LoadModel()
 	wb.mu.Lock()
-	wb.model = m
+	wb.s.model = m
 	wb.mu.Unlock()
 	if err != nil {
 		line := 0
@@ -281,24 +272,24 @@ func (wb *Workbench) loadModel() {
 
 // Reload reads the model file again (project edits are kept).
 func (wb *Workbench) Reload() {
-	if wb.project == nil {
+	if wb.s.project == nil {
 		return
 	}
 	wb.loadModel()
 	wb.rebuildEditor()
-	if wb.model != nil && wb.AutoExplore {
+	if wb.s.model != nil && wb.AutoExplore {
 		wb.Explore()
 	}
 }
 
 func (wb *Workbench) selectConfig(name string) {
-	if wb.project == nil || name == "" || name == wb.config {
+	if wb.s.project == nil || name == "" || name == wb.s.config {
 		return
 	}
-	wb.config = name
+	wb.s.config = name
 	wb.rebuildEditor()
-	if wb.model != nil {
-		wb.status.SetText(fmt.Sprintf("%s: %s", filepath.Base(wb.project.ModelPath()), wb.project.Description))
+	if wb.s.model != nil {
+		wb.status.SetText(fmt.Sprintf("%s: %s", filepath.Base(wb.s.project.ModelPath()), wb.s.project.Description))
 		if wb.AutoExplore {
 			wb.Explore()
 		}
@@ -306,14 +297,14 @@ func (wb *Workbench) selectConfig(name string) {
 }
 
 func (wb *Workbench) rebuildEditor() {
-	if wb.model == nil || wb.config == "" {
-		wb.editor = nil
+	if wb.s.model == nil || wb.s.config == "" {
+		wb.s.editor = nil
 		wb.edHolder.Objects = []fyne.CanvasObject{widget.NewLabel("Fix the model to edit its configurations.")}
 		wb.edHolder.Refresh()
 		return
 	}
-	wb.editor = NewConfigEditor(wb.project, wb.model, wb.config, wb.configEdited)
-	wb.edHolder.Objects = []fyne.CanvasObject{wb.editor.Content()}
+	wb.s.editor = NewConfigEditor(wb.s.project, wb.s.model, wb.s.config, wb.configEdited)
+	wb.edHolder.Objects = []fyne.CanvasObject{wb.s.editor.Content()}
 	wb.edHolder.Refresh()
 }
 
@@ -332,7 +323,7 @@ func (wb *Workbench) configEdited() {
 // Explore starts exploring the selected configuration in the background.
 func (wb *Workbench) Explore() {
 	wb.mu.Lock()
-	p, m := wb.project, wb.model
+	p, m := wb.s.project, wb.s.model
 	if p == nil || m == nil {
 		wb.mu.Unlock()
 		return
@@ -498,7 +489,7 @@ var drawScaleBase = 2.0
 // and shows it unless something newer has been shown meanwhile.
 func (wb *Workbench) present(gen, seq int, x *explore.Exploration, final bool) {
 	wb.mu.Lock()
-	center, radius := wb.center, wb.radius
+	center, radius := wb.s.center, wb.radius
 	// A newer presentation supersedes this one: its layout (a child
 	// process when graph.LayoutCommand is set) is killed.
 	if wb.layoutCancel != nil {
@@ -524,7 +515,7 @@ func (wb *Workbench) present(gen, seq int, x *explore.Exploration, final bool) {
 		if final {
 			wb.finishRun()
 			wb.mu.Lock()
-			wb.last = x
+			wb.s.last = x
 			wb.mu.Unlock()
 		}
 		wb.show(x, d, final)
@@ -541,7 +532,7 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 		return
 	}
 	wb.mu.Lock()
-	wb.doc, wb.full = d.doc, x.Graph()
+	wb.s.doc, wb.s.full = d.doc, x.Graph()
 	wb.mu.Unlock()
 	st := x.Stats
 	end := "complete"
@@ -558,7 +549,7 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 		}
 	}
 	summary := fmt.Sprintf("%s [%s]: %d states, %d transitions, %d tried, %.3f s, %s",
-		wb.project.Name, wb.configs.Selected, len(d.doc.States), len(d.doc.Transitions), st.Tried, st.Seconds, end)
+		wb.s.project.Name, wb.configs.Selected, len(d.doc.States), len(d.doc.Transitions), st.Tried, st.Seconds, end)
 	if errs > 0 {
 		summary += fmt.Sprintf(", %d error states", errs)
 	}
@@ -583,8 +574,8 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 	if !wb.graph.UserZoomed() {
 		wb.graph.Fit()
 	}
-	if wb.center != "" {
-		if i := d.view.StateIndex(wb.center); i >= 0 {
+	if wb.s.center != "" {
+		if i := d.view.StateIndex(wb.s.center); i >= 0 {
 			wb.graph.Select(i)
 		}
 	}
@@ -593,7 +584,7 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 // redraw shows the last exploration again (after the view settings changed).
 func (wb *Workbench) redraw() {
 	wb.mu.Lock()
-	x, gen := wb.last, wb.gen
+	x, gen := wb.s.last, wb.gen
 	wb.mu.Unlock()
 	if x == nil {
 		return
@@ -626,8 +617,8 @@ func (wb *Workbench) SelectState(id string) {
 
 func (wb *Workbench) selectDocState(id string) {
 	wb.mu.Lock()
-	doc, full, x := wb.doc, wb.full, wb.last
-	wb.center = id
+	doc, full, x := wb.s.doc, wb.s.full, wb.s.last
+	wb.s.center = id
 	wb.mu.Unlock()
 	if doc == nil || full == nil {
 		return
@@ -637,7 +628,7 @@ func (wb *Workbench) selectDocState(id string) {
 		return
 	}
 	path := full.PathTo(i)
-	wb.details.Show(doc, i, path)
+	wb.s.details.Show(doc, i, path)
 	marks := map[int]colorNRGBA{}
 	if v := wb.graph.Doc(); v != nil {
 		for _, ti := range path {
@@ -650,15 +641,15 @@ func (wb *Workbench) selectDocState(id string) {
 	if x != nil && int(full.States[i].Model) < len(x.States) {
 		key := x.States[full.States[i].Model].Key
 		if x.States[full.States[i].Model].ModelErr {
-			wb.details.ShowActions(nil, nil)
+			wb.s.details.ShowActions(nil, nil)
 			return
 		}
 		gen := wb.gen
 		go func() {
 			st, err := explore.Explain(x.Model, x.Config, key)
 			wb.do(func() {
-				if wb.current(gen) && wb.center == id {
-					wb.details.ShowActions(st, err)
+				if wb.current(gen) && wb.s.center == id {
+					wb.s.details.ShowActions(st, err)
 				}
 			})
 		}()
@@ -668,21 +659,21 @@ func (wb *Workbench) selectDocState(id string) {
 // Find marks the states where the expression in the find box is true.
 func (wb *Workbench) Find() {
 	wb.mu.Lock()
-	x, m, full := wb.last, wb.model, wb.full
+	x, m, full := wb.s.last, wb.s.model, wb.s.full
 	wb.mu.Unlock()
-	src := strings.TrimSpace(wb.find.Text)
+	src := strings.TrimSpace(wb.s.find.Text)
 	if x == nil || m == nil || src == "" {
 		wb.graph.SetMarks(nil)
-		wb.findErr.Hide()
+		wb.s.findErr.Hide()
 		return
 	}
 	expr, err := m.Compile(src, model.Pos{File: "find", Line: 1, Col: 1})
 	if err != nil {
-		wb.findErr.SetText(exprError(err))
-		wb.findErr.Show()
+		wb.s.findErr.SetText(exprError(err))
+		wb.s.findErr.Show()
 		return
 	}
-	wb.findErr.Hide()
+	wb.s.findErr.Hide()
 	gen := wb.gen
 	go func() {
 		found, err := x.Find(expr)
@@ -691,8 +682,8 @@ func (wb *Workbench) Find() {
 				return
 			}
 			if err != nil {
-				wb.findErr.SetText(err.Error())
-				wb.findErr.Show()
+				wb.s.findErr.SetText(err.Error())
+				wb.s.findErr.Show()
 			}
 			models := map[int32]bool{}
 			for _, i := range found {
@@ -720,7 +711,7 @@ func (wb *Workbench) Find() {
 
 // configMenu offers adding, copying, renaming and deleting configurations.
 func (wb *Workbench) configMenu() {
-	if wb.project == nil {
+	if wb.s.project == nil {
 		return
 	}
 	ask := func(title, initial string, f func(string) error) {
@@ -735,11 +726,11 @@ func (wb *Workbench) configMenu() {
 			}
 		}, wb.win)
 	}
-	p := wb.project
+	p := wb.s.project
 	cur := wb.configs.Selected
 	after := func(name string) {
 		wb.configs.Options = p.ConfigNames()
-		wb.config = ""
+		wb.s.config = ""
 		wb.configs.SetSelected(name)
 		wb.configs.Refresh()
 		wb.setDirty(true)
@@ -841,8 +832,8 @@ func Run(a fyne.App, path, config, trace string, dialogs func(fyne.Window) Dialo
 			}
 			wb.mu.Lock()
 			n := 0
-			if wb.last != nil {
-				n = len(wb.last.States)
+			if wb.s.last != nil {
+				n = len(wb.s.last.States)
 			}
 			wb.mu.Unlock()
 			line := fmt.Sprintf(`{"config":%q,"states":%d,"max_stall_ms":%.1f,"max_callback_ms":%.1f,"heartbeats":%d}`+"\n",
@@ -857,17 +848,17 @@ func Run(a fyne.App, path, config, trace string, dialogs func(fyne.Window) Dialo
 		return err
 	}
 	if config != "" {
-		if _, ok := wb.project.Configs[config]; !ok {
+		if _, ok := wb.s.project.Configs[config]; !ok {
 			return fmt.Errorf("%s has no configuration %q", path, config)
 		}
 		wb.configs.SetSelected(config)
 	}
 	if trace != "" {
-		if err := wb.offline.LoadTrace(trace); err != nil {
+		if err := wb.s.offline.LoadTrace(trace); err != nil {
 			return err
 		}
 		wb.tabs.SelectIndex(3)
-		wb.offline.Replay()
+		wb.s.offline.Replay()
 	}
 	w.ShowAndRun()
 	return nil

@@ -134,7 +134,7 @@ func TestEditFilterReExplores(t *testing.T) {
 	if b.wb.Dirty() {
 		t.Error("still dirty after saving")
 	}
-	data, _ := os.ReadFile(b.wb.project.Path)
+	data, _ := os.ReadFile(b.wb.s.project.Path)
 	if !strings.Contains(string(data), "pending(s) < 3") {
 		t.Errorf("saved file lacks the new filter:\n%s", data)
 	}
@@ -200,15 +200,15 @@ func TestFindStates(t *testing.T) {
 	b := newBench(t)
 	b.open("../projects/chat/chat.toml")
 	b.wait()
-	b.wb.find.SetText("pending(s) == 1")
+	b.wb.s.find.SetText("pending(s) == 1")
 	b.wb.Find()
 	pump(10*time.Second, func() bool { return strings.Contains(b.wb.Status(), "match") })
 	if !strings.Contains(b.wb.Status(), "4 states match") || len(b.wb.Graph().marks) != 4 {
 		t.Errorf("status %q, %d marks", b.wb.Status(), len(b.wb.Graph().marks))
 	}
-	b.wb.find.SetText("pending(s) ==")
+	b.wb.s.find.SetText("pending(s) ==")
 	b.wb.Find()
-	if !b.wb.findErr.Visible() {
+	if !b.wb.s.findErr.Visible() {
 		t.Error("bad find expression shows no error")
 	}
 }

@@ -1,0 +1,70 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/graph"
+	"github.com/modex/modex/projects"
+)
+
+// session is everything that belongs to one opened project: the project and
+// its model, the selected configuration and its edits, the last exploration
+// and the selection in it, the configuration editor, the details panel, the
+// Test and Offline tabs and Find. Opening a project replaces the session as
+// a whole (with new widgets for its panels), so nothing of the previous
+// project survives a switch. The fields shared with goroutines are guarded
+// by Workbench.mu, like Workbench.s itself.
+type session struct {
+	project *projects.Project
+	model   *model.StarModel
+	config  string
+	dirty   bool
+	last    *explore.Exploration
+	doc     *graph.Doc     // the full document of the last exploration shown
+	full    *explore.Graph // its engine graph
+	center  string         // state around which a large graph is shown
+
+	editor  *ConfigEditor
+	details *Details
+	test    *TestView
+	offline *OfflineView
+	find    *widget.Entry
+	findErr *widget.Label
+}
+
+// newSession builds the per-project panels for p (nil: no project yet).
+func newSession(wb *Workbench, p *projects.Project) *session {
+	s := &session{project: p}
+	s.details = NewDetails()
+	s.details.Goto = wb.SelectState
+	// The views reach the session through the workbench: wb.s must be s
+	// before they are used (setSession).
+	s.test = NewTestView(wb)
+	s.offline = NewOfflineView(wb)
+	s.find = widget.NewEntry()
+	s.find.PlaceHolder = "find states: expression over s, e.g. pending(s) == 1"
+	s.find.OnSubmitted = func(string) { wb.Find() }
+	s.findErr = widget.NewLabel("")
+	s.findErr.Importance = widget.DangerImportance
+	s.findErr.Hide()
+	return s
+}
+
+// setSession installs s and its panels in the window.
+func (wb *Workbench) setSession(s *session) {
+	wb.mu.Lock()
+	wb.s = s
+	wb.mu.Unlock()
+	swap := func(holder *fyne.Container, o fyne.CanvasObject) {
+		holder.Objects = []fyne.CanvasObject{o}
+		holder.Refresh()
+	}
+	swap(wb.detailsHolder, s.details.Content())
+	swap(wb.testHolder, s.test.Content())
+	swap(wb.offlineHolder, s.offline.Content())
+	swap(wb.findHolder, s.find)
+	swap(wb.findErrHolder, s.findErr)
+	swap(wb.edHolder, widget.NewLabel("Open a project to edit its configurations."))
+}

@@ -1,0 +1,84 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/widget"
+)
+
+// Opening another project replaces everything that belonged to the first:
+// the details panel, the Test tab's runs, the Offline tab's suite, Find's
+// text and error, the selection and a zoom set by hand.
+func TestProjectSwitchLeavesNothingStale(t *testing.T) {
+	bin := buildChat(t)
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wait()
+	chat := b.wb.s
+
+	// Details of a chat state.
+	b.wb.SelectState("S1")
+	if len(chat.details.box.Objects) < 2 {
+		t.Fatal("selecting a chat state shows no details")
+	}
+	// A Find with an error.
+	chat.find.SetText("pending(s) ==")
+	b.wb.Find()
+	if !chat.findErr.Visible() {
+		t.Fatal("the bad find expression shows no error")
+	}
+	// A suite, generated in the Offline tab.
+	b.wb.configs.SetSelected("offline")
+	b.wait()
+	chat.offline.Generate()
+	if chat.offline.suite == nil {
+		t.Fatal("no suite generated")
+	}
+	// A test run in the Test tab.
+	b.wb.configs.SetSelected("figure1")
+	b.wait()
+	chat.test.adapter.SetText(bin + " adapter --fixed")
+	chat.test.runs.SetText("1")
+	chat.test.steps.SetText("5")
+	chat.test.seed.SetText("1")
+	if res := startAndWait(t, chat.test); res == nil || len(chat.test.lines) == 0 {
+		t.Fatal("the chat test left no log")
+	}
+	b.wb.graph.ZoomIn()
+
+	b.open("../projects/threadpool/threadpool.toml")
+	b.wait()
+	s := b.wb.s
+	if s == chat || s.project.Name == chat.project.Name {
+		t.Fatal("the session was not replaced")
+	}
+	for name, tc := range map[string]struct {
+		ok   bool
+		what string
+	}{
+		"details": {len(s.details.box.Objects) == 1 && b.wb.detailsHolder.Objects[0] == s.details.Content(),
+			"the details panel still shows the previous project's state"},
+		"test": {len(s.test.lines) == 0 && s.test.verdicts.Text == "" && b.wb.testHolder.Objects[0] == s.test.Content() &&
+			!strings.Contains(s.test.adapter.Text, "chat"), "the Test tab keeps the previous project's runs or adapter"},
+		"offline": {s.offline.suite == nil && b.wb.offlineHolder.Objects[0] == s.offline.Content(),
+			"the Offline tab keeps the previous project's suite"},
+		"find": {s.find.Text == "" && !s.findErr.Visible() && b.wb.findHolder.Objects[0] == s.find,
+			"Find keeps its text or error"},
+		"zoom":      {!b.wb.graph.UserZoomed(), "the zoom set by hand carries over"},
+		"selection": {b.wb.graph.Selected() < 0, "a state is still selected"},
+	} {
+		if !tc.ok {
+			t.Errorf("%s: %s", name, tc.what)
+		}
+	}
+	// Running the Offline tab does nothing without a suite of this project
+	// (before, it ran chat's suite against the thread pool).
+	s.offline.Run()
+	if strings.Contains(s.offline.summary.Text, "adapter") {
+		t.Errorf("the offline run used a stale suite: %q", s.offline.summary.Text)
+	}
+	if l, ok := s.details.box.Objects[0].(*widget.Label); !ok || !strings.Contains(l.Text, "Click a state") {
+		t.Errorf("details panel: %#v", s.details.box.Objects[0])
+	}
+}
