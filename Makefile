@@ -33,6 +33,7 @@ run: build
 	./$(BIN) projects/chat/chat.toml
 
 test: deps portable
+	./scripts/check-fuzz-targets.sh
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./...
@@ -41,9 +42,17 @@ bench: deps
 	$(GO) test -run XXX -bench . -benchtime 3x ./engine/... ./graph/
 	./scripts/time-commands.sh
 
+# Every fuzz target, FUZZTIME each (go test -fuzz takes one target at a time).
+FUZZTIME ?= 30s
+FUZZ := ./engine/model:FuzzDecodeValue ./engine/explore:FuzzLoadModel ./engine/conform:FuzzParseTrace \
+        ./projects:FuzzParseProject ./graph:FuzzPretty
+
 fuzz: deps
-	$(GO) test -run XXX -fuzz FuzzDecodeValue -fuzztime 30s ./engine/
-	$(GO) test -run XXX -fuzz FuzzParseProject -fuzztime 30s ./projects/
+	@for t in $(FUZZ); do \
+	  pkg=$${t%%:*}; name=$${t##*:}; \
+	  echo "fuzz $$name in $$pkg for $(FUZZTIME)"; \
+	  $(GO) test -run XXX -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
 
 clean:
 	rm -rf bin

@@ -352,13 +352,50 @@ func convertErr(err error, fallback Pos, what string) error {
 		} else {
 			msg = what + ": " + msg
 		}
-		return &PosError{Pos: pos, Msg: msg, Stack: ee.CallStack.String()}
+		return &PosError{Pos: pos, Msg: msg, Stack: formatStack(ee.CallStack)}
 	}
 	var pe *PosError
 	if errors.As(err, &pe) {
 		return pe
 	}
 	return &PosError{Pos: fallback, Msg: what + ": " + err.Error()}
+}
+
+// maxStackLines bounds a printed call stack: runaway recursion would
+// otherwise print one line per frame (100,000 of them).
+const maxStackLines = 40
+
+// formatStack prints a call stack like starlark.CallStack.String, with runs
+// of identical frames (recursion) folded into one line and at most
+// maxStackLines lines, keeping the outermost and the innermost frames.
+func formatStack(cs starlark.CallStack) string {
+	type frame struct {
+		text string
+		n    int
+	}
+	var frames []frame
+	for _, fr := range cs {
+		text := fmt.Sprintf("  %s: in %s", fr.Pos, fr.Name)
+		if k := len(frames); k > 0 && frames[k-1].text == text {
+			frames[k-1].n++
+			continue
+		}
+		frames = append(frames, frame{text, 1})
+	}
+	lines := make([]string, 0, len(frames))
+	for _, f := range frames {
+		line := f.text
+		if f.n > 1 {
+			line += fmt.Sprintf(" (repeated %d times)", f.n)
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) > maxStackLines {
+		keep := maxStackLines / 2
+		cut := len(lines) - 2*keep
+		lines = append(append(lines[:keep:keep], fmt.Sprintf("  … %d more frames …", cut)), lines[len(lines)-keep:]...)
+	}
+	return "Traceback (most recent call last):\n" + strings.Join(lines, "\n") + "\n"
 }
 
 func synPos(p syntax.Position) Pos {
