@@ -1,0 +1,418 @@
+package explore
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modex/modex/engine/model"
+)
+
+// evalTarget evaluates filters, groupings, acceptance and the invariant of a
+// newly reached state.
+func (e *explorer) evalTarget(w model.Worker, st model.State, initial bool) *targetInfo {
+	return e.evalTargetInto(w, st, initial, &targetInfo{})
+}
+
+func (e *explorer) evalTargetInto(w model.Worker, st model.State, initial bool, info *targetInfo) *targetInfo {
+	if !initial {
+		if !e.cfg.NoModelFilter {
+			ok, err := w.StateFilter(st)
+			if err != nil {
+				info.err = err
+				return info
+			}
+			if !ok {
+				info.filtered = true
+				return info
+			}
+		}
+		for _, f := range e.cfg.Filters {
+			v, err := w.Eval(f, st)
+			if err != nil {
+				info.err = err
+				return info
+			}
+			if !v.Truth() {
+				info.filtered = true
+				return info
+			}
+		}
+	}
+	for i, g := range e.cfg.Groupings {
+		v, err := w.Eval(g, st)
+		if err != nil {
+			info.err = err
+			return info
+		}
+		k, err := model.Key(v)
+		if err != nil {
+			info.err = fmt.Errorf("grouping `%s`: %v", g.Source(), err)
+			return info
+		}
+		info.groupKeys = append(info.groupKeys, e.hash(k))
+		if i > 0 {
+			info.label += " | "
+		}
+		info.label += model.Format(v)
+	}
+	var err error
+	if e.cfg.Accepting != nil {
+		var v model.Value
+		v, err = w.Eval(e.cfg.Accepting, st)
+		info.accepting = err == nil && bool(v.Truth())
+	} else {
+		info.accepting, err = w.Accepting(st)
+	}
+	if err != nil {
+		info.err = err
+		return info
+	}
+	info.invariant, info.err = w.Invariant(st)
+	return info
+}
+
+// expandLevel computes the successors of every state of a level, in
+// parallel; results are in level order.
+func (e *explorer) expandLevel(level []int32) []srcResult {
+	results := make([]srcResult, len(level))
+	var next atomic.Int64
+	const chunk = 8
+	var wg sync.WaitGroup
+	nw := len(e.workers)
+	if len(level) < 2*chunk {
+		nw = 1
+	}
+	for wi := 0; wi < nw; wi++ {
+		wg.Add(1)
+		go func(w *expWorker) {
+			defer wg.Done()
+			w.trans = w.trans[:0:0] // a fresh slab per level: results live until the merge
+			cache := make(map[hkey]*targetInfo, 2*len(level)/nw+8)
+			for {
+				start := int(next.Add(chunk)) - chunk
+				if start >= len(level) {
+					return
+				}
+				for i := start; i < min(start+chunk, len(level)); i++ {
+					if e.ctx.Err() != nil {
+						return
+					}
+					results[i] = e.expand(w, level[i], cache)
+				}
+			}
+		}(e.workers[wi])
+	}
+	wg.Wait()
+	return results
+}
+
+// expand tries every included action with every input combination in one
+// state.
+func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (res srcResult) {
+	var tried int64
+	start := len(w.trans)
+	res.trans = w.trans[start:start]
+	defer func() {
+		// The segment of the slab this state filled; later appends may move
+		// the slab, but the segment keeps its own backing array.
+		n := len(res.trans)
+		if n > 0 && n <= cap(w.trans)-start && &w.trans[:start+1][start] == &res.trans[0] {
+			w.trans = w.trans[:start+n] // filled in place
+		} else {
+			w.trans = append(w.trans[:start], res.trans...)
+		}
+		res.trans = w.trans[start : start+n : start+n]
+		res.tried = tried
+		e.tried.Add(tried)
+	}()
+	st, err := w.Decode(e.ex.States[id].Key)
+	if err != nil {
+		res.err = err
+		res.done = true
+		return res
+	}
+	for ai, a := range e.info.Actions {
+		ac := &e.cfg.Actions[ai]
+		if ac.Exclude {
+			continue
+		}
+		errTrans := func(err error) {
+			res.trans = append(res.trans, pendTrans{action: int32(ai), argsID: -1, outID: -1, first: true, x: &pendExtra{err: err}})
+		}
+		if ac.Enabled != nil && ac.Kind == model.Controllable {
+			v, err := w.Eval(ac.Enabled, st)
+			if err != nil {
+				if e.ctx.Err() != nil {
+					return res
+				}
+				errTrans(err)
+				continue
+			}
+			if !v.Truth() {
+				tried++
+				continue
+			}
+		}
+		doms := w.doms[:0]
+		for range a.Params {
+			doms = append(doms, nil)
+		}
+		w.doms = doms
+		empty := false
+		var derr error
+		for p := range a.Params {
+			var vals []model.Value
+			vals, derr = ParamDomain(w.Worker, e.info, ac, st, ai, p)
+			if derr != nil {
+				break
+			}
+			if len(vals) == 0 {
+				empty = true
+			}
+			doms[p] = vals
+		}
+		if derr != nil {
+			if e.ctx.Err() != nil {
+				return res
+			}
+			errTrans(derr)
+			continue
+		}
+		if empty {
+			continue
+		}
+		idx := w.idx[:0]
+		for range doms {
+			idx = append(idx, 0)
+		}
+		w.idx = idx
+		// Canonical keys of the domain values, computed once per state.
+		for len(w.dkeys) < len(doms) {
+			w.dkeys = append(w.dkeys, nil)
+		}
+		dkeys := w.dkeys[:len(doms)]
+		for p, vals := range doms {
+			dkeys[p] = dkeys[p][:0]
+			for _, v := range vals {
+				dkeys[p] = append(dkeys[p], w.key(v))
+			}
+		}
+		for {
+			var argsKey string
+			switch len(doms) {
+			case 0:
+			case 1:
+				argsKey = dkeys[0][idx[0]]
+			default:
+				for p := range doms {
+					argsKey += dkeys[p][idx[p]]
+				}
+			}
+			argsID, known := e.argIDs[argsKey]
+			var args []model.Value
+			if !known {
+				argsID = -1
+			}
+			if known {
+				args = e.ex.ArgTable[argsID]
+			} else {
+				args = make([]model.Value, len(doms))
+				for p := range doms {
+					args[p] = doms[p][idx[p]]
+				}
+			}
+			tried++
+			outs, _, err := w.Step(st, ai, args)
+			if err != nil {
+				return res // cancelled
+			}
+			for k, o := range outs {
+				pt := pendTrans{action: int32(ai), argsID: argsID, outID: -1, first: k == 0}
+				extra := func() *pendExtra {
+					if pt.x == nil {
+						pt.x = &pendExtra{args: args, argsKey: argsKey}
+					}
+					return pt.x
+				}
+				if argsID < 0 {
+					extra()
+				}
+				if o.Err != nil {
+					extra().err = o.Err
+				} else {
+					w.buf, _ = model.AppendValuePath(w.buf[:0], o.Output, "output")
+					if id, ok := e.outIDs[string(w.buf)]; ok {
+						pt.outID = id
+					} else {
+						x := extra()
+						x.out, x.outKey = o.Output, string(w.buf)
+					}
+					pt.key = o.Next.Key()
+					pt.hk = e.hash(pt.key)
+					if id, known := e.concrete[pt.hk]; known {
+						pt.known, pt.to = true, id
+					} else {
+						info, ok := cache[pt.hk]
+						if !ok {
+							info = e.evalTargetInto(w.Worker, o.Next, false, w.info())
+							if info.err != nil && e.ctx.Err() != nil {
+								return res
+							}
+							cache[pt.hk] = info
+						}
+						pt.info = info
+					}
+				}
+				res.trans = append(res.trans, pt)
+			}
+			if !nextCombination(idx, doms) {
+				break
+			}
+		}
+	}
+	res.done = true
+	return res
+}
+
+// nextCombination advances idx, an odometer of indices into doms, to the
+// next combination of inputs; false when all have been visited.
+func nextCombination(idx []int, doms [][]model.Value) bool {
+	for p := len(idx) - 1; p >= 0; p-- {
+		idx[p]++
+		if idx[p] < len(doms[p]) {
+			return true
+		}
+		idx[p] = 0
+	}
+	return false
+}
+
+func exprPos(x model.Expr) string {
+	if p := x.Pos(); p.File != "" {
+		return p.String()
+	}
+	return "expression"
+}
+
+// merge adds the results of a level to the graph in level order, so the
+// graph does not depend on how work was split between workers.
+func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next []int32, stopped string) {
+	for i, src := range level {
+		r := &results[i]
+		if !r.done {
+			e.markFrontier(level[i:])
+			return next, e.stopReason()
+		}
+		e.ex.Stats.Tried += r.tried
+		e.ex.States[src].Expanded = true
+		if r.err != nil {
+			e.ex.States[src].Error = r.err.Error()
+		}
+		groupStart := len(e.ex.Trans)
+		for _, pt := range r.trans {
+			if pt.first {
+				groupStart = len(e.ex.Trans)
+			}
+			var to int32
+			switch {
+			case pt.x != nil && pt.x.err != nil:
+				to = e.errorState(pt.x.err.Error(), depth+1)
+			default:
+				id, known := pt.to, pt.known
+				if !known {
+					id, known = e.concrete[pt.hk]
+				}
+				if known {
+					if id == filteredID {
+						continue
+					}
+					to = id
+					break
+				}
+				info := pt.info
+				if info.err != nil {
+					to = e.errorState(info.err.Error(), depth+1)
+					e.concrete[pt.hk] = to
+					break
+				}
+				if info.filtered {
+					e.concrete[pt.hk] = filteredID
+					e.ex.Stats.Filtered++
+					continue
+				}
+				isNew := len(e.groups) == 0
+				for g, gm := range e.groups {
+					if _, seen := gm[info.groupKeys[g]]; !seen {
+						isNew = true
+					}
+				}
+				if !isNew {
+					to = e.groups[0][info.groupKeys[0]]
+					e.concrete[pt.hk] = to
+					break
+				}
+				if e.cfg.MaxStates > 0 && len(e.ex.States) >= e.cfg.MaxStates {
+					e.ex.States[src].Frontier = true
+					stopped = "max states"
+					continue
+				}
+				to = e.addState(pt.key, depth+1, info)
+				if info.invariant == "" || !e.cfg.StopOnError {
+					next = append(next, to)
+				}
+			}
+			t := MTrans{From: src, To: to, Action: pt.action, Args: e.internArgs(pt), Out: e.internOut(pt)}
+			// Duplicates (same source, action, inputs, output and target)
+			// can only come from one invocation: its choose() branches.
+			dup := false
+			for j := len(e.ex.Trans) - 1; j >= groupStart; j-- {
+				if e.ex.Trans[j] == t {
+					dup = true
+					break
+				}
+			}
+			if dup {
+				continue
+			}
+			if e.cfg.MaxTransitions > 0 && len(e.ex.Trans) >= e.cfg.MaxTransitions {
+				e.ex.States[src].Frontier = true
+				stopped = "max transitions"
+				continue
+			}
+			e.ex.Trans = append(e.ex.Trans, t)
+			e.ntrans.Add(1)
+		}
+	}
+	return next, stopped
+}
+
+func (e *explorer) internArgs(pt pendTrans) int32 {
+	if pt.argsID >= 0 {
+		return pt.argsID
+	}
+	if id, ok := e.argIDs[pt.x.argsKey]; ok {
+		return id
+	}
+	id := int32(len(e.ex.ArgTable))
+	e.ex.ArgTable = append(e.ex.ArgTable, pt.x.args)
+	e.argIDs[pt.x.argsKey] = id
+	return id
+}
+
+func (e *explorer) internOut(pt pendTrans) int32 {
+	if pt.outID >= 0 {
+		return pt.outID
+	}
+	if id, ok := e.outIDs[pt.x.outKey]; ok {
+		return id
+	}
+	id := int32(len(e.ex.OutTable))
+	out := pt.x.out
+	if out == nil {
+		out = model.None
+	}
+	e.ex.OutTable = append(e.ex.OutTable, out)
+	e.outIDs[pt.x.outKey] = id
+	return id
+}

@@ -1,0 +1,185 @@
+package model
+
+import (
+	"fmt"
+	"sort"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// requireFailed is the error require() raises to discard a step. Without a
+// message, the position is kept and printed only when asked for (failing
+// requires are the common case in exploration).
+type requireFailed struct {
+	why string
+	pos syntax.Position
+}
+
+func (r *requireFailed) reason() string {
+	if r.why != "" {
+		return r.why
+	}
+	return "require failed at " + synPos(r.pos).String()
+}
+
+func (r *requireFailed) Error() string { return "require failed: " + r.reason() }
+
+func builtins() starlark.StringDict {
+	return starlark.StringDict{
+		"require": starlark.NewBuiltin("require", builtinRequire),
+		"new":     starlark.NewBuiltin("new", builtinNew),
+		"choose":  starlark.NewBuiltin("choose", builtinChoose),
+	}
+}
+
+func newThread(name string) *starlark.Thread {
+	t := &starlark.Thread{Name: name}
+	t.Print = func(*starlark.Thread, string) {} // models have no I/O
+	return t
+}
+
+const (
+	localRec    = "modex.rec"
+	localChoice = "modex.choice"
+	localFast   = "modex.fast"
+)
+
+// fastRequire lets a failing require() skip Starlark's error machinery in
+// exploration and testing: Starlark wraps a builtin's error in an EvalError
+// with the whole call stack and source positions unless the error already
+// is one, so require returns this worker's sentinel EvalError and notes its
+// message here. With detail set (when a user asks why an action is
+// disabled) require reports the position of the failing call instead.
+type fastRequire struct {
+	sentinel *starlark.EvalError
+	why      string
+	detail   bool
+}
+
+func builtinRequire(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var cond starlark.Value
+	var why string
+	if err := starlark.UnpackArgs("require", args, kwargs, "cond", &cond, "why?", &why); err != nil {
+		return nil, err
+	}
+	if cond.Truth() {
+		return starlark.None, nil
+	}
+	if fr, _ := t.Local(localFast).(*fastRequire); fr != nil && !fr.detail {
+		fr.why = why
+		return nil, fr.sentinel
+	}
+	if why == "" {
+		return nil, &requireFailed{pos: t.CallFrame(1).Pos}
+	}
+	return nil, &requireFailed{why: why}
+}
+
+func builtinNew(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var kind string
+	if err := starlark.UnpackPositionalArgs("new", args, kwargs, 1, &kind); err != nil {
+		return nil, err
+	}
+	if !isIdentifier(kind) {
+		return nil, fmt.Errorf("new: kind %q is not an identifier", kind)
+	}
+	r, _ := t.Local(localRec).(*rec)
+	if r == nil || r.readonly {
+		return nil, fmt.Errorf("new() may only be called in actions and init()")
+	}
+	return r.newObject(kind), nil
+}
+
+type choiceState struct {
+	prefix []int
+	sizes  []int
+	pos    int
+}
+
+func builtinChoose(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var coll starlark.Value
+	if err := starlark.UnpackPositionalArgs("choose", args, kwargs, 1, &coll); err != nil {
+		return nil, err
+	}
+	cs, _ := t.Local(localChoice).(*choiceState)
+	if cs == nil {
+		return nil, fmt.Errorf("choose() may only be called in actions")
+	}
+	elems, err := Elements(coll)
+	if err != nil {
+		return nil, fmt.Errorf("choose: %v", err)
+	}
+	if len(elems) == 0 {
+		return nil, &requireFailed{why: "choose from an empty collection at " + synPos(t.CallFrame(1).Pos).String()}
+	}
+	if cs.pos >= len(cs.prefix) {
+		cs.prefix = append(cs.prefix, 0)
+	}
+	if cs.pos >= len(cs.sizes) {
+		cs.sizes = append(cs.sizes, 0)
+	}
+	i := cs.prefix[cs.pos]
+	cs.sizes[cs.pos] = len(elems)
+	cs.pos++
+	if i >= len(elems) {
+		i = len(elems) - 1
+	}
+	return elems[i], nil
+}
+
+// collection lists the elements of a domain or choose() argument in
+// canonical order: lists, tuples and other sequences as they are; sets and
+// dicts (their keys) sorted by canonical encoding; duplicates removed.
+func Elements(v starlark.Value) ([]starlark.Value, error) {
+	var out []starlark.Value
+	sorted := false
+	switch x := v.(type) {
+	case *starlark.Set, *starlark.Dict:
+		sorted = true
+		it := x.(starlark.Iterable).Iterate()
+		var e starlark.Value
+		for it.Next(&e) {
+			out = append(out, e)
+		}
+		it.Done()
+	case starlark.Iterable:
+		it := x.Iterate()
+		var e starlark.Value
+		for it.Next(&e) {
+			out = append(out, e)
+		}
+		it.Done()
+	default:
+		return nil, fmt.Errorf("a domain must be a list, tuple, set or dict, not %s", v.Type())
+	}
+	keys := make([]string, len(out))
+	seen := make(map[string]bool, len(out))
+	j := 0
+	for _, e := range out {
+		k, err := Key(e)
+		if err != nil {
+			return nil, err
+		}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		keys[j], out[j] = k, e
+		j++
+	}
+	out, keys = out[:j], keys[:j]
+	if sorted {
+		idx := make([]int, j)
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.Slice(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
+		res := make([]starlark.Value, j)
+		for i, k := range idx {
+			res[i] = out[k]
+		}
+		out = res
+	}
+	return out, nil
+}

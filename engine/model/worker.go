@@ -1,0 +1,345 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.starlark.net/resolve"
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+type starWorker struct {
+	m      *StarModel
+	thread *starlark.Thread
+	budget uint64
+	// overBudget is set when the step budget cancelled the current call.
+	overBudget bool
+	fast       *fastRequire
+	choice     choiceState
+	buf        []byte
+	r          rec
+	// per-step buffers, reused
+	outs    []Outcome
+	argv    starlark.Tuple
+	cur     []starlark.Value
+	touched []bool
+}
+
+// NewWorker returns a Worker for one goroutine.
+func (m *StarModel) NewWorker() (Worker, error) {
+	w := &starWorker{m: m, thread: newThread("worker"), budget: DefaultStepBudget}
+	w.thread.OnMaxSteps = func(t *starlark.Thread) {
+		w.overBudget = true
+		t.Cancel("too many steps")
+	}
+	w.thread.SetLocal(localChoice, &w.choice)
+	w.thread.SetLocal(localRec, &w.r)
+	w.fast = &fastRequire{sentinel: &starlark.EvalError{Msg: "require failed"}}
+	w.thread.SetLocal(localFast, w.fast)
+	return w, nil
+}
+
+func (w *starWorker) SetBudget(steps uint64) {
+	if steps > 0 {
+		w.budget = steps
+	}
+}
+
+func (w *starWorker) Cancel(reason string) { w.thread.Cancel(reason) }
+
+// SetDetail makes failing requires report where they failed (slower; for
+// explaining why an action is disabled).
+func (w *starWorker) SetDetail(on bool) { w.fast.detail = on }
+
+func orElse(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func (w *starWorker) call(fn starlark.Value, args starlark.Tuple) (starlark.Value, error) {
+	w.thread.SetMaxExecutionSteps(w.thread.ExecutionSteps() + w.budget)
+	v, err := starlark.Call(w.thread, fn, args, nil)
+	if w.overBudget {
+		// The budget cancelled this call only; later calls run afresh.
+		w.overBudget = false
+		w.thread.Uncancel()
+	}
+	return v, err
+}
+
+func (w *starWorker) Init() (State, error) {
+	w.r = rec{m: w.m, cur: make([]starlark.Value, len(w.m.info.Vars)), touched: make([]bool, len(w.m.info.Vars))}
+	v, err := w.call(w.m.init, nil)
+	if err != nil {
+		return nil, convertErr(err, fnPos(w.m.init), "init()")
+	}
+	d, ok := v.(*starlark.Dict)
+	if !ok {
+		return nil, &PosError{Pos: fnPos(w.m.init), Msg: "init() must return a dict"}
+	}
+	for _, kv := range d.Items() {
+		name, _ := starlark.AsString(kv[0])
+		i, ok := w.m.varIndex[name]
+		if !ok {
+			return nil, &PosError{Pos: fnPos(w.m.init), Msg: fmt.Sprintf("init() returned a different set of variables (%s)", kv[0])}
+		}
+		w.r.cur[i] = kv[1]
+		w.r.touched[i] = true
+	}
+	buf, err := w.r.encode(nil)
+	if err != nil {
+		return nil, &PosError{Pos: fnPos(w.m.init), Msg: "init(): " + err.Error()}
+	}
+	return w.m.decode(string(buf))
+}
+
+func (w *starWorker) Decode(key string) (State, error) { return w.m.decode(key) }
+
+func (w *starWorker) readonly(st State) (*rec, error) {
+	s, err := w.m.ensure(st)
+	if err != nil {
+		return nil, err
+	}
+	w.r = rec{m: w.m, st: s, readonly: true}
+	return &w.r, nil
+}
+
+func (w *starWorker) Domain(st State, action, param int) ([]Value, bool, error) {
+	d := w.m.domains[action][param]
+	if d == nil {
+		return nil, false, nil
+	}
+	if c, ok := w.m.constDomains[action][param]; ok {
+		return c, true, nil
+	}
+	if _, ok := d.(starlark.Callable); ok {
+		r, err := w.readonly(st)
+		if err != nil {
+			return nil, true, err
+		}
+		v, err := w.call(d, starlark.Tuple{r})
+		if err != nil {
+			return nil, true, convertErr(err, w.m.info.Actions[action].Pos, fmt.Sprintf("domain of %s.%s", w.m.info.Actions[action].Name, w.m.info.Actions[action].Params[param]))
+		}
+		d = v
+	}
+	vals, err := Elements(d)
+	if err != nil {
+		return nil, true, &PosError{Pos: w.m.info.Actions[action].Pos, Msg: fmt.Sprintf("domain of %s.%s: %v", w.m.info.Actions[action].Name, w.m.info.Actions[action].Params[param], err)}
+	}
+	return vals, true, nil
+}
+
+func (w *starWorker) Step(st State, action int, args []Value) ([]Outcome, string, error) {
+	s, err := w.m.ensure(st)
+	if err != nil {
+		return nil, "", err
+	}
+	fn := w.m.fns[action]
+	if cap(w.argv) < len(args)+1 {
+		w.argv = make(starlark.Tuple, len(args)+1)
+	}
+	argv := w.argv[:len(args)+1]
+	copy(argv[1:], args)
+	n := len(w.m.info.Vars)
+	if cap(w.cur) < n {
+		w.cur, w.touched = make([]starlark.Value, n), make([]bool, n)
+	}
+	w.choice.prefix = w.choice.prefix[:0]
+	outs := w.outs[:0]
+	why := ""
+	for {
+		w.choice.pos = 0
+		w.choice.sizes = w.choice.sizes[:0]
+		cur, touched := w.cur[:n], w.touched[:n]
+		clear(cur)
+		clear(touched)
+		w.r = rec{m: w.m, st: s, cur: cur, touched: touched, objs: s.objs}
+		argv[0] = &w.r
+		res, err := w.call(fn, argv)
+		if ee, ok := err.(*starlark.EvalError); ok && ee == w.fast.sentinel {
+			if why == "" {
+				why = orElse(w.fast.why, "require failed")
+			}
+		} else if err != nil {
+			var rf *requireFailed
+			if errors.As(err, &rf) {
+				if why == "" {
+					why = rf.reason()
+				}
+			} else if isCancelled(err) {
+				return nil, "", err
+			} else {
+				outs = append(outs, Outcome{Err: convertErr(err, fnPos(fn), "action "+fn.Name())})
+			}
+		} else {
+			if res != nil {
+				res.Freeze()
+			}
+			buf, err := w.r.encode(w.buf[:0])
+			if err != nil {
+				outs = append(outs, Outcome{Err: &PosError{Pos: fnPos(fn), Msg: "action " + fn.Name() + ": " + err.Error()}})
+			} else {
+				w.buf = buf
+				if _, err := Key(res); err != nil {
+					outs = append(outs, Outcome{Err: &PosError{Pos: fnPos(fn), Msg: "action " + fn.Name() + " output: " + err.Error()}})
+				} else {
+					outs = append(outs, Outcome{Output: res, Next: lazyState(string(buf))})
+				}
+			}
+		}
+		// Advance the choice odometer.
+		p := w.choice.prefix[:min(len(w.choice.prefix), w.choice.pos)]
+		j := len(p) - 1
+		for j >= 0 && p[j]+1 >= w.choice.sizes[j] {
+			j--
+		}
+		if j < 0 {
+			break
+		}
+		w.choice.prefix = p[:j+1]
+		w.choice.prefix[j]++
+	}
+	if len(outs) > 0 {
+		why = ""
+	}
+	w.outs = outs
+	return outs, why, nil
+}
+
+func isCancelled(err error) bool {
+	var ee *starlark.EvalError
+	return errors.As(err, &ee) && strings.Contains(ee.Msg, "cancelled") && !strings.Contains(ee.Msg, "too many steps")
+}
+
+func (w *starWorker) callOnState(fn starlark.Value, st State, what string, pos Pos) (starlark.Value, error) {
+	r, err := w.readonly(st)
+	if err != nil {
+		return nil, err
+	}
+	v, err := w.call(fn, starlark.Tuple{r})
+	if err != nil {
+		return nil, convertErr(err, pos, what)
+	}
+	return v, nil
+}
+
+func (w *starWorker) Eval(e Expr, st State) (Value, error) {
+	x := e.(*starExpr)
+	return w.callOnState(x.fn, st, "expression `"+x.src+"`", x.pos)
+}
+
+func (w *starWorker) Accepting(st State) (bool, error) {
+	if w.m.accepting == nil {
+		return true, nil
+	}
+	v, err := w.callOnState(w.m.accepting, st, "accepting(s)", fnPos(w.m.accepting))
+	if err != nil {
+		return false, err
+	}
+	return bool(v.Truth()), nil
+}
+
+func (w *starWorker) Invariant(st State) (string, error) {
+	if w.m.invariant == nil {
+		return "", nil
+	}
+	v, err := w.callOnState(w.m.invariant, st, "invariant(s)", fnPos(w.m.invariant))
+	if err != nil {
+		return "", err
+	}
+	if s, ok := starlark.AsString(v); ok {
+		if s == "" {
+			return "invariant violated", nil
+		}
+		return s, nil
+	}
+	if v.Truth() {
+		return "", nil
+	}
+	return "invariant violated at " + fnPos(w.m.invariant).String(), nil
+}
+
+func (w *starWorker) StateFilter(st State) (bool, error) {
+	if w.m.filter == nil {
+		return true, nil
+	}
+	v, err := w.callOnState(w.m.filter, st, "state_filter(s)", fnPos(w.m.filter))
+	if err != nil {
+		return false, err
+	}
+	return bool(v.Truth()), nil
+}
+
+func (w *starWorker) Vars(st State) []Var {
+	s, err := w.m.ensure(st)
+	if err != nil {
+		return nil
+	}
+	out := make([]Var, len(s.vals))
+	for i, v := range s.vals {
+		out[i] = Var{Name: w.m.info.Vars[i], Value: v}
+	}
+	return out
+}
+
+type starExpr struct {
+	src string
+	pos Pos
+	fn  starlark.Value
+}
+
+func (e *starExpr) Source() string { return e.src }
+
+// Pos is where the expression stands.
+func (e *starExpr) Pos() Pos { return e.pos }
+
+const exprPrefix = "lambda s: ("
+
+// Compile compiles a project expression over s in the model's global scope.
+func (m *StarModel) Compile(src string, pos Pos) (Expr, error) {
+	if strings.TrimSpace(src) == "" {
+		return nil, &PosError{Pos: pos, Msg: "empty expression"}
+	}
+	shift := func(p syntax.Position, prefix int) Pos {
+		line, col := int(p.Line), int(p.Col)
+		if line <= 1 {
+			return Pos{File: pos.File, Line: pos.Line, Col: pos.Col + col - 1 - prefix}
+		}
+		return Pos{File: pos.File, Line: pos.Line + line - 1, Col: col}
+	}
+	if _, err := fileOptions.ParseExpr(pos.File, src, 0); err != nil {
+		var se syntax.Error
+		if errors.As(err, &se) {
+			return nil, &PosError{Pos: shift(se.Pos, 0), Msg: "in expression `" + src + "`: " + se.Msg}
+		}
+		return nil, &PosError{Pos: pos, Msg: err.Error()}
+	}
+	thread := newThread("compile")
+	thread.SetMaxExecutionSteps(1000)
+	env := builtins()
+	for k, v := range m.globals {
+		env[k] = v
+	}
+	f, err := starlark.ExprFuncOptions(fileOptions, pos.File, exprPrefix+src+"\n)", env)
+	if err != nil {
+		var rl resolve.ErrorList
+		if errors.As(err, &rl) && len(rl) > 0 {
+			return nil, &PosError{Pos: shift(rl[0].Pos, len(exprPrefix)), Msg: "in expression `" + src + "`: " + rl[0].Msg}
+		}
+		var se syntax.Error
+		if errors.As(err, &se) {
+			return nil, &PosError{Pos: shift(se.Pos, len(exprPrefix)), Msg: "in expression `" + src + "`: " + se.Msg}
+		}
+		return nil, &PosError{Pos: pos, Msg: "in expression `" + src + "`: " + err.Error()}
+	}
+	fn, err := starlark.Call(thread, f, nil, nil)
+	if err != nil {
+		return nil, &PosError{Pos: pos, Msg: err.Error()}
+	}
+	return &starExpr{src: src, pos: pos, fn: fn}, nil
+}

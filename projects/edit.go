@@ -1,0 +1,164 @@
+package projects
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Marshal returns the project as TOML text.
+func (p *Project) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := toml.NewEncoder(&buf)
+	enc.SetIndentTables(false)
+	if err := enc.Encode(p); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Save writes the project atomically (a temporary file in the same folder,
+// synced, then renamed over the target) and sets p.Path.
+func (p *Project) Save(path string) error {
+	data, err := p.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(path, data); err != nil {
+		return err
+	}
+	p.Path = path
+	return nil
+}
+
+// WriteFileAtomic writes data to path so that readers see either the old
+// file or the whole new one, never a part.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(path); err == nil {
+		_ = os.Chmod(tmp, fi.Mode().Perm())
+	} else {
+		_ = os.Chmod(tmp, 0o644)
+	}
+	return os.Rename(tmp, path)
+}
+
+// AddConfig adds a configuration (a copy of from, or empty when from is "")
+// under a new name.
+func (p *Project) AddConfig(name, from string) error {
+	if !validConfigName(name) {
+		return fmt.Errorf("configuration name %q: use letters, digits, _ and -", name)
+	}
+	if _, ok := p.Configs[name]; ok {
+		return fmt.Errorf("there is already a configuration %q", name)
+	}
+	c := &ConfigSpec{}
+	if from != "" {
+		src, ok := p.Configs[from]
+		if !ok {
+			return fmt.Errorf("no configuration %q", from)
+		}
+		data, err := toml.Marshal(src)
+		if err != nil {
+			return err
+		}
+		if err := toml.Unmarshal(data, c); err != nil {
+			return err
+		}
+	}
+	if p.Configs == nil {
+		p.Configs = map[string]*ConfigSpec{}
+	}
+	p.Configs[name] = c
+	p.Order = append(p.Order, name)
+	return nil
+}
+
+// RenameConfig renames a configuration, updating extends and the default.
+func (p *Project) RenameConfig(old, name string) error {
+	if !validConfigName(name) {
+		return fmt.Errorf("configuration name %q: use letters, digits, _ and -", name)
+	}
+	c, ok := p.Configs[old]
+	if !ok {
+		return fmt.Errorf("no configuration %q", old)
+	}
+	if _, ok := p.Configs[name]; ok {
+		return fmt.Errorf("there is already a configuration %q", name)
+	}
+	delete(p.Configs, old)
+	p.Configs[name] = c
+	for i, n := range p.Order {
+		if n == old {
+			p.Order[i] = name
+		}
+	}
+	for _, o := range p.Configs {
+		if o.Extends == old {
+			o.Extends = name
+		}
+	}
+	if p.Default == old {
+		p.Default = name
+	}
+	return nil
+}
+
+// DeleteConfig removes a configuration; the last one and one that others
+// extend cannot be removed.
+func (p *Project) DeleteConfig(name string) error {
+	if _, ok := p.Configs[name]; !ok {
+		return fmt.Errorf("no configuration %q", name)
+	}
+	if len(p.Configs) == 1 {
+		return fmt.Errorf("a project needs at least one configuration")
+	}
+	for n, o := range p.Configs {
+		if o.Extends == name {
+			return fmt.Errorf("configuration %q extends %q", n, name)
+		}
+	}
+	delete(p.Configs, name)
+	for i, n := range p.Order {
+		if n == name {
+			p.Order = append(p.Order[:i], p.Order[i+1:]...)
+			break
+		}
+	}
+	if p.Default == name {
+		p.Default = p.Order[0]
+	}
+	return nil
+}
+
+func validConfigName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '_' || c == '-' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,116 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
+)
+
+// SelectState selects a state by id, moving the view to it when the graph
+// is shown in part.
+func (wb *Workbench) SelectState(id string) {
+	wb.selectDocState(id)
+	if v := wb.graph.Doc(); v != nil {
+		if i := v.StateIndex(id); i >= 0 {
+			wb.graph.Select(i)
+			return
+		}
+	}
+	wb.redraw() // not in the part shown: move the neighbourhood
+}
+
+func (wb *Workbench) selectDocState(id string) {
+	wb.mu.Lock()
+	doc, full, x := wb.s.doc, wb.s.full, wb.s.last
+	wb.s.center = id
+	wb.mu.Unlock()
+	if doc == nil || full == nil {
+		return
+	}
+	i := doc.StateIndex(id)
+	if i < 0 {
+		return
+	}
+	path := full.PathTo(i)
+	wb.s.details.Show(doc, i, path)
+	marks := map[int]colorNRGBA{}
+	if v := wb.graph.Doc(); v != nil {
+		for _, ti := range path {
+			if j := v.StateIndex(doc.Transitions[ti].From); j >= 0 {
+				marks[j] = markPath
+			}
+		}
+	}
+	wb.graph.SetMarks(marks)
+	if x != nil && int(full.States[i].Model) < len(x.States) {
+		key := x.States[full.States[i].Model].Key
+		if x.States[full.States[i].Model].ModelErr {
+			wb.s.details.ShowActions(nil, nil)
+			return
+		}
+		gen := wb.gen
+		go func() {
+			st, err := explore.Explain(x.Model, x.Config, key)
+			wb.do(func() {
+				if wb.current(gen) && wb.s.center == id {
+					wb.s.details.ShowActions(st, err)
+				}
+			})
+		}()
+	}
+}
+
+// Find marks the states where the expression in the find box is true.
+func (wb *Workbench) Find() {
+	wb.mu.Lock()
+	x, m, full := wb.s.last, wb.s.model, wb.s.full
+	wb.mu.Unlock()
+	src := strings.TrimSpace(wb.s.find.Text)
+	if x == nil || m == nil || src == "" {
+		wb.graph.SetMarks(nil)
+		wb.s.findErr.Hide()
+		return
+	}
+	expr, err := m.Compile(src, model.Pos{File: "find", Line: 1, Col: 1})
+	if err != nil {
+		wb.s.findErr.SetText(exprError(err))
+		wb.s.findErr.Show()
+		return
+	}
+	wb.s.findErr.Hide()
+	gen := wb.gen
+	go func() {
+		found, err := x.Find(expr)
+		wb.do(func() {
+			if !wb.current(gen) {
+				return
+			}
+			if err != nil {
+				wb.s.findErr.SetText(err.Error())
+				wb.s.findErr.Show()
+			}
+			models := map[int32]bool{}
+			for _, i := range found {
+				models[int32(i)] = true
+			}
+			marks := map[int]colorNRGBA{}
+			n := 0
+			view := wb.graph.Doc()
+			for gi, s := range full.States {
+				if !models[s.Model] {
+					continue
+				}
+				n++
+				if view != nil {
+					if j := view.StateIndex(full.States[gi].ID); j >= 0 {
+						marks[j] = markFound
+					}
+				}
+			}
+			wb.graph.SetMarks(marks)
+			wb.status.SetText(fmt.Sprintf("%d states match %s (%d shown)", n, src, len(marks)))
+		})
+	}()
+}
