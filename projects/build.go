@@ -63,17 +63,26 @@ func (b *builder) expr(src string, path ...string) (model.Expr, error) {
 }
 
 func (b *builder) build() (*explore.Config, error) {
-	info := b.m.Info()
 	cfg := explore.DefaultConfig(b.m)
-	s := b.spec
-	// Action selection.
+	steps := []func(*explore.Config) error{b.selection, b.actions, b.expressions, b.bounds}
+	for _, step := range steps {
+		if err := step(cfg); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, nil
+}
+
+// selection applies include and exclude.
+func (b *builder) selection(cfg *explore.Config) error {
+	info, s := b.m.Info(), b.spec
 	for _, list := range []struct {
 		key   string
 		names []string
 	}{{"include", s.Include}, {"exclude", s.Exclude}} {
 		for i, n := range list.names {
 			if info.Action(n) < 0 {
-				return nil, b.p.errAt(b.at(true, list.key, fmt.Sprint(i)), "unknown action %q in %s (the model has: %s)", n, list.key, actionNames(info))
+				return b.p.errAt(b.at(true, list.key, fmt.Sprint(i)), "unknown action %q in %s (the model has: %s)", n, list.key, actionNames(info))
 			}
 		}
 	}
@@ -85,72 +94,30 @@ func (b *builder) build() (*explore.Config, error) {
 	for _, n := range s.Exclude {
 		cfg.Actions[info.Action(n)].Exclude = true
 	}
-	// Named domains.
+	return nil
+}
+
+// actions applies the named domains and the [actions] tables.
+func (b *builder) actions(cfg *explore.Config) error {
+	info, s := b.m.Info(), b.spec
 	named := map[string]model.Expr{}
 	for _, dn := range sortedKeys(s.Domains) {
 		if !validName(dn) {
-			return nil, b.p.errAt(b.at(false, "domains", dn), "domain name %q is not an identifier", dn)
+			return b.p.errAt(b.at(false, "domains", dn), "domain name %q is not an identifier", dn)
 		}
 		x, err := b.expr(s.Domains[dn], "domains", dn)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		named[dn] = x
 	}
 	for _, an := range sortedKeys(s.Actions) {
-		as := s.Actions[an]
 		ai := info.Action(an)
 		if ai < 0 {
-			return nil, b.p.errAt(b.at(false, "actions", an), "unknown action %q (the model has: %s)", an, actionNames(info))
+			return b.p.errAt(b.at(false, "actions", an), "unknown action %q (the model has: %s)", an, actionNames(info))
 		}
-		ac := &cfg.Actions[ai]
-		if as.Kind != "" {
-			k, ok := model.ParseKind(as.Kind)
-			if !ok {
-				return nil, b.p.errAt(b.at(true, "actions", an, "kind"), "unknown kind %q (use controllable, observable or internal)", as.Kind)
-			}
-			ac.Kind = k
-		}
-		if as.Exclude != nil {
-			ac.Exclude = *as.Exclude
-		}
-		if as.Cleanup != nil {
-			ac.Cleanup = *as.Cleanup
-		}
-		if as.Count != nil {
-			if *as.Count < 0 {
-				return nil, b.p.errAt(b.at(true, "actions", an, "count"), "count must not be negative")
-			}
-			ac.Count = *as.Count
-		}
-		var err error
-		if as.Enabled != "" {
-			if ac.Enabled, err = b.expr(as.Enabled, "actions", an, "enabled"); err != nil {
-				return nil, err
-			}
-		}
-		if as.Weight != "" {
-			if ac.Weight, err = b.expr(as.Weight, "actions", an, "weight"); err != nil {
-				return nil, err
-			}
-		}
-		for _, pn := range sortedKeys(as.Params) {
-			pi := indexOf(info.Actions[ai].Params, pn)
-			if pi < 0 {
-				return nil, b.p.errAt(b.at(false, "actions", an, "params", pn), "action %s has no parameter %q (it has: %s)", an, pn, strings.Join(info.Actions[ai].Params, ", "))
-			}
-			src := as.Params[pn]
-			if strings.HasPrefix(src, "@") {
-				x, ok := named[src[1:]]
-				if !ok {
-					return nil, b.p.errAt(b.at(true, "actions", an, "params", pn), "unknown named domain %q (declare it under [configs.%s.domains])", src, b.name)
-				}
-				ac.Domains[pi] = x
-				continue
-			}
-			if ac.Domains[pi], err = b.expr(src, "actions", an, "params", pn); err != nil {
-				return nil, err
-			}
+		if err := b.action(&cfg.Actions[ai], ai, an, s.Actions[an], named); err != nil {
+			return err
 		}
 	}
 	// A parameter named like a named domain uses it by default (per-type
@@ -164,31 +131,97 @@ func (b *builder) build() (*explore.Config, error) {
 			}
 		}
 	}
+	return nil
+}
+
+// action applies one [actions.NAME] table.
+func (b *builder) action(ac *explore.ActionConfig, ai int, an string, as *ActionSpec, named map[string]model.Expr) error {
+	info := b.m.Info()
+	if as.Kind != "" {
+		k, ok := model.ParseKind(as.Kind)
+		if !ok {
+			return b.p.errAt(b.at(true, "actions", an, "kind"), "unknown kind %q (use controllable, observable or internal)", as.Kind)
+		}
+		ac.Kind = k
+	}
+	if as.Exclude != nil {
+		ac.Exclude = *as.Exclude
+	}
+	if as.Cleanup != nil {
+		ac.Cleanup = *as.Cleanup
+	}
+	if as.Count != nil {
+		if *as.Count < 0 {
+			return b.p.errAt(b.at(true, "actions", an, "count"), "count must not be negative")
+		}
+		ac.Count = *as.Count
+	}
+	var err error
+	if as.Enabled != "" {
+		if ac.Enabled, err = b.expr(as.Enabled, "actions", an, "enabled"); err != nil {
+			return err
+		}
+	}
+	if as.Weight != "" {
+		if ac.Weight, err = b.expr(as.Weight, "actions", an, "weight"); err != nil {
+			return err
+		}
+	}
+	for _, pn := range sortedKeys(as.Params) {
+		pi := indexOf(info.Actions[ai].Params, pn)
+		if pi < 0 {
+			return b.p.errAt(b.at(false, "actions", an, "params", pn), "action %s has no parameter %q (it has: %s)", an, pn, strings.Join(info.Actions[ai].Params, ", "))
+		}
+		src := as.Params[pn]
+		if strings.HasPrefix(src, "@") {
+			x, ok := named[src[1:]]
+			if !ok {
+				return b.p.errAt(b.at(true, "actions", an, "params", pn), "unknown named domain %q (declare it under [configs.%s.domains])", src, b.name)
+			}
+			ac.Domains[pi] = x
+			continue
+		}
+		if ac.Domains[pi], err = b.expr(src, "actions", an, "params", pn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// expressions compiles the filters, groupings, accepting and timeout.
+func (b *builder) expressions(cfg *explore.Config) error {
+	s := b.spec
 	for i, f := range s.Filters {
 		x, err := b.expr(f, "filters", fmt.Sprint(i))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		cfg.Filters = append(cfg.Filters, x)
 	}
 	for i, g := range s.Groupings {
 		x, err := b.expr(g, "groupings", fmt.Sprint(i))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		cfg.Groupings = append(cfg.Groupings, x)
 	}
 	var err error
 	if s.Accepting != "" {
 		if cfg.Accepting, err = b.expr(s.Accepting, "accepting"); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if s.Timeout != "" {
 		if cfg.Timeout, err = b.expr(s.Timeout, "timeout"); err != nil {
-			return nil, err
+			return err
 		}
 	}
+	return nil
+}
+
+// bounds applies the switches and the bounds.
+func (b *builder) bounds(cfg *explore.Config) error {
+	s := b.spec
 	switch s.Timeouts {
 	case "", "auto":
 	case "on":
@@ -196,7 +229,7 @@ func (b *builder) build() (*explore.Config, error) {
 	case "off":
 		cfg.Timeouts = explore.TimeoutOff
 	default:
-		return nil, b.p.errAt(b.at(true, "timeouts"), "timeouts must be auto, on or off, not %q", s.Timeouts)
+		return b.p.errAt(b.at(true, "timeouts"), "timeouts must be auto, on or off, not %q", s.Timeouts)
 	}
 	if s.ModelFilter != nil {
 		cfg.NoModelFilter = !*s.ModelFilter
@@ -218,27 +251,27 @@ func (b *builder) build() (*explore.Config, error) {
 		return nil
 	}
 	if err := nonneg(s.MaxStates, "max_states", &cfg.MaxStates); err != nil {
-		return nil, err
+		return err
 	}
 	if err := nonneg(s.MaxTransitions, "max_transitions", &cfg.MaxTransitions); err != nil {
-		return nil, err
+		return err
 	}
 	if err := nonneg(s.MaxDepth, "max_depth", &cfg.MaxDepth); err != nil {
-		return nil, err
+		return err
 	}
 	if s.MaxSeconds != nil {
 		if *s.MaxSeconds < 0 {
-			return nil, b.p.errAt(b.at(true, "max_seconds"), "max_seconds must not be negative")
+			return b.p.errAt(b.at(true, "max_seconds"), "max_seconds must not be negative")
 		}
 		cfg.MaxTime = time.Duration(*s.MaxSeconds * float64(time.Second))
 	}
 	if s.StepBudget != nil {
 		if *s.StepBudget <= 0 {
-			return nil, b.p.errAt(b.at(true, "step_budget"), "step_budget must be positive")
+			return b.p.errAt(b.at(true, "step_budget"), "step_budget must be positive")
 		}
 		cfg.StepBudget = uint64(*s.StepBudget)
 	}
-	return cfg, nil
+	return nil
 }
 
 func actionNames(info *model.ModelInfo) string {

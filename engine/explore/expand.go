@@ -132,147 +132,163 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (r
 		res.done = true
 		return res
 	}
-	for ai, a := range e.info.Actions {
+	for ai := range e.info.Actions {
 		ac := &e.cfg.Actions[ai]
 		if ac.Exclude {
 			continue
 		}
-		errTrans := func(err error) {
-			res.trans = append(res.trans, pendTrans{action: int32(ai), argsID: -1, outID: -1, first: true, x: &pendExtra{err: err}})
-		}
-		if ac.Enabled != nil && ac.Kind == model.Controllable {
-			v, err := w.Eval(ac.Enabled, st)
-			if err != nil {
-				if e.ctx.Err() != nil {
-					return res
-				}
-				errTrans(err)
-				continue
-			}
-			if !v.Truth() {
-				tried++
-				continue
-			}
-		}
-		doms := w.doms[:0]
-		for range a.Params {
-			doms = append(doms, nil)
-		}
-		w.doms = doms
-		empty := false
-		var derr error
-		for p := range a.Params {
-			var vals []model.Value
-			vals, derr = ParamDomain(w.Worker, e.info, ac, st, ai, p)
-			if derr != nil {
-				break
-			}
-			if len(vals) == 0 {
-				empty = true
-			}
-			doms[p] = vals
-		}
-		if derr != nil {
+		doms, ok, err := e.inputs(w, st, ai, ac, &tried)
+		if err != nil {
 			if e.ctx.Err() != nil {
 				return res
 			}
-			errTrans(derr)
+			res.trans = append(res.trans, pendTrans{action: int32(ai), argsID: -1, outID: -1, first: true, x: &pendExtra{err: err}})
 			continue
 		}
-		if empty {
+		if !ok {
 			continue
 		}
-		idx := w.idx[:0]
-		for range doms {
-			idx = append(idx, 0)
-		}
-		w.idx = idx
-		// Canonical keys of the domain values, computed once per state.
-		for len(w.dkeys) < len(doms) {
-			w.dkeys = append(w.dkeys, nil)
-		}
-		dkeys := w.dkeys[:len(doms)]
-		for p, vals := range doms {
-			dkeys[p] = dkeys[p][:0]
-			for _, v := range vals {
-				dkeys[p] = append(dkeys[p], w.key(v))
-			}
-		}
-		for {
-			var argsKey string
-			switch len(doms) {
-			case 0:
-			case 1:
-				argsKey = dkeys[0][idx[0]]
-			default:
-				for p := range doms {
-					argsKey += dkeys[p][idx[p]]
-				}
-			}
-			argsID, known := e.argIDs[argsKey]
-			var args []model.Value
-			if !known {
-				argsID = -1
-			}
-			if known {
-				args = e.ex.ArgTable[argsID]
-			} else {
-				args = make([]model.Value, len(doms))
-				for p := range doms {
-					args[p] = doms[p][idx[p]]
-				}
-			}
-			tried++
-			outs, _, err := w.Step(st, ai, args)
-			if err != nil {
-				return res // cancelled
-			}
-			for k, o := range outs {
-				pt := pendTrans{action: int32(ai), argsID: argsID, outID: -1, first: k == 0}
-				extra := func() *pendExtra {
-					if pt.x == nil {
-						pt.x = &pendExtra{args: args, argsKey: argsKey}
-					}
-					return pt.x
-				}
-				if argsID < 0 {
-					extra()
-				}
-				if o.Err != nil {
-					extra().err = o.Err
-				} else {
-					w.buf, _ = model.AppendValuePath(w.buf[:0], o.Output, "output")
-					if id, ok := e.outIDs[string(w.buf)]; ok {
-						pt.outID = id
-					} else {
-						x := extra()
-						x.out, x.outKey = o.Output, string(w.buf)
-					}
-					pt.key = o.Next.Key()
-					pt.hk = e.hash(pt.key)
-					if id, known := e.concrete[pt.hk]; known {
-						pt.known, pt.to = true, id
-					} else {
-						info, ok := cache[pt.hk]
-						if !ok {
-							info = e.evalTargetInto(w.Worker, o.Next, false, w.info())
-							if info.err != nil && e.ctx.Err() != nil {
-								return res
-							}
-							cache[pt.hk] = info
-						}
-						pt.info = info
-					}
-				}
-				res.trans = append(res.trans, pt)
-			}
-			if !nextCombination(idx, doms) {
-				break
-			}
+		if !e.tryInputs(w, st, ai, doms, cache, &res, &tried) {
+			return res // cancelled
 		}
 	}
 	res.done = true
 	return res
+}
+
+// inputs evaluates an action's enabling condition and parameter domains in
+// st; ok is false when the action is disabled or a domain is empty. The
+// domains live in w's buffers until the next call.
+func (e *explorer) inputs(w *expWorker, st model.State, ai int, ac *ActionConfig, tried *int64) (doms [][]model.Value, ok bool, err error) {
+	if ac.Enabled != nil && ac.Kind == model.Controllable {
+		v, err := w.Eval(ac.Enabled, st)
+		if err != nil {
+			return nil, false, err
+		}
+		if !v.Truth() {
+			*tried++
+			return nil, false, nil
+		}
+	}
+	params := e.info.Actions[ai].Params
+	doms = w.doms[:0]
+	for range params {
+		doms = append(doms, nil)
+	}
+	w.doms = doms
+	empty := false
+	for p := range params {
+		vals, err := ParamDomain(w.Worker, e.info, ac, st, ai, p)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(vals) == 0 {
+			empty = true
+		}
+		doms[p] = vals
+	}
+	return doms, !empty, nil
+}
+
+// tryInputs tries the action with every combination of inputs from doms
+// and appends the pending transitions to res; false when cancelled.
+func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]model.Value, cache map[hkey]*targetInfo, res *srcResult, tried *int64) bool {
+	idx := w.idx[:0]
+	for range doms {
+		idx = append(idx, 0)
+	}
+	w.idx = idx
+	// Canonical keys of the domain values, computed once per state.
+	for len(w.dkeys) < len(doms) {
+		w.dkeys = append(w.dkeys, nil)
+	}
+	dkeys := w.dkeys[:len(doms)]
+	for p, vals := range doms {
+		dkeys[p] = dkeys[p][:0]
+		for _, v := range vals {
+			dkeys[p] = append(dkeys[p], w.key(v))
+		}
+	}
+	for {
+		var argsKey string
+		switch len(doms) {
+		case 0:
+		case 1:
+			argsKey = dkeys[0][idx[0]]
+		default:
+			for p := range doms {
+				argsKey += dkeys[p][idx[p]]
+			}
+		}
+		argsID, known := e.argIDs[argsKey]
+		var args []model.Value
+		if known {
+			args = e.ex.ArgTable[argsID]
+		} else {
+			argsID = -1
+			args = make([]model.Value, len(doms))
+			for p := range doms {
+				args[p] = doms[p][idx[p]]
+			}
+		}
+		*tried++
+		outs, _, err := w.Step(st, ai, args)
+		if err != nil {
+			return false // cancelled
+		}
+		for k, o := range outs {
+			pt, ok := e.pending(w, ai, argsID, argsKey, args, k == 0, o, cache)
+			if !ok {
+				return false
+			}
+			res.trans = append(res.trans, pt)
+		}
+		if !nextCombination(idx, doms) {
+			return true
+		}
+	}
+}
+
+// pending makes the pending transition of one outcome of a step, looking up
+// (or evaluating once per level) its target; false when cancelled.
+func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, args []model.Value, first bool, o model.Outcome, cache map[hkey]*targetInfo) (pendTrans, bool) {
+	pt := pendTrans{action: int32(ai), argsID: argsID, outID: -1, first: first}
+	extra := func() *pendExtra {
+		if pt.x == nil {
+			pt.x = &pendExtra{args: args, argsKey: argsKey}
+		}
+		return pt.x
+	}
+	if argsID < 0 {
+		extra()
+	}
+	if o.Err != nil {
+		extra().err = o.Err
+		return pt, true
+	}
+	w.buf, _ = model.AppendValuePath(w.buf[:0], o.Output, "output")
+	if id, ok := e.outIDs[string(w.buf)]; ok {
+		pt.outID = id
+	} else {
+		x := extra()
+		x.out, x.outKey = o.Output, string(w.buf)
+	}
+	pt.key = o.Next.Key()
+	pt.hk = e.hash(pt.key)
+	if id, known := e.concrete[pt.hk]; known {
+		pt.known, pt.to = true, id
+		return pt, true
+	}
+	info, ok := cache[pt.hk]
+	if !ok {
+		info = e.evalTargetInto(w.Worker, o.Next, false, w.info())
+		if info.err != nil && e.ctx.Err() != nil {
+			return pt, false
+		}
+		cache[pt.hk] = info
+	}
+	pt.info = info
+	return pt, true
 }
 
 // nextCombination advances idx, an odometer of indices into doms, to the

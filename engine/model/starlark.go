@@ -118,8 +118,7 @@ func (m *StarModel) declErr(msg string, args ...any) error {
 
 // declare reads the model's declarations from its globals.
 func (m *StarModel) declare(thread *starlark.Thread) error {
-	g := m.globals
-	initFn, ok := g["init"].(*starlark.Function)
+	initFn, ok := m.globals["init"].(*starlark.Function)
 	if !ok {
 		return m.declErr("the model has no init() function (it must return a dict of state variables)")
 	}
@@ -127,6 +126,28 @@ func (m *StarModel) declare(thread *starlark.Thread) error {
 		return &PosError{Pos: fnPos(initFn), Msg: "init() takes no parameters"}
 	}
 	m.init = initFn
+	fnAction, err := m.declareActions()
+	if err != nil {
+		return err
+	}
+	if err := m.declareFunctions(); err != nil {
+		return err
+	}
+	if err := m.declareDomains(fnAction); err != nil {
+		return err
+	}
+	m.declareProperties(fnAction)
+	if err := m.declareVars(thread); err != nil {
+		return err
+	}
+	m.globals.Freeze()
+	return nil
+}
+
+// declareActions reads actions, observables, internal and cleanup; it
+// returns the index of each action function.
+func (m *StarModel) declareActions() (map[*starlark.Function]int, error) {
+	g := m.globals
 	fnAction := map[*starlark.Function]int{}
 	for _, kl := range []struct {
 		name string
@@ -138,18 +159,18 @@ func (m *StarModel) declare(thread *starlark.Thread) error {
 		}
 		seq, ok := v.(starlark.Indexable)
 		if !ok {
-			return m.declErr("%s must be a list of action functions, not %s", kl.name, v.Type())
+			return nil, m.declErr("%s must be a list of action functions, not %s", kl.name, v.Type())
 		}
 		for i := 0; i < seq.Len(); i++ {
 			fn, ok := seq.Index(i).(*starlark.Function)
 			if !ok {
-				return m.declErr("%s[%d] is a %s, not a function", kl.name, i, seq.Index(i).Type())
+				return nil, m.declErr("%s[%d] is a %s, not a function", kl.name, i, seq.Index(i).Type())
 			}
 			if _, dup := fnAction[fn]; dup {
-				return &PosError{Pos: fnPos(fn), Msg: fmt.Sprintf("action %s is listed twice", fn.Name())}
+				return nil, &PosError{Pos: fnPos(fn), Msg: fmt.Sprintf("action %s is listed twice", fn.Name())}
 			}
 			if fn.NumParams() < 1 || fn.HasVarargs() || fn.HasKwargs() {
-				return &PosError{Pos: fnPos(fn), Msg: fmt.Sprintf("action %s must take the state s as its first parameter (and no *args/**kwargs)", fn.Name())}
+				return nil, &PosError{Pos: fnPos(fn), Msg: fmt.Sprintf("action %s must take the state s as its first parameter (and no *args/**kwargs)", fn.Name())}
 			}
 			a := ActionInfo{Name: fn.Name(), Kind: kl.kind, Pos: fnPos(fn)}
 			for p := 1; p < fn.NumParams(); p++ {
@@ -162,22 +183,28 @@ func (m *StarModel) declare(thread *starlark.Thread) error {
 		}
 	}
 	if len(m.fns) == 0 {
-		return m.declErr("the model declares no actions: list them in actions, observables or internal")
+		return nil, m.declErr("the model declares no actions: list them in actions, observables or internal")
 	}
 	if v, ok := g["cleanup"]; ok {
 		seq, ok := v.(starlark.Indexable)
 		if !ok {
-			return m.declErr("cleanup must be a list of actions")
+			return nil, m.declErr("cleanup must be a list of actions")
 		}
 		for i := 0; i < seq.Len(); i++ {
 			fn, _ := seq.Index(i).(*starlark.Function)
 			ai, ok := fnAction[fn]
 			if !ok {
-				return m.declErr("cleanup[%d] is not a declared action", i)
+				return nil, m.declErr("cleanup[%d] is not a declared action", i)
 			}
 			m.info.Actions[ai].Cleanup = true
 		}
 	}
+	return fnAction, nil
+}
+
+// declareFunctions reads accepting, invariant and state_filter.
+func (m *StarModel) declareFunctions() error {
+	g := m.globals
 	opt := func(name string) (*starlark.Function, error) {
 		v, ok := g[name]
 		if !ok {
@@ -200,6 +227,13 @@ func (m *StarModel) declare(thread *starlark.Thread) error {
 		return err
 	}
 	m.info.HasStateFilter = m.filter != nil
+	return nil
+}
+
+// declareDomains reads the model's parameter domains and evaluates the
+// constant ones once.
+func (m *StarModel) declareDomains(fnAction map[*starlark.Function]int) error {
+	g := m.globals
 	m.domains = make([][]starlark.Value, len(m.fns))
 	for i, a := range m.info.Actions {
 		m.domains[i] = make([]starlark.Value, len(a.Params))
@@ -249,6 +283,13 @@ func (m *StarModel) declare(thread *starlark.Thread) error {
 			m.constDomains[ai][pi] = vals
 		}
 	}
+	return nil
+}
+
+// declareProperties lists the functions of s that are not actions, for
+// project expressions.
+func (m *StarModel) declareProperties(fnAction map[*starlark.Function]int) {
+	g := m.globals
 	reserved := map[string]bool{"init": true, "accepting": true, "invariant": true, "state_filter": true}
 	for name, v := range g {
 		if fn, ok := v.(*starlark.Function); ok && fn.NumParams() == 1 && !reserved[name] {
@@ -258,7 +299,10 @@ func (m *StarModel) declare(thread *starlark.Thread) error {
 		}
 	}
 	sort.Strings(m.info.Properties)
-	// Run init() once to learn the state variables.
+}
+
+// declareVars runs init() once to learn the state variables.
+func (m *StarModel) declareVars(thread *starlark.Thread) error {
 	thread.SetMaxExecutionSteps(thread.ExecutionSteps() + loadBudget)
 	r := &rec{m: m}
 	thread.SetLocal(localRec, r)
@@ -281,7 +325,6 @@ func (m *StarModel) declare(thread *starlark.Thread) error {
 	for i, n := range m.info.Vars {
 		m.varIndex[n] = i
 	}
-	m.globals.Freeze()
 	return nil
 }
 
