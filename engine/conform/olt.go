@@ -200,154 +200,192 @@ func (t *tester) startRun() ([]model.State, FailureKind, error) {
 	return states, "", nil
 }
 
+// onlineRun is the state of one online test run.
+type onlineRun struct {
+	t      *tester
+	n      int
+	res    RunResult
+	states []model.State
+	active bool // the tester may act (else it observes first)
+	ending bool // nothing to do and not accepting: waiting for events
+	steps  int
+	// cleanupSteps counts the steps of the cleanup phase.
+	cleanupSteps int
+}
+
+// fail ends the run with a failure in states.
+func (r *onlineRun) fail(kind FailureKind, msg string, states []model.State, expected []string) bool {
+	r.res.Verdict = Fail
+	r.res.Failure = &Failure{Kind: kind, Step: len(r.res.Steps), Message: msg, States: r.t.describe(states), Expected: expected}
+	return true
+}
+
+// inconclusive ends the run without a verdict either way.
+func (r *onlineRun) inconclusive(reason string) bool {
+	r.res.Verdict, r.res.Reason = Inconclusive, reason
+	return true
+}
+
+func (r *onlineRun) record(rec StepRecord) {
+	rec.Run, rec.Index = r.n, len(r.res.Steps)
+	r.res.Steps = append(r.res.Steps, rec)
+	r.t.total++
+	if r.t.tc.OnStep != nil {
+		r.t.tc.OnStep(rec)
+	}
+}
+
 // run performs one test run.
-func (t *tester) run(n int, seed uint64) (res RunResult) {
+func (t *tester) run(n int, seed uint64) RunResult {
 	start := time.Now()
-	res = RunResult{Run: n, Seed: seed, Verdict: Pass}
-	defer func() { res.Seconds = time.Since(start).Seconds() }()
+	r := &onlineRun{t: t, n: n, res: RunResult{Run: n, Seed: seed, Verdict: Pass}}
 	t.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	t.bind = NewBinding()
 	t.counts = make([]int, len(t.info.Actions))
-	failAt := func(kind FailureKind, msg string, states []model.State, expected []string) RunResult {
-		res.Verdict = Fail
-		res.Failure = &Failure{Kind: kind, Step: len(res.Steps), Message: msg, States: t.describe(states), Expected: expected}
-		return res
-	}
+	// Runs start in a passive state (the timeout extension).
 	states, kind, err := t.startRun()
 	if err != nil {
-		return failAt(kind, err.Error(), nil, nil)
-	}
-	t.visit(states)
-	active := false // runs start in a passive state (the timeout extension)
-	ending := false // nothing to do and not accepting: waiting for events
-	steps, cleanupSteps := 0, 0
-	record := func(rec StepRecord) {
-		rec.Run, rec.Index = n, len(res.Steps)
-		res.Steps = append(res.Steps, rec)
-		t.total++
-		if t.tc.OnStep != nil {
-			t.tc.OnStep(rec)
+		r.fail(kind, err.Error(), nil, nil)
+	} else {
+		r.states = states
+		t.visit(states)
+		for !r.step() {
 		}
 	}
-	for {
+	r.res.Seconds = time.Since(start).Seconds()
+	return r.res
+}
+
+// step takes one step of the run (or ends it): true when the run is over.
+func (r *onlineRun) step() bool {
+	t := r.t
+	if t.ctx.Err() != nil {
+		return r.inconclusive("cancelled")
+	}
+	cleanup := r.steps >= t.tc.Steps || (t.tc.TotalSteps > 0 && t.total >= t.tc.TotalSteps)
+	if cleanup {
+		acc, err := t.accepting(r.states)
+		if err != nil {
+			return r.fail(FailModel, err.Error(), r.states, nil)
+		}
+		if acc {
+			return true
+		}
+		if r.cleanupSteps >= t.tc.CleanupSteps {
+			return r.fail(FailNotAccepting, fmt.Sprintf("the cleanup phase did not reach an accepting state in %d steps", t.tc.CleanupSteps), r.states, nil)
+		}
+		r.cleanupSteps++
+	}
+	if !r.active {
+		return r.observe(cleanup) // Step 1
+	}
+	return r.control(cleanup) // Steps 2 and 3
+}
+
+// observe waits for an observable action up to the state's timeout
+// (Step 1 of the algorithm).
+func (r *onlineRun) observe(cleanup bool) bool {
+	t, states := r.t, r.states
+	wait, err := t.timeout(states)
+	if err != nil {
+		return r.fail(FailModel, err.Error(), states, nil)
+	}
+	if r.ending {
+		wait = max(wait, t.tc.EndWait)
+	}
+	ev, err := t.impl.Next(t.ctx, wait)
+	if err != nil {
 		if t.ctx.Err() != nil {
-			res.Verdict, res.Reason = Inconclusive, "cancelled"
-			return res
+			return r.inconclusive("cancelled")
 		}
-		cleanup := steps >= t.tc.Steps || (t.tc.TotalSteps > 0 && t.total >= t.tc.TotalSteps)
-		if cleanup {
-			acc, err := t.accepting(states)
-			if err != nil {
-				return failAt(FailModel, err.Error(), states, nil)
-			}
-			if acc {
-				return res
-			}
-			if cleanupSteps >= t.tc.CleanupSteps {
-				return failAt(FailNotAccepting, fmt.Sprintf("the cleanup phase did not reach an accepting state in %d steps", t.tc.CleanupSteps), states, nil)
-			}
-			cleanupSteps++
-		}
-		if !active {
-			// Step 1: observe.
-			wait, err := t.timeout(states)
-			if err != nil {
-				return failAt(FailModel, err.Error(), states, nil)
-			}
-			if ending {
-				wait = max(wait, t.tc.EndWait)
-			}
-			ev, err := t.impl.Next(t.ctx, wait)
-			if err != nil {
-				if t.ctx.Err() != nil {
-					res.Verdict, res.Reason = Inconclusive, "cancelled"
-					return res
-				}
-				return failAt(implKind(err), err.Error(), states, nil)
-			}
-			if ev == nil && ending {
-				return failAt(FailNotAccepting, fmt.Sprintf("no action is enabled, the state is not accepting, and no observable action came within %s", t.tc.EndWait), states, t.expectedObservables(states))
-			}
-			ending = false
-			if ev == nil {
-				active = true
-				record(StepRecord{Kind: model.Timeout, Cleanup: cleanup, States: keys(states), From: keys(states), Active: true})
-				steps++
-				continue
-			}
-			next, args, kind, fail := t.observe(states, ev)
-			if fail != nil {
-				res.Verdict = Fail
-				fail.Step = len(res.Steps)
-				res.Failure = fail
-				return res
-			}
-			if len(next) > t.tc.MaxStates {
-				res.Verdict, res.Reason = Inconclusive, fmt.Sprintf("the model may be in more than %d states", t.tc.MaxStates)
-				return res
-			}
-			t.cover(states, ev.Action, args, next)
-			record(StepRecord{Kind: kind, Action: ev.Action, Args: args, Cleanup: cleanup, States: keys(next), From: keys(states)})
-			states = next
-			steps++
-			if msg := t.violated(states); msg != "" {
-				return failAt(FailInvariant, msg, states, nil)
-			}
-			continue
-		}
-		// Step 2: control.
-		cands, err := t.candidates(states, cleanup)
+		return r.fail(implKind(err), err.Error(), states, nil)
+	}
+	if ev == nil && r.ending {
+		return r.fail(FailNotAccepting, fmt.Sprintf("no action is enabled, the state is not accepting, and no observable action came within %s", t.tc.EndWait), states, t.expectedObservables(states))
+	}
+	r.ending = false
+	if ev == nil {
+		r.active = true
+		r.record(StepRecord{Kind: model.Timeout, Cleanup: cleanup, States: keys(states), From: keys(states), Active: true})
+		r.steps++
+		return false
+	}
+	next, args, kind, fail := t.observe(states, ev)
+	if fail != nil {
+		fail.Step = len(r.res.Steps)
+		r.res.Verdict, r.res.Failure = Fail, fail
+		return true
+	}
+	if len(next) > t.tc.MaxStates {
+		return r.inconclusive(fmt.Sprintf("the model may be in more than %d states", t.tc.MaxStates))
+	}
+	t.cover(states, ev.Action, args, next)
+	r.record(StepRecord{Kind: kind, Action: ev.Action, Args: args, Cleanup: cleanup, States: keys(next), From: keys(states)})
+	r.states = next
+	r.steps++
+	if msg := t.violated(next); msg != "" {
+		return r.fail(FailInvariant, msg, next, nil)
+	}
+	return false
+}
+
+// control performs a controllable action chosen by weight (Step 2), or,
+// when none is enabled, ends the run in an accepting state or waits for the
+// implementation to reach one (Step 3).
+func (r *onlineRun) control(cleanup bool) bool {
+	t, states := r.t, r.states
+	cands, err := t.candidates(states, cleanup)
+	if err != nil {
+		return r.fail(FailModel, err.Error(), states, nil)
+	}
+	if len(cands) == 0 {
+		acc, err := t.accepting(states)
 		if err != nil {
-			return failAt(FailModel, err.Error(), states, nil)
+			return r.fail(FailModel, err.Error(), states, nil)
 		}
-		if len(cands) == 0 {
-			// Step 3: terminate.
-			acc, err := t.accepting(states)
-			if err != nil {
-				return failAt(FailModel, err.Error(), states, nil)
-			}
-			if acc {
-				return res
-			}
-			ending, active = true, false
-			continue
+		if acc {
+			return true
 		}
-		c := t.choose(states, cands)
-		wire := make([]any, len(c.args))
-		for i, a := range c.args {
-			if wire[i], err = t.bind.ToWire(a); err != nil {
-				return failAt(FailModel, fmt.Sprintf("%s: %v", c.label(t.info), err), states, nil)
-			}
-		}
-		out, err := t.impl.Invoke(t.ctx, t.info.Actions[c.action].Name, wire)
-		if err != nil {
-			if t.ctx.Err() != nil {
-				res.Verdict, res.Reason = Inconclusive, "cancelled"
-				return res
-			}
-			var ref *RefusedError
-			if errors.As(err, &ref) {
-				return failAt(FailRefused, fmt.Sprintf("the implementation refused %s: %s", c.label(t.info), ref.Reason), states, []string{c.label(t.info)})
-			}
-			return failAt(implKind(err), fmt.Sprintf("%s: %v", c.label(t.info), err), states, nil)
-		}
-		next, output, expected, err := t.control(states, c, out)
-		if err != nil {
-			return failAt(FailModel, err.Error(), states, nil)
-		}
-		if len(next) == 0 {
-			return failAt(FailOutput, fmt.Sprintf("%s returned %s", c.label(t.info), CanonJSON(out)), states, expected)
-		}
-		t.counts[c.action]++
-		t.cover(states, t.info.Actions[c.action].Name, c.args, next)
-		record(StepRecord{Kind: model.Controllable, Action: t.info.Actions[c.action].Name, Args: c.args, Output: output, Cleanup: cleanup, States: keys(next), From: keys(states)})
-		states = next
-		active = false
-		steps++
-		if msg := t.violated(states); msg != "" {
-			return failAt(FailInvariant, msg, states, nil)
+		r.ending, r.active = true, false
+		return false
+	}
+	c := t.choose(states, cands)
+	label := c.label(t.info)
+	wire := make([]any, len(c.args))
+	for i, a := range c.args {
+		if wire[i], err = t.bind.ToWire(a); err != nil {
+			return r.fail(FailModel, fmt.Sprintf("%s: %v", label, err), states, nil)
 		}
 	}
+	name := t.info.Actions[c.action].Name
+	out, err := t.impl.Invoke(t.ctx, name, wire)
+	if err != nil {
+		if t.ctx.Err() != nil {
+			return r.inconclusive("cancelled")
+		}
+		var ref *RefusedError
+		if errors.As(err, &ref) {
+			return r.fail(FailRefused, fmt.Sprintf("the implementation refused %s: %s", label, ref.Reason), states, []string{label})
+		}
+		return r.fail(implKind(err), fmt.Sprintf("%s: %v", label, err), states, nil)
+	}
+	next, output, expected, err := t.control(states, c, out)
+	if err != nil {
+		return r.fail(FailModel, err.Error(), states, nil)
+	}
+	if len(next) == 0 {
+		return r.fail(FailOutput, fmt.Sprintf("%s returned %s", label, CanonJSON(out)), states, expected)
+	}
+	t.counts[c.action]++
+	t.cover(states, name, c.args, next)
+	r.record(StepRecord{Kind: model.Controllable, Action: name, Args: c.args, Output: output, Cleanup: cleanup, States: keys(next), From: keys(states)})
+	r.states = next
+	r.active = false
+	r.steps++
+	if msg := t.violated(next); msg != "" {
+		return r.fail(FailInvariant, msg, next, nil)
+	}
+	return false
 }
 
 func implKind(err error) FailureKind {
