@@ -163,22 +163,42 @@ func (g *Graph) TransitionTour() (*Suite, error) {
 	if len(req) == 0 {
 		return s, nil
 	}
-	n := len(g.States)
-	// Edges of the multigraph: required transitions, then what the flow adds.
-	type edge struct {
-		from, to int
-		trans    int // -1 for a reset
+	edges, err := g.balance(req, live, reach, initial)
+	if err != nil {
+		return nil, err
 	}
-	var edges []edge
+	g.splitCases(s, edges, eulerCircuit(edges, len(g.States), initial), initial)
+	covered := map[int]bool{}
+	for _, e := range edges {
+		if e.trans >= 0 {
+			covered[e.trans] = true
+		}
+	}
+	s.Covered = len(covered)
+	return s, nil
+}
+
+// tourEdge is an edge of the multigraph a tour walks: a transition, or a
+// reset back to the initial state (trans -1).
+type tourEdge struct {
+	from, to int
+	trans    int
+}
+
+// balance returns the required transitions plus the fewest extra ones (and
+// resets) that make every state's in-degree equal its out-degree: a
+// min-cost flow from states with surplus to states with deficit, over live
+// transitions (cost 1) and resets from accepting states (cost 0).
+func (g *Graph) balance(req []int, live, reach []bool, initial int) ([]tourEdge, error) {
+	n := len(g.States)
+	var edges []tourEdge
 	bal := make([]int, n) // in - out
 	for _, ti := range req {
 		t := g.Trans[ti]
-		edges = append(edges, edge{t.From, t.To, ti})
+		edges = append(edges, tourEdge{t.From, t.To, ti})
 		bal[t.To]++
 		bal[t.From]--
 	}
-	// Min-cost flow from states with surplus (in > out) to states with
-	// deficit, over live transitions (cost 1) and resets (cost 0).
 	f := newFlow(n + 2)
 	src, sink := n, n+1
 	arcTrans := map[int]int{} // flow arc index -> transition (-1 reset)
@@ -206,10 +226,16 @@ func (g *Graph) TransitionTour() (*Suite, error) {
 	for arc, ti := range arcTrans {
 		for k := 0; k < f.flowOn(arc); k++ {
 			a := f.arcs[arc]
-			edges = append(edges, edge{f.arcs[a.rev].to, a.to, ti})
+			edges = append(edges, tourEdge{f.arcs[a.rev].to, a.to, ti})
 		}
 	}
-	// Hierholzer's algorithm from the initial state, edges in a fixed order.
+	return edges, nil
+}
+
+// eulerCircuit walks every edge once from the initial state (Hierholzer's
+// algorithm, edges in a fixed order) and returns the edge indices in order,
+// rotated to start after a reset when there is one.
+func eulerCircuit(edges []tourEdge, n, initial int) []int {
 	adj := make([][]int, n)
 	for i, e := range edges {
 		adj[e.from] = append(adj[e.from], i)
@@ -247,10 +273,14 @@ func (g *Graph) TransitionTour() (*Suite, error) {
 	// initial state): then every case ends in an accepting state.
 	for i, e := range circuit {
 		if edges[e].trans < 0 {
-			circuit = append(circuit[i+1:], circuit[:i+1]...)
-			break
+			return append(circuit[i+1:], circuit[:i+1]...)
 		}
 	}
+	return circuit
+}
+
+// splitCases cuts the circuit into test cases at the resets.
+func (g *Graph) splitCases(s *Suite, edges []tourEdge, circuit []int, initial int) {
 	var cur []SuiteStep
 	flush := func() {
 		if len(cur) > 0 {
@@ -275,14 +305,6 @@ func (g *Graph) TransitionTour() (*Suite, error) {
 		}
 	}
 	flush()
-	covered := map[int]bool{}
-	for _, e := range edges {
-		if e.trans >= 0 {
-			covered[e.trans] = true
-		}
-	}
-	s.Covered = len(covered)
-	return s, nil
 }
 
 // shortestPath returns the transitions of a shortest path from state from
