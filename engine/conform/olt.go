@@ -350,31 +350,13 @@ func (r *onlineRun) control(cleanup bool) bool {
 		return false
 	}
 	c := t.choose(states, cands)
-	label := c.label(t.info)
-	wire := make([]any, len(c.args))
-	for i, a := range c.args {
-		if wire[i], err = t.bind.ToWire(a); err != nil {
-			return r.fail(FailModel, fmt.Sprintf("%s: %v", label, err), states, nil)
-		}
-	}
 	name := t.info.Actions[c.action].Name
-	out, err := t.impl.Invoke(t.ctx, name, wire)
-	if err != nil {
-		if t.ctx.Err() != nil {
+	next, output, f := t.perform(states, c, c.label(t.info))
+	if f != nil {
+		if f.Kind == "" {
 			return r.inconclusive("cancelled")
 		}
-		var ref *RefusedError
-		if errors.As(err, &ref) {
-			return r.fail(FailRefused, fmt.Sprintf("the implementation refused %s: %s", label, ref.Reason), states, []string{label})
-		}
-		return r.fail(implKind(err), fmt.Sprintf("%s: %v", label, err), states, nil)
-	}
-	next, output, expected, err := t.control(states, c, out)
-	if err != nil {
-		return r.fail(FailModel, err.Error(), states, nil)
-	}
-	if len(next) == 0 {
-		return r.fail(FailOutput, fmt.Sprintf("%s returned %s", label, CanonJSON(out)), states, expected)
+		return r.fail(f.Kind, f.Message, states, f.Expected)
 	}
 	t.counts[c.action]++
 	t.cover(states, name, c.args, next)
@@ -386,6 +368,38 @@ func (r *onlineRun) control(cleanup bool) bool {
 		return r.fail(FailInvariant, msg, next, nil)
 	}
 	return false
+}
+
+// perform invokes a controllable action on the implementation and checks
+// what it did against the model: the states after it and its output, or a
+// failure without its states (Kind "" when the run was cancelled).
+func (t *tester) perform(states []model.State, c candidate, label string) ([]model.State, model.Value, *Failure) {
+	wire := make([]any, len(c.args))
+	for i, a := range c.args {
+		var err error
+		if wire[i], err = t.bind.ToWire(a); err != nil {
+			return nil, nil, &Failure{Kind: FailModel, Message: fmt.Sprintf("%s: %v", label, err)}
+		}
+	}
+	out, err := t.impl.Invoke(t.ctx, t.info.Actions[c.action].Name, wire)
+	if err != nil {
+		if t.ctx.Err() != nil {
+			return nil, nil, &Failure{}
+		}
+		var ref *RefusedError
+		if errors.As(err, &ref) {
+			return nil, nil, &Failure{Kind: FailRefused, Message: fmt.Sprintf("the implementation refused %s: %s", label, ref.Reason), Expected: []string{label}}
+		}
+		return nil, nil, &Failure{Kind: implKind(err), Message: fmt.Sprintf("%s: %v", label, err)}
+	}
+	next, output, expected, err := t.control(states, c, out)
+	if err != nil {
+		return nil, nil, &Failure{Kind: FailModel, Message: err.Error()}
+	}
+	if len(next) == 0 {
+		return nil, nil, &Failure{Kind: FailOutput, Message: fmt.Sprintf("%s returned %s", label, CanonJSON(out)), Expected: expected}
+	}
+	return next, output, nil
 }
 
 func implKind(err error) FailureKind {

@@ -2,7 +2,6 @@ package conform
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -72,129 +71,173 @@ func RunSuite(ctx context.Context, m model.Model, cfg *explore.Config, impl Impl
 	return res, nil
 }
 
-func (t *tester) runCase(c explore.SuiteCase) (res CaseResult) {
+func (t *tester) runCase(c explore.SuiteCase) CaseResult {
 	start := time.Now()
-	res = CaseResult{Name: c.Name, Verdict: Pass}
-	defer func() { res.Seconds = time.Since(start).Seconds() }()
+	r := &caseRun{t: t, res: CaseResult{Name: c.Name, Verdict: Pass}}
 	t.bind = NewBinding()
-	fail := func(kind FailureKind, msg string, states []model.State, expected []string) CaseResult {
-		res.Verdict = Fail
-		res.Failure = &Failure{Kind: kind, Step: res.Steps, Message: msg, States: t.describe(states), Expected: expected}
-		return res
-	}
-	inconclusive := func(why string) CaseResult {
-		res.Verdict, res.Reason = Inconclusive, why
-		return res
-	}
 	states, kind, err := t.startRun()
 	if err != nil {
-		return fail(kind, err.Error(), nil, nil)
+		r.fail(kind, err.Error(), nil, nil)
+	} else {
+		r.states = states
+		r.steps(c.Steps)
 	}
-	// unexpectedEvent judges an event the case did not ask for.
-	unexpectedEvent := func(ev *Event, wanted string) CaseResult {
-		_, args, kind, f := t.observe(states, ev)
-		if f != nil {
-			f.Step = res.Steps
-			res.Verdict, res.Failure = Fail, f
-			return res
-		}
-		label := (&explore.GTrans{Action: ev.Action, Args: args, Kind: kind}).Label()
-		return inconclusive(fmt.Sprintf("step %d: the implementation did %s, which the model allows, instead of %s", res.Steps, label, wanted))
-	}
-	for _, st := range c.Steps {
+	r.res.Seconds = time.Since(start).Seconds()
+	return r.res
+}
+
+// caseRun is the state of one suite case being run.
+type caseRun struct {
+	t      *tester
+	res    CaseResult
+	states []model.State
+}
+
+func (r *caseRun) fail(kind FailureKind, msg string, states []model.State, expected []string) bool {
+	r.res.Verdict = Fail
+	r.res.Failure = &Failure{Kind: kind, Step: r.res.Steps, Message: msg, States: r.t.describe(states), Expected: expected}
+	return true
+}
+
+func (r *caseRun) inconclusive(why string) bool {
+	r.res.Verdict, r.res.Reason = Inconclusive, why
+	return true
+}
+
+// steps takes the case's steps in order, then checks the case ends in an
+// accepting state.
+func (r *caseRun) steps(steps []explore.SuiteStep) {
+	t := r.t
+	for _, st := range steps {
 		if t.ctx.Err() != nil {
-			return inconclusive("cancelled")
+			r.inconclusive("cancelled")
+			return
 		}
-		wait, err := t.timeout(states)
+		wait, err := t.timeout(r.states)
 		if err != nil {
-			return fail(FailModel, err.Error(), states, nil)
+			r.fail(FailModel, err.Error(), r.states, nil)
+			return
 		}
+		var done bool
 		switch st.Kind {
 		case "timeout":
-			ev, err := t.impl.Next(t.ctx, wait)
-			if err != nil {
-				return fail(implKind(err), err.Error(), states, nil)
-			}
-			if ev != nil {
-				return unexpectedEvent(ev, "a timeout")
-			}
+			done = r.timeout(wait)
 		case "observable", "internal":
-			ev, err := t.impl.Next(t.ctx, max(wait, t.tc.EndWait))
-			if err != nil {
-				return fail(implKind(err), err.Error(), states, nil)
-			}
-			if ev == nil {
-				return inconclusive(fmt.Sprintf("step %d: %s did not happen within %s (a timeout is allowed there)", res.Steps, st.Label, max(wait, t.tc.EndWait)))
-			}
-			next, args, kind, f := t.observe(states, ev)
-			if f != nil {
-				f.Step = res.Steps
-				res.Verdict, res.Failure = Fail, f
-				return res
-			}
-			if ev.Action != st.Action || !sameArgs(args, st.Args) {
-				label := (&explore.GTrans{Action: ev.Action, Args: args, Kind: kind}).Label()
-				return inconclusive(fmt.Sprintf("step %d: the implementation did %s, which the model allows, instead of %s", res.Steps, label, st.Label))
-			}
-			states = next
+			done = r.observe(st, wait)
 		case "controllable":
-			ai, ok := t.byName[st.Action]
-			if !ok {
-				return fail(FailModel, fmt.Sprintf("the suite names action %s, which the model lacks", st.Action), states, nil)
-			}
-			args, ok, err := t.findArgs(states[0], ai, st.Args)
-			if err != nil {
-				return fail(FailModel, err.Error(), states, nil)
-			}
-			if ok {
-				outs, _, err := t.w.Step(states[0], ai, args)
-				if err != nil {
-					return fail(FailModel, err.Error(), states, nil)
-				}
-				ok = len(outs) > 0
-			}
-			if !ok {
-				return inconclusive(fmt.Sprintf("step %d: %s is not possible in the model's state here (a grouping merged states the suite tells apart, or the suite does not fit this configuration)", res.Steps, st.Label))
-			}
-			wire := make([]any, len(args))
-			for i, a := range args {
-				if wire[i], err = t.bind.ToWire(a); err != nil {
-					return fail(FailModel, fmt.Sprintf("%s: %v", st.Label, err), states, nil)
-				}
-			}
-			out, err := t.impl.Invoke(t.ctx, st.Action, wire)
-			if err != nil {
-				var ref *RefusedError
-				if errors.As(err, &ref) {
-					return fail(FailRefused, fmt.Sprintf("the implementation refused %s: %s", st.Label, ref.Reason), states, []string{st.Label})
-				}
-				return fail(implKind(err), fmt.Sprintf("%s: %v", st.Label, err), states, nil)
-			}
-			next, output, expected, err := t.control(states, candidate{action: ai, args: args}, out)
-			if err != nil {
-				return fail(FailModel, err.Error(), states, nil)
-			}
-			if len(next) == 0 {
-				return fail(FailOutput, fmt.Sprintf("%s returned %s", st.Label, CanonJSON(out)), states, expected)
-			}
-			if st.Output != "" && model.Format(output) != st.Output {
-				return inconclusive(fmt.Sprintf("step %d: %s gave output %s, which the model allows, where the case expected %s", res.Steps, st.Action, model.Format(output), st.Output))
-			}
-			states = next
+			done = r.control(st)
 		}
-		res.Steps++
-		if msg := t.violated(states); msg != "" {
-			return fail(FailInvariant, msg, states, nil)
+		if done {
+			return
+		}
+		r.res.Steps++
+		if msg := t.violated(r.states); msg != "" {
+			r.fail(FailInvariant, msg, r.states, nil)
+			return
 		}
 	}
-	acc, err := t.accepting(states)
+	acc, err := t.accepting(r.states)
 	if err != nil {
-		return fail(FailModel, err.Error(), states, nil)
+		r.fail(FailModel, err.Error(), r.states, nil)
+	} else if !acc {
+		r.fail(FailNotAccepting, "the case ended outside an accepting state", r.states, nil)
 	}
-	if !acc {
-		return fail(FailNotAccepting, "the case ended outside an accepting state", states, nil)
+}
+
+// next waits for an event; done when the run ended.
+func (r *caseRun) next(wait time.Duration) (*Event, bool) {
+	ev, err := r.t.impl.Next(r.t.ctx, wait)
+	if err != nil {
+		if r.t.ctx.Err() != nil {
+			return nil, r.inconclusive("cancelled")
+		}
+		return nil, r.fail(implKind(err), err.Error(), r.states, nil)
 	}
-	return res
+	return ev, false
+}
+
+// judge checks an event against the model: a failure when the model does
+// not allow it, inconclusive when it allows it but the case wanted
+// something else.
+func (r *caseRun) judge(ev *Event, wanted string) ([]model.State, []model.Value, bool) {
+	next, args, kind, f := r.t.observe(r.states, ev)
+	if f != nil {
+		f.Step = r.res.Steps
+		r.res.Verdict, r.res.Failure = Fail, f
+		return nil, nil, true
+	}
+	if wanted != "" {
+		label := (&explore.GTrans{Action: ev.Action, Args: args, Kind: kind}).Label()
+		return nil, nil, r.inconclusive(fmt.Sprintf("step %d: the implementation did %s, which the model allows, instead of %s", r.res.Steps, label, wanted))
+	}
+	return next, args, false
+}
+
+// timeout expects nothing to happen for the state's timeout.
+func (r *caseRun) timeout(wait time.Duration) bool {
+	ev, done := r.next(wait)
+	if done || ev == nil {
+		return done
+	}
+	_, _, done = r.judge(ev, "a timeout")
+	return done
+}
+
+// observe expects the step's observable action.
+func (r *caseRun) observe(st explore.SuiteStep, wait time.Duration) bool {
+	wait = max(wait, r.t.tc.EndWait)
+	ev, done := r.next(wait)
+	if done {
+		return true
+	}
+	if ev == nil {
+		return r.inconclusive(fmt.Sprintf("step %d: %s did not happen within %s (a timeout is allowed there)", r.res.Steps, st.Label, wait))
+	}
+	next, args, done := r.judge(ev, "")
+	if done {
+		return true
+	}
+	if ev.Action != st.Action || !sameArgs(args, st.Args) {
+		_, _, done = r.judge(ev, st.Label)
+		return done
+	}
+	r.states = next
+	return false
+}
+
+// control performs the step's controllable action.
+func (r *caseRun) control(st explore.SuiteStep) bool {
+	t, states := r.t, r.states
+	ai, ok := t.byName[st.Action]
+	if !ok {
+		return r.fail(FailModel, fmt.Sprintf("the suite names action %s, which the model lacks", st.Action), states, nil)
+	}
+	args, ok, err := t.findArgs(states[0], ai, st.Args)
+	if err != nil {
+		return r.fail(FailModel, err.Error(), states, nil)
+	}
+	if ok {
+		outs, _, err := t.w.Step(states[0], ai, args)
+		if err != nil {
+			return r.fail(FailModel, err.Error(), states, nil)
+		}
+		ok = len(outs) > 0
+	}
+	if !ok {
+		return r.inconclusive(fmt.Sprintf("step %d: %s is not possible in the model's state here (a grouping merged states the suite tells apart, or the suite does not fit this configuration)", r.res.Steps, st.Label))
+	}
+	next, output, f := t.perform(states, candidate{action: ai, args: args}, st.Label)
+	if f != nil {
+		if f.Kind == "" {
+			return r.inconclusive("cancelled")
+		}
+		return r.fail(f.Kind, f.Message, states, f.Expected)
+	}
+	if st.Output != "" && model.Format(output) != st.Output {
+		return r.inconclusive(fmt.Sprintf("step %d: %s gave output %s, which the model allows, where the case expected %s", r.res.Steps, st.Action, model.Format(output), st.Output))
+	}
+	r.states = next
+	return false
 }
 
 func sameArgs(args []model.Value, want []string) bool {
