@@ -372,19 +372,8 @@ func (ce *ConfigEditor) action(a model.ActionInfo) fyne.CanvasObject {
 	if oa == nil {
 		oa = &projects.ActionSpec{}
 	}
-	excluded := ra.Exclude != nil && *ra.Exclude
-	for _, n := range ce.resolved.Exclude {
-		excluded = excluded || n == a.Name
-	}
-	if ce.resolved.Include != nil {
-		in := false
-		for _, n := range ce.resolved.Include {
-			in = in || n == a.Name
-		}
-		excluded = excluded || !in
-	}
 	include := widget.NewCheck("", nil)
-	include.SetChecked(!excluded)
+	include.SetChecked(!excludedIn(ce.resolved, ra, a.Name))
 	include.OnChanged = func(b bool) {
 		ex := !b
 		own().Exclude = &ex
@@ -405,33 +394,65 @@ func (ce *ConfigEditor) action(a model.ActionInfo) fyne.CanvasObject {
 	form.Add(container.NewBorder(nil, nil, widget.NewLabel("enabled when"), nil,
 		ce.expr(p+"enabled", oa.Enabled, orDefault(ra.Enabled, "always (controllable actions only)"), func(v string) { own().Enabled = v })))
 	for _, param := range a.Params {
-		param := param
-		ph := "the model's domain"
-		if v, ok := ra.Params[param]; ok {
-			ph = v
-		} else if _, ok := ce.resolved.Domains[param]; ok {
-			ph = "@" + param
-		}
-		form.Add(container.NewBorder(nil, nil, widget.NewLabel(param+" in"), nil,
-			ce.field(p+"params."+param, oa.Params[param], ph, false, ce.checkDomain, func(v string) {
-				as := own()
-				if as.Params == nil {
-					as.Params = map[string]string{}
-				}
-				if v == "" {
-					delete(as.Params, param)
-				} else {
-					as.Params[param] = v
-				}
-			})))
+		form.Add(ce.paramField(p, param, ra, oa, own))
 	}
+	form.Add(ce.weightCount(p, ra, oa, own))
+	cleanup := a.Cleanup
+	if ra.Cleanup != nil {
+		cleanup = *ra.Cleanup
+	}
+	form.Add(ce.check("cleanup action", cleanup, func(b bool) { own().Cleanup = &b }))
+	return widget.NewCard("", "", form)
+}
+
+// excludedIn reports whether the resolved configuration leaves an action
+// out (exclude, or include without it).
+func excludedIn(r *projects.ConfigSpec, ra *projects.ActionSpec, name string) bool {
+	excluded := ra.Exclude != nil && *ra.Exclude
+	for _, n := range r.Exclude {
+		excluded = excluded || n == name
+	}
+	if r.Include != nil {
+		in := false
+		for _, n := range r.Include {
+			in = in || n == name
+		}
+		excluded = excluded || !in
+	}
+	return excluded
+}
+
+// paramField is the domain field of one parameter of an action.
+func (ce *ConfigEditor) paramField(p, param string, ra, oa *projects.ActionSpec, own func() *projects.ActionSpec) fyne.CanvasObject {
+	ph := "the model's domain"
+	if v, ok := ra.Params[param]; ok {
+		ph = v
+	} else if _, ok := ce.resolved.Domains[param]; ok {
+		ph = "@" + param
+	}
+	return container.NewBorder(nil, nil, widget.NewLabel(param+" in"), nil,
+		ce.field(p+"params."+param, oa.Params[param], ph, false, ce.checkDomain, func(v string) {
+			as := own()
+			if as.Params == nil {
+				as.Params = map[string]string{}
+			}
+			if v == "" {
+				delete(as.Params, param)
+			} else {
+				as.Params[param] = v
+			}
+		}))
+}
+
+// weightCount is the row of an action's weight and count fields.
+func (ce *ConfigEditor) weightCount(p string, ra, oa *projects.ActionSpec, own func() *projects.ActionSpec) fyne.CanvasObject {
 	countVal, countPH := "", "0"
 	if oa.Count != nil {
 		countVal = strconv.Itoa(*oa.Count)
 	} else if ra.Count != nil {
 		countPH = strconv.Itoa(*ra.Count)
 	}
-	form.Add(container.NewGridWithColumns(2,
+	return container.NewGridWithColumns(2,
 		container.NewBorder(nil, nil, widget.NewLabel("weight"), nil,
 			ce.expr(p+"weight", oa.Weight, orDefault(ra.Weight, "1"), func(v string) { own().Weight = v })),
 		container.NewBorder(nil, nil, widget.NewLabel("count"), nil,
@@ -451,11 +472,5 @@ func (ce *ConfigEditor) action(a model.ActionInfo) fyne.CanvasObject {
 				n, _ := strconv.Atoi(v)
 				own().Count = &n
 			})),
-	))
-	cleanup := a.Cleanup
-	if ra.Cleanup != nil {
-		cleanup = *ra.Cleanup
-	}
-	form.Add(ce.check("cleanup action", cleanup, func(b bool) { own().Cleanup = &b }))
-	return widget.NewCard("", "", form)
+	)
 }

@@ -103,29 +103,14 @@ func Replay(ctx context.Context, m model.Model, cfg *explore.Config, recs []Reco
 	if err != nil {
 		return nil, err
 	}
-	info, w := t.info, t.w
-	// Resolve every record against the mapping first: setup errors name the
-	// trace line.
-	var events []resolved
-	for i := range recs {
-		r := &recs[i]
-		ev, skip, err := resolveRecord(info, t.byName, r, rc)
-		if err != nil {
-			if te, ok := err.(*TraceError); ok {
-				te.File = rc.File
-			}
-			return nil, err
-		}
-		if skip {
-			continue
-		}
-		ev.index = i
-		events = append(events, ev)
+	events, err := resolveEvents(t, recs, rc)
+	if err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	res := &ReplayResult{Verdict: Pass, Total: len(events)}
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
-	st0, err := w.Init()
+	st0, err := t.w.Init()
 	if err != nil {
 		return nil, err
 	}
@@ -145,35 +130,15 @@ func Replay(ctx context.Context, m model.Model, cfg *explore.Config, recs []Reco
 			res.Reason = fmt.Sprintf("at event %d (line %d) the model may be in more than %d states (raise the bound)", pending[0].index+1, pending[0].rec.Line, rc.MaxStates)
 			return res, nil
 		}
-		// Candidates: the first pending event, then (with a window) later
-		// ones of threads with nothing pending before them.
-		matched := -1
-		var next []model.State
-		blocked := map[string]bool{}
-		for k := 0; k < len(pending) && k <= rc.Window; k++ {
-			ev := pending[k]
-			if k > 0 && (ev.thread == "" || blocked[ev.thread]) {
-				blocked[ev.thread] = true
-				continue
-			}
-			blocked[ev.thread] = true
-			n, err := t.replayStep(states, ev)
-			if err != nil {
-				return nil, err
-			}
-			if len(n) > 0 {
-				matched, next = k, n
-				break
-			}
-			if rc.Window == 0 {
-				break
-			}
+		matched, next, err := t.matchEvent(states, pending, rc.Window)
+		if err != nil {
+			return nil, err
 		}
 		if matched < 0 {
 			ev := pending[0]
 			res.Verdict = Fail
 			res.Failure = &ReplayFailure{Index: ev.index, Line: ev.rec.Line, Event: ev.rec.String(),
-				Message:  fmt.Sprintf("no state the model may be in accepts %s", (&explore.GTrans{Action: info.Actions[ev.action].Name, Args: ev.args}).Label()),
+				Message:  fmt.Sprintf("no state the model may be in accepts %s", (&explore.GTrans{Action: t.info.Actions[ev.action].Name, Args: ev.args}).Label()),
 				States:   t.describe(states),
 				Expected: t.enabledLabels(states)}
 			return res, nil
@@ -188,7 +153,7 @@ func Replay(ctx context.Context, m model.Model, cfg *explore.Config, recs []Reco
 		}
 		states = next
 		res.Matched++
-		res.Path = append(res.Path, ReplayStep{Index: ev.index, Line: ev.rec.Line, Label: (&explore.GTrans{Action: info.Actions[ev.action].Name, Args: ev.args, Kind: cfg.Actions[ev.action].Kind}).Label(), States: keys(states)})
+		res.Path = append(res.Path, ReplayStep{Index: ev.index, Line: ev.rec.Line, Label: (&explore.GTrans{Action: t.info.Actions[ev.action].Name, Args: ev.args, Kind: cfg.Actions[ev.action].Kind}).Label(), States: keys(states)})
 	}
 	if rc.RequireAccepting {
 		ok := false
@@ -203,6 +168,54 @@ func Replay(ctx context.Context, m model.Model, cfg *explore.Config, recs []Reco
 		}
 	}
 	return res, nil
+}
+
+// resolveEvents maps every record through the event mappings first, so that
+// setup errors name the trace line; ignored records are dropped.
+func resolveEvents(t *tester, recs []Record, rc ReplayConfig) ([]resolved, error) {
+	var events []resolved
+	for i := range recs {
+		r := &recs[i]
+		ev, skip, err := resolveRecord(t.info, t.byName, r, rc)
+		if err != nil {
+			if te, ok := err.(*TraceError); ok {
+				te.File = rc.File
+			}
+			return nil, err
+		}
+		if skip {
+			continue
+		}
+		ev.index = i
+		events = append(events, ev)
+	}
+	return events, nil
+}
+
+// matchEvent finds the pending event to replay next: the first one, then
+// (with a window) later ones of threads with nothing pending before them.
+// It returns the event's index in pending and the states after it, or -1.
+func (t *tester) matchEvent(states []model.State, pending []resolved, window int) (int, []model.State, error) {
+	blocked := map[string]bool{}
+	for k := 0; k < len(pending) && k <= window; k++ {
+		ev := pending[k]
+		if k > 0 && (ev.thread == "" || blocked[ev.thread]) {
+			blocked[ev.thread] = true
+			continue
+		}
+		blocked[ev.thread] = true
+		n, err := t.replayStep(states, ev)
+		if err != nil {
+			return -1, nil, err
+		}
+		if len(n) > 0 {
+			return k, n, nil
+		}
+		if window == 0 {
+			break
+		}
+	}
+	return -1, nil, nil
 }
 
 // replayStep applies a recorded event to every candidate state.
