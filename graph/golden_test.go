@@ -85,9 +85,12 @@ func TestChatFigure1(t *testing.T) {
 		{"(1, 0)", "active"},
 		// S2: Create()/Client2: two clients, the creating phase is over.
 		{"(2, 0)", "active"},
-		// S3: one member. Enter(Client1) and Enter(Client2) both lead here:
-		// the grouping ignores the order of entering, so there is no
-		// separate state for "Client2 entered first".
+		// S3: one member, reached by Enter(Client1). Enter(Client2) from S2
+		// reaches the state where Client2 entered first, whose grouping
+		// value is not new: the grouping prunes it together with that
+		// transition ("we would also get the two transitions and the
+		// intermediate state where client c1 has entered the session before
+		// client c0"), and never redirects Enter(Client2) to S3.
 		{"(2, 1)", "active"},
 		// S4: both members, no message pending; labelled by Members.
 		{"{Client1: {Client2: []}, Client2: {Client1: []}}", "active"},
@@ -112,6 +115,16 @@ func TestChatFigure1(t *testing.T) {
 	}
 	if !d.States[0].Initial || d.States[6].Accepting || !d.States[4].Accepting {
 		t.Error("initial/accepting marks wrong")
+	}
+	// Ten transitions: Create twice, Enter twice (one per member count),
+	// two posts, two deliveries, two timeouts.
+	if len(d.Transitions) != 10 {
+		t.Errorf("%d transitions, want 10", len(d.Transitions))
+	}
+	for _, tr := range d.Transitions {
+		if tr.From == "S2" && tr.Label != "Enter(Client1)" {
+			t.Errorf("S2 %s → %s: the grouping must prune, not redirect", tr.Label, tr.To)
+		}
 	}
 	// Two passive states, each with exactly two ways out: ?Deliver and the
 	// timeout (seed 000 section 6: "each passive state has two enabled

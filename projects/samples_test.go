@@ -7,10 +7,14 @@ import (
 
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 )
 
 // Every configuration of every bundled sample builds and explores to a
-// complete graph without model errors.
+// complete graph without model errors, and the graph has no false
+// transitions (seed 001 §6.2: the FSM may miss transitions but has no false
+// ones): every transition's target is a state its action produces from its
+// source, with the output it records.
 func TestSamplesExplore(t *testing.T) {
 	for _, name := range SampleNames() {
 		p, err := Load(filepath.Join(name, name+".toml"))
@@ -39,6 +43,7 @@ func TestSamplesExplore(t *testing.T) {
 						t.Errorf("error state: %s", s.Error)
 					}
 				}
+				checkTransitions(t, m, x)
 				g := x.Graph()
 				t.Logf("%d model states, %d graph states, %d transitions, %d tried", len(x.States), len(g.States), len(g.Trans), x.Stats.Tried)
 				if len(g.States) < 2 || len(g.Trans) < 1 {
@@ -83,4 +88,52 @@ func TestExtractedSampleRuns(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+}
+
+// checkTransitions re-runs every transition of an exploration from its
+// source state and checks that one outcome is its target with its output.
+func checkTransitions(t *testing.T, m model.Model, x *explore.Exploration) {
+	t.Helper()
+	w, err := m.NewWorker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	false_ := 0
+	for i := range x.Trans {
+		tr := &x.Trans[i]
+		from, to := &x.States[tr.From], &x.States[tr.To]
+		if from.ModelErr || to.ModelErr {
+			continue
+		}
+		st, err := w.Decode(from.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs, _, err := w.Step(st, int(tr.Action), x.ArgsOf(tr))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantOut, _ := model.Key(orNone(x.OutputOf(tr)))
+		found := false
+		for _, o := range outs {
+			gotOut, _ := model.Key(orNone(o.Output))
+			found = found || (o.Err == nil && o.Next.Key() == to.Key && gotOut == wantOut)
+		}
+		if !found {
+			false_++
+			if false_ <= 3 {
+				t.Errorf("false transition %s %s(%s) → %s: the action does not lead there", from.Label, m.Info().Actions[tr.Action].Name, model.FormatArgs(x.ArgsOf(tr)), to.Label)
+			}
+		}
+	}
+	if false_ > 0 {
+		t.Errorf("%d of %d transitions are false", false_, len(x.Trans))
+	}
+}
+
+func orNone(v model.Value) model.Value {
+	if v == nil {
+		return model.None
+	}
+	return v
 }

@@ -45,9 +45,12 @@ type Config struct {
 	Filters []model.Expr
 	// NoModelFilter ignores the model's own state_filter(s).
 	NoModelFilter bool
-	// Groupings merge states: a state is new when it is new in at least one
-	// grouping; otherwise it is merged into the representative of its value
-	// in the first grouping. The grouping values label the states.
+	// Groupings prune states (seed 000 §4.4.4; Campbell and Veanes, "State
+	// exploration with multiple state groupings"): a reached state is kept
+	// when its value in at least one grouping is new; otherwise it is
+	// pruned together with the transition that reached it. Transitions are
+	// never redirected: the graph may miss transitions but has no false
+	// ones (seed 001 §6.2). The grouping values label the states.
 	Groupings []model.Expr
 	// Timeout is the state-dependent timeout Δ(s) in seconds used by online
 	// testing (default 0).

@@ -340,7 +340,7 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 					id, known = e.concrete[pt.hk]
 				}
 				if known {
-					if id == filteredID {
+					if id == filteredID || id == prunedID {
 						continue
 					}
 					to = id
@@ -364,9 +364,11 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 					}
 				}
 				if !isNew {
-					to = e.groups[0][info.groupKeys[0]]
-					e.concrete[pt.hk] = to
-					break
+					// Pruned with the transition that reached it (never
+					// redirected to the state with the same values).
+					e.concrete[pt.hk] = prunedID
+					e.ex.Stats.Pruned++
+					continue
 				}
 				if e.cfg.MaxStates > 0 && len(e.ex.States) >= e.cfg.MaxStates {
 					e.ex.States[src].Frontier = true

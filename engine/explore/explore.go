@@ -37,13 +37,16 @@ type MTrans struct {
 
 // Stats summarise an exploration.
 type Stats struct {
-	States      int     `json:"states"`
-	Transitions int     `json:"transitions"`
-	Tried       int64   `json:"tried"`
-	Filtered    int64   `json:"filtered"`
-	Seconds     float64 `json:"seconds"`
-	Complete    bool    `json:"complete"`
-	StoppedBy   string  `json:"stopped_by,omitempty"`
+	States      int   `json:"states"`
+	Transitions int   `json:"transitions"`
+	Tried       int64 `json:"tried"`
+	Filtered    int64 `json:"filtered"`
+	// Pruned counts the distinct states a grouping pruned (reached, but
+	// not new in any grouping), with the transitions into them.
+	Pruned    int64   `json:"pruned"`
+	Seconds   float64 `json:"seconds"`
+	Complete  bool    `json:"complete"`
+	StoppedBy string  `json:"stopped_by,omitempty"`
 }
 
 // Exploration is the result of exploring a model under a configuration.
@@ -65,6 +68,9 @@ func (x *Exploration) ArgsOf(t *MTrans) []model.Value { return x.ArgTable[t.Args
 func (x *Exploration) OutputOf(t *MTrans) model.Value { return x.OutTable[t.Out] }
 
 const filteredID = -1
+
+// prunedID marks, in explorer.concrete, a state that the groupings pruned.
+const prunedID = -2
 
 // hkey is a 128-bit hash of a state key or grouping value.
 type hkey struct{ a, b uint64 }
