@@ -123,12 +123,34 @@ func TestTestCommand(t *testing.T) {
 	if !strings.Contains(string(data), `<testsuite name="stack [all]" tests="4" failures="0"`) {
 		t.Errorf("junit:\n%s", data)
 	}
-	steps, _ := os.ReadFile(logf)
-	if n := strings.Count(string(steps), "\n"); n < 80 || !strings.Contains(string(steps), `"label":"Push(`) {
-		t.Errorf("log has %d lines", n)
+	// Steps are actions (seed 000 Table 1): the stack has no observable
+	// actions, so 20 steps per run are 20 controllable actions, then the
+	// cleanup phase; no timeouts are logged or counted.
+	perRun := map[float64]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(readFile(t, logf))), "\n") {
+		var rec struct {
+			Run     float64 `json:"run"`
+			Kind    string  `json:"kind"`
+			Step    int     `json:"step"`
+			Cleanup bool    `json:"cleanup"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if rec.Kind != "controllable" || rec.Step == 0 {
+			t.Errorf("log line %q is not a numbered controllable step", line)
+		}
+		if !rec.Cleanup {
+			perRun[rec.Run]++
+		}
+	}
+	for run := 1.0; run <= 4; run++ {
+		if perRun[run] != 20 {
+			t.Errorf("run %v logged %d steps before the cleanup phase, want 20", run, perRun[run])
+		}
 	}
 	out, _, code = cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--runs", "3", "--steps", "20", "--seed", "5", "--junit", junit)
-	if code != 1 || !strings.Contains(out, "FAIL output-mismatch") || !strings.Contains(out, "replay: modex test ../projects/stack/stack.toml --config all --runs 1 --seed ") {
+	if code != 1 || !strings.Contains(out, "FAIL output-mismatch") || !strings.Contains(out, "same choices again (timing may differ): modex test ../projects/stack/stack.toml --config all --runs 1 --seed ") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 	data, _ = os.ReadFile(junit)
@@ -193,4 +215,13 @@ func TestLayoutProcess(t *testing.T) {
 	if _, err := graph.LayoutDoc(ctx, doc, ""); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled layout: %v", err)
 	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -61,8 +61,7 @@ func cmdGen(args []string, stdout io.Writer) error {
 		return err
 	}
 	s.Model, s.Config = m.Info().Name, name
-	summary := fmt.Sprintf("%s [%s]: %d test cases, %d steps, covering %d of %d transitions (lower bound %d steps)",
-		p.Name, name, len(s.Cases), s.Length, s.Covered, len(g.Trans), s.LowerBound)
+	summary := fmt.Sprintf("%s [%s]: %s", p.Name, name, s.Summary())
 	if len(s.Dead) > 0 {
 		summary += fmt.Sprintf("; dead states left out: %s", strings.Join(s.Dead, " "))
 	}
@@ -126,7 +125,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	tr := &conform.TestResult{Seconds: res.Seconds}
 	for i, c := range res.Cases {
 		counts[c.Verdict]++
-		line := fmt.Sprintf("%s: %s after %d of %d steps", c.Name, c.Verdict, c.Steps, len(suite.Cases[i].Steps))
+		line := fmt.Sprintf("%s: %s after %d of %d steps", c.Name, c.Verdict, c.Steps, suite.Cases[i].Actions())
 		if c.Reason != "" {
 			line += " (" + c.Reason + ")"
 		}

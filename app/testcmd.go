@@ -59,7 +59,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	}
 	tc.OnStep = func(s conform.StepRecord) {
 		if logw != nil {
-			logw.Encode(map[string]any{"run": s.Run, "step": s.Index, "kind": s.Kind.String(), "label": s.Label(), "cleanup": s.Cleanup})
+			logw.Encode(map[string]any{"run": s.Run, "index": s.Index, "step": s.Step, "kind": s.Kind.String(), "label": s.Label(), "cleanup": s.Cleanup})
 		}
 	}
 	fmt.Fprintf(stdout, "testing %s [%s]: %d runs of %d steps, strategy %s, seed %d\n", p.Name, name, tc.Runs, tc.Steps, tc.Strategy, tc.Seed)
@@ -71,7 +71,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	counts := map[conform.Verdict]int{}
 	for _, r := range res.Runs {
 		counts[r.Verdict]++
-		line := fmt.Sprintf("run %d/%d (seed %d): %s, %d steps", r.Run, tc.Runs, r.Seed, r.Verdict, len(r.Steps))
+		line := fmt.Sprintf("run %d/%d (seed %d): %s, %d steps", r.Run, tc.Runs, r.Seed, r.Verdict, r.Actions)
 		if r.Reason != "" {
 			line += " (" + r.Reason + ")"
 		}
@@ -79,7 +79,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 		if r.Failure != nil {
 			failed++
 			printFailure(stdout, r)
-			fmt.Fprintf(stdout, "  replay: modex test %s --config %s --runs 1 --seed %d --steps %d --strategy %s\n",
+			fmt.Fprintf(stdout, "  same choices again (timing may differ): modex test %s --config %s --runs 1 --seed %d --steps %d --strategy %s\n",
 				path, name, r.Seed, tc.Steps, tc.Strategy)
 		}
 	}
@@ -111,20 +111,28 @@ func printFailure(w io.Writer, r conform.RunResult) {
 	fmt.Fprintf(w, "  FAIL %s at step %d: %s\n", f.Kind, f.Step, f.Message)
 	from := max(0, len(r.Steps)-25)
 	if from > 0 {
-		fmt.Fprintf(w, "  trace (last %d of %d steps):\n", len(r.Steps)-from, len(r.Steps))
+		fmt.Fprintf(w, "  trace (the last %d of %d entries; steps are numbered, timeouts are not steps):\n", len(r.Steps)-from, len(r.Steps))
 	} else {
-		fmt.Fprintln(w, "  trace:")
+		fmt.Fprintln(w, "  trace (steps are numbered, timeouts are not steps):")
 	}
 	for _, s := range r.Steps[from:] {
-		fmt.Fprintf(w, "    %3d  %s\n", s.Index, s.Label())
+		fmt.Fprintf(w, "    %s  %s\n", stepNumber(s.Step), s.Label())
 	}
-	fmt.Fprintf(w, "    %3d  ✗ %s\n", f.Step, f.Message)
+	fmt.Fprintf(w, "    %s  ✗ %s\n", stepNumber(f.Step), f.Message)
 	for _, st := range f.States {
 		fmt.Fprintf(w, "  model state: %s\n", st)
 	}
 	if len(f.Expected) > 0 {
 		fmt.Fprintf(w, "  the model allowed: %s\n", strings.Join(f.Expected, ", "))
 	}
+}
+
+// stepNumber prints a step's number, or a dot for a timeout (not a step).
+func stepNumber(n int) string {
+	if n == 0 {
+		return "  ·"
+	}
+	return fmt.Sprintf("%3d", n)
 }
 
 type junitSuites struct {

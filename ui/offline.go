@@ -69,7 +69,7 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 		return l
 	}, func(i widget.ListItemID, o fyne.CanvasObject) {
 		c := ov.suite.Cases[i]
-		text := fmt.Sprintf("%s — %d steps", c.Name, len(c.Steps))
+		text := fmt.Sprintf("%s — %d steps", c.Name, c.Actions())
 		l := o.(*widget.Label)
 		l.Importance = widget.MediumImportance
 		if v, ok := ov.verdicts[i]; ok {
@@ -169,7 +169,7 @@ func (ov *OfflineView) Generate() {
 
 func (ov *OfflineView) setSuite(s *explore.Suite) {
 	ov.suite, ov.verdicts = s, map[int]string{}
-	text := fmt.Sprintf("%d test cases, %d steps, covering %d of %d transitions (lower bound %d steps).", len(s.Cases), s.Length, s.Covered, s.Trans, s.LowerBound)
+	text := s.Summary() + "."
 	if len(s.Dead) > 0 {
 		text += " Dead states left out: " + strings.Join(s.Dead, " ") + "."
 	}

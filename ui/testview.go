@@ -34,6 +34,7 @@ type TestView struct {
 	chart    *CoverageChart
 	log      *widget.List
 	lines    []logLine // UI goroutine only
+	actions  int       // steps (actions) shown in the log; UI goroutine only
 	content  fyne.CanvasObject
 
 	mu      sync.Mutex // guards the fields below, shared with the test goroutine
@@ -185,7 +186,7 @@ func (tv *TestView) Start() {
 	tv.queue = nil
 	tv.visited = visited
 	tv.mu.Unlock()
-	tv.lines = nil
+	tv.lines, tv.actions = nil, 0
 	tv.log.Refresh()
 	tv.chart.Reset()
 	tv.start.Disable()
@@ -274,8 +275,12 @@ func (tv *TestView) flush(gen int, started time.Time) {
 				lines = append(lines, logLine{text: fmt.Sprintf("run %d", it.Run), title: true})
 			}
 			n := v.Add(it)
-			steps++
-			lines = append(lines, logLine{text: fmt.Sprintf("%4d  %s", it.Index, it.Label()), node: v.ID(n)})
+			num := "   ·" // a timeout: not a step
+			if it.Step > 0 {
+				num = fmt.Sprintf("%4d", it.Step)
+				steps++
+			}
+			lines = append(lines, logLine{text: num + "  " + it.Label(), node: v.ID(n)})
 			points = append(points, v.ModelStates())
 		case conform.RunResult:
 			if it.Failure != nil && !seen[it.Run] {
@@ -300,12 +305,8 @@ func (tv *TestView) flush(gen int, started time.Time) {
 		for _, p := range points {
 			tv.chart.Add(p)
 		}
-		total := 0
-		for _, l := range tv.lines {
-			if !l.title && !l.fail {
-				total++
-			}
-		}
+		tv.actions += steps
+		total := tv.actions
 		tv.counters.SetText(fmt.Sprintf("%d steps, %.0f steps/s; visited %d states, %d transitions", total, float64(total)/max(elapsed, 0.001), len(doc.States), len(doc.Transitions)))
 		tv.mu.Lock()
 		tv.doc = doc

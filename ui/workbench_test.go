@@ -71,7 +71,7 @@ func TestOpenExploreHover(t *testing.T) {
 	if got := len(wb.Last().Graph().States); got != 9 {
 		t.Fatalf("%d states, want 9", got)
 	}
-	if !strings.Contains(wb.Status(), "chat [figure1]: 9 states, 11 transitions") {
+	if !strings.Contains(wb.Status(), "chat [figure1]: 9 states, 10 transitions") {
 		t.Errorf("status %q", wb.Status())
 	}
 	if !strings.Contains(wb.model_.Text(), "def Deliver") {

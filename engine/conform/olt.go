@@ -40,17 +40,24 @@ type TestConfig struct {
 	OnRun func(RunResult)
 }
 
-// StepRecord is one step of a test run.
+// StepRecord is one entry of a test run's log: an action (a step) or a
+// timeout. Steps are actions, controllable or observable, as in seed 000's
+// Table 1 ("the total number of actions occurring in each test run");
+// timeouts are logged but are not steps.
 type StepRecord struct {
-	Run, Index int
-	Kind       model.Kind // Controllable, Observable (or Internal) or Timeout
-	Action     string
-	Args       []model.Value
-	Output     model.Value
-	Cleanup    bool     // taken in the cleanup phase
-	States     []string // keys of the model states after the step
-	From       []string // keys before the step
-	Active     bool     // the tester is in an active state after the step
+	Run   int
+	Index int // position in the run's log (timeouts included)
+	// Step is the step's number in its run, counting actions from 1; 0 for
+	// a timeout.
+	Step    int
+	Kind    model.Kind // Controllable, Observable (or Internal) or Timeout
+	Action  string
+	Args    []model.Value
+	Output  model.Value
+	Cleanup bool     // taken in the cleanup phase
+	States  []string // keys of the model states after the step
+	From    []string // keys before the step
+	Active  bool     // the tester is in an active state after the step
 }
 
 // Label is the step as shown in logs: Post(Client1, "hi"), ?Deliver(...),
@@ -68,7 +75,10 @@ type RunResult struct {
 	Run     int
 	Seed    uint64
 	Verdict Verdict
-	Steps   []StepRecord
+	// Actions is the number of steps taken: actions, controllable and
+	// observable, the cleanup phase included; timeouts are not steps.
+	Actions int
+	Steps   []StepRecord // the log: every action and timeout
 	Failure *Failure
 	Reason  string // why the run was inconclusive
 	Seconds float64
@@ -79,8 +89,9 @@ type TestResult struct {
 	Runs []RunResult
 	// Coverage: distinct model states and transitions visited, all runs.
 	States, Transitions int
-	Steps               int
-	Seconds             float64
+	// Steps is the number of actions of all runs (timeouts not counted).
+	Steps   int
+	Seconds float64
 }
 
 // Passed reports whether every run passed.
@@ -94,21 +105,22 @@ func (r *TestResult) Passed() bool {
 }
 
 type tester struct {
-	ctx     context.Context
-	m       model.Model
-	info    *model.ModelInfo
-	cfg     *explore.Config
-	tc      TestConfig
-	impl    Implementation
-	w       model.Worker
-	rng     *rand.Rand
-	bind    *Binding
-	counts  []int
-	covered map[string]bool // transition keys
-	taken   map[string]bool // (state, action, inputs) already taken
-	seen    map[string]bool // state keys
-	byName  map[string]int
-	total   int
+	ctx       context.Context
+	m         model.Model
+	info      *model.ModelInfo
+	cfg       *explore.Config
+	tc        TestConfig
+	impl      Implementation
+	w         model.Worker
+	rng       *rand.Rand
+	bind      *Binding
+	counts    []int
+	covered   map[string]bool // transition keys
+	taken     map[string]bool // (state, action, inputs) already taken
+	seen      map[string]bool // state keys
+	byName    map[string]int
+	total     int  // actions taken in all runs
+	observing bool // the configuration has observable or internal actions
 }
 
 // Test runs online testing (the OLT algorithm of seed 000 section 3) of the
@@ -179,6 +191,9 @@ func newTester(ctx context.Context, m model.Model, cfg *explore.Config, impl Imp
 		covered: map[string]bool{}, taken: map[string]bool{}, seen: map[string]bool{}, byName: map[string]int{}}
 	for i, a := range t.info.Actions {
 		t.byName[a.Name] = i
+		if ac := cfg.Actions[i]; !ac.Exclude && ac.Kind != model.Controllable {
+			t.observing = true
+		}
 	}
 	return t, nil
 }
@@ -208,15 +223,26 @@ type onlineRun struct {
 	states []model.State
 	active bool // the tester may act (else it observes first)
 	ending bool // nothing to do and not accepting: waiting for events
-	steps  int
 	// cleanupSteps counts the steps of the cleanup phase.
 	cleanupSteps int
 }
 
-// fail ends the run with a failure in states.
+// fail ends the run with a failure in states, found after the steps taken
+// so far (an invariant broken by the last step, a crash while waiting, …).
 func (r *onlineRun) fail(kind FailureKind, msg string, states []model.State, expected []string) bool {
 	r.res.Verdict = Fail
-	r.res.Failure = &Failure{Kind: kind, Step: len(r.res.Steps), Message: msg, States: r.t.describe(states), Expected: expected}
+	r.res.Failure = &Failure{Kind: kind, Step: r.res.Actions, Message: msg, States: r.t.describe(states), Expected: expected}
+	return true
+}
+
+// failAction ends the run with a failure of the action about to be the
+// next step (refused, a wrong output, an observable the model forbids).
+func (r *onlineRun) failAction(f *Failure, states []model.State) bool {
+	f.Step = r.res.Actions + 1
+	if f.States == nil && states != nil {
+		f.States = r.t.describe(states)
+	}
+	r.res.Verdict, r.res.Failure = Fail, f
 	return true
 }
 
@@ -226,10 +252,18 @@ func (r *onlineRun) inconclusive(reason string) bool {
 	return true
 }
 
+// record logs a step or timeout; only actions count as steps.
 func (r *onlineRun) record(rec StepRecord) {
 	rec.Run, rec.Index = r.n, len(r.res.Steps)
+	if rec.Kind != model.Timeout {
+		r.res.Actions++
+		rec.Step = r.res.Actions
+		r.t.total++
+		if rec.Cleanup {
+			r.cleanupSteps++
+		}
+	}
 	r.res.Steps = append(r.res.Steps, rec)
-	r.t.total++
 	if r.t.tc.OnStep != nil {
 		r.t.tc.OnStep(rec)
 	}
@@ -262,7 +296,7 @@ func (r *onlineRun) step() bool {
 	if t.ctx.Err() != nil {
 		return r.inconclusive("cancelled")
 	}
-	cleanup := r.steps >= t.tc.Steps || (t.tc.TotalSteps > 0 && t.total >= t.tc.TotalSteps)
+	cleanup := r.res.Actions-r.cleanupSteps >= t.tc.Steps || (t.tc.TotalSteps > 0 && t.total >= t.tc.TotalSteps)
 	if cleanup {
 		acc, err := t.accepting(r.states)
 		if err != nil {
@@ -274,7 +308,6 @@ func (r *onlineRun) step() bool {
 		if r.cleanupSteps >= t.tc.CleanupSteps {
 			return r.fail(FailNotAccepting, fmt.Sprintf("the cleanup phase did not reach an accepting state in %d steps", t.tc.CleanupSteps), r.states, nil)
 		}
-		r.cleanupSteps++
 	}
 	if !r.active {
 		return r.observe(cleanup) // Step 1
@@ -306,15 +339,17 @@ func (r *onlineRun) observe(cleanup bool) bool {
 	r.ending = false
 	if ev == nil {
 		r.active = true
-		r.record(StepRecord{Kind: model.Timeout, Cleanup: cleanup, States: keys(states), From: keys(states), Active: true})
-		r.steps++
+		if t.observing {
+			// Without observable actions every timeout is certain: the
+			// implementation was still checked for stray events, but the
+			// log does not list them.
+			r.record(StepRecord{Kind: model.Timeout, Cleanup: cleanup, States: keys(states), From: keys(states), Active: true})
+		}
 		return false
 	}
 	next, args, kind, fail := t.observe(states, ev)
 	if fail != nil {
-		fail.Step = len(r.res.Steps)
-		r.res.Verdict, r.res.Failure = Fail, fail
-		return true
+		return r.failAction(fail, nil)
 	}
 	if len(next) > t.tc.MaxStates {
 		return r.inconclusive(fmt.Sprintf("the model may be in more than %d states", t.tc.MaxStates))
@@ -322,7 +357,6 @@ func (r *onlineRun) observe(cleanup bool) bool {
 	t.cover(states, ev.Action, args, next)
 	r.record(StepRecord{Kind: kind, Action: ev.Action, Args: args, Cleanup: cleanup, States: keys(next), From: keys(states)})
 	r.states = next
-	r.steps++
 	if msg := t.violated(next); msg != "" {
 		return r.fail(FailInvariant, msg, next, nil)
 	}
@@ -356,14 +390,15 @@ func (r *onlineRun) control(cleanup bool) bool {
 		if f.Kind == "" {
 			return r.inconclusive("cancelled")
 		}
-		return r.fail(f.Kind, f.Message, states, f.Expected)
+		return r.failAction(f, states)
 	}
 	t.counts[c.action]++
 	t.cover(states, name, c.args, next)
-	r.record(StepRecord{Kind: model.Controllable, Action: name, Args: c.args, Output: output, Cleanup: cleanup, States: keys(next), From: keys(states)})
+	// Without observable actions the tester is active again at once (its
+	// timeouts are not logged).
+	r.record(StepRecord{Kind: model.Controllable, Action: name, Args: c.args, Output: output, Cleanup: cleanup, States: keys(next), From: keys(states), Active: !t.observing})
 	r.states = next
 	r.active = false
-	r.steps++
 	if msg := t.violated(next); msg != "" {
 		return r.fail(FailInvariant, msg, next, nil)
 	}

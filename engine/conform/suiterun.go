@@ -13,7 +13,7 @@ import (
 type CaseResult struct {
 	Name    string
 	Verdict Verdict
-	Steps   int // steps done
+	Steps   int // steps done (actions; timeouts are not steps)
 	Failure *Failure
 	Reason  string // why inconclusive
 	Seconds float64
@@ -130,7 +130,9 @@ func (r *caseRun) steps(steps []explore.SuiteStep) {
 		if done {
 			return
 		}
-		r.res.Steps++
+		if st.Kind != "timeout" {
+			r.res.Steps++ // timeouts are not steps
+		}
 		if msg := t.violated(r.states); msg != "" {
 			r.fail(FailInvariant, msg, r.states, nil)
 			return
@@ -162,13 +164,13 @@ func (r *caseRun) next(wait time.Duration) (*Event, bool) {
 func (r *caseRun) judge(ev *Event, wanted string) ([]model.State, []model.Value, bool) {
 	next, args, kind, f := r.t.observe(r.states, ev)
 	if f != nil {
-		f.Step = r.res.Steps
+		f.Step = r.res.Steps + 1
 		r.res.Verdict, r.res.Failure = Fail, f
 		return nil, nil, true
 	}
 	if wanted != "" {
 		label := (&explore.GTrans{Action: ev.Action, Args: args, Kind: kind}).Label()
-		return nil, nil, r.inconclusive(fmt.Sprintf("step %d: the implementation did %s, which the model allows, instead of %s", r.res.Steps, label, wanted))
+		return nil, nil, r.inconclusive(fmt.Sprintf("step %d: the implementation did %s, which the model allows, instead of %s", r.res.Steps+1, label, wanted))
 	}
 	return next, args, false
 }
@@ -191,7 +193,7 @@ func (r *caseRun) observe(st explore.SuiteStep, wait time.Duration) bool {
 		return true
 	}
 	if ev == nil {
-		return r.inconclusive(fmt.Sprintf("step %d: %s did not happen within %s (a timeout is allowed there)", r.res.Steps, st.Label, wait))
+		return r.inconclusive(fmt.Sprintf("step %d: %s did not happen within %s (a timeout is allowed there)", r.res.Steps+1, st.Label, wait))
 	}
 	next, args, done := r.judge(ev, "")
 	if done {
@@ -224,7 +226,7 @@ func (r *caseRun) control(st explore.SuiteStep) bool {
 		ok = len(outs) > 0
 	}
 	if !ok {
-		return r.inconclusive(fmt.Sprintf("step %d: %s is not possible in the model's state here (a grouping merged states the suite tells apart, or the suite does not fit this configuration)", r.res.Steps, st.Label))
+		return r.inconclusive(fmt.Sprintf("step %d: %s is not possible in the model's state here (the suite does not fit this model or configuration)", r.res.Steps+1, st.Label))
 	}
 	next, output, f := t.perform(states, candidate{action: ai, args: args}, st.Label)
 	if f != nil {
@@ -234,7 +236,7 @@ func (r *caseRun) control(st explore.SuiteStep) bool {
 		return r.fail(f.Kind, f.Message, states, f.Expected)
 	}
 	if st.Output != "" && model.Format(output) != st.Output {
-		return r.inconclusive(fmt.Sprintf("step %d: %s gave output %s, which the model allows, where the case expected %s", r.res.Steps, st.Action, model.Format(output), st.Output))
+		return r.inconclusive(fmt.Sprintf("step %d: %s gave output %s, which the model allows, where the case expected %s", r.res.Steps+1, st.Action, model.Format(output), st.Output))
 	}
 	r.states = next
 	return false

@@ -29,17 +29,47 @@ type SuiteCase struct {
 
 // Suite is an offline test suite (docs/test-suites.md).
 type Suite struct {
-	Format     string      `json:"format"` // "modex-suite/1"
-	Model      string      `json:"model"`
-	Config     string      `json:"config"`
-	Coverage   string      `json:"coverage"` // transitions, states, or state:ID
-	States     int         `json:"graph_states"`
-	Trans      int         `json:"graph_transitions"`
-	Covered    int         `json:"covered_transitions"`
-	Length     int         `json:"length"`      // steps in all test cases
-	LowerBound int         `json:"lower_bound"` // transitions to cover
+	Format   string `json:"format"` // "modex-suite/1"
+	Model    string `json:"model"`
+	Config   string `json:"config"`
+	Coverage string `json:"coverage"` // transitions, states, or state:ID
+	States   int    `json:"graph_states"`
+	Trans    int    `json:"graph_transitions"`
+	Covered  int    `json:"covered_transitions"`
+	// Length is the number of transitions the cases walk: their steps
+	// (actions) and their timeouts.
+	Length     int         `json:"length"`
+	Steps      int         `json:"steps"`       // actions in all test cases
+	Timeouts   int         `json:"timeouts"`    // timeouts in all test cases
+	LowerBound int         `json:"lower_bound"` // transitions to cover (timeouts included)
 	Dead       []string    `json:"dead_states,omitempty"`
 	Cases      []SuiteCase `json:"cases"`
+}
+
+// Actions is the number of the case's steps: its actions (timeouts are not
+// steps).
+func (c *SuiteCase) Actions() int {
+	n := 0
+	for _, st := range c.Steps {
+		if st.Kind != "timeout" {
+			n++
+		}
+	}
+	return n
+}
+
+// Summary says what the suite holds, every number with what it counts.
+func (s *Suite) Summary() string {
+	cases := "test cases"
+	if len(s.Cases) == 1 {
+		cases = "test case"
+	}
+	timeouts := "no timeouts"
+	if s.Timeouts > 0 {
+		timeouts = fmt.Sprintf("%d timeouts", s.Timeouts)
+	}
+	return fmt.Sprintf("%d %s, %d steps and %s (%d transitions walked, at least %d needed), covering %d of %d transitions",
+		len(s.Cases), cases, s.Steps, timeouts, s.Length, s.LowerBound, s.Covered, s.Trans)
 }
 
 // SuiteFormat is the format tag of suite files.
@@ -284,8 +314,11 @@ func (g *Graph) splitCases(s *Suite, edges []tourEdge, circuit []int, initial in
 	var cur []SuiteStep
 	flush := func() {
 		if len(cur) > 0 {
-			s.Cases = append(s.Cases, SuiteCase{Name: fmt.Sprintf("case %d", len(s.Cases)+1), Steps: cur})
+			c := SuiteCase{Name: fmt.Sprintf("case %d", len(s.Cases)+1), Steps: cur}
+			s.Cases = append(s.Cases, c)
 			s.Length += len(cur)
+			s.Steps += c.Actions()
+			s.Timeouts += len(cur) - c.Actions()
 			cur = nil
 		}
 	}
@@ -381,6 +414,8 @@ func (g *Graph) StateCases(targets []int) (*Suite, error) {
 		}
 		s.Cases = append(s.Cases, c)
 		s.Length += len(c.Steps)
+		s.Steps += c.Actions()
+		s.Timeouts += len(c.Steps) - c.Actions()
 	}
 	s.Covered = len(covered)
 	return s, nil
