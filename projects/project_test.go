@@ -89,7 +89,7 @@ func TestExtendsAndNamedDomains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := p.ConfigNames(); !reflect.DeepEqual(got, []string{"figure1", "hi_bye", "ordered", "offline"}) {
+	if got := p.ConfigNames(); !reflect.DeepEqual(got, []string{"figure1", "hi_bye", "table1", "ordered", "offline"}) {
 		t.Errorf("configs %v", got)
 	}
 	spec, err := p.resolve("hi_bye", nil)
