@@ -84,7 +84,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	counts := map[conform.Verdict]int{}
+	counts := conform.Tally{}
 	type row struct{ file, verdict, detail string }
 	var rows []row
 	for _, f := range files {
@@ -111,7 +111,15 @@ func cmdReplay(args []string, stdout io.Writer) error {
 			if fl.Line > 0 {
 				where += fmt.Sprintf(" (line %d)", fl.Line)
 			}
-			fmt.Fprintf(stdout, "  FAIL at %s: %s\n  %s\n", where, fl.Event, fl.Message)
+			head := "FAIL"
+			if res.Verdict == conform.ModelError {
+				head = "MODEL ERROR (no verdict about the implementation)"
+			}
+			if fl.Event == "" {
+				fmt.Fprintf(stdout, "  %s at the end of the trace: %s\n", head, fl.Message)
+			} else {
+				fmt.Fprintf(stdout, "  %s at %s: %s\n  %s\n", head, where, fl.Event, fl.Message)
+			}
 			for i, st := range fl.States {
 				if i == 5 {
 					fmt.Fprintf(stdout, "  … and %d more candidate states\n", len(fl.States)-5)
@@ -135,7 +143,10 @@ func cmdReplay(args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "%-32s %-13s %s\n", r.file, r.verdict, r.detail)
 		}
 	}
-	fmt.Fprintf(stdout, "%s [%s]: %d traces: %d pass, %d fail, %d inconclusive\n", p.Name, name, len(files), counts[conform.Pass], counts[conform.Fail], counts[conform.Inconclusive])
+	fmt.Fprintf(stdout, "%s [%s]: %d traces: %s\n", p.Name, name, len(files), counts)
+	if n := counts[conform.ModelError]; n > 0 {
+		return fmt.Errorf("model error in %d of %d traces: fix the model, no verdict about the implementation", n, len(files))
+	}
 	if counts[conform.Fail] > 0 {
 		return fmt.Errorf("%d of %d traces failed", counts[conform.Fail], len(files))
 	}

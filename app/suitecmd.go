@@ -121,7 +121,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	counts := map[conform.Verdict]int{}
+	counts := conform.Tally{}
 	tr := &conform.TestResult{Seconds: res.Seconds}
 	for i, c := range res.Cases {
 		counts[c.Verdict]++
@@ -142,12 +142,14 @@ func cmdRun(args []string, stdout io.Writer) error {
 		}
 		tr.Runs = append(tr.Runs, run)
 	}
-	fmt.Fprintf(stdout, "%s [%s] %s: %d cases: %d pass, %d fail, %d inconclusive; %.2f s\n",
-		p.Name, name, pos[1], len(res.Cases), counts[conform.Pass], counts[conform.Fail], counts[conform.Inconclusive], res.Seconds)
+	fmt.Fprintf(stdout, "%s [%s] %s: %d cases: %s; %.2f s\n", p.Name, name, pos[1], len(res.Cases), counts, res.Seconds)
 	if *junit != "" {
 		if err := writeJUnit(*junit, p.Name, name, tr); err != nil {
 			return err
 		}
+	}
+	if n := counts[conform.ModelError]; n > 0 {
+		return fmt.Errorf("model error in %d of %d test cases: fix the model, no verdict about the implementation", n, len(res.Cases))
 	}
 	if counts[conform.Fail] > 0 {
 		return fmt.Errorf("%d of %d test cases failed", counts[conform.Fail], len(res.Cases))

@@ -68,7 +68,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	failed := 0
-	counts := map[conform.Verdict]int{}
+	counts := conform.Tally{}
 	for _, r := range res.Runs {
 		counts[r.Verdict]++
 		line := fmt.Sprintf("run %d/%d (seed %d): %s, %d steps", r.Run, tc.Runs, r.Seed, r.Verdict, r.Actions)
@@ -83,12 +83,15 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 				path, name, r.Seed, tc.Steps, tc.Strategy)
 		}
 	}
-	fmt.Fprintf(stdout, "%s [%s]: %d runs: %d pass, %d fail, %d inconclusive; %d steps; covered %d states and %d transitions; %.2f s\n",
-		p.Name, name, len(res.Runs), counts[conform.Pass], counts[conform.Fail], counts[conform.Inconclusive], res.Steps, res.States, res.Transitions, res.Seconds)
+	fmt.Fprintf(stdout, "%s [%s]: %d runs: %s; %d steps; covered %d states and %d transitions; %.2f s\n",
+		p.Name, name, len(res.Runs), counts, res.Steps, res.States, res.Transitions, res.Seconds)
 	if *junit != "" {
 		if err := writeJUnit(*junit, p.Name, name, res); err != nil {
 			return err
 		}
+	}
+	if n := counts[conform.ModelError]; n > 0 {
+		return fmt.Errorf("model error in %d of %d runs: fix the model, no verdict about the implementation", n, len(res.Runs))
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d runs failed", failed, len(res.Runs))
@@ -168,7 +171,7 @@ func writeJUnit(path, project, config string, res *conform.TestResult) error {
 	for _, r := range res.Runs {
 		c := junitCase{Name: fmt.Sprintf("run %d (seed %d)", r.Run, r.Seed), Classname: "modex." + project + "." + config, Time: fmt.Sprintf("%.3f", r.Seconds)}
 		switch r.Verdict {
-		case conform.Fail:
+		case conform.Fail, conform.ModelError:
 			var b strings.Builder
 			printFailure(&b, r)
 			c.Failure = &junitFailure{Type: string(r.Failure.Kind), Message: r.Failure.Message, Text: b.String()}

@@ -69,11 +69,14 @@ func TestThreadPoolTraces(t *testing.T) {
 		if !strings.HasPrefix(bad.Event, "dequeue(") {
 			t.Fatalf("seed %d failed at %s, not at a dequeue", seed, bad.Event)
 		}
-		task := bad.Event[strings.Index(bad.Event, "task="):]
-		task = task[:strings.Index(task, ",")]
+		i := strings.Index(bad.Event, "info=")
+		if i < 0 {
+			t.Fatalf("seed %d: the failing event %s names no task", seed, bad.Event)
+		}
+		task := strings.TrimSuffix(bad.Event[i:], ")") // info="task N - …"
 		earlier := 0
 		for _, l := range lines[:bad.Line-1] {
-			if strings.Contains(l, "<dequeue") && strings.Contains(l, strings.Replace(task, "=", "=", 1)) {
+			if strings.Contains(l, "<dequeue") && strings.Contains(l, task) {
 				earlier++
 			}
 		}
@@ -93,6 +96,9 @@ func TestThreadPoolSampleTraces(t *testing.T) {
 		verdict conform.Verdict
 	}{
 		{"correct-1.xml", conform.Pass}, {"correct-2.xml", conform.Pass}, {"buggy-1.xml", conform.Fail},
+		// Exactly the format of seed 004's Figure 5.4: createThreads with
+		// number, info attributes, ten-digit thread ids; ten workers.
+		{"ask-figure-5.4.xml", conform.Pass},
 	} {
 		if res := replayFile(t, filepath.Join("threadpool", "traces", tc.file)); res.Verdict != tc.verdict {
 			t.Errorf("%s: %s, want %s", tc.file, res.Verdict, tc.verdict)

@@ -288,7 +288,7 @@ func (ov *OfflineView) Run() {
 				ov.done()
 				return
 			}
-			counts := map[conform.Verdict]int{}
+			counts := conform.Tally{}
 			for i, c := range res.Cases {
 				counts[c.Verdict]++
 				v := string(c.Verdict)
@@ -299,7 +299,7 @@ func (ov *OfflineView) Run() {
 				}
 				ov.verdicts[i] = v
 			}
-			ov.summary.SetText(fmt.Sprintf("%d cases: %d pass, %d fail, %d inconclusive.", len(res.Cases), counts[conform.Pass], counts[conform.Fail], counts[conform.Inconclusive]))
+			ov.summary.SetText(fmt.Sprintf("%d cases: %s.", len(res.Cases), counts))
 			ov.cases.Refresh()
 			ov.done()
 		})

@@ -392,12 +392,12 @@ func (tv *TestView) finished(gen int, res *conform.TestResult, err error) {
 	case err != nil:
 		tv.verdicts.SetText("Error: " + err.Error())
 	default:
-		counts := map[conform.Verdict]int{}
+		counts := conform.Tally{}
 		for _, r := range res.Runs {
 			counts[r.Verdict]++
 		}
-		text := fmt.Sprintf("%d runs: %d pass, %d fail, %d inconclusive; covered %d states and %d transitions of the model.",
-			len(res.Runs), counts[conform.Pass], counts[conform.Fail], counts[conform.Inconclusive], res.States, res.Transitions)
+		text := fmt.Sprintf("%d runs: %s; covered %d states and %d transitions of the model.",
+			len(res.Runs), counts, res.States, res.Transitions)
 		for _, r := range res.Runs {
 			if r.Failure != nil {
 				text += fmt.Sprintf("\nrun %d (seed %d) failed: %s at step %d.", r.Run, r.Seed, r.Failure.Kind, r.Failure.Step)

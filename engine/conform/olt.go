@@ -231,6 +231,9 @@ type onlineRun struct {
 // so far (an invariant broken by the last step, a crash while waiting, …).
 func (r *onlineRun) fail(kind FailureKind, msg string, states []model.State, expected []string) bool {
 	r.res.Verdict = Fail
+	if kind == FailModel {
+		r.res.Verdict = ModelError // the model failed, not the implementation
+	}
 	r.res.Failure = &Failure{Kind: kind, Step: r.res.Actions, Message: msg, States: r.t.describe(states), Expected: expected}
 	return true
 }

@@ -110,13 +110,21 @@ func Replay(ctx context.Context, m model.Model, cfg *explore.Config, recs []Reco
 	start := time.Now()
 	res := &ReplayResult{Verdict: Pass, Total: len(events)}
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
+	failAt := func(ev *resolved, verdict Verdict, msg string, states []model.State, expected []string) (*ReplayResult, error) {
+		res.Verdict = verdict
+		res.Failure = &ReplayFailure{Index: len(recs), Message: msg, States: t.describe(states), Expected: expected}
+		if ev != nil {
+			res.Failure.Index, res.Failure.Line, res.Failure.Event = ev.index, ev.rec.Line, ev.rec.String()
+		}
+		return res, nil
+	}
 	st0, err := t.w.Init()
 	if err != nil {
-		return nil, err
+		return failAt(nil, ModelError, "init(): "+err.Error(), nil, nil)
 	}
 	states, err := t.closure([]model.State{st0})
 	if err != nil {
-		return nil, err
+		return failAt(nil, ModelError, err.Error(), []model.State{st0}, nil)
 	}
 	pending := events
 	for len(pending) > 0 {
@@ -132,16 +140,16 @@ func Replay(ctx context.Context, m model.Model, cfg *explore.Config, recs []Reco
 		}
 		matched, next, err := t.matchEvent(states, pending, rc.Window)
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				res.Verdict, res.Reason = Inconclusive, "cancelled"
+				return res, nil
+			}
+			return failAt(&pending[0], ModelError, "the model failed: "+err.Error(), states, nil)
 		}
 		if matched < 0 {
 			ev := pending[0]
-			res.Verdict = Fail
-			res.Failure = &ReplayFailure{Index: ev.index, Line: ev.rec.Line, Event: ev.rec.String(),
-				Message:  fmt.Sprintf("no state the model may be in accepts %s", (&explore.GTrans{Action: t.info.Actions[ev.action].Name, Args: ev.args}).Label()),
-				States:   t.describe(states),
-				Expected: t.enabledLabels(states)}
-			return res, nil
+			label := (&explore.GTrans{Action: t.info.Actions[ev.action].Name, Args: ev.args, Output: ev.rec.Output}).Label()
+			return failAt(&ev, Fail, fmt.Sprintf("no state the model may be in accepts %s", label), states, t.enabledLabels(states, pending))
 		}
 		ev := pending[matched]
 		// Drop the matched event: shift the (at most Window) events before
@@ -149,9 +157,19 @@ func Replay(ctx context.Context, m model.Model, cfg *explore.Config, recs []Reco
 		copy(pending[1:matched+1], pending[:matched])
 		pending = pending[1:]
 		if next, err = t.closure(next); err != nil {
-			return nil, err
+			return failAt(&ev, ModelError, "the model failed: "+err.Error(), next, nil)
 		}
-		states = next
+		// Invariants hold in every state the model may be in (seed 004
+		// §5.3.4): violating candidates are dropped; if none is left, the
+		// trace fails there.
+		kept, why, err := t.keepInvariant(next)
+		if err != nil {
+			return failAt(&ev, ModelError, "the invariant failed: "+err.Error(), next, nil)
+		}
+		if len(kept) == 0 {
+			return failAt(&ev, Fail, "the invariant is violated: "+why, next, nil)
+		}
+		states = kept
 		res.Matched++
 		res.Path = append(res.Path, ReplayStep{Index: ev.index, Line: ev.rec.Line, Label: (&explore.GTrans{Action: t.info.Actions[ev.action].Name, Args: ev.args, Kind: cfg.Actions[ev.action].Kind}).Label(), States: keys(states)})
 	}
@@ -163,8 +181,7 @@ func Replay(ctx context.Context, m model.Model, cfg *explore.Config, recs []Reco
 			}
 		}
 		if !ok {
-			res.Verdict = Fail
-			res.Failure = &ReplayFailure{Index: len(recs), Message: "the trace ends outside an accepting state", States: t.describe(states)}
+			return failAt(nil, Fail, "the trace ends outside an accepting state", states, nil)
 		}
 	}
 	return res, nil
@@ -229,7 +246,7 @@ func (t *tester) replayStep(states []model.State, ev resolved) ([]model.State, e
 		}
 		for _, o := range outs {
 			if o.Err != nil {
-				continue // a model error is no reproduction
+				return nil, &modelError{o.Err}
 			}
 			if ev.rec.HasOutput {
 				k1, _ := model.Key(o.Output)
@@ -247,8 +264,44 @@ func (t *tester) replayStep(states []model.State, ev resolved) ([]model.State, e
 	return next, nil
 }
 
+// modelError is an error of the model's own code met while replaying.
+type modelError struct{ err error }
+
+func (e *modelError) Error() string { return e.err.Error() }
+
+// keepInvariant drops the candidate states that violate the model's
+// invariant; it returns the states left and the message of a violation.
+func (t *tester) keepInvariant(states []model.State) ([]model.State, string, error) {
+	var kept []model.State
+	why := ""
+	for _, s := range states {
+		msg, err := t.w.Invariant(s)
+		if err != nil {
+			return nil, "", &modelError{err}
+		}
+		if msg != "" {
+			why = msg
+			continue
+		}
+		kept = append(kept, s)
+	}
+	return kept, why, nil
+}
+
 // enabledLabels lists what the states would accept, for failure reports.
-func (t *tester) enabledLabels(states []model.State) []string {
+func (t *tester) enabledLabels(states []model.State, pending []resolved) []string {
+	// Inputs to try: the model's domains and the values the trace gives
+	// the same action (a trace's thread ids and task names are in no domain).
+	// The next events of the trace are enough to name what was expected.
+	traceArgs := map[int][][]model.Value{}
+	seenArgs := map[string]bool{}
+	for _, ev := range pending[:min(len(pending), 64)] {
+		k := fmt.Sprint(ev.action, model.FormatArgs(ev.args))
+		if !seenArgs[k] {
+			seenArgs[k] = true
+			traceArgs[ev.action] = append(traceArgs[ev.action], ev.args)
+		}
+	}
 	set := map[string]bool{}
 	for _, s := range states {
 		for ai, a := range t.info.Actions {
@@ -256,23 +309,41 @@ func (t *tester) enabledLabels(states []model.State) []string {
 			if ac.Exclude || ac.Kind == model.Internal {
 				continue
 			}
-			t.combos(s, ai, func(args []model.Value) error {
-				if outs, _, err := t.w.Step(s, ai, args); err == nil && len(outs) > 0 {
-					set[(&explore.GTrans{Action: a.Name, Args: args, Kind: ac.Kind}).Label()] = true
+			try := func(args []model.Value) error {
+				if outs, _, err := t.w.Step(s, ai, args); err == nil {
+					for _, o := range outs {
+						if o.Err == nil {
+							set[(&explore.GTrans{Action: a.Name, Args: args, Output: o.Output, Kind: ac.Kind}).Label()] = true
+						}
+					}
 				}
 				return nil
-			})
+			}
+			t.combos(s, ai, try)
+			for _, args := range traceArgs[ai] {
+				try(args)
+			}
 		}
 	}
-	var out []string
+	// Events the model would have reproduced first, then a few of the
+	// environment's actions (always possible, rarely the point).
+	var events, actions []string
 	for l := range set {
-		out = append(out, l)
+		if strings.HasPrefix(l, "?") {
+			events = append(events, l)
+		} else {
+			actions = append(actions, l)
+		}
 	}
-	sort.Strings(out)
-	if len(out) > 30 {
-		out = append(out[:30], fmt.Sprintf("… and %d more", len(out)-30))
+	sort.Strings(events)
+	sort.Strings(actions)
+	if len(events) > 30 {
+		events = append(events[:30], fmt.Sprintf("… and %d more events", len(events)-30))
 	}
-	return out
+	if len(actions) > 3 {
+		actions = append(actions[:3], fmt.Sprintf("… and %d more actions", len(actions)-3))
+	}
+	return append(events, actions...)
 }
 
 func resolveRecord(info *model.ModelInfo, byName map[string]int, r *Record, rc ReplayConfig) (resolved, bool, error) {

@@ -91,8 +91,8 @@ func TestReplayNondeterminismAndBound(t *testing.T) {
   <waiting thread="w1" time="3"/>
   <starting thread="w2" time="4"/>
   <waiting thread="w2" time="5"/>
-  <enqueue thread="env" task="7" time="6"/>
-  <dequeue thread="w2" task="7" time="7"/>
+  <enqueue thread="env" info="task 7" time="6"/>
+  <dequeue thread="w2" info="task 7" time="7"/>
   <waiting thread="w2" time="8"/>
   <killThreads thread="b" number="2" time="9"/>
 </trace>`
@@ -107,6 +107,68 @@ func TestReplayNondeterminismAndBound(t *testing.T) {
 	res, err = conform.Replay(context.Background(), m, cfg, recs, conform.ReplayConfig{MaxStates: 2})
 	if err != nil || res.Verdict != conform.Inconclusive || !strings.Contains(res.Reason, "more than 2 states") {
 		t.Fatalf("bound: %v %+v", err, res)
+	}
+}
+
+// Seed 004 §5.3.4: a trace passes only if the model reproduces it and its
+// invariants hold; when the model's own code fails, the verdict is a model
+// error, never a failure of the implementation. A divergence names what the
+// model would have accepted, outputs included.
+func TestReplayInvariantsAndModelErrors(t *testing.T) {
+	m, err := model.LoadStarlarkSource("counter.star", []byte(`
+def init():
+    return {"x": 0}
+
+def Inc(s):
+    s.x += 1
+
+def Div(s):
+    s.x = 10 // (s.x - s.x)
+
+def Get(s):
+    return s.x
+
+actions = [Inc, Div, Get]
+
+def invariant(s):
+    return s.x < 2
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := explore.DefaultConfig(m)
+	for _, tc := range []struct {
+		name, trace string
+		verdict     conform.Verdict
+		event       int // 1-based, 0: none
+		msg         string
+		expected    string
+	}{
+		{"passes", "Inc()\nGet()/1\n", conform.Pass, 0, "", ""},
+		{"invariant", "Inc()\nInc()\nInc()\n", conform.Fail, 2, "the invariant is violated", ""},
+		{"model error", "Inc()\nDiv()\n", conform.ModelError, 2, "division by zero", ""},
+		{"wrong output", "Inc()\nGet()/7\n", conform.Fail, 2, "accepts Get()/7", "Get()/1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			recs, err := conform.ParseTrace("t.trace", []byte(tc.trace))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := conform.Replay(context.Background(), m, cfg, recs, conform.ReplayConfig{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Verdict != tc.verdict {
+				t.Fatalf("verdict %s, want %s (%+v)", res.Verdict, tc.verdict, res.Failure)
+			}
+			if tc.event == 0 {
+				return
+			}
+			f := res.Failure
+			if f == nil || f.Index+1 != tc.event || !strings.Contains(f.Message, tc.msg) || !strings.Contains(strings.Join(f.Expected, ", "), tc.expected) {
+				t.Errorf("failure %+v, want event %d with %q, expected %q", f, tc.event, tc.msg, tc.expected)
+			}
+		})
 	}
 }
 

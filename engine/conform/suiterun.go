@@ -95,6 +95,9 @@ type caseRun struct {
 
 func (r *caseRun) fail(kind FailureKind, msg string, states []model.State, expected []string) bool {
 	r.res.Verdict = Fail
+	if kind == FailModel {
+		r.res.Verdict = ModelError // the model failed, not the implementation
+	}
 	r.res.Failure = &Failure{Kind: kind, Step: r.res.Steps, Message: msg, States: r.t.describe(states), Expected: expected}
 	return true
 }

@@ -15,10 +15,17 @@ type Verdict string
 // the implementation did something the model does not allow; it is
 // inconclusive when it was cut short (cancelled, a bound, a suite step the
 // model cannot take) and says nothing either way.
+//
+// ModelError is a fourth outcome (seed 004 §5.3.4): "if an assertion in the
+// model is violated, the model itself has an inconsistency and is in error;
+// no verdict about the implementation can be reached". A run or replay
+// ends with it when the model's own code fails (a runtime error, fail(), an
+// exceeded step budget); it is never blamed on the implementation.
 const (
 	Pass         Verdict = "pass"
 	Fail         Verdict = "fail"
 	Inconclusive Verdict = "inconclusive"
+	ModelError   Verdict = "model error"
 )
 
 // FailureKind says what kind of failure ended a run.
@@ -95,4 +102,17 @@ type Failure struct {
 	Message  string       // what happened
 	States   []ModelState // the model states the tester was in
 	Expected []string     // what the model would have accepted
+}
+
+// Tally counts verdicts.
+type Tally map[Verdict]int
+
+// String prints the counts as "3 pass, 1 fail, 0 inconclusive", adding
+// ", 1 model error" when there are model errors.
+func (t Tally) String() string {
+	s := fmt.Sprintf("%d pass, %d fail, %d inconclusive", t[Pass], t[Fail], t[Inconclusive])
+	if n := t[ModelError]; n > 0 {
+		s += fmt.Sprintf(", %d model error", n)
+	}
+	return s
 }

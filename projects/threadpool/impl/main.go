@@ -37,11 +37,26 @@ type pool struct {
 	rmu   sync.Mutex
 }
 
-func (p *pool) record(name string, attrs string) {
+// record writes one event in the format of seed 004's Figure 5.4: the
+// thread's numeric id, the time, then the event's own attributes.
+func (p *pool) record(name string, thread uint32, attrs string) {
 	p.tmu.Lock()
 	defer p.tmu.Unlock()
-	fmt.Fprintf(p.trace, "  <%s %s time=\"%d\"/>\n", name, attrs, time.Since(p.start).Microseconds())
+	p.recordLocked(name, thread, attrs)
 }
+
+func (p *pool) recordLocked(name string, thread uint32, attrs string) {
+	fmt.Fprintf(p.trace, "  <%s thread=\"%d\" time=\"%d\" %s/>\n", name, thread, time.Since(p.start).Microseconds(), attrs)
+}
+
+// taskInfo is the info attribute of a task's enqueue and dequeue events: what
+// the task is and where it was created, as the ASK traces say it.
+func taskInfo(task int) string {
+	return fmt.Sprintf(`info="task %d - balancer (pool.go 134)"`, task)
+}
+
+// threadID gives workers ten-digit ids like the pthread ids of the ASK traces.
+func threadID(i int) uint32 { return 3079972528 - uint32(i)*8392704 }
 
 func (p *pool) jitter(max int) {
 	p.rmu.Lock()
@@ -51,10 +66,10 @@ func (p *pool) jitter(max int) {
 }
 
 // worker runs tasks until the pool closes.
-func (p *pool) worker(id string, wg *sync.WaitGroup) {
+func (p *pool) worker(id uint32, wg *sync.WaitGroup) {
 	defer wg.Done()
-	p.record("starting", fmt.Sprintf(`thread=%q info=""`, id))
-	p.record("waiting", fmt.Sprintf(`thread=%q info=""`, id))
+	p.record("starting", id, `info=""`)
+	p.record("waiting", id, `info=""`)
 	for {
 		var task int
 		if p.buggy {
@@ -75,7 +90,7 @@ func (p *pool) worker(id string, wg *sync.WaitGroup) {
 			if len(p.queue) > 0 && p.queue[0] == task {
 				p.queue = p.queue[1:]
 			}
-			fmt.Fprintf(p.trace, "  <dequeue thread=%q task=\"%d\" time=\"%d\"/>\n", id, task, time.Since(p.start).Microseconds())
+			p.recordLocked("dequeue", id, taskInfo(task))
 			p.tmu.Unlock()
 			p.mu.Unlock()
 		} else {
@@ -89,13 +104,13 @@ func (p *pool) worker(id string, wg *sync.WaitGroup) {
 			}
 			task = p.queue[0]
 			p.queue = p.queue[1:]
-			p.record("dequeue", fmt.Sprintf(`thread=%q task="%d"`, id, task))
+			p.record("dequeue", id, taskInfo(task))
 			p.mu.Unlock()
 		}
 		p.jitter(500) // run the task
 		p.mu.Lock()
 		p.done++
-		p.record("waiting", fmt.Sprintf(`thread=%q info=""`, id))
+		p.record("waiting", id, `info=""`)
 		p.cond.Broadcast()
 		p.mu.Unlock()
 	}
@@ -121,17 +136,18 @@ func main() {
 	p := &pool{buggy: *buggy, trace: bufio.NewWriter(w), start: time.Now(), rng: rand.New(rand.NewPCG(*seed, 7))}
 	p.cond = sync.NewCond(&p.mu)
 	fmt.Fprintln(p.trace, "<trace>")
-	p.record("createThreads", fmt.Sprintf(`thread="balancer" number="%d"`, *workers))
+	balancer := threadID(0)
+	p.record("createThreads", balancer, fmt.Sprintf(`number="%d"`, *workers))
 	var wg sync.WaitGroup
 	for i := 1; i <= *workers; i++ {
 		wg.Add(1)
-		go p.worker(fmt.Sprintf("w%d", i), &wg)
+		go p.worker(threadID(i), &wg)
 	}
 	for i := 1; i <= *tasks; i++ {
 		p.jitter(400)
 		p.mu.Lock()
 		p.queue = append(p.queue, i)
-		p.record("enqueue", fmt.Sprintf(`thread="env" task="%d" info="task %d"`, i, i))
+		p.record("enqueue", balancer, taskInfo(i))
 		p.cond.Broadcast()
 		p.mu.Unlock()
 	}
@@ -144,7 +160,7 @@ func main() {
 	p.cond.Broadcast()
 	p.mu.Unlock()
 	wg.Wait()
-	p.record("killThreads", fmt.Sprintf(`thread="balancer" number="%d"`, *workers))
+	p.record("killThreads", balancer, fmt.Sprintf(`number="%d"`, *workers))
 	fmt.Fprintln(p.trace, "</trace>")
 	p.trace.Flush()
 }
