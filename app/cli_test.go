@@ -149,13 +149,28 @@ func TestTestCommand(t *testing.T) {
 			t.Errorf("run %v logged %d steps before the cleanup phase, want 20", run, perRun[run])
 		}
 	}
-	out, _, code = cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--runs", "3", "--steps", "20", "--seed", "5", "--junit", junit)
+	saveDir := filepath.Join(dir, "failures")
+	out, _, code = cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--runs", "3", "--steps", "20", "--seed", "5", "--junit", junit, "--save-failures", saveDir)
 	if code != 1 || !strings.Contains(out, "FAIL output-mismatch") || !strings.Contains(out, "same choices again (timing may differ): modex test ../projects/stack/stack.toml --config all --runs 1 --seed ") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 	data, _ = os.ReadFile(junit)
 	if !strings.Contains(string(data), `<failure type="output-mismatch"`) {
 		t.Errorf("junit lacks the failure:\n%s", data)
+	}
+	// Every failing run is saved; --rerun drives its steps again and says
+	// whether the failure reproduced (exit 1) or not (exit 0).
+	saved, _ := filepath.Glob(filepath.Join(saveDir, "*.json"))
+	if len(saved) != 3 || !strings.Contains(out, "rerun its steps: modex test ../projects/stack/stack.toml --rerun "+saveDir) {
+		t.Fatalf("saved %v:\n%s", saved, out)
+	}
+	out, _, code = cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--rerun", saved[0])
+	if code != 1 || !strings.Contains(out, "reproduced: the run failed again with output-mismatch") {
+		t.Errorf("rerun against the same bug: exit %d\n%s", code, out)
+	}
+	out, _, code = cli("test", "../projects/stack/stack.toml", "--adapter", bin+" good", "--rerun", saved[0])
+	if code != 0 || !strings.Contains(out, "could not reproduce: the rerun ended pass") {
+		t.Errorf("rerun against a correct implementation: exit %d\n%s", code, out)
 	}
 	if _, errOut, code := cli("test", "../projects/stack/stack.toml"); code != 1 || !strings.Contains(errOut, "has no [adapter]") {
 		t.Errorf("no adapter: exit %d %q", code, errOut)

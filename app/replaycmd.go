@@ -102,39 +102,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 			return err
 		}
 		counts[res.Verdict]++
-		detail := fmt.Sprintf("%d of %d events reproduced, at most %d candidate states, %.3f s", res.Matched, res.Total, res.MaxStates, res.Seconds)
-		fmt.Fprintf(stdout, "%s: %s (%s)\n", f, res.Verdict, detail)
-		switch {
-		case res.Failure != nil:
-			fl := res.Failure
-			where := fmt.Sprintf("event %d", fl.Index+1)
-			if fl.Line > 0 {
-				where += fmt.Sprintf(" (line %d)", fl.Line)
-			}
-			head := "FAIL"
-			if res.Verdict == conform.ModelError {
-				head = "MODEL ERROR (no verdict about the implementation)"
-			}
-			if fl.Event == "" {
-				fmt.Fprintf(stdout, "  %s at the end of the trace: %s\n", head, fl.Message)
-			} else {
-				fmt.Fprintf(stdout, "  %s at %s: %s\n  %s\n", head, where, fl.Event, fl.Message)
-			}
-			for i, st := range fl.States {
-				if i == 5 {
-					fmt.Fprintf(stdout, "  … and %d more candidate states\n", len(fl.States)-5)
-					break
-				}
-				fmt.Fprintf(stdout, "  candidate state: %s\n", st)
-			}
-			if len(fl.Expected) > 0 {
-				fmt.Fprintf(stdout, "  they would have accepted: %s\n", strings.Join(fl.Expected, ", "))
-			}
-			detail = fmt.Sprintf("at event %d: %s", fl.Index+1, fl.Event)
-		case res.Reason != "":
-			fmt.Fprintf(stdout, "  inconclusive: %s\n", res.Reason)
-			detail = res.Reason
-		}
+		detail := printReplay(stdout, f, res)
 		rows = append(rows, row{filepath.Base(f), string(res.Verdict), detail})
 	}
 	if len(rows) > 1 {
@@ -151,4 +119,43 @@ func cmdReplay(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%d of %d traces failed", counts[conform.Fail], len(files))
 	}
 	return nil
+}
+
+// printReplay prints a trace's verdict and divergence; it returns the
+// detail for the summary table.
+func printReplay(stdout io.Writer, f string, res *conform.ReplayResult) string {
+	detail := fmt.Sprintf("%d of %d events reproduced, at most %d candidate states, %.3f s", res.Matched, res.Total, res.MaxStates, res.Seconds)
+	fmt.Fprintf(stdout, "%s: %s (%s)\n", f, res.Verdict, detail)
+	switch {
+	case res.Failure != nil:
+		fl := res.Failure
+		where := fmt.Sprintf("event %d", fl.Index+1)
+		if fl.Line > 0 {
+			where += fmt.Sprintf(" (line %d)", fl.Line)
+		}
+		head := "FAIL"
+		if res.Verdict == conform.ModelError {
+			head = "MODEL ERROR (no verdict about the implementation)"
+		}
+		if fl.Event == "" {
+			fmt.Fprintf(stdout, "  %s at the end of the trace: %s\n", head, fl.Message)
+		} else {
+			fmt.Fprintf(stdout, "  %s at %s: %s\n  %s\n", head, where, fl.Event, fl.Message)
+		}
+		for i, st := range fl.States {
+			if i == 5 {
+				fmt.Fprintf(stdout, "  … and %d more candidate states\n", len(fl.States)-5)
+				break
+			}
+			fmt.Fprintf(stdout, "  candidate state: %s\n", st)
+		}
+		if len(fl.Expected) > 0 {
+			fmt.Fprintf(stdout, "  they would have accepted: %s\n", strings.Join(fl.Expected, ", "))
+		}
+		detail = fmt.Sprintf("at event %d: %s", fl.Index+1, fl.Event)
+	case res.Reason != "":
+		fmt.Fprintf(stdout, "  inconclusive: %s\n", res.Reason)
+		detail = res.Reason
+	}
+	return detail
 }

@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/projects"
@@ -28,6 +30,8 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	adapterCmd := fs.String("adapter", "", "adapter command (overrides the project's), e.g. \"go run ./impl adapter --fixed\"")
 	address := fs.String("address", "", "TCP address of a running adapter (overrides the project's)")
 	endWait := fs.Float64("end-wait", 0, "seconds to wait for events where nothing can be done (default: [test] end_wait, or 1)")
+	saveDir := fs.String("save-failures", "", "folder to save failing runs in (default: modex/failures in the user's cache folder)")
+	rerunFile := fs.String("rerun", "", "drive the controllable steps of a saved failing run again (exit 1 if it fails again)")
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -41,33 +45,62 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	var saved *conform.SavedRun
+	if *rerunFile != "" {
+		if saved, err = readSavedRun(*rerunFile, p.Name); err != nil {
+			return err
+		}
+		if *config == "" {
+			if p, m, cfg, name, err = openConfig(path, saved.Config); err != nil {
+				return err
+			}
+		}
+		tc.Runs, tc.Seed, tc.Strategy, tc.Steps, tc.Script = 1, saved.Seed, saved.Strategy, saved.Steps, saved.Script()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	impl, err := p.Connect(ctx, m.Info().Name, *adapterCmd, *address)
 	if err != nil {
 		return err
 	}
 	defer impl.Close()
-	var logw *json.Encoder
-	if *logFile != "" {
-		f, err := os.Create(*logFile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		logw = json.NewEncoder(f)
+	closeLog, err := logSteps(&tc, *logFile)
+	if err != nil {
+		return err
 	}
-	tc.OnStep = func(s conform.StepRecord) {
-		if logw != nil {
-			logw.Encode(map[string]any{"run": s.Run, "index": s.Index, "step": s.Step, "kind": s.Kind.String(), "label": s.Label(), "cleanup": s.Cleanup})
-		}
+	defer closeLog()
+	if saved != nil {
+		fmt.Fprintf(stdout, "rerunning %s: %s [%s], %d saved steps, seed %d\n", *rerunFile, p.Name, name, len(saved.Trace), tc.Seed)
+	} else {
+		fmt.Fprintf(stdout, "testing %s [%s]: %d runs of %d steps, strategy %s, seed %d\n", p.Name, name, tc.Runs, tc.Steps, tc.Strategy, tc.Seed)
 	}
-	fmt.Fprintf(stdout, "testing %s [%s]: %d runs of %d steps, strategy %s, seed %d\n", p.Name, name, tc.Runs, tc.Steps, tc.Strategy, tc.Seed)
 	res, err := conform.Test(ctx, m, cfg, impl, tc)
 	if err != nil {
 		return err
 	}
-	failed := 0
+	counts := reportRuns(stdout, res, tc, testReport{path: path, project: p.Name, config: name, saveDir: *saveDir, rerun: saved != nil})
+	fmt.Fprintf(stdout, "%s [%s]: %d runs: %s; %d steps; covered %d states and %d transitions; %.2f s\n",
+		p.Name, name, len(res.Runs), counts, res.Steps, res.States, res.Transitions, res.Seconds)
+	if *junit != "" {
+		if err := writeJUnit(*junit, p.Name, name, res); err != nil {
+			return err
+		}
+	}
+	if saved != nil {
+		return rerunVerdict(stdout, saved, res)
+	}
+	return exitVerdict(counts, len(res.Runs))
+}
+
+// testReport is what the run report needs besides the result.
+type testReport struct {
+	path, project, config, saveDir string
+	rerun                          bool
+}
+
+// reportRuns prints each run's verdict and, for failures, the trace, the
+// model state and where the run was saved; it returns the verdict tally.
+func reportRuns(stdout io.Writer, res *conform.TestResult, tc conform.TestConfig, rep testReport) conform.Tally {
 	counts := conform.Tally{}
 	for _, r := range res.Runs {
 		counts[r.Verdict]++
@@ -76,30 +109,114 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 			line += " (" + r.Reason + ")"
 		}
 		fmt.Fprintln(stdout, line)
-		if r.Failure != nil {
-			failed++
-			printFailure(stdout, r)
-			fmt.Fprintf(stdout, "  same choices again (timing may differ): modex test %s --config %s --runs 1 --seed %d --steps %d --strategy %s\n",
-				path, name, r.Seed, tc.Steps, tc.Strategy)
+		if r.Failure == nil || rep.rerun {
+			if r.Failure != nil {
+				printFailure(stdout, r)
+			}
+			continue
 		}
-	}
-	fmt.Fprintf(stdout, "%s [%s]: %d runs: %s; %d steps; covered %d states and %d transitions; %.2f s\n",
-		p.Name, name, len(res.Runs), counts, res.Steps, res.States, res.Transitions, res.Seconds)
-	if *junit != "" {
-		if err := writeJUnit(*junit, p.Name, name, res); err != nil {
-			return err
+		printFailure(stdout, r)
+		if file, err := saveFailure(rep, tc, r); err != nil {
+			fmt.Fprintf(stdout, "  (the run could not be saved: %v)\n", err)
+		} else {
+			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: modex test %s --rerun %s\n", file, rep.path, file)
 		}
+		fmt.Fprintf(stdout, "  same choices again (timing may differ): modex test %s --config %s --runs 1 --seed %d --steps %d --strategy %s\n",
+			rep.path, rep.config, r.Seed, tc.Steps, tc.Strategy)
 	}
+	return counts
+}
+
+// exitVerdict is the command's error for a test's verdicts.
+func exitVerdict(counts conform.Tally, runs int) error {
 	if n := counts[conform.ModelError]; n > 0 {
-		return fmt.Errorf("model error in %d of %d runs: fix the model, no verdict about the implementation", n, len(res.Runs))
+		return fmt.Errorf("model error in %d of %d runs: fix the model, no verdict about the implementation", n, runs)
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d runs failed", failed, len(res.Runs))
+	if n := counts[conform.Fail]; n > 0 {
+		return fmt.Errorf("%d of %d runs failed", n, runs)
 	}
 	if counts[conform.Pass] == 0 {
 		return fmt.Errorf("no run passed")
 	}
 	return nil
+}
+
+// rerunVerdict says plainly whether a rerun reproduced the saved failure.
+func rerunVerdict(stdout io.Writer, saved *conform.SavedRun, res *conform.TestResult) error {
+	r := res.Runs[0]
+	want := conform.FailureKind("")
+	if saved.Failure != nil {
+		want = saved.Failure.Kind
+	}
+	switch {
+	case r.Failure != nil && r.Failure.Kind == want:
+		fmt.Fprintf(stdout, "reproduced: the run failed again with %s at step %d (saved: step %d)\n", want, r.Failure.Step, saved.Failure.Step)
+		return fmt.Errorf("the saved failure reproduced")
+	case r.Failure != nil:
+		fmt.Fprintf(stdout, "failed differently: %s at step %d (saved: %s)\n", r.Failure.Kind, r.Failure.Step, want)
+		return fmt.Errorf("the rerun failed (%s)", r.Failure.Kind)
+	default:
+		fmt.Fprintf(stdout, "could not reproduce: the rerun ended %s", r.Verdict)
+		if r.Reason != "" {
+			fmt.Fprintf(stdout, " (%s)", r.Reason)
+		}
+		fmt.Fprintln(stdout, "; the implementation's timing may differ from the saved run's")
+		return nil
+	}
+}
+
+// logSteps makes tc write every step as a JSON line to file (when set).
+func logSteps(tc *conform.TestConfig, file string) (func(), error) {
+	if file == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, err
+	}
+	logw := json.NewEncoder(f)
+	tc.OnStep = func(s conform.StepRecord) {
+		logw.Encode(map[string]any{"run": s.Run, "index": s.Index, "step": s.Step, "kind": s.Kind.String(), "label": s.Label(), "cleanup": s.Cleanup})
+	}
+	return func() { f.Close() }, nil
+}
+
+// saveFailure writes a failing run to the save folder.
+func saveFailure(rep testReport, tc conform.TestConfig, r conform.RunResult) (string, error) {
+	dir := rep.saveDir
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(cache, "modex", "failures", rep.project)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := conform.SaveRun(rep.project, rep.config, tc, r).Write(&b); err != nil {
+		return "", err
+	}
+	file := filepath.Join(dir, fmt.Sprintf("%s-%s-seed%d-run%d.json", rep.project, rep.config, r.Seed, r.Run))
+	return file, projects.WriteFileAtomic(file, []byte(b.String()))
+}
+
+// readSavedRun reads a saved run for the project.
+func readSavedRun(file, project string) (*conform.SavedRun, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := conform.ReadSavedRun(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	if s.Project != project {
+		return nil, fmt.Errorf("%s: a run of project %q, not %q", file, s.Project, project)
+	}
+	return s, nil
 }
 
 func orDefault(v, d string) string {

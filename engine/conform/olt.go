@@ -38,6 +38,13 @@ type TestConfig struct {
 	OnStep func(StepRecord)
 	// OnRun, when set, is called when a run ends, with its result.
 	OnRun func(RunResult)
+	// Script, when set, drives the run's controllable steps in this order
+	// (a rerun of a saved run, see SavedRun) instead of choosing them; the
+	// run waits up to EndWait where the script observed an event, and
+	// enters the cleanup phase when the script is done. A scripted step the
+	// model does not enable ends the run inconclusive ("could not
+	// reproduce").
+	Script []SavedStep
 }
 
 // StepRecord is one entry of a test run's log: an action (a step) or a
@@ -225,6 +232,7 @@ type onlineRun struct {
 	ending bool // nothing to do and not accepting: waiting for events
 	// cleanupSteps counts the steps of the cleanup phase.
 	cleanupSteps int
+	pos          int // next entry of TestConfig.Script
 }
 
 // fail ends the run with a failure in states, found after the steps taken
@@ -300,6 +308,9 @@ func (r *onlineRun) step() bool {
 		return r.inconclusive("cancelled")
 	}
 	cleanup := r.res.Actions-r.cleanupSteps >= t.tc.Steps || (t.tc.TotalSteps > 0 && t.total >= t.tc.TotalSteps)
+	if t.tc.Script != nil {
+		cleanup = r.nextScripted() < 0
+	}
 	if cleanup {
 		acc, err := t.accepting(r.states)
 		if err != nil {
@@ -326,7 +337,7 @@ func (r *onlineRun) observe(cleanup bool) bool {
 	if err != nil {
 		return r.fail(FailModel, err.Error(), states, nil)
 	}
-	if r.ending {
+	if r.ending || r.expectsEvent() {
 		wait = max(wait, t.tc.EndWait)
 	}
 	ev, err := t.impl.Next(t.ctx, wait)
@@ -349,6 +360,9 @@ func (r *onlineRun) observe(cleanup bool) bool {
 			r.record(StepRecord{Kind: model.Timeout, Cleanup: cleanup, States: keys(states), From: keys(states), Active: true})
 		}
 		return false
+	}
+	if r.expectsEvent() {
+		r.pos++
 	}
 	next, args, kind, fail := t.observe(states, ev)
 	if fail != nil {
@@ -386,7 +400,15 @@ func (r *onlineRun) control(cleanup bool) bool {
 		r.ending, r.active = true, false
 		return false
 	}
-	c := t.choose(states, cands)
+	var c candidate
+	if t.tc.Script != nil && !cleanup {
+		var why string
+		if c, why = r.scriptedChoice(cands); why != "" {
+			return r.inconclusive(why)
+		}
+	} else {
+		c = t.choose(states, cands)
+	}
 	name := t.info.Actions[c.action].Name
 	next, output, f := t.perform(states, c, c.label(t.info))
 	if f != nil {
