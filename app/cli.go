@@ -137,12 +137,16 @@ func openProject(path string) (*projects.Project, *model.StarModel, error) {
 // openConfig opens a project and builds one of its configurations ("" for
 // the default); it returns the configuration's name too.
 func openConfig(path, config string) (*projects.Project, *model.StarModel, *explore.Config, string, error) {
-	p, m, err := openProject(path)
+	p, err := projects.Load(path)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
 	if config == "" {
 		config = p.Default
+	}
+	m, err := p.LoadModelFor(config) // with the configuration's constants
+	if err != nil {
+		return nil, nil, nil, "", err
 	}
 	cfg, err := p.Build(m, config)
 	if err != nil {
@@ -252,11 +256,20 @@ func cmdCheck(args []string, stdout io.Writer) error {
 		return err
 	}
 	for _, name := range p.ConfigNames() {
-		cfg, err := p.Build(m, name)
+		mc, wc := m, w
+		if spec, err := p.Resolve(name); err == nil && len(spec.Constants) > 0 {
+			if mc, err = p.LoadModelFor(name); err != nil {
+				return err
+			}
+			if wc, err = mc.NewWorker(); err != nil {
+				return err
+			}
+		}
+		cfg, err := p.Build(mc, name)
 		if err != nil {
 			return err
 		}
-		if err := cfg.Check(m, w); err != nil {
+		if err := cfg.Check(mc, wc); err != nil {
 			return fmt.Errorf("configuration %s: %w", name, err)
 		}
 	}

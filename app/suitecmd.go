@@ -112,7 +112,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	impl, err := p.Connect(ctx, m.Info().Name, *adapterCmd, *address)
+	impl, err := p.Connect(ctx, m.Info(), *adapterCmd, *address)
 	if err != nil {
 		return err
 	}

@@ -59,7 +59,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	impl, err := p.Connect(ctx, m.Info().Name, *adapterCmd, *address)
+	impl, err := p.Connect(ctx, m.Info(), *adapterCmd, *address)
 	if err != nil {
 		return err
 	}

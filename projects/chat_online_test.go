@@ -6,9 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/modex/modex/engine/adapter"
 	"github.com/modex/modex/engine/conform"
 )
 
@@ -25,8 +23,9 @@ func buildChatImpl(t *testing.T) string {
 // binary, started as an adapter with the given arguments.
 func onlineTest(t testing.TB, name, config string, argv []string, tc conform.TestConfig) *conform.TestResult {
 	t.Helper()
-	_, m, cfg := sample(t, name, config)
-	impl, err := adapter.StartProcess(context.Background(), name, argv, ".", 10*time.Second)
+	p, m, cfg := sample(t, name, config)
+	// Through the project, so that {CONSTANT} placeholders are expanded.
+	impl, err := p.Connect(context.Background(), m.Info(), strings.Join(argv, " "), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,12 +8,16 @@ import (
 
 	"github.com/modex/modex/engine/adapter"
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/model"
 )
 
-// Connect reaches the project's implementation: a TCP address, or an
-// adapter command started as a child process. A non-empty command or
-// address overrides the project's [adapter] section.
-func (p *Project) Connect(ctx context.Context, model, command, address string) (conform.Implementation, error) {
+// Connect reaches the project's implementation for a loaded model: a TCP
+// address, or an adapter command started as a child process. A non-empty
+// command or address overrides the project's [adapter] section. In the
+// command, {NAME} stands for the value of the model's constant NAME in this
+// load (a configuration's [constants]), so that the model and the
+// implementation get it from one place.
+func (p *Project) Connect(ctx context.Context, info *model.ModelInfo, command, address string) (conform.Implementation, error) {
 	timeout := 10 * time.Second
 	if p.Adapter != nil && p.Adapter.Timeout > 0 {
 		timeout = time.Duration(p.Adapter.Timeout * float64(time.Second))
@@ -22,7 +26,7 @@ func (p *Project) Connect(ctx context.Context, model, command, address string) (
 		address = p.Adapter.Address
 	}
 	if address != "" && command == "" {
-		return adapter.Dial(ctx, model, address, timeout)
+		return adapter.Dial(ctx, info.Name, address, timeout)
 	}
 	var argv []string
 	if command != "" {
@@ -33,7 +37,24 @@ func (p *Project) Connect(ctx context.Context, model, command, address string) (
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("%s has no [adapter]: name an adapter command or the address of a running adapter", p.Name)
 	}
-	return adapter.StartProcess(ctx, model, argv, p.AdapterDir(), timeout)
+	return adapter.StartProcess(ctx, info.Name, expandConstants(argv, info.Constants), p.AdapterDir(), timeout)
+}
+
+// expandConstants replaces {NAME} in the arguments by the constant's value
+// (a string as it is, other values as model literals).
+func expandConstants(argv []string, consts []model.Constant) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		for _, c := range consts {
+			v, ok := model.AsString(c.Value)
+			if !ok {
+				v = model.Format(c.Value)
+			}
+			a = strings.ReplaceAll(a, "{"+c.Name+"}", v)
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // AdapterCommandLine is the project's adapter command as one line ("" when

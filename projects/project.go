@@ -13,6 +13,7 @@ import (
 
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/model"
+	"go.starlark.net/starlark"
 
 	toml "github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -59,6 +60,10 @@ type ConfigSpec struct {
 	MaxDepth         *int                   `toml:"max_depth,omitempty"`
 	MaxSeconds       *float64               `toml:"max_seconds,omitempty"`
 	StepBudget       *int64                 `toml:"step_budget,omitempty"`
+	// Constants set the model's constant(name, default) declarations
+	// (integers, strings, booleans); {NAME} in the adapter command is
+	// replaced by the value too.
+	Constants map[string]any `toml:"constants,omitempty"`
 }
 
 // ActionSpec is the configuration of one action.
@@ -379,6 +384,18 @@ func (p *Project) resolve(name string, visiting map[string]bool) (*ConfigSpec, e
 }
 
 // mergeSpec lays c over base: c's settings win, maps are merged key by key.
+// mergeMaps returns base with over's keys set over it (a new map).
+func mergeMaps[V any](base, over map[string]V) map[string]V {
+	out := make(map[string]V, len(base)+len(over))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
+}
+
 func mergeSpec(base, c *ConfigSpec) *ConfigSpec {
 	out := *base
 	out.Description, out.Extends = c.Description, ""
@@ -388,13 +405,8 @@ func mergeSpec(base, c *ConfigSpec) *ConfigSpec {
 	if c.Exclude != nil {
 		out.Exclude = c.Exclude
 	}
-	out.Domains = map[string]string{}
-	for k, v := range base.Domains {
-		out.Domains[k] = v
-	}
-	for k, v := range c.Domains {
-		out.Domains[k] = v
-	}
+	out.Domains = mergeMaps(base.Domains, c.Domains)
+	out.Constants = mergeMaps(base.Constants, c.Constants)
 	out.Actions = map[string]*ActionSpec{}
 	for k, v := range base.Actions {
 		out.Actions[k] = v
@@ -493,6 +505,56 @@ func (p *Project) LoadModel() (*model.StarModel, error) {
 		return nil, p.errAt(p.index.val("model"), "%v", err)
 	}
 	return m, nil
+}
+
+// LoadModelFor loads the project's model with a configuration's constants
+// ([configs.NAME.constants]); without constants it is LoadModel. Every
+// constant must be declared by the model, with a value of its default's
+// type; errors name the project file's position.
+func (p *Project) LoadModelFor(config string) (*model.StarModel, error) {
+	m, err := p.LoadModel()
+	if err != nil || config == "" {
+		return m, err
+	}
+	spec, err := p.resolve(config, nil)
+	if err != nil || len(spec.Constants) == 0 {
+		return m, err
+	}
+	given := map[string]model.Value{}
+	for _, name := range sortedKeys(spec.Constants) {
+		at := p.index.val("configs", config, "constants", name)
+		var decl *model.Constant
+		for i, c := range m.Info().Constants {
+			if c.Name == name {
+				decl = &m.Info().Constants[i]
+			}
+		}
+		if decl == nil {
+			return nil, p.errAt(at, "constant %s: the model declares no constant(%q, default)", name, name)
+		}
+		v, err := tomlValue(spec.Constants[name])
+		if err != nil {
+			return nil, p.errAt(at, "constant %s: %v", name, err)
+		}
+		if v.Type() != decl.Default.Type() {
+			return nil, p.errAt(at, "constant %s must be a %s like its default %s, not a %s", name, decl.Default.Type(), model.Format(decl.Default), v.Type())
+		}
+		given[name] = v
+	}
+	return model.LoadStarlarkWith(p.ModelPath(), nil, given)
+}
+
+// tomlValue converts a TOML value of a constant to a model value.
+func tomlValue(x any) (model.Value, error) {
+	switch v := x.(type) {
+	case int64:
+		return model.Int(int(v)), nil
+	case string:
+		return model.Str(v), nil
+	case bool:
+		return starlark.Bool(v), nil
+	}
+	return nil, fmt.Errorf("a constant is an integer, a string or a boolean, not %T", x)
 }
 
 // ConfigNames lists the configurations in file order.

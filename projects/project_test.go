@@ -1,12 +1,14 @@
 package projects
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 )
 
@@ -182,4 +184,72 @@ func FuzzParseProject(f *testing.F) {
 			t.Errorf("parsed project does not marshal: %v", err)
 		}
 	})
+}
+
+// A configuration's constants reach the model (constant(name, default)) and
+// the adapter command ({NAME}); constants the model does not declare, or of
+// another type than the default, are errors at the project file's position.
+func TestConfigConstants(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "m.star"), []byte(`N = constant("N", 2)
+
+def init():
+    return {"x": 0}
+
+def Inc(s):
+    require(s.x < N)
+    s.x += 1
+
+actions = [Inc]
+`), 0o644)
+	toml := `name = "m"
+model = "m.star"
+
+[configs.default]
+[configs.three.constants]
+N = 3
+[configs.undeclared.constants]
+M = 1
+[configs.wrongtype.constants]
+N = "many"
+`
+	path := filepath.Join(dir, "m.toml")
+	os.WriteFile(path, []byte(toml), 0o644)
+	p, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		config string
+		states int
+		err    string
+	}{
+		{"default", 3, ""},
+		{"three", 4, ""},
+		{"undeclared", 0, "m.toml:8:5: constant M: the model declares no constant(\"M\", default)"},
+		{"wrongtype", 0, "m.toml:10:5: constant N must be a int like its default 2, not a string"},
+	} {
+		m, err := p.LoadModelFor(tc.config)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: %v, want %q", tc.config, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.config, err)
+		}
+		cfg, err := p.Build(m, tc.config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := explore.Explore(context.Background(), m, cfg)
+		if err != nil || len(x.States) != tc.states {
+			t.Errorf("%s: %v, %d states, want %d", tc.config, err, len(x.States), tc.states)
+		}
+	}
+	m, _ := p.LoadModelFor("three")
+	if got := expandConstants([]string{"impl", "--n={N}", "{N}"}, m.Info().Constants); strings.Join(got, " ") != "impl --n=3 3" {
+		t.Errorf("adapter arguments %v", got)
+	}
 }

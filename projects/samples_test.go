@@ -21,12 +21,12 @@ func TestSamplesExplore(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		m, err := p.LoadModel()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
 		for _, cn := range p.ConfigNames() {
 			t.Run(name+"/"+cn, func(t *testing.T) {
+				m, err := p.LoadModelFor(cn)
+				if err != nil {
+					t.Fatal(err)
+				}
 				cfg, err := p.Build(m, cn)
 				if err != nil {
 					t.Fatal(err)
@@ -74,7 +74,7 @@ func TestExtractedSampleRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	impl, err := p.Connect(context.Background(), "chat", "", "")
+	impl, err := p.Connect(context.Background(), m.Info(), "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func sample(t testing.TB, name, config string) (*Project, *model.StarModel, *exp
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := p.LoadModel()
+	m, err := p.LoadModelFor(config)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -277,7 +277,7 @@ func (ov *OfflineView) Run() {
 	ctx := ov.background()
 	go func() {
 		var res *conform.SuiteResult
-		impl, err := p.Connect(ctx, m.Info().Name, command, "")
+		impl, err := p.Connect(ctx, m.Info(), command, "")
 		if err == nil {
 			res, err = conform.RunSuite(ctx, m, cfg, impl, suite, conform.TestConfig{})
 			impl.Close()

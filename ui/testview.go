@@ -208,7 +208,7 @@ func (tv *TestView) Start() {
 	}()
 	go func() {
 		var res *conform.TestResult
-		impl, err := p.Connect(ctx, m.Info().Name, command, "")
+		impl, err := p.Connect(ctx, m.Info(), command, "")
 		if err == nil {
 			res, err = conform.Test(ctx, m, cfg, impl, tc)
 			impl.Close()

@@ -247,7 +247,7 @@ func (wb *Workbench) setProject(p *projects.Project) {
 func (wb *Workbench) loadModel() {
 	p := wb.s.project
 	src, _ := os.ReadFile(p.ModelPath())
-	m, err := p.LoadModel()
+	m, err := p.LoadModelFor(wb.s.config) // the configuration's constants
 	wb.mu.Lock()
 	wb.s.model = m
 	wb.mu.Unlock()
@@ -284,7 +284,12 @@ func (wb *Workbench) selectConfig(name string) {
 	if wb.s.project == nil || name == "" || name == wb.s.config {
 		return
 	}
+	// A configuration with other constants needs the model loaded with them.
+	reload := wb.s.model == nil || hasConstants(wb.s.project, wb.s.config) || hasConstants(wb.s.project, name)
 	wb.s.config = name
+	if reload {
+		wb.loadModel()
+	}
 	wb.rebuildEditor()
 	if wb.s.model != nil {
 		wb.status.SetText(fmt.Sprintf("%s: %s", filepath.Base(wb.s.project.ModelPath()), wb.s.project.Description))
@@ -292,6 +297,15 @@ func (wb *Workbench) selectConfig(name string) {
 			wb.Explore()
 		}
 	}
+}
+
+// hasConstants reports whether a configuration sets model constants.
+func hasConstants(p *projects.Project, config string) bool {
+	if config == "" {
+		return false
+	}
+	spec, err := p.Resolve(config)
+	return err == nil && len(spec.Constants) > 0
 }
 
 func (wb *Workbench) rebuildEditor() {

@@ -27,10 +27,58 @@ func (r *requireFailed) Error() string { return "require failed: " + r.reason() 
 
 func builtins() starlark.StringDict {
 	return starlark.StringDict{
-		"require": starlark.NewBuiltin("require", builtinRequire),
-		"new":     starlark.NewBuiltin("new", builtinNew),
-		"choose":  starlark.NewBuiltin("choose", builtinChoose),
+		"require":  starlark.NewBuiltin("require", builtinRequire),
+		"new":      starlark.NewBuiltin("new", builtinNew),
+		"choose":   starlark.NewBuiltin("choose", builtinChoose),
+		"constant": starlark.NewBuiltin("constant", builtinConstant),
 	}
+}
+
+// localConstants is the thread-local table of constant() while loading.
+const localConstants = "modex.constants"
+
+// constantTable holds the values a configuration gives constants and
+// collects the model's declarations.
+type constantTable struct {
+	given map[string]Value
+	info  *ModelInfo
+}
+
+// builtinConstant is constant(name, default): a model constant that a
+// project configuration may set ([configs.NAME.constants]); it returns the
+// configuration's value, else the default. It may only be called while the
+// model loads (at top level), once per name.
+func builtinConstant(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	var def starlark.Value
+	if err := starlark.UnpackArgs("constant", args, kwargs, "name", &name, "default", &def); err != nil {
+		return nil, err
+	}
+	tab, _ := t.Local(localConstants).(*constantTable)
+	if tab == nil {
+		return nil, fmt.Errorf("constant(%q): constants are declared at the model's top level, while it loads", name)
+	}
+	if !isIdentifier(name) {
+		return nil, fmt.Errorf("constant(%q): the name must be an identifier", name)
+	}
+	if _, err := Key(def); err != nil {
+		return nil, fmt.Errorf("constant(%q): the default is not a model value: %v", name, err)
+	}
+	for _, c := range tab.info.Constants {
+		if c.Name == name {
+			return nil, fmt.Errorf("constant(%q) is declared twice", name)
+		}
+	}
+	v := def
+	if g, ok := tab.given[name]; ok {
+		if g.Type() != def.Type() {
+			return nil, fmt.Errorf("constant(%q): the configuration gives a %s, the default is a %s", name, g.Type(), def.Type())
+		}
+		v = g
+	}
+	v.Freeze()
+	tab.info.Constants = append(tab.info.Constants, Constant{Name: name, Default: def, Value: v, Pos: synPos(t.CallFrame(1).Pos)})
+	return v, nil
 }
 
 func newThread(name string) *starlark.Thread {

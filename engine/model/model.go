@@ -110,6 +110,17 @@ type ModelInfo struct {
 	Properties []string
 	// HasStateFilter says the model declares state_filter(s).
 	HasStateFilter bool
+	// Constants are the model's settable constants (declared with
+	// constant(name, default)) and the values they have in this load.
+	Constants []Constant
+}
+
+// Constant is a model constant a project configuration may set.
+type Constant struct {
+	Name    string
+	Default Value
+	Value   Value
+	Pos     Pos // where constant() declares it
 }
 
 // Action returns the index of the named action, or -1.

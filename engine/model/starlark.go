@@ -60,11 +60,25 @@ func LoadStarlark(path string) (*StarModel, error) {
 // LoadStarlarkSource loads a model program from source text; path names the
 // file in messages and anchors load().
 func LoadStarlarkSource(path string, src []byte) (*StarModel, error) {
+	return LoadStarlarkWith(path, src, nil)
+}
+
+// LoadStarlarkWith loads a model program whose constant(name, default)
+// declarations take the given values (a configuration's constants); a
+// constant not given keeps its default. src nil reads the file at path.
+func LoadStarlarkWith(path string, src []byte, constants map[string]Value) (*StarModel, error) {
+	if src == nil {
+		var err error
+		if src, err = os.ReadFile(path); err != nil {
+			return nil, fmt.Errorf("reading model: %w", err)
+		}
+	}
 	m := &StarModel{dir: filepath.Dir(path), varIndex: map[string]int{}}
 	m.info.Path = path
 	m.info.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	thread := newThread("load " + path)
 	thread.SetMaxExecutionSteps(loadBudget)
+	thread.SetLocal(localConstants, &constantTable{given: constants, info: &m.info})
 	cache := map[string]*loadEntry{}
 	thread.Load = func(t *starlark.Thread, module string) (starlark.StringDict, error) {
 		return m.load(t, module, cache)
@@ -77,7 +91,23 @@ func LoadStarlarkSource(path string, src []byte) (*StarModel, error) {
 	if err := m.declare(thread); err != nil {
 		return nil, err
 	}
+	for name := range constants {
+		if m.constant(name) == nil {
+			return nil, m.declErr("the configuration sets constant %s, which the model does not declare with constant(%q, default)", name, name)
+		}
+	}
+	thread.SetLocal(localConstants, nil) // constant() is for loading only
 	return m, nil
+}
+
+// constant returns the model's constant of that name, or nil.
+func (m *StarModel) constant(name string) *Constant {
+	for i := range m.info.Constants {
+		if m.info.Constants[i].Name == name {
+			return &m.info.Constants[i]
+		}
+	}
+	return nil
 }
 
 type loadEntry struct {
