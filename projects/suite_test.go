@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -225,4 +226,68 @@ func TestSuiteAgainstChatServer(t *testing.T) {
 	if fail == nil || fail.Kind != conform.FailUnexpected || !strings.Contains(fail.Message, "?Deliver(") {
 		t.Fatalf("the buggy server: %+v", fail)
 	}
+}
+
+// Every transition tour of every bundled configuration whose sample has an
+// implementation runs against the fixed implementation with no case
+// inconclusive because of the graph: groupings prune and never redirect, so
+// every step of a tour is one the model takes in the state the case is in.
+// (Cases may still end inconclusive for timing: an allowed event where a
+// timeout was expected.)
+func TestToursFitTheImplementations(t *testing.T) {
+	bins := map[string]string{"chat": buildChatImpl(t)}
+	bins["bag"] = filepath.Join(t.TempDir(), "bagimpl")
+	if msg, err := exec.Command("go", "build", "-o", bins["bag"], "./bag/impl").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	flags := map[string]string{"chat": " adapter --fixed", "bag": " adapter --capacity {CAPACITY} --fixed"}
+	for _, name := range []string{"chat", "bag"} {
+		p, err := Load(filepath.Join(name, name+".toml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cn := range p.ConfigNames() {
+			name, cn := name, cn
+			t.Run(name+"/"+cn, func(t *testing.T) {
+				t.Parallel()
+				_, m, cfg := sample(t, name, cn)
+				x, err := explore.Explore(context.Background(), m, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				suite, err := x.Graph().TransitionTour()
+				if err != nil {
+					t.Fatal(err)
+				}
+				impl, err := p.Connect(context.Background(), m.Info(), bins[name]+flags[name], "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer impl.Close()
+				res, err := conform.RunSuite(context.Background(), m, cfg, impl, suite, conform.TestConfig{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range res.Cases {
+					if strings.Contains(c.Reason, "is not possible in the model's state") || c.Verdict == conform.Fail || c.Verdict == conform.ModelError {
+						t.Errorf("%s: %s after %d steps: %s %+v", c.Name, c.Verdict, c.Steps, c.Reason, c.Failure)
+					}
+				}
+				t.Logf("%s: %d cases, %s", suite.Summary(), len(res.Cases), verdictsOf(res))
+				for _, c := range res.Cases {
+					if c.Reason != "" {
+						t.Logf("  %s: %s", c.Name, c.Reason)
+					}
+				}
+			})
+		}
+	}
+}
+
+func verdictsOf(res *conform.SuiteResult) conform.Tally {
+	t := conform.Tally{}
+	for _, c := range res.Cases {
+		t[c.Verdict]++
+	}
+	return t
 }
