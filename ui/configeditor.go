@@ -146,7 +146,7 @@ func (ce *ConfigEditor) build() fyne.CanvasObject {
 	}
 	add(heading("State filters"), widget.NewLabel("A transition into a state where a filter is false is dropped."))
 	add(ce.list("filters", s.Filters, r.Filters, func(v []string) { s.Filters = v }))
-	add(heading("State groupings"), widget.NewLabel("States with equal grouping values are merged; the values label them."))
+	add(heading("State groupings"), widget.NewLabel("A state with seen grouping values is pruned; values label states."))
 	add(ce.list("groupings", s.Groupings, r.Groupings, func(v []string) { s.Groupings = v }))
 	add(heading("Named domains"), widget.NewLabel("Parameters point to these with @Name (or share their name)."))
 	add(ce.domains())
