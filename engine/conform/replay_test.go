@@ -213,6 +213,12 @@ func TestMalformedTraces(t *testing.T) {
 		{"x.jsonl", "{\"event\":\"a\"}\n\n{\"name\":\"b\"}\n", `x.jsonl:3: the object has no "event" name`},
 		{"x.trace", "Create()\n# comment\nPost(Client1, hi)\n", "x.trace:3:"},
 		{"x.trace", "Create()\nPost(Client1, len([]))\n", "x.trace:2: only literal values"},
+		// A trace is data: nothing in it is evaluated, and values are bounded.
+		{"x.trace", "Push([0]*200000000)\n", "x.trace:1: only literal values"},
+		{"x.trace", "Push(" + strings.Repeat("[", 40) + strings.Repeat("]", 40) + ")\n", "x.trace:1: a value nested more than 32 deep"},
+		{"x.trace", "Push([" + strings.Repeat("0,", 10001) + "])\n", "x.trace:1: a value with more than 10000 elements"},
+		{"x.trace", "Push(1.5)\n", "x.trace:1: 1.5 is not a model value"},
+		{"x.trace", "Push({\"a\": [Client1, (1, -2)]}, None)/True\nGo(x)\n", "x.trace:2: x is not a value"},
 	} {
 		_, err := conform.ParseTrace(tc.name, []byte(tc.text))
 		var te *conform.TraceError

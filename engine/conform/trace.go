@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -260,49 +261,105 @@ func parsePlainRecord(text string) (Record, error) {
 	return r, nil
 }
 
-// literal evaluates a literal expression; identifiers like Client1 are
-// objects, None/True/False as usual.
-func literal(x syntax.Expr) (v model.Value, err error) {
-	defer func() {
-		if r := recover(); r != nil { // the compiler rejects some odd trees by panicking
-			v, err = nil, fmt.Errorf("not a literal value")
+// Bounds of a trace value: nesting depth and elements (a trace is data).
+const (
+	maxLiteralDepth = 32
+	maxLiteralElems = 10000
+)
+
+// literal converts a literal expression to a model value without
+// evaluating anything: numbers, strings, None/True/False, objects written
+// like Client1, and lists, tuples and dicts of those, at most
+// maxLiteralDepth deep with maxLiteralElems elements in all.
+func literal(x syntax.Expr) (model.Value, error) {
+	budget := maxLiteralElems
+	return literalValue(x, 0, &budget)
+}
+
+func literalValue(x syntax.Expr, depth int, budget *int) (model.Value, error) {
+	if depth > maxLiteralDepth {
+		return nil, fmt.Errorf("a value nested more than %d deep", maxLiteralDepth)
+	}
+	if *budget--; *budget < 0 {
+		return nil, fmt.Errorf("a value with more than %d elements", maxLiteralElems)
+	}
+	seq := func(xs []syntax.Expr) ([]starlark.Value, error) {
+		out := make([]starlark.Value, 0, len(xs))
+		for _, e := range xs {
+			v, err := literalValue(e, depth+1, budget)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
 		}
-	}()
-	env := starlark.StringDict{}
-	var bad error
-	syntax.Walk(x, func(n syntax.Node) bool {
-		switch e := n.(type) {
-		case *syntax.Ident:
-			switch e.Name {
-			case "None", "True", "False":
-			default:
-				m := objectName.FindStringSubmatch(e.Name)
-				if m == nil {
-					bad = fmt.Errorf("%s is not a value (objects are written like Client1)", e.Name)
-					return false
+		return out, nil
+	}
+	switch e := x.(type) {
+	case *syntax.Literal:
+		switch v := e.Value.(type) {
+		case int64:
+			return starlark.MakeInt64(v), nil
+		case *big.Int:
+			return starlark.MakeBigInt(v), nil
+		case string:
+			if e.Token == syntax.STRING {
+				return starlark.String(v), nil
+			}
+		}
+		return nil, fmt.Errorf("%s is not a model value (floats and bytes are not)", e.Raw)
+	case *syntax.UnaryExpr:
+		if lit, ok := e.X.(*syntax.Literal); ok && e.Op == syntax.MINUS {
+			if v, err := literalValue(lit, depth, budget); err == nil {
+				if i, ok := v.(starlark.Int); ok {
+					return starlark.MakeInt(0).Sub(i), nil
 				}
-				n, _ := strconv.Atoi(m[2])
-				env[e.Name] = model.Object{Kind: m[1], N: n}
-			}
-		case *syntax.CallExpr, *syntax.LambdaExpr, *syntax.Comprehension:
-			bad = fmt.Errorf("only literal values may appear in a trace")
-			return false
-		case *syntax.UnaryExpr:
-			if e.Op == syntax.STAR || e.Op == syntax.STARSTAR {
-				bad = fmt.Errorf("*args and **kwargs are not values")
-				return false
 			}
 		}
-		return true
-	})
-	if bad != nil {
-		return nil, bad
+	case *syntax.Ident:
+		switch e.Name {
+		case "None":
+			return starlark.None, nil
+		case "True":
+			return starlark.True, nil
+		case "False":
+			return starlark.False, nil
+		}
+		m := objectName.FindStringSubmatch(e.Name)
+		if m == nil {
+			return nil, fmt.Errorf("%s is not a value (objects are written like Client1)", e.Name)
+		}
+		n, err := strconv.Atoi(m[2])
+		if err != nil {
+			return nil, fmt.Errorf("%s: object number out of range", e.Name)
+		}
+		return model.Object{Kind: m[1], N: n}, nil
+	case *syntax.ParenExpr:
+		return literalValue(e.X, depth, budget)
+	case *syntax.ListExpr:
+		vs, err := seq(e.List)
+		if err != nil {
+			return nil, err
+		}
+		return starlark.NewList(vs), nil
+	case *syntax.TupleExpr:
+		vs, err := seq(e.List)
+		if err != nil {
+			return nil, err
+		}
+		return starlark.Tuple(vs), nil
+	case *syntax.DictExpr:
+		d := starlark.NewDict(len(e.List))
+		for _, item := range e.List {
+			entry := item.(*syntax.DictEntry)
+			kv, err := seq([]syntax.Expr{entry.Key, entry.Value})
+			if err != nil {
+				return nil, err
+			}
+			if err := d.SetKey(kv[0], kv[1]); err != nil {
+				return nil, fmt.Errorf("bad dict key: %v", err)
+			}
+		}
+		return d, nil
 	}
-	thread := &starlark.Thread{Name: "trace"}
-	thread.SetMaxExecutionSteps(10000)
-	v, err = starlark.EvalExprOptions(&syntax.FileOptions{Set: true}, thread, x, env)
-	if err != nil {
-		return nil, fmt.Errorf("bad value: %v", err)
-	}
-	return v, nil
+	return nil, fmt.Errorf("only literal values may appear in a trace (numbers, strings, None, True, False, objects like Client1, and lists, tuples and dicts of those)")
 }
