@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
@@ -180,7 +181,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg.Workers = *workers
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signalContext()
 	defer stop()
 	x, err := explore.Explore(ctx, m, cfg)
 	if err != nil {
@@ -284,4 +285,11 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "ok: %s: model %s (%d variables; %d controllable, %d observable, %d internal actions); configurations: %s\n",
 		p.Name, p.Model, len(info.Vars), kinds[model.Controllable], kinds[model.Observable], kinds[model.Internal], strings.Join(p.ConfigNames(), ", "))
 	return nil
+}
+
+// signalContext is cancelled by Ctrl-C, SIGTERM or SIGHUP, so that a run
+// ends with its implementation's process group cleaned up whichever way the
+// command is stopped.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 }

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -82,17 +80,13 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signalContext()
 	defer stop()
 	counts := conform.Tally{}
 	type row struct{ file, verdict, detail string }
 	var rows []row
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		recs, err := conform.ParseTrace(f, data)
+		recs, err := conform.ReadTraceFile(f)
 		if err != nil {
 			return err
 		}

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"encoding/xml"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/projects"
@@ -57,7 +54,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 		}
 		tc.Runs, tc.Seed, tc.Strategy, tc.Steps, tc.Script = 1, saved.Seed, saved.Strategy, saved.Steps, saved.Script()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := signalContext()
 	defer stop()
 	impl, err := p.Connect(ctx, m.Info(), *adapterCmd, *address)
 	if err != nil {

@@ -38,6 +38,9 @@ type Project struct {
 	index posIndex
 }
 
+// MaxProjectSize bounds a project file.
+const MaxProjectSize = 16 << 20
+
 // ConfigSpec is one named configuration: the scenario control of section 4.4
 // of seed 000 and the FSM-generation settings of seed 001.
 type ConfigSpec struct {
@@ -203,7 +206,7 @@ func Load(path string) (*Project, error) {
 		}
 		return ForModel(path), nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := model.ReadFileLimited(path, MaxProjectSize)
 	if err != nil {
 		return nil, err
 	}

@@ -317,10 +317,8 @@ func (ov *OfflineView) OpenTrace() {
 
 // LoadTrace reads a trace and shows it as a table.
 func (ov *OfflineView) LoadTrace(path string) error {
-	data, err := os.ReadFile(path)
-	if err == nil {
-		ov.trace, err = conform.ParseTrace(path, data)
-	}
+	var err error
+	ov.trace, err = conform.ReadTraceFile(path)
 	if err != nil {
 		ov.traceLabel.SetText(err.Error())
 		return err

@@ -267,6 +267,19 @@ const (
 	maxLiteralElems = 10000
 )
 
+// MaxTraceSize bounds a recorded trace file.
+const MaxTraceSize = 512 << 20
+
+// ReadTraceFile reads and parses a recorded trace file (a regular file of
+// at most MaxTraceSize bytes).
+func ReadTraceFile(path string) ([]Record, error) {
+	data, err := model.ReadFileLimited(path, MaxTraceSize)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrace(path, data)
+}
+
 // literal converts a literal expression to a model value without
 // evaluating anything: numbers, strings, None/True/False, objects written
 // like Client1, and lists, tuples and dicts of those, at most

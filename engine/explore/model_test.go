@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -30,12 +31,44 @@ func compile(t *testing.T, m model.Model, src string) model.Expr {
 	return x
 }
 
-// A model may load only files in its own folder (the other load errors are
-// cases of testdata/errors.star, see TestModelErrors).
+// A model may load only .star files in its own folder: not through "..",
+// not through a symbolic link that leads outside, not a file of another
+// kind (whose content would show in a syntax error); a dotted name inside
+// the folder is fine. A model file must be a regular file of bounded size.
+// (The other load errors are cases of testdata/errors.star.)
 func TestLoadEscape(t *testing.T) {
 	_, err := model.LoadStarlark("testdata/lib/escape.star")
-	if err == nil || !strings.HasPrefix(err.Error(), "testdata/lib/escape.star:1:1") || !strings.Contains(err.Error(), "only files in the model's own folder") {
+	if err == nil || !strings.HasPrefix(err.Error(), "testdata/lib/escape.star:1:1") || !strings.Contains(err.Error(), "in the model's own folder") {
 		t.Errorf("error %v, want it at testdata/lib/escape.star:1:1 about the model's own folder", err)
+	}
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.star"), []byte("X = 1\n"), 0o644)
+	os.WriteFile(filepath.Join(outside, ".env"), []byte("TOKEN=hunter2\n"), 0o644)
+	dir := t.TempDir()
+	os.Symlink(filepath.Join(outside, "secret.star"), filepath.Join(dir, "link.star"))
+	os.Symlink(filepath.Join(outside, ".env"), filepath.Join(dir, "env.star"))
+	os.WriteFile(filepath.Join(dir, "my..helper.star"), []byte("N = 2\n"), 0o644)
+	model0 := "def init():\n    return {\"x\": N}\n\ndef Inc(s):\n    s.x += 1\n\nactions = [Inc]\n"
+	for _, tc := range []struct{ load, want string }{
+		{`load("link.star", "X")` + "\nN = X\n", "only .star files in the model's own folder"},
+		{`load("env.star", "TOKEN")` + "\nN = 1\n", "only .star files in the model's own folder"},
+		{`load(".env", "TOKEN")` + "\nN = 1\n", "only .star files in the model's own folder"},
+		{`load("my..helper.star", "N")` + "\n", ""},
+	} {
+		path := filepath.Join(dir, "m.star")
+		os.WriteFile(path, []byte(tc.load+model0), 0o644)
+		_, err := model.LoadStarlark(path)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.load, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want %q", tc.load, err, tc.want)
+		case err != nil && strings.Contains(err.Error(), "hunter2"):
+			t.Errorf("%s: the error shows the file's content: %v", tc.load, err)
+		}
+	}
+	if _, err := model.LoadStarlark("/dev/zero"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("/dev/zero: %v", err)
 	}
 }
 

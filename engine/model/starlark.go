@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -48,13 +49,45 @@ type StarModel struct {
 // Info describes the model.
 func (m *StarModel) Info() *ModelInfo { return &m.info }
 
+// MaxSourceSize bounds a model file (and every file it loads).
+const MaxSourceSize = 8 << 20
+
 // LoadStarlark loads a model program from a .star file.
 func LoadStarlark(path string) (*StarModel, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadSource(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading model: %w", err)
 	}
 	return LoadStarlarkSource(path, src)
+}
+
+// ReadSource reads a model source file: a regular file of at most
+// MaxSourceSize bytes (not a device such as /dev/zero, not a folder).
+func ReadSource(path string) ([]byte, error) { return ReadFileLimited(path, MaxSourceSize) }
+
+// ReadFileLimited reads a regular file of at most max bytes; a device, a
+// folder or a larger file is an error naming the path.
+func ReadFileLimited(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s is larger than %d MiB", path, max>>20)
+	}
+	return data, nil
 }
 
 // LoadStarlarkSource loads a model program from source text; path names the
@@ -69,7 +102,7 @@ func LoadStarlarkSource(path string, src []byte) (*StarModel, error) {
 func LoadStarlarkWith(path string, src []byte, constants map[string]Value) (*StarModel, error) {
 	if src == nil {
 		var err error
-		if src, err = os.ReadFile(path); err != nil {
+		if src, err = ReadSource(path); err != nil {
 			return nil, fmt.Errorf("reading model: %w", err)
 		}
 	}
@@ -116,10 +149,10 @@ type loadEntry struct {
 }
 
 func (m *StarModel) load(t *starlark.Thread, module string, cache map[string]*loadEntry) (starlark.StringDict, error) {
-	if filepath.IsAbs(module) || strings.Contains(filepath.ToSlash(module), "..") {
-		return nil, fmt.Errorf("load(%q): only files in the model's own folder may be loaded", module)
+	p, err := m.modulePath(module)
+	if err != nil {
+		return nil, err
 	}
-	p := filepath.Join(m.dir, module)
 	if e, ok := cache[p]; ok {
 		if e == nil {
 			return nil, fmt.Errorf("load(%q): cycle in load graph", module)
@@ -127,7 +160,7 @@ func (m *StarModel) load(t *starlark.Thread, module string, cache map[string]*lo
 		return e.globals, e.err
 	}
 	cache[p] = nil
-	src, err := os.ReadFile(p)
+	src, err := ReadSource(p)
 	if err != nil {
 		cache[p] = &loadEntry{err: err}
 		return nil, err
@@ -137,6 +170,32 @@ func (m *StarModel) load(t *starlark.Thread, module string, cache map[string]*lo
 	return g, err
 }
 
+// modulePath resolves a load() name: a .star file inside the model's folder
+// (or a subfolder), symbolic links resolved, so that no name reaches a file
+// outside the project.
+func (m *StarModel) modulePath(module string) (string, error) {
+	outside := fmt.Errorf("load(%q): only .star files in the model's own folder may be loaded", module)
+	if filepath.IsAbs(module) || filepath.Ext(module) != ".star" {
+		return "", outside
+	}
+	for _, part := range strings.Split(filepath.ToSlash(module), "/") {
+		if part == ".." {
+			return "", outside
+		}
+	}
+	dir, err := filepath.EvalSymlinks(m.dir)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(m.dir, module))
+	if err != nil {
+		return "", fmt.Errorf("load(%q): %w", module, err)
+	}
+	if rel, err := filepath.Rel(dir, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", outside
+	}
+	return filepath.Join(m.dir, module), nil
+}
 func fnPos(fn *starlark.Function) Pos {
 	p := fn.Position()
 	return Pos{File: p.Filename(), Line: int(p.Line), Col: int(p.Col)}
