@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -15,6 +16,14 @@ import (
 
 	"github.com/modex/modex/engine/conform"
 )
+
+// maxLine bounds one line from an implementation.
+const maxLine = 16 << 20
+
+// waitDelay bounds how long, once a child exited (or was killed), Modex
+// waits for its output pipes: a grandchild that escaped the process group
+// (setsid) may hold them open forever.
+const waitDelay = 2 * time.Second
 
 // lineAdapter speaks the JSON-lines adapter protocol over a stream.
 type lineAdapter struct {
@@ -56,7 +65,7 @@ func (a *lineAdapter) fail(e *conform.ImplError) {
 
 func (a *lineAdapter) read(r io.Reader) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	sc.Buffer(make([]byte, 64*1024), maxLine)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -82,7 +91,10 @@ func (a *lineAdapter) read(r io.Reader) {
 				a.fail(&conform.ImplError{Kind: conform.FailProtocol, Msg: fmt.Sprintf("line %d: an event needs an action name and an args array: %.200q", line, text)})
 				return
 			}
-			a.events.Push(&conform.Event{Action: action, Args: args})
+			if err := a.events.Push(&conform.Event{Action: action, Args: args}); err != nil {
+				a.fail(err.(*conform.ImplError))
+				return
+			}
 		case "hello", "ok", "result", "refused", "error":
 			id := -1
 			if f, ok := msg["id"].(float64); ok {
@@ -101,6 +113,10 @@ func (a *lineAdapter) read(r io.Reader) {
 			a.fail(&conform.ImplError{Kind: conform.FailProtocol, Msg: fmt.Sprintf("line %d has unknown type %q: %.200q", line, typ, text)})
 			return
 		}
+	}
+	if e := sc.Err(); errors.Is(e, bufio.ErrTooLong) {
+		a.fail(&conform.ImplError{Kind: conform.FailProtocol, Msg: fmt.Sprintf("line %d from the implementation is longer than %d MiB", line+1, maxLine>>20)})
+		return
 	}
 	err := &conform.ImplError{Kind: conform.FailCrash, Msg: "the implementation closed its output"}
 	if e := sc.Err(); e != nil {
@@ -265,6 +281,7 @@ func StartProcess(ctx context.Context, model string, command []string, dir strin
 	cmd.Dir = dir
 	ownGroup(cmd)
 	cmd.Env = os.Environ()
+	cmd.WaitDelay = waitDelay // an escaped grandchild may keep stderr open
 	stderr := &ringBuffer{n: 4096}
 	cmd.Stderr = stderr
 	in, err := cmd.StdinPipe()
@@ -287,9 +304,12 @@ func StartProcess(ctx context.Context, model string, command []string, dir strin
 	kill := func() { killGroup(cmd) }
 	a := newLineAdapter(out, in, timeout)
 	a.onDead = func() *conform.ImplError {
+		// Within the call timeout, so that a pending call gets this verdict
+		// rather than a timeout.
 		select {
 		case <-exited:
-		case <-time.After(2 * time.Second):
+		case <-time.After(min(2*time.Second, a.timeout/2)):
+			return &conform.ImplError{Kind: conform.FailProtocol, Msg: "the implementation closed its output but is still running"}
 		}
 		msg := "the implementation exited"
 		if waitErr != nil {

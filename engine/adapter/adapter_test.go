@@ -45,10 +45,21 @@ func TestAdapterFailures(t *testing.T) {
 		{[]string{"stray-answer", "5"}, conform.FailProtocol, "answers no pending request"},
 		{[]string{"refuse-push"}, conform.FailRefused, "refused Push"},
 		{[]string{"wrong-pop"}, conform.FailOutput, "returned 42"},
+		// Misbehaviours named for what they are.
+		{[]string{"close-stdout-after", "5"}, conform.FailProtocol, "closed its output but is still running"},
+		{[]string{"long-line-after", "5"}, conform.FailProtocol, "is longer than 16 MiB"},
+		{[]string{"flood-after", "5"}, conform.FailProtocol, "more than 100000 events that were not read yet"},
+		// A grandchild that escaped the process group with our stderr does
+		// not keep the run (or Close) waiting.
+		{[]string{"escape"}, "", ""},
 	} {
 		t.Run(tc.args[0], func(t *testing.T) {
 			start := time.Now()
-			impl, err := adapter.StartProcess(context.Background(), "stack", append([]string{bin}, tc.args...), ".", 500*time.Millisecond)
+			timeout := 500 * time.Millisecond // short, for the hang
+			if tc.args[0] == "long-line-after" || tc.args[0] == "close-stdout-after" || tc.args[0] == "flood-after" {
+				timeout = 10 * time.Second // reading 17 MiB or 100,000 events, seeing it still runs
+			}
+			impl, err := adapter.StartProcess(context.Background(), "stack", append([]string{bin}, tc.args...), ".", timeout)
 			if err != nil {
 				t.Fatal(err)
 			}

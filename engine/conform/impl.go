@@ -2,6 +2,7 @@ package conform
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -62,7 +63,7 @@ type InProcess struct {
 
 // Emit reports an observable event.
 func (p *InProcess) Emit(action string, args ...any) {
-	p.events.Push(&Event{Action: action, Args: args})
+	p.events.Push(&Event{Action: action, Args: args}) // past the bound, the run fails
 }
 
 // Reset implements Implementation.
@@ -113,12 +114,26 @@ func (q *EventQueue) wakeCh() chan struct{} {
 	return q.wake
 }
 
-// Push appends an event and wakes the reader.
-func (q *EventQueue) Push(ev *Event) {
+// MaxQueuedEvents bounds the events an implementation may have sent that
+// the tester has not read yet.
+const MaxQueuedEvents = 100_000
+
+// Push appends an event and wakes the reader. Past MaxQueuedEvents unread
+// events the queue fails with a protocol error (an implementation flooding
+// events must not exhaust memory) and Push returns that error.
+func (q *EventQueue) Push(ev *Event) error {
 	q.mu.Lock()
+	if len(q.events) >= MaxQueuedEvents {
+		q.events = nil // the verdict now, not after reading them all
+		q.mu.Unlock()
+		err := &ImplError{Kind: FailProtocol, Msg: fmt.Sprintf("the implementation sent more than %d events that were not read yet", MaxQueuedEvents)}
+		q.Fail(err)
+		return err
+	}
 	q.events = append(q.events, ev)
 	q.mu.Unlock()
 	q.signal()
+	return nil
 }
 
 // Clear drops the buffered events.

@@ -2,7 +2,8 @@
 // request, for testing how Modex reports failing implementations:
 //
 //	fakeadapter good | crash-after N | hang-after N | garbage-after N |
-//	            refuse-push | wrong-pop | bad-hello | stray-answer
+//	            refuse-push | wrong-pop | bad-hello | stray-answer |
+//	            close-stdout-after N | long-line-after N | flood-after N | escape
 package main
 
 import (
@@ -10,7 +11,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
 )
 
@@ -19,6 +23,14 @@ func main() {
 	n := 0
 	if len(os.Args) > 2 {
 		n, _ = strconv.Atoi(os.Args[2])
+	}
+	if mode == "escape" {
+		// A grandchild in a session of its own, holding our stderr: the
+		// process group kill cannot reach it.
+		cmd := exec.Command("sleep", "30")
+		cmd.Stderr = os.Stderr
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		cmd.Start()
 	}
 	out := json.NewEncoder(os.Stdout)
 	var stack []float64
@@ -57,6 +69,19 @@ func main() {
 			case "stray-answer":
 				out.Encode(map[string]any{"type": "ok", "id": 999})
 				continue
+			case "close-stdout-after":
+				os.Stdout.Close()
+				time.Sleep(time.Hour)
+			case "long-line-after":
+				fmt.Println(strings.Repeat("x", 17<<20))
+				continue
+			case "flood-after":
+				// Events, endlessly, while the request stays unanswered.
+				for {
+					if out.Encode(map[string]any{"type": "event", "action": "Pop", "args": []any{}}) != nil {
+						return
+					}
+				}
 			}
 		}
 		action, _ := msg["action"].(string)
