@@ -96,7 +96,7 @@ func TestChatServerOnline(t *testing.T) {
 func TestChatServerSameSeedSameRun(t *testing.T) {
 	bin := buildChatImpl(t)
 	labels := func() string {
-		res := chatTest(t, bin, "ordered", true, conform.TestConfig{Runs: 3, Steps: 20, Seed: 9})
+		res := chatTest(t, bin, "ordered", true, conform.TestConfig{Runs: 3, Steps: 20, Seed: 9, KeepPassingSteps: true})
 		if !res.Passed() {
 			t.Fatalf("ordered runs failed: %+v", res.Runs)
 		}

@@ -294,9 +294,18 @@ func indexTOML(file string, data []byte) (posIndex, []string, error) {
 	seen := map[string]bool{}
 	var parser unstable.Parser
 	parser.Reset(data)
+	// Line starts, once: go-toml's Shape rescans the document from its start
+	// for every position, which made indexing quadratic in the file's size.
+	lineStarts := []int{0}
+	for i, c := range data {
+		if c == '\n' {
+			lineStarts = append(lineStarts, i+1)
+		}
+	}
 	pos := func(r unstable.Range) model.Pos {
-		s := parser.Shape(r)
-		return model.Pos{File: file, Line: s.Start.Line, Col: s.Start.Column}
+		off := int(r.Offset)
+		line := sort.Search(len(lineStarts), func(i int) bool { return lineStarts[i] > off }) // 1-based
+		return model.Pos{File: file, Line: line, Col: off - lineStarts[line-1] + 1}
 	}
 	keyParts := func(n *unstable.Node) ([]string, model.Pos) {
 		var parts []string

@@ -38,6 +38,11 @@ type TestConfig struct {
 	OnStep func(StepRecord)
 	// OnRun, when set, is called when a run ends, with its result.
 	OnRun func(RunResult)
+	// KeepPassingSteps keeps the step log of runs that passed in the
+	// result; by default only failing and inconclusive runs keep theirs
+	// (OnStep and OnRun see every step either way), so that memory does not
+	// grow with the number of runs.
+	KeepPassingSteps bool
 	// Script, when set, drives the run's controllable steps in this order
 	// (a rerun of a saved run, see SavedRun) instead of choosing them; the
 	// run waits up to EndWait where the script observed an event, and
@@ -168,10 +173,13 @@ func Test(ctx context.Context, m model.Model, cfg *explore.Config, impl Implemen
 			break
 		}
 		run := t.run(r, tc.Seed+uint64(r-1))
-		res.Runs = append(res.Runs, run)
 		if tc.OnRun != nil {
 			tc.OnRun(run)
 		}
+		if run.Verdict == Pass && !tc.KeepPassingSteps {
+			run.Steps = nil // memory stays flat over long campaigns
+		}
+		res.Runs = append(res.Runs, run)
 		if run.Failure != nil && run.Failure.Kind.Fatal() {
 			break // the implementation is gone or unusable
 		}

@@ -64,7 +64,7 @@ func TestOnlinePassesConformingStack(t *testing.T) {
 			t.Fatalf("run %d: %s %+v", r.Run, r.Verdict, r.Failure)
 		}
 		// Runs end accepting: the stack is empty after cleanup.
-		if n := len(r.Steps); n < 40 {
+		if n := r.Actions; n < 40 {
 			t.Errorf("run %d has %d steps", r.Run, n)
 		}
 	}
@@ -112,7 +112,7 @@ func TestOnlineFailureKinds(t *testing.T) {
 func TestOnlineDeterministic(t *testing.T) {
 	m, cfg := stackModelForTest(t)
 	trace := func(seed uint64) string {
-		res, err := conform.Test(context.Background(), m, cfg, stackImpl(3, ""), conform.TestConfig{Runs: 1, Steps: 30, Seed: seed})
+		res, err := conform.Test(context.Background(), m, cfg, stackImpl(3, ""), conform.TestConfig{Runs: 1, Steps: 30, Seed: seed, KeepPassingSteps: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +172,7 @@ func TestOnlineObservables(t *testing.T) {
 			return nil, nil
 		},
 	}
-	res, err := conform.Test(context.Background(), m, cfg, impl, conform.TestConfig{Runs: 5, Steps: 30, Seed: 11})
+	res, err := conform.Test(context.Background(), m, cfg, impl, conform.TestConfig{Runs: 5, Steps: 30, Seed: 11, KeepPassingSteps: true})
 	if err != nil {
 		t.Fatal(err)
 	}
