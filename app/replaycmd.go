@@ -86,12 +86,13 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	type row struct{ file, verdict, detail string }
 	var rows []row
 	for _, f := range files {
-		recs, err := conform.ReadTraceFile(f)
+		tr, closer, err := conform.OpenTrace(f)
 		if err != nil {
 			return err
 		}
 		rc.File = f
-		res, err := conform.Replay(ctx, m, cfg, recs, rc)
+		res, err := conform.ReplayTrace(ctx, m, cfg, tr, rc) // streamed: any length
+		closer.Close()
 		if err != nil {
 			return err
 		}

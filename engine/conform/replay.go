@@ -2,7 +2,9 @@ package conform
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,6 +52,11 @@ type ReplayConfig struct {
 	File string
 }
 
+// maxPath bounds ReplayResult.Path: the first events of a long trace are
+// shown step by step, the rest only counted (Matched), so that memory does
+// not grow with the trace.
+const maxPath = 10_000
+
 // ReplayStep is one matched event.
 type ReplayStep struct {
 	Index  int // in the trace
@@ -70,10 +77,11 @@ type ReplayFailure struct {
 
 // ReplayResult is the verdict of replaying one trace.
 type ReplayResult struct {
-	Verdict   Verdict
-	Total     int // events in the trace (ignored ones excluded)
-	Matched   int
-	Path      []ReplayStep
+	Verdict Verdict
+	Total   int // events in the trace (ignored ones excluded)
+	Matched int
+	Path    []ReplayStep // the first 10,000 matched events
+
 	Failure   *ReplayFailure
 	Reason    string // why inconclusive
 	MaxStates int    // the largest set of candidate states met
@@ -93,6 +101,13 @@ type resolved struct {
 // internal actions and choose()), and gives pass, fail (at the first event
 // no candidate state accepts) or inconclusive (a bound was hit).
 func Replay(ctx context.Context, m model.Model, cfg *explore.Config, recs []Record, rc ReplayConfig) (*ReplayResult, error) {
+	return ReplayTrace(ctx, m, cfg, &sliceTrace{recs: recs}, rc)
+}
+
+// ReplayTrace is Replay reading the trace as it goes: memory does not grow
+// with the trace (the window of pending events and the first 10,000 steps of
+// the path are kept).
+func ReplayTrace(ctx context.Context, m model.Model, cfg *explore.Config, tr TraceReader, rc ReplayConfig) (*ReplayResult, error) {
 	if rc.MaxStates <= 0 {
 		rc.MaxStates = 1000
 	}
@@ -103,16 +118,14 @@ func Replay(ctx context.Context, m model.Model, cfg *explore.Config, recs []Reco
 	if err != nil {
 		return nil, err
 	}
-	events, err := resolveEvents(t, recs, rc)
-	if err != nil {
-		return nil, err
-	}
+	feed := &eventFeed{t: t, tr: tr, rc: rc}
 	start := time.Now()
-	res := &ReplayResult{Verdict: Pass, Total: len(events)}
-	defer func() { res.Seconds = time.Since(start).Seconds() }()
+	res := &ReplayResult{Verdict: Pass}
+	defer func() { res.Seconds = time.Since(start).Seconds(); res.Total = feed.events }()
 	failAt := func(ev *resolved, verdict Verdict, msg string, states []model.State, expected []string) (*ReplayResult, error) {
+		feed.countRest() // the summary gives the trace's length
 		res.Verdict = verdict
-		res.Failure = &ReplayFailure{Index: len(recs), Message: msg, States: t.describe(states), Expected: expected}
+		res.Failure = &ReplayFailure{Index: feed.records, Message: msg, States: t.describe(states), Expected: expected}
 		if ev != nil {
 			res.Failure.Index, res.Failure.Line, res.Failure.Event = ev.index, ev.rec.Line, ev.rec.String()
 		}
@@ -126,8 +139,14 @@ func Replay(ctx context.Context, m model.Model, cfg *explore.Config, recs []Reco
 	if err != nil {
 		return failAt(nil, ModelError, err.Error(), []model.State{st0}, nil)
 	}
-	pending := events
-	for len(pending) > 0 {
+	for {
+		if err := feed.fill(rc.Window + 1); err != nil {
+			return nil, err
+		}
+		pending := feed.pending
+		if len(pending) == 0 {
+			break
+		}
 		if ctx.Err() != nil {
 			res.Verdict, res.Reason = Inconclusive, "cancelled"
 			return res, nil
@@ -149,13 +168,14 @@ func Replay(ctx context.Context, m model.Model, cfg *explore.Config, recs []Reco
 		if matched < 0 {
 			ev := pending[0]
 			label := (&explore.GTrans{Action: t.info.Actions[ev.action].Name, Args: ev.args, Output: ev.rec.Output}).Label()
-			return failAt(&ev, Fail, fmt.Sprintf("no state the model may be in accepts %s", label), states, t.enabledLabels(states, pending))
+			feed.fill(64) // the next events name inputs the model may expect
+			return failAt(&ev, Fail, fmt.Sprintf("no state the model may be in accepts %s", label), states, t.enabledLabels(states, feed.pending))
 		}
 		ev := pending[matched]
 		// Drop the matched event: shift the (at most Window) events before
 		// it one place right, so the rest of the trace is never copied.
 		copy(pending[1:matched+1], pending[:matched])
-		pending = pending[1:]
+		feed.pending = pending[1:]
 		if next, err = t.closure(next); err != nil {
 			return failAt(&ev, ModelError, "the model failed: "+err.Error(), next, nil)
 		}
@@ -171,7 +191,9 @@ func Replay(ctx context.Context, m model.Model, cfg *explore.Config, recs []Reco
 		}
 		states = kept
 		res.Matched++
-		res.Path = append(res.Path, ReplayStep{Index: ev.index, Line: ev.rec.Line, Label: (&explore.GTrans{Action: t.info.Actions[ev.action].Name, Args: ev.args, Kind: cfg.Actions[ev.action].Kind}).Label(), States: keys(states)})
+		if len(res.Path) < maxPath {
+			res.Path = append(res.Path, ReplayStep{Index: ev.index, Line: ev.rec.Line, Label: (&explore.GTrans{Action: t.info.Actions[ev.action].Name, Args: ev.args, Kind: cfg.Actions[ev.action].Kind}).Label(), States: keys(states)})
+		}
 	}
 	if rc.RequireAccepting {
 		ok := false
@@ -187,26 +209,61 @@ func Replay(ctx context.Context, m model.Model, cfg *explore.Config, recs []Reco
 	return res, nil
 }
 
-// resolveEvents maps every record through the event mappings first, so that
-// setup errors name the trace line; ignored records are dropped.
-func resolveEvents(t *tester, recs []Record, rc ReplayConfig) ([]resolved, error) {
-	var events []resolved
-	for i := range recs {
-		r := &recs[i]
-		ev, skip, err := resolveRecord(t.info, t.byName, r, rc)
+// eventFeed reads a trace's records as the replay needs them and maps
+// them through the event mappings; ignored records are skipped.
+type eventFeed struct {
+	t       *tester
+	tr      TraceReader
+	rc      ReplayConfig
+	pending []resolved // read, not yet matched
+	records int        // records read
+	events  int        // events read (ignored ones excluded)
+	eof     bool
+}
+
+// fill reads until n events are pending or the trace ends.
+func (f *eventFeed) fill(n int) error {
+	for len(f.pending) < n && !f.eof {
+		r, err := f.tr.Next()
+		if errors.Is(err, io.EOF) {
+			f.eof = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rec := r
+		ev, skip, err := resolveRecord(f.t.info, f.t.byName, &rec, f.rc)
+		f.records++
 		if err != nil {
 			if te, ok := err.(*TraceError); ok {
-				te.File = rc.File
+				te.File = f.rc.File
 			}
-			return nil, err
+			return err
 		}
 		if skip {
 			continue
 		}
-		ev.index = i
-		events = append(events, ev)
+		ev.index = f.records - 1
+		f.events++
+		f.pending = append(f.pending, ev)
 	}
-	return events, nil
+	return nil
+}
+
+// countRest reads the rest of the trace only to count its events.
+func (f *eventFeed) countRest() {
+	for !f.eof {
+		r, err := f.tr.Next()
+		if err != nil {
+			f.eof = true
+			return
+		}
+		f.records++
+		if _, skip, err := resolveRecord(f.t.info, f.t.byName, &r, f.rc); err == nil && !skip {
+			f.events++
+		}
+	}
 }
 
 // matchEvent finds the pending event to replay next: the first one, then

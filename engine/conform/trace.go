@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -81,30 +82,88 @@ func (e *TraceError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.
 // literals; objects such as Client1 are read as objects). Blank lines and
 // lines starting with # are skipped in the line formats.
 func ParseTrace(file string, data []byte) ([]Record, error) {
-	trimmed := bytes.TrimSpace(data)
-	switch {
-	case len(trimmed) == 0:
-		return []Record{}, nil
-	case trimmed[0] == '<':
-		return parseXMLTrace(file, data)
-	case trimmed[0] == '{':
-		return parseJSONTrace(file, data)
+	tr := NewTraceReader(file, bytes.NewReader(data))
+	out := []Record{}
+	for {
+		r, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
 	}
-	return parsePlainTrace(file, data)
 }
 
-func parseXMLTrace(file string, data []byte) ([]Record, error) {
-	dec := xml.NewDecoder(bytes.NewReader(data))
-	var out []Record
-	depth := 0
+// TraceReader reads a recorded trace one event at a time, so that a trace
+// of any length is replayed in bounded memory.
+type TraceReader interface {
+	// Next returns the next record, or io.EOF after the last.
+	Next() (Record, error)
+}
+
+// NewTraceReader reads a trace from r in the format its first non-blank
+// byte tells (see ParseTrace); file names it in errors.
+func NewTraceReader(file string, r io.Reader) TraceReader {
+	br := bufio.NewReaderSize(r, 1<<16)
+	first := byte(0)
+	for n := 1; n <= 1<<16; n *= 2 {
+		buf, _ := br.Peek(n)
+		if t := bytes.TrimLeft(buf, " \t\r\n"); len(t) > 0 {
+			first = t[0]
+			break
+		}
+		if len(buf) < n {
+			break // the whole input is blank
+		}
+	}
+	switch first {
+	case '<':
+		return &xmlTrace{file: file, dec: xml.NewDecoder(br)}
+	case '{':
+		return newLineTrace(file, br, parseJSONRecord)
+	}
+	return newLineTrace(file, br, parsePlainRecord)
+}
+
+// OpenTrace opens a trace file for reading (a regular file of at most
+// MaxTraceSize bytes); close it after.
+func OpenTrace(path string) (TraceReader, io.Closer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file", path)
+	}
+	if err == nil && st.Size() > MaxTraceSize {
+		err = fmt.Errorf("%s is larger than %d MiB", path, MaxTraceSize>>20)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return NewTraceReader(path, io.LimitReader(f, MaxTraceSize)), f, nil
+}
+
+// xmlTrace reads events as flat elements inside one root element.
+type xmlTrace struct {
+	file  string
+	dec   *xml.Decoder
+	depth int
+}
+
+func (x *xmlTrace) Next() (Record, error) {
 	for {
-		line, _ := dec.InputPos()
-		tok, err := dec.Token()
+		line, _ := x.dec.InputPos()
+		tok, err := x.dec.Token()
 		if errors.Is(err, io.EOF) {
-			if depth != 0 {
-				return nil, &TraceError{file, line, "the trace ends inside an element"}
+			if x.depth != 0 {
+				return Record{}, &TraceError{x.file, line, "the trace ends inside an element"}
 			}
-			return out, nil
+			return Record{}, io.EOF
 		}
 		if err != nil {
 			l := line
@@ -112,60 +171,79 @@ func parseXMLTrace(file string, data []byte) ([]Record, error) {
 			if errors.As(err, &se) {
 				l = se.Line
 			}
-			return nil, &TraceError{file, l, "malformed XML: " + strings.TrimPrefix(err.Error(), "XML syntax error on line "+strconv.Itoa(l)+": ")}
+			return Record{}, &TraceError{x.file, l, "malformed XML: " + strings.TrimPrefix(err.Error(), "XML syntax error on line "+strconv.Itoa(l)+": ")}
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			depth++
-			if depth == 1 {
+			x.depth++
+			if x.depth == 1 {
 				continue // the root, e.g. <trace>
 			}
-			if depth > 2 {
-				return nil, &TraceError{file, line, fmt.Sprintf("element <%s> inside an event: events are flat elements", t.Name.Local)}
+			if x.depth > 2 {
+				return Record{}, &TraceError{x.file, line, fmt.Sprintf("element <%s> inside an event: events are flat elements", t.Name.Local)}
 			}
-			r := Record{Name: t.Name.Local, Attrs: []Attr{}, Line: line}
+			r := Record{Name: t.Name.Local, Attrs: make([]Attr, 0, len(t.Attr)), Line: line}
 			for _, a := range t.Attr {
 				r.Attrs = append(r.Attrs, Attr{a.Name.Local, a.Value})
 			}
-			out = append(out, r)
+			return r, nil
 		case xml.EndElement:
-			depth--
+			x.depth--
 		case xml.CharData:
-			if depth >= 2 && len(bytes.TrimSpace(t)) > 0 {
-				return nil, &TraceError{file, line, "text inside an event element"}
+			if x.depth >= 2 && len(bytes.TrimSpace(t)) > 0 {
+				return Record{}, &TraceError{x.file, line, "text inside an event element"}
 			}
 		}
 	}
 }
 
-func parseJSONTrace(file string, data []byte) ([]Record, error) {
-	return scanRecords(file, data, parseJSONRecord)
+// lineTrace reads a line-based trace, one record a line; blank lines and
+// # comments are skipped.
+type lineTrace struct {
+	file  string
+	sc    *bufio.Scanner
+	line  int
+	parse func(string) (Record, error)
 }
 
-// scanRecords parses a line-based trace, one record a line; blank lines and
-// # comments are skipped.
-func scanRecords(file string, data []byte, parse func(string) (Record, error)) ([]Record, error) {
-	var out []Record
-	sc := bufio.NewScanner(bytes.NewReader(data))
+func newLineTrace(file string, r io.Reader, parse func(string) (Record, error)) *lineTrace {
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
+	return &lineTrace{file: file, sc: sc, parse: parse}
+}
+
+func (l *lineTrace) Next() (Record, error) {
+	for l.sc.Scan() {
+		l.line++
+		text := strings.TrimSpace(l.sc.Text())
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
 		}
-		r, err := parse(text)
+		r, err := l.parse(text)
 		if err != nil {
-			return nil, &TraceError{file, line, err.Error()}
+			return Record{}, &TraceError{l.file, l.line, err.Error()}
 		}
-		r.Line = line
-		out = append(out, r)
+		r.Line = l.line
+		return r, nil
 	}
-	if err := sc.Err(); err != nil {
-		return nil, &TraceError{file, line + 1, err.Error()}
+	if err := l.sc.Err(); err != nil {
+		return Record{}, &TraceError{l.file, l.line + 1, err.Error()}
 	}
-	return out, nil
+	return Record{}, io.EOF
+}
+
+// sliceTrace reads records already in memory.
+type sliceTrace struct {
+	recs []Record
+	i    int
+}
+
+func (s *sliceTrace) Next() (Record, error) {
+	if s.i >= len(s.recs) {
+		return Record{}, io.EOF
+	}
+	s.i++
+	return s.recs[s.i-1], nil
 }
 
 // parseJSONRecord reads {"event": name, key: value, ...} keeping key order.
@@ -209,10 +287,6 @@ func parseJSONRecord(text string) (Record, error) {
 }
 
 var objectName = regexp.MustCompile(`^([A-Za-z_][A-Za-z_]*?)([0-9]+)$`)
-
-func parsePlainTrace(file string, data []byte) ([]Record, error) {
-	return scanRecords(file, data, parsePlainRecord)
-}
 
 // parsePlainRecord reads Name(arg, ...) or Name(arg, ...)/output; a leading
 // ? (observable, as in logs) is allowed.
