@@ -96,14 +96,9 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if len(pos) != 2 {
 		return usagef("run takes PROJECT and SUITE.json")
 	}
-	f, err := os.Open(pos[1])
+	suite, err := explore.ReadSuiteFile(pos[1])
 	if err != nil {
 		return err
-	}
-	suite, err := explore.ReadSuite(f)
-	f.Close()
-	if err != nil {
-		return fmt.Errorf("%s: %w", pos[1], err)
 	}
 	p, m, cfg, name, err := openConfig(pos[0], orDefault(*config, suite.Config))
 	if err != nil {

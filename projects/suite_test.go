@@ -171,12 +171,46 @@ func TestStateCases(t *testing.T) {
 	}
 }
 
+// Suite files are untrusted input: errors say what and where (line and
+// column), trailing data and empty suites are refused.
 func TestReadSuiteErrors(t *testing.T) {
-	for _, bad := range []string{`{"format":"other/1","cases":[]}`, `{"format":"modex-suite/1","cases":[{"name":"a","steps":[{"kind":"jump","label":"x","from":"S0","to":"S1"}]}]}`, `{"format":"modex-suite/1","surprise":1}`, `not json`} {
-		if _, err := explore.ReadSuite(strings.NewReader(bad)); err == nil {
-			t.Errorf("accepted %s", bad)
+	step := `{"kind":"controllable","action":"Push","args":["1"],"label":"Push(1)","from":"S0","to":"S1"}`
+	for _, tc := range []struct{ in, want string }{
+		{`{"format":"other/1","cases":[]}`, `format "other/1"`},
+		{`{"format":"modex-suite/1","cases":[{"name":"a","steps":[{"kind":"jump","label":"x","from":"S0","to":"S1"}]}]}`, `case 1 step 1: unknown kind "jump"`},
+		{`{"format":"modex-suite/1",` + "\n" + `"surprise":1}`, `line 2, column`},
+		{`not json`, "line 1, column 2"},
+		{"{\"format\":\"modex-suite/1\",\n\"cases\": [\n  {\"name\": 7}]}", "line 3, column"},
+		{`{"format":"modex-suite/1","cases":[]}`, "no test cases"},
+		{`{"format":"modex-suite/1","cases":[{"name":"a","steps":[]}]}`, "case 1 (a) has no steps"},
+		{`{"format":"modex-suite/1","cases":[{"name":"a","steps":[` + step + `]}]} trailing`, "data after the suite"},
+	} {
+		if _, err := explore.ReadSuite(strings.NewReader(tc.in)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.in, err, tc.want)
 		}
 	}
+	ok := `{"format":"modex-suite/1","cases":[{"name":"a","steps":[` + step + `]}]}` + "\n"
+	if _, err := explore.ReadSuite(strings.NewReader(ok)); err != nil {
+		t.Errorf("a valid suite: %v", err)
+	}
+}
+
+func FuzzReadSuite(f *testing.F) {
+	f.Add([]byte(`{"format":"modex-suite/1","cases":[{"name":"a","steps":[{"kind":"timeout","label":"","from":"S0","to":"S1"}]}]}`))
+	f.Add([]byte(`{"format":"modex-suite/1",` + "\n" + `"cases": 3}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := explore.ReadSuite(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		var b bytes.Buffer
+		if err := s.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := explore.ReadSuite(&b); err != nil {
+			t.Fatalf("a suite does not read back: %v", err)
+		}
+	})
 }
 
 // Every generated suite passes against the fixed chat server and fails

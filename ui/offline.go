@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -241,15 +240,9 @@ func (ov *OfflineView) Load() {
 
 // LoadFile reads a suite file.
 func (ov *OfflineView) LoadFile(path string) error {
-	f, err := os.Open(path)
+	s, err := explore.ReadSuiteFile(path)
 	if err != nil {
 		ov.summary.SetText(err.Error())
-		return err
-	}
-	defer f.Close()
-	s, err := explore.ReadSuite(f)
-	if err != nil {
-		ov.summary.SetText(path + ": " + err.Error())
 		return err
 	}
 	ov.setSuite(s)

@@ -195,18 +195,20 @@ func ReplayTrace(ctx context.Context, m model.Model, cfg *explore.Config, tr Tra
 			res.Path = append(res.Path, ReplayStep{Index: ev.index, Line: ev.rec.Line, Label: (&explore.GTrans{Action: t.info.Actions[ev.action].Name, Args: ev.args, Kind: cfg.Actions[ev.action].Kind}).Label(), States: keys(states)})
 		}
 	}
-	if rc.RequireAccepting {
-		ok := false
-		for _, s := range states {
-			if a, err := t.accepting([]model.State{s}); err == nil && a {
-				ok = true
-			}
-		}
-		if !ok {
-			return failAt(nil, Fail, "the trace ends outside an accepting state", states, nil)
-		}
+	if rc.RequireAccepting && !t.someAccepting(states) {
+		return failAt(nil, Fail, "the trace ends outside an accepting state", states, nil)
 	}
 	return res, nil
+}
+
+// someAccepting reports whether one of the states is accepting.
+func (t *tester) someAccepting(states []model.State) bool {
+	for _, s := range states {
+		if a, err := t.accepting([]model.State{s}); err == nil && a {
+			return true
+		}
+	}
+	return false
 }
 
 // eventFeed reads a trace's records as the replay needs them and maps

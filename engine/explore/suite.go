@@ -1,11 +1,15 @@
 package explore
 
 import (
+	"bytes"
 	"container/heap"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/modex/modex/engine/model"
 )
 
 // SuiteStep is one step of an offline test case: a transition of the
@@ -84,16 +88,35 @@ func (s *Suite) WriteJSON(w io.Writer) error {
 
 // ReadSuite reads a suite written by WriteJSON.
 func ReadSuite(r io.Reader) (*Suite, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxSuiteSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxSuiteSize {
+		return nil, fmt.Errorf("a test suite is at most %d MiB", MaxSuiteSize>>20)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("the test suite file is empty")
+	}
 	var s Suite
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("reading the test suite: %w", err)
+		return nil, fmt.Errorf("reading the test suite: %s: %v", jsonPos(data, dec.InputOffset(), err), err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("reading the test suite: %s: data after the suite", jsonPos(data, dec.InputOffset(), nil))
 	}
 	if s.Format != SuiteFormat {
 		return nil, fmt.Errorf("not a Modex test suite (format %q, want %q)", s.Format, SuiteFormat)
 	}
+	if len(s.Cases) == 0 {
+		return nil, fmt.Errorf("the test suite has no test cases")
+	}
 	for i, c := range s.Cases {
+		if len(c.Steps) == 0 {
+			return nil, fmt.Errorf("case %d (%s) has no steps", i+1, c.Name)
+		}
 		for j, st := range c.Steps {
 			if _, ok := map[string]bool{"controllable": true, "observable": true, "internal": true, "timeout": true}[st.Kind]; !ok {
 				return nil, fmt.Errorf("case %d step %d: unknown kind %q", i+1, j+1, st.Kind)
@@ -106,6 +129,39 @@ func ReadSuite(r io.Reader) (*Suite, error) {
 	return &s, nil
 }
 
+// ReadSuiteFile reads a suite file (a regular file of at most MaxSuiteSize
+// bytes); errors name the file.
+func ReadSuiteFile(path string) (*Suite, error) {
+	data, err := model.ReadFileLimited(path, MaxSuiteSize)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ReadSuite(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// MaxSuiteSize bounds a suite file read back.
+const MaxSuiteSize = 256 << 20
+
+// jsonPos names the line and column of a JSON error: the offset the
+// decoder reports (a syntax or type error's own offset when it has one).
+func jsonPos(data []byte, off int64, err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset - 1 // the offending byte
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	off = min(max(off, 0), int64(len(data)))
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - int64(bytes.LastIndexByte(data[:off], '\n'))
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
 func (g *Graph) step(ti int) SuiteStep {
 	t := &g.Trans[ti]
 	return SuiteStep{Kind: t.Kind.String(), Action: t.Action, Args: t.ArgStrings(), Output: t.OutputString(), Label: t.Label(),
