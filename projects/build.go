@@ -265,6 +265,12 @@ func (b *builder) bounds(cfg *explore.Config) error {
 		}
 		cfg.MaxTime = time.Duration(*s.MaxSeconds * float64(time.Second))
 	}
+	if s.MemoryBudgetMB != nil {
+		if *s.MemoryBudgetMB <= 0 {
+			return b.p.errAt(b.at(true, "memory_budget_mb"), "memory_budget_mb must be positive")
+		}
+		cfg.MemoryBudget = uint64(*s.MemoryBudgetMB) << 20
+	}
 	if s.StepBudget != nil {
 		if *s.StepBudget <= 0 {
 			return b.p.errAt(b.at(true, "step_budget"), "step_budget must be positive")

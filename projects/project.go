@@ -63,6 +63,9 @@ type ConfigSpec struct {
 	MaxDepth         *int                   `toml:"max_depth,omitempty"`
 	MaxSeconds       *float64               `toml:"max_seconds,omitempty"`
 	StepBudget       *int64                 `toml:"step_budget,omitempty"`
+	// MemoryBudgetMB bounds the heap while the model runs (default: a
+	// quarter of the machine's memory).
+	MemoryBudgetMB *int `toml:"memory_budget_mb,omitempty"`
 	// Constants set the model's constant(name, default) declarations
 	// (integers, strings, booleans); {NAME} in the adapter command is
 	// replaced by the value too.
@@ -494,6 +497,9 @@ func mergeSpec(base, c *ConfigSpec) *ConfigSpec {
 	}
 	if c.StepBudget != nil {
 		out.StepBudget = c.StepBudget
+	}
+	if c.MemoryBudgetMB != nil {
+		out.MemoryBudgetMB = c.MemoryBudgetMB
 	}
 	return &out
 }

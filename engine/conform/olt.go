@@ -163,13 +163,14 @@ func Test(ctx context.Context, m model.Model, cfg *explore.Config, impl Implemen
 	if err != nil {
 		return nil, err
 	}
+	defer t.watchMemory()()
 	start := time.Now()
 	res := &TestResult{}
 	for r := 1; r <= tc.Runs; r++ {
 		if tc.TotalSteps > 0 && t.total >= tc.TotalSteps {
 			break
 		}
-		if ctx.Err() != nil {
+		if t.ctx.Err() != nil {
 			break
 		}
 		run := t.run(r, tc.Seed+uint64(r-1))
@@ -187,6 +188,22 @@ func Test(ctx context.Context, m model.Model, cfg *explore.Config, impl Implemen
 	res.States, res.Transitions, res.Steps = len(t.seen), len(t.covered), t.total
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// watchMemory makes the tester's context end when the heap passes the
+// configuration's memory budget, cancelling the model's code; the returned
+// function stops watching.
+func (t *tester) watchMemory() func() {
+	ctx, stopWatch := model.WatchMemory(t.ctx, t.cfg.MemoryBudget)
+	t.ctx = ctx
+	stop := context.AfterFunc(ctx, func() {
+		why := "cancelled"
+		if msg, ok := model.MemoryExceeded(ctx); ok {
+			why = msg
+		}
+		t.w.Cancel(why)
+	})
+	return func() { stop(); stopWatch() }
 }
 
 // newTester prepares a tester: a worker with the step budget and the
@@ -267,6 +284,11 @@ func (r *onlineRun) failAction(f *Failure, states []model.State) bool {
 
 // inconclusive ends the run without a verdict either way.
 func (r *onlineRun) inconclusive(reason string) bool {
+	if reason == "cancelled" {
+		if msg, ok := model.MemoryExceeded(r.t.ctx); ok {
+			return r.fail(FailModel, msg, r.states, nil)
+		}
+	}
 	r.res.Verdict, r.res.Reason = Inconclusive, reason
 	return true
 }

@@ -346,3 +346,36 @@ func FuzzReadSavedRun(f *testing.F) {
 		}
 	})
 }
+
+// An online run whose model allocates without bound ends with a model
+// error naming the memory budget, not a crash or a hang.
+func TestOnlineMemoryBudget(t *testing.T) {
+	m, err := model.LoadStarlarkSource("hog.star", []byte(`
+def init():
+    return {"n": 0}
+
+def Inc(s):
+    for i in range(1000):
+        s.n = len([0] * 2000000)
+
+actions = [Inc]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := explore.DefaultConfig(m)
+	cfg.MemoryBudget = 32 << 20
+	cfg.StepBudget = 100_000_000
+	impl := &conform.InProcess{Do: func(string, []any) (any, error) { return nil, nil }}
+	res, err := conform.Test(context.Background(), m, cfg, impl, conform.TestConfig{Runs: 3, Steps: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Runs[0]
+	if r.Verdict != conform.ModelError || r.Failure == nil || !strings.Contains(r.Failure.Message, "model exceeded its memory budget (32 MiB)") {
+		t.Fatalf("run: %s %+v", r.Verdict, r.Failure)
+	}
+	if len(res.Runs) != 1 {
+		t.Errorf("%d runs after the budget was exceeded, want 1", len(res.Runs))
+	}
+}

@@ -118,6 +118,8 @@ func ReplayTrace(ctx context.Context, m model.Model, cfg *explore.Config, tr Tra
 	if err != nil {
 		return nil, err
 	}
+	defer t.watchMemory()()
+	ctx = t.ctx
 	feed := &eventFeed{t: t, tr: tr, rc: rc}
 	start := time.Now()
 	res := &ReplayResult{Verdict: Pass}
@@ -129,6 +131,15 @@ func ReplayTrace(ctx context.Context, m model.Model, cfg *explore.Config, tr Tra
 		if ev != nil {
 			res.Failure.Index, res.Failure.Line, res.Failure.Event = ev.index, ev.rec.Line, ev.rec.String()
 		}
+		return res, nil
+	}
+	// stopped ends a cancelled replay: a model error past the memory
+	// budget, else inconclusive.
+	stopped := func(ev *resolved, states []model.State) (*ReplayResult, error) {
+		if msg, ok := model.MemoryExceeded(ctx); ok {
+			return failAt(ev, ModelError, msg, states, nil)
+		}
+		res.Verdict, res.Reason = Inconclusive, "cancelled"
 		return res, nil
 	}
 	st0, err := t.w.Init()
@@ -148,8 +159,7 @@ func ReplayTrace(ctx context.Context, m model.Model, cfg *explore.Config, tr Tra
 			break
 		}
 		if ctx.Err() != nil {
-			res.Verdict, res.Reason = Inconclusive, "cancelled"
-			return res, nil
+			return stopped(&pending[0], states)
 		}
 		res.MaxStates = max(res.MaxStates, len(states))
 		if len(states) > rc.MaxStates {
@@ -160,8 +170,7 @@ func ReplayTrace(ctx context.Context, m model.Model, cfg *explore.Config, tr Tra
 		matched, next, err := t.matchEvent(states, pending, rc.Window)
 		if err != nil {
 			if ctx.Err() != nil {
-				res.Verdict, res.Reason = Inconclusive, "cancelled"
-				return res, nil
+				return stopped(&pending[0], states)
 			}
 			return failAt(&pending[0], ModelError, "the model failed: "+err.Error(), states, nil)
 		}
@@ -171,11 +180,7 @@ func ReplayTrace(ctx context.Context, m model.Model, cfg *explore.Config, tr Tra
 			feed.fill(64) // the next events name inputs the model may expect
 			return failAt(&ev, Fail, fmt.Sprintf("no state the model may be in accepts %s", label), states, t.enabledLabels(states, feed.pending))
 		}
-		ev := pending[matched]
-		// Drop the matched event: shift the (at most Window) events before
-		// it one place right, so the rest of the trace is never copied.
-		copy(pending[1:matched+1], pending[:matched])
-		feed.pending = pending[1:]
+		ev := feed.take(matched)
 		if next, err = t.closure(next); err != nil {
 			return failAt(&ev, ModelError, "the model failed: "+err.Error(), next, nil)
 		}
@@ -190,10 +195,7 @@ func ReplayTrace(ctx context.Context, m model.Model, cfg *explore.Config, tr Tra
 			return failAt(&ev, Fail, "the invariant is violated: "+why, next, nil)
 		}
 		states = kept
-		res.Matched++
-		if len(res.Path) < maxPath {
-			res.Path = append(res.Path, ReplayStep{Index: ev.index, Line: ev.rec.Line, Label: (&explore.GTrans{Action: t.info.Actions[ev.action].Name, Args: ev.args, Kind: cfg.Actions[ev.action].Kind}).Label(), States: keys(states)})
-		}
+		res.matched(t, ev, states)
 	}
 	if rc.RequireAccepting && !t.someAccepting(states) {
 		return failAt(nil, Fail, "the trace ends outside an accepting state", states, nil)
@@ -251,6 +253,26 @@ func (f *eventFeed) fill(n int) error {
 		f.pending = append(f.pending, ev)
 	}
 	return nil
+}
+
+// take removes the matched event k from the pending ones: the (at most
+// Window) events before it shift one place right, so the rest of the trace
+// is never copied.
+func (f *eventFeed) take(k int) resolved {
+	ev := f.pending[k]
+	copy(f.pending[1:k+1], f.pending[:k])
+	f.pending = f.pending[1:]
+	return ev
+}
+
+// matched counts a reproduced event and records it in the path (the first
+// maxPath events).
+func (res *ReplayResult) matched(t *tester, ev resolved, states []model.State) {
+	res.Matched++
+	if len(res.Path) < maxPath {
+		label := (&explore.GTrans{Action: t.info.Actions[ev.action].Name, Args: ev.args, Kind: t.cfg.Actions[ev.action].Kind}).Label()
+		res.Path = append(res.Path, ReplayStep{Index: ev.index, Line: ev.rec.Line, Label: label, States: keys(states)})
+	}
 }
 
 // countRest reads the rest of the trace only to count its events.

@@ -52,10 +52,11 @@ func RunSuite(ctx context.Context, m model.Model, cfg *explore.Config, impl Impl
 	if err != nil {
 		return nil, err
 	}
+	defer t.watchMemory()()
 	start := time.Now()
 	res := &SuiteResult{}
 	for _, c := range suite.Cases {
-		if ctx.Err() != nil {
+		if t.ctx.Err() != nil {
 			break
 		}
 		cr := t.runCase(c)
@@ -103,6 +104,11 @@ func (r *caseRun) fail(kind FailureKind, msg string, states []model.State, expec
 }
 
 func (r *caseRun) inconclusive(why string) bool {
+	if why == "cancelled" {
+		if msg, ok := model.MemoryExceeded(r.t.ctx); ok {
+			return r.fail(FailModel, msg, r.states, nil)
+		}
+	}
 	r.res.Verdict, r.res.Reason = Inconclusive, why
 	return true
 }

@@ -70,6 +70,11 @@ type Config struct {
 	// Workers is the number of goroutines (default: the number of CPUs).
 	Workers int
 	// StepBudget bounds one step or expression (default DefaultStepBudget).
+	// MemoryBudget bounds the heap (bytes) while the model runs; past it
+	// exploration stops, keeping what it found, and tests and replays end
+	// with a model error (0: model.DefaultMemoryBudget, a quarter of the
+	// machine's memory).
+	MemoryBudget uint64
 	StepBudget uint64
 	// Progress, when set, is called from an engine goroutine about every
 	// ProgressEvery (default 100 ms) and once at the end.

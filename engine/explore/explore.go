@@ -229,10 +229,16 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 		ctx, cancel = context.WithTimeout(ctx, cfg.MaxTime)
 		defer cancel()
 	}
+	ctx, stopWatch := model.WatchMemory(ctx, cfg.MemoryBudget)
+	defer stopWatch()
 	e.ctx = ctx
 	stop := context.AfterFunc(ctx, func() {
+		why := "exploration cancelled"
+		if msg, ok := model.MemoryExceeded(ctx); ok {
+			why = msg
+		}
 		for _, w := range e.workers {
-			w.Cancel("exploration cancelled")
+			w.Cancel(why)
 		}
 	})
 	defer stop()
@@ -286,6 +292,9 @@ func (e *explorer) progressLoop(done chan struct{}, wg *sync.WaitGroup) {
 }
 
 func (e *explorer) stopReason() string {
+	if msg, ok := model.MemoryExceeded(e.ctx); ok {
+		return msg
+	}
 	if errors.Is(e.ctx.Err(), context.DeadlineExceeded) && e.cfg.MaxTime > 0 {
 		return "max time"
 	}

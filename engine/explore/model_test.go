@@ -365,3 +365,38 @@ func FuzzLoadModel(f *testing.F) {
 		explore.Explore(context.Background(), m, cfg)
 	})
 }
+
+// Model code that allocates without bound is stopped by the memory budget:
+// exploration keeps what it found and says why it stopped; an online run
+// and a replay end with a model error naming the budget.
+func TestMemoryBudget(t *testing.T) {
+	m, err := model.LoadStarlarkSource("hog.star", []byte(`
+def init():
+    return {"n": 0}
+
+def Inc(s):
+    s.n += 1
+
+actions = [Inc]
+
+def hog(s):
+    return len([0] * 20000000) > 0
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := explore.DefaultConfig(m)
+	cfg.Filters = []model.Expr{compile(t, m, "hog(s)")}
+	cfg.MemoryBudget = 64 << 20
+	cfg.MaxStates = 1_000_000
+	x, err := explore.Explore(context.Background(), m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Stats.Complete || !strings.Contains(x.Stats.StoppedBy, "model exceeded its memory budget (64 MiB)") {
+		t.Errorf("stopped by %q (complete %v, %d states)", x.Stats.StoppedBy, x.Stats.Complete, len(x.States))
+	}
+	if len(x.States) == 0 {
+		t.Error("the partial graph was not kept")
+	}
+}
