@@ -106,6 +106,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	printAdapter(stdout, p, m.Info(), *adapterCmd, *address)
 	impl, err := p.Connect(ctx, m.Info(), *adapterCmd, *address)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/projects"
 )
 
@@ -56,6 +57,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	printAdapter(stdout, p, m.Info(), *adapterCmd, *address)
 	impl, err := p.Connect(ctx, m.Info(), *adapterCmd, *address)
 	if err != nil {
 		return err
@@ -302,4 +304,17 @@ func writeJUnit(path, project, config string, res *conform.TestResult) error {
 		return err
 	}
 	return projects.WriteFileAtomic(path, append([]byte(xml.Header), append(data, '\n')...))
+}
+
+// printAdapter says which implementation a command is about to reach: the
+// command line it starts (running modex is consent to run it) or the
+// address it dials.
+func printAdapter(w io.Writer, p *projects.Project, info *model.ModelInfo, command, address string) {
+	argv, dir, addr := p.AdapterLaunch(info, command, address)
+	switch {
+	case argv == nil:
+		fmt.Fprintf(w, "implementation: the adapter at %s\n", addr)
+	case len(argv) > 0:
+		fmt.Fprintf(w, "implementation: %s (in %s)\n", strings.Join(argv, " "), dir)
+	}
 }

@@ -22,24 +22,36 @@ func (p *Project) Connect(ctx context.Context, info *model.ModelInfo, command, a
 	if p.Adapter != nil && p.Adapter.Timeout > 0 {
 		timeout = time.Duration(p.Adapter.Timeout * float64(time.Second))
 	}
+	argv, dir, address := p.AdapterLaunch(info, command, address)
+	if argv == nil && address != "" {
+		return adapter.Dial(ctx, info.Name, address, timeout)
+	}
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("%s has no [adapter]: name an adapter command or the address of a running adapter", p.Name)
+	}
+	return adapter.StartProcess(ctx, info.Name, argv, dir, timeout)
+}
+
+// AdapterLaunch says what Connect would do: the command line it would start
+// (constants expanded) and its folder, or, with argv nil, the TCP address
+// it would dial. A non-empty command or address overrides the project's.
+func (p *Project) AdapterLaunch(info *model.ModelInfo, command, address string) (argv []string, dir, addr string) {
 	if address == "" && command == "" && p.Adapter != nil {
 		address = p.Adapter.Address
 	}
 	if address != "" && command == "" {
-		return adapter.Dial(ctx, info.Name, address, timeout)
+		return nil, "", address
 	}
-	var argv []string
 	if command != "" {
 		argv = strings.Fields(command)
 	} else if p.Adapter != nil {
 		argv = p.Adapter.Command
 	}
 	if len(argv) == 0 {
-		return nil, fmt.Errorf("%s has no [adapter]: name an adapter command or the address of a running adapter", p.Name)
+		return []string{}, "", ""
 	}
-	return adapter.StartProcess(ctx, info.Name, expandConstants(argv, info.Constants), p.AdapterDir(), timeout)
+	return expandConstants(argv, info.Constants), p.AdapterDir(), ""
 }
-
 // expandConstants replaces {NAME} in the arguments by the constant's value
 // (a string as it is, other values as model literals).
 func expandConstants(argv []string, consts []model.Constant) []string {

@@ -250,8 +250,20 @@ func (ov *OfflineView) LoadFile(path string) error {
 }
 
 // Run executes the suite through the project's adapter (the Test tab's
-// adapter command).
+// adapter command), once the user allowed that command to run.
 func (ov *OfflineView) Run() {
+	wb := ov.wb
+	if ov.suite == nil || wb.s.model == nil {
+		return
+	}
+	command := wb.s.test.adapter.Text
+	if command == wb.s.project.AdapterCommandLine() {
+		command = ""
+	}
+	wb.consented(command, ov.run)
+}
+
+func (ov *OfflineView) run() {
 	wb := ov.wb
 	if ov.suite == nil || wb.s.model == nil {
 		return

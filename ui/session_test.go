@@ -3,8 +3,10 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/widget"
+	"github.com/modex/modex/engine/conform"
 )
 
 // Opening another project replaces everything that belonged to the first:
@@ -80,5 +82,47 @@ func TestProjectSwitchLeavesNothingStale(t *testing.T) {
 	}
 	if l, ok := s.details.box.Objects[0].(*widget.Label); !ok || !strings.Contains(l.Text, "Click a state") {
 		t.Errorf("details panel: %#v", s.details.box.Objects[0])
+	}
+}
+
+// The first time a project's adapter command would run (and whenever it
+// changes), the workbench shows the whole command and its folder and asks;
+// the answer is remembered per project file and command.
+func TestAdapterCommandConsent(t *testing.T) {
+	bin := buildChat(t)
+	b := newBench(t)
+	b.wb.AutoExplore = false
+	b.open("../projects/chat/chat.toml")
+	b.wb.configs.SetSelected("figure1")
+	tv := b.wb.s.test
+	tv.runs.SetText("1")
+	tv.steps.SetText("3")
+	tv.seed.SetText("1")
+	cmd := bin + " adapter --fixed"
+	tv.adapter.SetText(cmd)
+	startAndWait(t, tv)
+	if len(b.asked) != 1 || !strings.Contains(b.asked[0], cmd) || !strings.Contains(b.asked[0], "projects/chat") {
+		t.Fatalf("prompts %q, want one showing %q and the folder", b.asked, cmd)
+	}
+	startAndWait(t, tv)
+	if len(b.asked) != 1 {
+		t.Errorf("asked again for the same command: %d prompts", len(b.asked))
+	}
+	tv.adapter.SetText(cmd + " ")
+	startAndWait(t, tv) // the same argv: strings.Fields
+	tv.adapter.SetText(bin + " adapter")
+	startAndWait(t, tv)
+	if len(b.asked) != 2 {
+		t.Errorf("a changed command: %d prompts, want 2", len(b.asked))
+	}
+	// Cancel: nothing runs.
+	b.wb.confirm = func(title, msg string, ok func()) { b.asked = append(b.asked, msg) }
+	tv.adapter.SetText(bin + " adapter --fixed --other")
+	ran := false
+	tv.OnDone = func(*conform.TestResult, error) { ran = true }
+	tv.Start()
+	idle(200 * time.Millisecond)
+	if ran || len(b.asked) != 3 {
+		t.Errorf("cancelled prompt: ran %v, %d prompts", ran, len(b.asked))
 	}
 }

@@ -27,7 +27,7 @@ type TestView struct {
 	seed     *widget.Entry
 	strategy *widget.Select
 	adapter  *widget.Entry
-	start    *widget.Button
+	startB   *widget.Button
 	stop     *widget.Button
 	counters *widget.Label
 	verdicts *widget.Label
@@ -70,8 +70,8 @@ func NewTestView(wb *Workbench) *TestView {
 	tv.strategy.SetSelected(strategies[0])
 	tv.adapter = widget.NewEntry()
 	tv.adapter.PlaceHolder = "adapter command (from the project)"
-	tv.start = widget.NewButton("Start", tv.Start)
-	tv.start.Importance = widget.HighImportance
+	tv.startB = widget.NewButton("Start", tv.Start)
+	tv.startB.Importance = widget.HighImportance
 	tv.stop = widget.NewButton("Stop", tv.Stop)
 	tv.stop.Disable()
 	tv.counters = widget.NewLabel("")
@@ -104,7 +104,7 @@ func NewTestView(wb *Workbench) *TestView {
 	form := container.NewGridWithColumns(2,
 		widget.NewLabel("runs"), tv.runs, widget.NewLabel("steps per run"), tv.steps,
 		widget.NewLabel("seed"), tv.seed, widget.NewLabel("strategy"), tv.strategy)
-	top := container.NewVBox(form, tv.adapter, container.NewHBox(tv.start, tv.stop), tv.counters, tv.verdicts,
+	top := container.NewVBox(form, tv.adapter, container.NewHBox(tv.startB, tv.stop), tv.counters, tv.verdicts,
 		widget.NewLabel("states covered over steps"), tv.chart)
 	tv.content = container.NewBorder(top, nil, nil, nil, tv.log)
 	return tv
@@ -153,8 +153,20 @@ func (tv *TestView) setup() (conform.TestConfig, error) {
 	return tc, err
 }
 
-// Start runs online testing in the background.
+// Start runs online testing in the background, once the user allowed the
+// adapter command to run (see Consent).
 func (tv *TestView) Start() {
+	if tv.wb.s.project == nil || tv.wb.s.model == nil {
+		return
+	}
+	command := tv.adapter.Text
+	if command == tv.wb.s.project.AdapterCommandLine() {
+		command = ""
+	}
+	tv.wb.consented(command, tv.start)
+}
+
+func (tv *TestView) start() {
 	wb := tv.wb
 	p, m := wb.s.project, wb.s.model
 	if p == nil || m == nil {
@@ -189,7 +201,7 @@ func (tv *TestView) Start() {
 	tv.lines, tv.actions = nil, 0
 	tv.log.Refresh()
 	tv.chart.Reset()
-	tv.start.Disable()
+	tv.startB.Disable()
 	tv.stop.Enable()
 	tv.verdicts.SetText(fmt.Sprintf("Testing %s [%s], seed %d…", p.Name, wb.configs.Selected, tc.Seed))
 	wb.Cancel() // an exploration would fight over the graph view
@@ -386,7 +398,7 @@ func (tv *TestView) finished(gen int, res *conform.TestResult, err error) {
 	if gen != tv.gen {
 		return
 	}
-	tv.start.Enable()
+	tv.startB.Enable()
 	tv.stop.Disable()
 	switch {
 	case err != nil:

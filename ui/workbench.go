@@ -77,6 +77,10 @@ type Workbench struct {
 
 	onShown   func()
 	maxUIWork atomic.Int64 // longest UI-goroutine callback, nanoseconds
+	// consent remembers the adapter commands the user allowed (nil: never
+	// ask); confirm asks (a dialog; tests replace it).
+	consent *Consent
+	confirm func(title, msg string, ok func())
 }
 
 // NewWorkbench builds the workbench inside a window. a may be nil (no
@@ -85,7 +89,8 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	if dialogs == nil {
 		dialogs = FyneDialogs{Win: win}
 	}
-	wb := &Workbench{win: win, app: a, dialogs: dialogs, radius: 2}
+	wb := &Workbench{win: win, app: a, dialogs: dialogs, radius: 2, consent: DefaultConsent()}
+	wb.confirm = wb.confirmDialog
 	wb.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	wb.configs = widget.NewSelect(nil, nil)
 	wb.configs.OnChanged = wb.selectConfig

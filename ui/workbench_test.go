@@ -17,8 +17,9 @@ type bench struct {
 	t      *testing.T
 	wb     *Workbench
 	win    fyne.Window
-	shown  int // explorations shown so far (counted on the UI goroutine)
-	waited int // explorations wait has consumed
+	shown  int      // explorations shown so far (counted on the UI goroutine)
+	asked  []string // consent prompts shown
+	waited int      // explorations wait has consumed
 }
 
 func newBench(t *testing.T) *bench {
@@ -30,6 +31,13 @@ func newBench(t *testing.T) *bench {
 	b := &bench{t: t, win: w}
 	b.wb = NewWorkbench(w, a, nil)
 	b.wb.AutoExplore = true
+	// Adapter commands: a consent file of the test's own, every prompt
+	// answered yes and remembered in b.asked.
+	b.wb.consent = &Consent{File: filepath.Join(t.TempDir(), "allowed-commands")}
+	b.wb.confirm = func(title, msg string, ok func()) {
+		b.asked = append(b.asked, msg)
+		ok()
+	}
 	b.wb.OnShown(func() { b.shown++ })
 	return b
 }
