@@ -67,8 +67,13 @@ func TestLoadEscape(t *testing.T) {
 			t.Errorf("%s: the error shows the file's content: %v", tc.load, err)
 		}
 	}
-	if _, err := model.LoadStarlark("/dev/zero"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	os.Symlink("/dev/zero", filepath.Join(dir, "zero.star"))
+	if _, err := model.LoadStarlark(filepath.Join(dir, "zero.star")); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("/dev/zero: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "secrets.env"), []byte("TOKEN = hunter2\n"), 0o644)
+	if _, err := model.LoadStarlark(filepath.Join(dir, "secrets.env")); err == nil || !strings.Contains(err.Error(), "a model is a .star file") || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("a .env as the model: %v", err)
 	}
 }
 

@@ -63,7 +63,14 @@ func LoadStarlark(path string) (*StarModel, error) {
 
 // ReadSource reads a model source file: a regular file of at most
 // MaxSourceSize bytes (not a device such as /dev/zero, not a folder).
-func ReadSource(path string) ([]byte, error) { return ReadFileLimited(path, MaxSourceSize) }
+func ReadSource(path string) ([]byte, error) {
+	if filepath.Ext(path) != ".star" {
+		// Another kind of file (a .env, a key) would show its content in
+		// the syntax errors.
+		return nil, fmt.Errorf("%s: a model is a .star file", path)
+	}
+	return ReadFileLimited(path, MaxSourceSize)
+}
 
 // ReadFileLimited reads a regular file of at most max bytes; a device, a
 // folder or a larger file is an error naming the path.
