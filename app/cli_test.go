@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/graph"
@@ -239,4 +241,57 @@ func readFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// SIGTERM and SIGHUP end `modex test` like Ctrl-C: the run stops and the
+// adapter's process group is killed, not left running.
+func TestTerminationCleansUp(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fakeadapter-term")
+	if msg, err := exec.Command("go", "build", "-o", fake, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+		cmd := exec.Command(self, "test", "../projects/stack/stack.toml", "--adapter", fake+" hang-after 1", "--runs", "1", "--seed", "1")
+		cmd.Env = append(os.Environ(), "MODEX_TEST_AS_CLI=1")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Wait until the adapter runs and hangs in a call.
+		deadline := time.Now().Add(20 * time.Second)
+		for !running(fake) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if !running(fake) {
+			t.Fatalf("the adapter never started:\n%s", out.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+		cmd.Process.Signal(sig)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%v: modex did not end:\n%s", sig, out.String())
+		}
+		for i := 0; i < 100 && running(fake); i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if running(fake) {
+			exec.Command("pkill", "-f", fake).Run()
+			t.Errorf("%v: the adapter is still running after modex ended:\n%s", sig, out.String())
+		}
+	}
+}
+
+// running reports whether a process runs the program at path.
+func running(path string) bool {
+	return exec.Command("pgrep", "-f", path).Run() == nil
 }

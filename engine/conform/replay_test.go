@@ -261,3 +261,20 @@ func FuzzParseTrace(f *testing.F) {
 		}
 	})
 }
+
+// Memory does not grow with the trace: a long trace is read as it goes and
+// its path keeps the first 10,000 steps; the count covers all of them.
+func TestReplayLongTraceBoundedPath(t *testing.T) {
+	m, cfg := stackModelForTest(t)
+	var b strings.Builder
+	for i := 0; i < 15000; i++ {
+		b.WriteString("Push(1)\nPop()/1\n")
+	}
+	res, err := conform.ReplayTrace(context.Background(), m, cfg, conform.NewTraceReader("long.trace", strings.NewReader(b.String())), conform.ReplayConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != conform.Pass || res.Matched != 30000 || res.Total != 30000 || len(res.Path) != 10000 {
+		t.Errorf("%s: matched %d of %d, path %d", res.Verdict, res.Matched, res.Total, len(res.Path))
+	}
+}
