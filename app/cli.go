@@ -224,10 +224,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 func Summary(project, config string, x *explore.Exploration) string {
 	g := x.Graph()
 	st := x.Stats
-	end := "complete"
-	if !st.Complete {
-		end = "incomplete: stopped by " + st.StoppedBy
-	}
+	end := st.Ending()
 	errs := 0
 	for _, s := range x.States {
 		if s.Error != "" {

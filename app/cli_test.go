@@ -295,3 +295,22 @@ func TestTerminationCleansUp(t *testing.T) {
 func running(path string) bool {
 	return exec.Command("pgrep", "-f", path).Run() == nil
 }
+
+// Without a display the workbench says so in one line; a project folder
+// holding one .toml stands for that project.
+func TestNoDisplayAndProjectFolders(t *testing.T) {
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	_, errOut, code := cli()
+	if code == 0 || !strings.HasPrefix(errOut, "no display found") || strings.Count(errOut, "\n") > 0 {
+		t.Errorf("no display: exit %d, %q", code, errOut)
+	}
+	out, _, code := cli("check", "../projects/chat")
+	if code != 0 || !strings.HasPrefix(out, "ok: chat") {
+		t.Errorf("a project folder: exit %d %q", code, out)
+	}
+	_, errOut, code = cli("check", "../projects")
+	if code == 0 || !strings.Contains(errOut, "is a folder with 0 project files") {
+		t.Errorf("a folder without a project: exit %d %q", code, errOut)
+	}
+}

@@ -15,8 +15,26 @@ import (
 	"github.com/modex/modex/ui"
 )
 
+// errNoDisplay says in one line that the workbench cannot open here.
+var errNoDisplay = errors.New("no display found (neither DISPLAY nor WAYLAND_DISPLAY is set): the workbench needs one; " +
+	"the commands explore, check, test, gen, run and replay work without (modex help)")
+
+// hasDisplay reports whether a window can be opened: on Linux and the BSDs
+// an X11 or Wayland display must be named (macOS and Windows always have
+// one).
+func hasDisplay() bool {
+	switch runtime.GOOS {
+	case "darwin", "windows", "android", "ios":
+		return true
+	}
+	return os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != ""
+}
+
 // runGUI opens the workbench on a project, or on the bundled chat project.
 func runGUI(path, config, trace string) error {
+	if !hasDisplay() {
+		return errNoDisplay
+	}
 	// Lay graphs out in child processes (killable, outside our GC).
 	if exe, err := os.Executable(); err == nil {
 		graph.LayoutCommand = []string{exe, "__layout"}

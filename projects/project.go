@@ -203,6 +203,14 @@ func (p *Project) errAt(pos model.Pos, format string, args ...any) error {
 // Load reads and validates the structure of a project file. A path ending in
 // .star is taken as a bare model used with its own declarations.
 func Load(path string) (*Project, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		// A project folder, as go accepts a package folder: its one .toml.
+		found, _ := filepath.Glob(filepath.Join(path, "*.toml"))
+		if len(found) != 1 {
+			return nil, fmt.Errorf("%s is a folder with %d project files (.toml): name the one to open", path, len(found))
+		}
+		path = found[0]
+	}
 	if strings.HasSuffix(path, ".star") {
 		if _, err := os.Stat(path); err != nil {
 			return nil, err

@@ -105,12 +105,9 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 	wb.s.doc, wb.s.full = d.doc, x.Graph()
 	wb.mu.Unlock()
 	st := x.Stats
-	end := "complete"
-	if !st.Complete {
-		end = "incomplete: stopped by " + st.StoppedBy
-		if st.StoppedBy == "" {
-			end = "exploring…"
-		}
+	end := st.Ending()
+	if !st.Complete && st.StoppedBy == "" {
+		end = "exploring…"
 	}
 	errs := 0
 	for _, s := range d.doc.States {

@@ -100,7 +100,7 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb.stop = widget.NewButton("Cancel", wb.Cancel)
 	wb.stop.Disable()
 	wb.progress = widget.NewProgressBar()
-	wb.progress.TextFormatter = func() string { return "exploring" }
+	wb.progress.TextFormatter = func() string { return "" } // a bar, not a button-like label: the counts say what runs
 	wb.progress.Hide()
 	wb.counts = widget.NewLabel("")
 	wb.status = widget.NewLabel("Open a project to begin.")

@@ -195,7 +195,7 @@ func TestCancelKeepsPartialGraph(t *testing.T) {
 	if len(x.States) < 2 {
 		t.Errorf("kept %d states", len(x.States))
 	}
-	if !strings.Contains(b.wb.Status(), "incomplete: stopped by cancelled") {
+	if !strings.Contains(b.wb.Status(), "incomplete: cancelled") {
 		t.Errorf("status %q", b.wb.Status())
 	}
 	// The counter's graph is far above the drawing limit: a neighbourhood is shown.

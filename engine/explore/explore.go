@@ -49,6 +49,18 @@ type Stats struct {
 	StoppedBy string  `json:"stopped_by,omitempty"`
 }
 
+// Ending says how an exploration ended, for people: "complete", or
+// "incomplete: stopped by max states", "incomplete: cancelled", ….
+func (s *Stats) Ending() string {
+	switch {
+	case s.Complete:
+		return "complete"
+	case s.StoppedBy == "cancelled":
+		return "incomplete: cancelled"
+	}
+	return "incomplete: stopped by " + s.StoppedBy
+}
+
 // Exploration is the result of exploring a model under a configuration.
 type Exploration struct {
 	Model  model.Model
