@@ -24,8 +24,11 @@ type ConfigEditor struct {
 	spec     *projects.ConfigSpec
 	resolved *projects.ConfigSpec
 	onChange func()
-	fields   map[string]*Field
-	content  fyne.CanvasObject
+	// OnInvalid, when set, is called after an edit that is not valid (a
+	// pending re-exploration of the previous valid text must not start).
+	OnInvalid func()
+	fields    map[string]*Field
+	content   fyne.CanvasObject
 }
 
 // Field is an editable setting with its error label.
@@ -94,6 +97,9 @@ func (ce *ConfigEditor) field(path, value, placeholder string, multi bool, check
 		if msg := check(s); msg != "" {
 			errL.SetText(msg)
 			errL.Show()
+			if ce.OnInvalid != nil {
+				ce.OnInvalid()
+			}
 			return
 		}
 		errL.Hide()
@@ -113,8 +119,27 @@ func (ce *ConfigEditor) checkExpr(s string) string {
 	if strings.TrimSpace(s) == "" {
 		return ""
 	}
-	if _, err := ce.m.Compile(s, model.Pos{File: ce.name, Line: 1, Col: 1}); err != nil {
+	x, err := ce.m.Compile(s, model.Pos{File: ce.name, Line: 1, Col: 1})
+	if err != nil {
 		return exprError(err)
+	}
+	return ce.evalOnInit(x)
+}
+
+// evalOnInit runs an expression on the model's initial state at once, so
+// that one that compiles but fails when it runs (s.colour < 2 on a string)
+// shows its error under the field instead of as an error state.
+func (ce *ConfigEditor) evalOnInit(x model.Expr) string {
+	w, err := ce.m.NewWorker()
+	if err != nil {
+		return ""
+	}
+	st, err := w.Init()
+	if err != nil {
+		return ""
+	}
+	if _, err := w.Eval(x, st); err != nil {
+		return "fails on the initial state: " + exprError(err)
 	}
 	return ""
 }

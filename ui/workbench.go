@@ -321,6 +321,11 @@ func (wb *Workbench) rebuildEditor() {
 		return
 	}
 	wb.s.editor = NewConfigEditor(wb.s.project, wb.s.model, wb.s.config, wb.configEdited)
+	wb.s.editor.OnInvalid = func() { // half-typed: no re-exploration of an earlier prefix
+		if wb.exploreT != nil {
+			wb.exploreT.Stop()
+		}
+	}
 	wb.edHolder.Objects = []fyne.CanvasObject{wb.s.editor.Content()}
 	wb.edHolder.Refresh()
 }

@@ -233,3 +233,28 @@ func TestModelErrorShown(t *testing.T) {
 		t.Error("the model tab is not shown")
 	}
 }
+
+// Half-typed expressions do not change the graph: a valid prefix typed on
+// the way to an invalid text is not explored; an expression that compiles
+// but fails when it runs shows its error under the field at once.
+func TestHalfTypedExpression(t *testing.T) {
+	b := newBench(t)
+	b.open(copyProject(t, "chat"))
+	b.wait()
+	before := b.wb.Last()
+	f := b.wb.Editor().Field("filters.0")
+	f.Entry.SetText("pending(s)")   // valid: a re-exploration is scheduled
+	f.Entry.SetText("pending(s) <") // invalid: it is called off
+	idle(600 * time.Millisecond)
+	if b.wb.Last() != before {
+		t.Error("the valid prefix of a half-typed filter was explored")
+	}
+	f.Entry.SetText("s.clients < 2")
+	if !f.Error.Visible() || !strings.Contains(f.Error.Text, "fails on the initial state") {
+		t.Errorf("run-time error not shown under the field: %q", f.Error.Text)
+	}
+	idle(600 * time.Millisecond)
+	if b.wb.Last() != before {
+		t.Error("a filter failing on the initial state was explored")
+	}
+}
