@@ -76,11 +76,13 @@ func (n nativeDialogs) run(show func() (string, error), fallback func(), done fu
 	}()
 }
 
-func (n nativeDialogs) Open(title string, exts []string, done func(string)) {
-	wd, _ := os.Getwd()
+func (n nativeDialogs) Open(title, dir string, exts []string, done func(string)) {
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
 	n.run(func() (string, error) {
-		return dialog.File().Title(title).Filter("Modex files", exts...).SetStartDir(wd).Load()
-	}, func() { n.fallback.Open(title, exts, done) }, done)
+		return dialog.File().Title(title).Filter("Modex files", exts...).SetStartDir(dir).Load()
+	}, func() { n.fallback.Open(title, dir, exts, done) }, done)
 }
 
 func (n nativeDialogs) Save(title, suggested string, exts []string, done func(string)) {

@@ -24,6 +24,7 @@ type ConfigEditor struct {
 	spec     *projects.ConfigSpec
 	resolved *projects.ConfigSpec
 	onChange func()
+	wb       *Workbench // for shortcuts in the fields (nil in tests that build an editor alone)
 	// OnInvalid, when set, is called after an edit that is not valid (a
 	// pending re-exploration of the previous valid text must not start).
 	OnInvalid func()
@@ -33,7 +34,7 @@ type ConfigEditor struct {
 
 // Field is an editable setting with its error label.
 type Field struct {
-	Entry *widget.Entry
+	Entry *Entry
 	Error *widget.Label
 }
 
@@ -82,7 +83,7 @@ func exprError(err error) string {
 // field makes an entry with an error label; check returns "" when the text
 // is acceptable, apply stores it.
 func (ce *ConfigEditor) field(path, value, placeholder string, multi bool, check func(string) string, apply func(string)) fyne.CanvasObject {
-	e := widget.NewEntry()
+	e := newEntryOf(func() *Workbench { return ce.wb })
 	if multi {
 		e.MultiLine = true
 		e.Wrapping = fyne.TextWrapWord
@@ -276,7 +277,7 @@ func (ce *ConfigEditor) floatField(path string, own, inherited *float64, apply f
 // once all of them compile.
 func (ce *ConfigEditor) list(path string, own, inherited []string, apply func([]string)) fyne.CanvasObject {
 	rows := container.NewVBox()
-	var entries []*widget.Entry
+	var entries []*Entry
 	values := own
 	if values == nil {
 		values = inherited

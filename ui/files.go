@@ -14,7 +14,9 @@ import (
 // is the fallback. Callbacks run on the UI goroutine; path "" means
 // cancelled.
 type Dialogs interface {
-	Open(title string, exts []string, done func(path string))
+	// Open asks for a file to open, starting in dir.
+	Open(title, dir string, exts []string, done func(path string))
+	// Save asks for a file to write, starting at the suggested path.
 	Save(title, suggested string, exts []string, done func(path string))
 }
 
@@ -22,7 +24,7 @@ type Dialogs interface {
 type FyneDialogs struct{ Win fyne.Window }
 
 // Open shows Fyne's open dialog.
-func (f FyneDialogs) Open(title string, exts []string, done func(string)) {
+func (f FyneDialogs) Open(title, dir string, exts []string, done func(string)) {
 	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil || r == nil {
 			done("")
@@ -33,8 +35,11 @@ func (f FyneDialogs) Open(title string, exts []string, done func(string)) {
 	}, f.Win)
 	d.SetFilter(storage.NewExtensionFileFilter(dotted(exts)))
 	d.SetTitleText(title)
-	if wd, err := os.Getwd(); err == nil {
-		if l, err := storage.ListerForURI(storage.NewFileURI(wd)); err == nil {
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		if l, err := storage.ListerForURI(storage.NewFileURI(abs)); err == nil {
 			d.SetLocation(l)
 		}
 	}
@@ -54,7 +59,8 @@ func (f FyneDialogs) Save(title, suggested string, exts []string, done func(stri
 	d.SetFileName(filepath.Base(suggested))
 	d.SetFilter(storage.NewExtensionFileFilter(dotted(exts)))
 	d.SetTitleText(title)
-	if l, err := storage.ListerForURI(storage.NewFileURI(filepath.Dir(suggested))); err == nil {
+	dir, _ := filepath.Abs(filepath.Dir(suggested))
+	if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
 		d.SetLocation(l)
 	}
 	d.Show()

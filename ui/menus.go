@@ -8,8 +8,10 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
@@ -76,8 +78,10 @@ func (wb *Workbench) installMenus() {
 	)
 	wb.win.SetMainMenu(fyne.NewMainMenu(file, view, run))
 	c := wb.win.Canvas()
+	wb.shortcuts = map[fyne.KeyName]func(){}
 	short := func(k fyne.KeyName, f func()) {
 		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { f() })
+		wb.shortcuts[k] = f // for text fields with focus (Entry)
 	}
 	short(fyne.KeyEqual, wb.graph.ZoomIn)
 	short(fyne.KeyPlus, wb.graph.ZoomIn)
@@ -110,7 +114,7 @@ func (wb *Workbench) openPath(p string) {
 
 // OpenDialog asks for a project or model and opens it.
 func (wb *Workbench) OpenDialog() {
-	wb.dialogs.Open("Open a Modex project or model", []string{"toml", "star"}, func(p string) {
+	wb.dialogs.Open("Open a Modex project or model", wb.projectDir(), []string{"toml", "star"}, func(p string) {
 		if p != "" {
 			wb.openPath(p)
 		}
@@ -119,7 +123,7 @@ func (wb *Workbench) OpenDialog() {
 
 // NewFromModel asks for a .star model and starts an unsaved project on it.
 func (wb *Workbench) NewFromModel() {
-	wb.dialogs.Open("Choose the model program", []string{"star"}, func(p string) {
+	wb.dialogs.Open("Choose the model program", wb.projectDir(), []string{"star"}, func(p string) {
 		if p == "" {
 			return
 		}
@@ -225,22 +229,43 @@ func exportDoc(doc *graph.Doc, format, path string) error {
 	return projects.WriteFileAtomic(path, buf.Bytes())
 }
 
-// confirmDiscard runs f, first asking when there are unsaved changes.
+// confirmDiscard runs f, first asking when there are unsaved changes:
+// Save (then go on, unless saving fails), Don't Save, or Cancel.
 func (wb *Workbench) confirmDiscard(f func()) {
 	if !wb.s.dirty {
 		f()
 		return
 	}
-	dialog.ShowConfirm("Unsaved changes", "Discard the unsaved changes to "+wb.s.project.Name+"?", func(ok bool) {
-		if ok {
+	var d dialog.Dialog
+	save := widget.NewButton("Save", func() {
+		d.Hide()
+		if wb.s.project.Path == "" {
+			wb.SaveAs() // a new project: the user picks a file first
+			return
+		}
+		if err := wb.Save(); err == nil {
 			f()
 		}
-	}, wb.win)
+	})
+	save.Importance = widget.HighImportance
+	discard := widget.NewButton("Don't Save", func() { d.Hide(); f() })
+	cancel := widget.NewButton("Cancel", func() { d.Hide() })
+	msg := widget.NewLabel("Save the changes to " + wb.s.project.Name + " first?")
+	d = dialog.NewCustomWithoutButtons("Unsaved changes", container.NewVBox(msg, container.NewHBox(cancel, discard, save)), wb.win)
+	d.Show()
 }
-
 func (wb *Workbench) closeRequested() {
 	wb.confirmDiscard(func() {
 		wb.Cancel()
 		wb.win.Close()
 	})
+}
+
+// projectDir is the open project's folder ("" without one): file dialogs
+// start there rather than in the working directory.
+func (wb *Workbench) projectDir() string {
+	if wb.s == nil || wb.s.project == nil || wb.s.project.Path == "" {
+		return ""
+	}
+	return filepath.Dir(wb.s.project.Path)
 }

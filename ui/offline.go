@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -215,7 +216,7 @@ func (ov *OfflineView) Save() {
 	if ov.suite == nil {
 		return
 	}
-	ov.wb.dialogs.Save("Save the test suite", "suite.json", []string{"json"}, func(path string) {
+	ov.wb.dialogs.Save("Save the test suite", filepath.Join(ov.wb.projectDir(), "suite.json"), []string{"json"}, func(path string) {
 		if path == "" {
 			return
 		}
@@ -231,7 +232,7 @@ func (ov *OfflineView) Save() {
 
 // Load reads a suite file.
 func (ov *OfflineView) Load() {
-	ov.wb.dialogs.Open("Load a test suite", []string{"json"}, func(path string) {
+	ov.wb.dialogs.Open("Load a test suite", ov.wb.projectDir(), []string{"json"}, func(path string) {
 		if path != "" {
 			ov.LoadFile(path)
 		}
@@ -313,7 +314,7 @@ func (ov *OfflineView) run() {
 
 // OpenTrace asks for a trace file.
 func (ov *OfflineView) OpenTrace() {
-	ov.wb.dialogs.Open("Open a recorded trace", []string{"xml", "jsonl", "trace", "txt", "log"}, func(path string) {
+	ov.wb.dialogs.Open("Open a recorded trace", ov.wb.projectDir(), []string{"xml", "jsonl", "trace", "txt", "log"}, func(path string) {
 		if path != "" {
 			ov.LoadTrace(path)
 		}

@@ -30,7 +30,7 @@ type session struct {
 	details *Details
 	test    *TestView
 	offline *OfflineView
-	find    *widget.Entry
+	find    *Entry
 	findErr *widget.Label
 }
 
@@ -43,7 +43,7 @@ func newSession(wb *Workbench, p *projects.Project) *session {
 	// before they are used (setSession).
 	s.test = NewTestView(wb)
 	s.offline = NewOfflineView(wb)
-	s.find = widget.NewEntry()
+	s.find = newEntry(wb)
 	s.find.PlaceHolder = "find states: expression over s, e.g. pending(s) == 1"
 	s.find.OnSubmitted = func(string) { wb.Find() }
 	s.findErr = widget.NewLabel("")

@@ -22,11 +22,11 @@ import (
 // red; a step log, counters and a coverage chart follow the run.
 type TestView struct {
 	wb       *Workbench
-	runs     *widget.Entry
-	steps    *widget.Entry
-	seed     *widget.Entry
+	runs     *Entry
+	steps    *Entry
+	seed     *Entry
 	strategy *widget.Select
-	adapter  *widget.Entry
+	adapter  *Entry
 	startB   *widget.Button
 	stop     *widget.Button
 	counters *widget.Label
@@ -58,9 +58,9 @@ type logLine struct {
 // NewTestView builds the Test tab of a workbench.
 func NewTestView(wb *Workbench) *TestView {
 	tv := &TestView{wb: wb}
-	tv.runs = widget.NewEntry()
-	tv.steps = widget.NewEntry()
-	tv.seed = widget.NewEntry()
+	tv.runs = newEntry(wb)
+	tv.steps = newEntry(wb)
+	tv.seed = newEntry(wb)
 	tv.seed.PlaceHolder = "from the clock"
 	var strategies []string
 	for _, st := range conform.Strategies() {
@@ -68,7 +68,7 @@ func NewTestView(wb *Workbench) *TestView {
 	}
 	tv.strategy = widget.NewSelect(strategies, nil)
 	tv.strategy.SetSelected(strategies[0])
-	tv.adapter = widget.NewEntry()
+	tv.adapter = newEntry(wb)
 	tv.adapter.PlaceHolder = "adapter command (from the project)"
 	tv.startB = widget.NewButton("Start", tv.Start)
 	tv.startB.Importance = widget.HighImportance

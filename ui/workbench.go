@@ -81,6 +81,9 @@ type Workbench struct {
 	// ask); confirm asks (a dialog; tests replace it).
 	consent *Consent
 	confirm func(title, msg string, ok func())
+	// shortcuts are the Ctrl (Cmd) shortcuts by key, also run from
+	// focused text fields.
+	shortcuts map[fyne.KeyName]func()
 }
 
 // NewWorkbench builds the workbench inside a window. a may be nil (no
@@ -321,6 +324,7 @@ func (wb *Workbench) rebuildEditor() {
 		return
 	}
 	wb.s.editor = NewConfigEditor(wb.s.project, wb.s.model, wb.s.config, wb.configEdited)
+	wb.s.editor.wb = wb
 	wb.s.editor.OnInvalid = func() { // half-typed: no re-exploration of an earlier prefix
 		if wb.exploreT != nil {
 			wb.exploreT.Stop()

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,9 @@ import (
 	_ "early.modex/localefix" // quiet Fyne under the C locale
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 )
 
 type bench struct {
@@ -256,5 +259,122 @@ func TestHalfTypedExpression(t *testing.T) {
 	idle(600 * time.Millisecond)
 	if b.wb.Last() != before {
 		t.Error("a filter failing on the initial state was explored")
+	}
+}
+
+// Ctrl+S saves while a text field has the focus (a focused Fyne entry
+// takes every shortcut).
+func TestSaveShortcutInField(t *testing.T) {
+	b := newBench(t)
+	b.open(copyProject(t, "chat"))
+	b.wait()
+	f := b.wb.Editor().Field("filters.0")
+	b.win.Canvas().Focus(f.Entry)
+	f.Entry.SetText("pending(s) < 3")
+	if !b.wb.Dirty() {
+		t.Fatal("the edit is not marked unsaved")
+	}
+	f.Entry.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierShortcutDefault})
+	if b.wb.Dirty() {
+		t.Error("Ctrl+S in a focused field did not save")
+	}
+	// The entry's own shortcuts still work.
+	f.Entry.TypedShortcut(&fyne.ShortcutSelectAll{})
+	if f.Entry.SelectedText() != "pending(s) < 3" {
+		t.Errorf("select all in the field: %q", f.Entry.SelectedText())
+	}
+}
+
+// The unsaved-changes dialog offers Save, Don't Save and Cancel.
+func TestUnsavedChangesDialog(t *testing.T) {
+	b := newBench(t)
+	b.open(copyProject(t, "chat"))
+	b.wait()
+	n := 2
+	edit := func() {
+		n++
+		b.wb.Editor().Field("filters.0").Entry.SetText(fmt.Sprintf("pending(s) < %d", n))
+		if !b.wb.Dirty() {
+			t.Fatal("not dirty after an edit")
+		}
+	}
+	press := func(label string) bool {
+		ran := false
+		b.wb.confirmDiscard(func() { ran = true })
+		top := b.win.Canvas().Overlays().Top()
+		if top == nil {
+			t.Fatal("no dialog")
+		}
+		var btn *widget.Button
+		var walk func(o fyne.CanvasObject)
+		walk = func(o fyne.CanvasObject) {
+			if bt, ok := o.(*widget.Button); ok && bt.Text == label {
+				btn = bt
+			}
+			if c, ok := o.(*fyne.Container); ok {
+				for _, x := range c.Objects {
+					walk(x)
+				}
+			}
+			if w, ok := o.(fyne.Widget); ok {
+				for _, x := range test.WidgetRenderer(w).Objects() {
+					walk(x)
+				}
+			}
+		}
+		walk(top)
+		if btn == nil {
+			t.Fatalf("no %q button in the dialog", label)
+		}
+		test.Tap(btn)
+		return ran
+	}
+	edit()
+	if press("Cancel") || !b.wb.Dirty() {
+		t.Error("Cancel went on or lost the changes")
+	}
+	if !press("Save") || b.wb.Dirty() {
+		t.Error("Save did not save and go on")
+	}
+	edit()
+	if !press("Don't Save") {
+		t.Error("Don't Save did not go on")
+	}
+}
+
+// recordingDialogs remembers where file dialogs would start.
+type recordingDialogs struct{ dirs []string }
+
+func (r *recordingDialogs) Open(title, dir string, exts []string, done func(string)) {
+	r.dirs = append(r.dirs, dir)
+	done("")
+}
+
+func (r *recordingDialogs) Save(title, suggested string, exts []string, done func(string)) {
+	r.dirs = append(r.dirs, filepath.Dir(suggested))
+	done("")
+}
+
+// File dialogs start in the open project's folder, not in the working
+// directory.
+func TestDialogsStartInProjectFolder(t *testing.T) {
+	b := newBench(t)
+	path := copyProject(t, "chat")
+	b.open(path)
+	b.wait()
+	rec := &recordingDialogs{}
+	b.wb.dialogs = rec
+	b.wb.OpenDialog()
+	b.wb.s.offline.OpenTrace()
+	b.wb.s.offline.Load()
+	b.wb.s.offline.Generate()
+	b.wb.s.offline.Save()
+	if len(rec.dirs) != 4 {
+		t.Fatalf("%d dialogs: %v", len(rec.dirs), rec.dirs)
+	}
+	for _, d := range rec.dirs {
+		if d != filepath.Dir(path) {
+			t.Errorf("a dialog starts in %q, not in the project's folder %q", d, filepath.Dir(path))
+		}
 	}
 }
