@@ -52,6 +52,7 @@ func (p *Project) AdapterLaunch(info *model.ModelInfo, command, address string) 
 	}
 	return expandConstants(argv, info.Constants), p.AdapterDir(), ""
 }
+
 // expandConstants replaces {NAME} in the arguments by the constant's value
 // (a string as it is, other values as model literals).
 func expandConstants(argv []string, consts []model.Constant) []string {

@@ -75,7 +75,7 @@ type Config struct {
 	// with a model error (0: model.DefaultMemoryBudget, a quarter of the
 	// machine's memory).
 	MemoryBudget uint64
-	StepBudget uint64
+	StepBudget   uint64
 	// Progress, when set, is called from an engine goroutine about every
 	// ProgressEvery (default 100 ms) and once at the end.
 	Progress      func(Progress)
