@@ -33,6 +33,7 @@ run: build
 	./$(BIN) projects/chat/chat.toml
 
 test: deps portable
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	./scripts/check-fuzz-targets.sh
 	$(GO) run ./scripts/checksize
 	$(GO) vet ./...
