@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/goccy/go-graphviz"
 )
@@ -55,8 +56,16 @@ func (d *Doc) Render(ctx context.Context, format Format, layout string, w io.Wri
 	return RenderDOT(ctx, dot.Bytes(), format, layout, w)
 }
 
+// graphvizMu serializes go-graphviz in this process: creating instances
+// registers render plugins in package-level maps of its WASM bindings,
+// which race when two goroutines do it at once (the workbench lays graphs
+// out in child processes; the command line and tests do it in process).
+var graphvizMu sync.Mutex
+
 // RenderDOT lays out DOT text and writes the image.
 func RenderDOT(ctx context.Context, dot []byte, format Format, layout string, w io.Writer) error {
+	graphvizMu.Lock()
+	defer graphvizMu.Unlock()
 	gv, err := graphviz.New(ctx)
 	if err != nil {
 		return fmt.Errorf("starting graphviz: %w", err)

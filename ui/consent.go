@@ -85,8 +85,12 @@ func (wb *Workbench) consented(command string, start func()) {
 		start()
 		return
 	}
+	shown := dir
+	if a, err := filepath.Abs(dir); err == nil {
+		shown = a
+	}
 	msg := fmt.Sprintf("%s wants to start its implementation with this command:\n\n%s\n\nin the folder\n\n%s\n\nRun it? Modex will remember the answer for this project and command.",
-		p.Name, quoteArgv(argv), dir)
+		p.Name, quoteArgv(argv), shown)
 	wb.confirm("Run the project's adapter command?", msg, func() {
 		if err := wb.consent.Allow(abs, dir, argv); err != nil {
 			wb.status.SetText("Could not remember the answer: " + err.Error())

@@ -291,9 +291,9 @@ func (tv *TestView) flush(gen int, started time.Time) {
 			if it.Step > 0 {
 				num = fmt.Sprintf("%4d", it.Step)
 				steps++
+				points = append(points, v.ModelStates()) // the chart counts steps too
 			}
 			lines = append(lines, logLine{text: num + "  " + it.Label(), node: v.ID(n)})
-			points = append(points, v.ModelStates())
 		case conform.RunResult:
 			if it.Failure != nil && !seen[it.Run] {
 				seen[it.Run] = true
@@ -304,7 +304,7 @@ func (tv *TestView) flush(gen int, started time.Time) {
 		}
 	}
 	doc := graph.FromGraph(v.Graph(), v.Vars)
-	current := v.Current()
+	current, models := v.Current(), v.ModelStates()
 	d := prepareDoc(doc, doc.States[max(current, 0)].ID, 3, tv.wb.graph.DrawScale)
 	elapsed := time.Since(started).Seconds()
 	tv.wb.do(func() {
@@ -319,7 +319,7 @@ func (tv *TestView) flush(gen int, started time.Time) {
 		}
 		tv.actions += steps
 		total := tv.actions
-		tv.counters.SetText(fmt.Sprintf("%d steps, %.0f steps/s; visited %d states, %d transitions", total, float64(total)/max(elapsed, 0.001), len(doc.States), len(doc.Transitions)))
+		tv.counters.SetText(fmt.Sprintf("%d steps, %.0f steps/s; %d model states visited", total, float64(total)/max(elapsed, 0.001), models))
 		tv.mu.Lock()
 		tv.doc = doc
 		tv.mu.Unlock()
