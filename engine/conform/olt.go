@@ -263,12 +263,28 @@ type onlineRun struct {
 // fail ends the run with a failure in states, found after the steps taken
 // so far (an invariant broken by the last step, a crash while waiting, …).
 func (r *onlineRun) fail(kind FailureKind, msg string, states []model.State, expected []string) bool {
-	r.res.Verdict = Fail
-	if kind == FailModel {
-		r.res.Verdict = ModelError // the model failed, not the implementation
-	}
-	r.res.Failure = &Failure{Kind: kind, Step: r.res.Actions, Message: msg, States: r.t.describe(states), Expected: expected}
+	r.res.Verdict, r.res.Failure = r.t.failed(kind, r.res.Actions, msg, states, expected)
 	return true
+}
+
+// failed is the verdict and failure of a run or case that failed with kind
+// at step: the model's own failures are model errors, never the
+// implementation's.
+func (t *tester) failed(kind FailureKind, step int, msg string, states []model.State, expected []string) (Verdict, *Failure) {
+	v := Fail
+	if kind == FailModel {
+		v = ModelError
+	}
+	return v, &Failure{Kind: kind, Step: step, Message: msg, States: t.describe(states), Expected: expected}
+}
+
+// memoryStop says, for a run stopped for why, whether it was the model
+// exceeding its memory budget (a model error), and the message.
+func (t *tester) memoryStop(why string) (string, bool) {
+	if why != "cancelled" {
+		return "", false
+	}
+	return model.MemoryExceeded(t.ctx)
 }
 
 // failAction ends the run with a failure of the action about to be the
@@ -284,10 +300,8 @@ func (r *onlineRun) failAction(f *Failure, states []model.State) bool {
 
 // inconclusive ends the run without a verdict either way.
 func (r *onlineRun) inconclusive(reason string) bool {
-	if reason == "cancelled" {
-		if msg, ok := model.MemoryExceeded(r.t.ctx); ok {
-			return r.fail(FailModel, msg, r.states, nil)
-		}
+	if msg, ok := r.t.memoryStop(reason); ok {
+		return r.fail(FailModel, msg, r.states, nil)
 	}
 	r.res.Verdict, r.res.Reason = Inconclusive, reason
 	return true

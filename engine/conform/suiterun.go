@@ -95,19 +95,13 @@ type caseRun struct {
 }
 
 func (r *caseRun) fail(kind FailureKind, msg string, states []model.State, expected []string) bool {
-	r.res.Verdict = Fail
-	if kind == FailModel {
-		r.res.Verdict = ModelError // the model failed, not the implementation
-	}
-	r.res.Failure = &Failure{Kind: kind, Step: r.res.Steps, Message: msg, States: r.t.describe(states), Expected: expected}
+	r.res.Verdict, r.res.Failure = r.t.failed(kind, r.res.Steps, msg, states, expected)
 	return true
 }
 
 func (r *caseRun) inconclusive(why string) bool {
-	if why == "cancelled" {
-		if msg, ok := model.MemoryExceeded(r.t.ctx); ok {
-			return r.fail(FailModel, msg, r.states, nil)
-		}
+	if msg, ok := r.t.memoryStop(why); ok {
+		return r.fail(FailModel, msg, r.states, nil)
 	}
 	r.res.Verdict, r.res.Reason = Inconclusive, why
 	return true
