@@ -12,6 +12,7 @@ import (
 	"github.com/modex/modex/engine/adapter"
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/internal/enginetest"
 	"github.com/modex/modex/engine/model"
 )
 
@@ -126,9 +127,6 @@ func BenchmarkOnlineChildProcess(b *testing.B) {
 }
 
 func stackModelForTest(t testing.TB) (*model.StarModel, *explore.Config) {
-	m, err := model.LoadStarlark("../../projects/stack/stack.star")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m, explore.DefaultConfig(m)
+	t.Helper()
+	return enginetest.StackModel(t)
 }

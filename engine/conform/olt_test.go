@@ -10,6 +10,7 @@ import (
 
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/internal/enginetest"
 	"github.com/modex/modex/engine/model"
 )
 
@@ -46,11 +47,8 @@ func stackImpl(capacity int, bug string) *conform.InProcess {
 }
 
 func stackModelForTest(t testing.TB) (*model.StarModel, *explore.Config) {
-	m, err := model.LoadStarlark("../../projects/stack/stack.star")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m, explore.DefaultConfig(m)
+	t.Helper()
+	return enginetest.StackModel(t)
 }
 
 func TestOnlinePassesConformingStack(t *testing.T) {
