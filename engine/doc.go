@@ -15,6 +15,8 @@
 //	                child process's stdin/stdout or TCP; OS-specific process
 //	                handling behind build tags
 //
+// engine/internal/enginetest holds helpers the packages' tests share.
+//
 // The UI and the command line reach these packages through their exported
 // API only; nothing here imports Fyne.
 package engine
