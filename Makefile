@@ -47,7 +47,8 @@ bench: deps
 # Every fuzz target, FUZZTIME each (go test -fuzz takes one target at a time).
 FUZZTIME ?= 30s
 FUZZ := ./engine/model:FuzzDecodeValue ./engine/explore:FuzzLoadModel ./engine/conform:FuzzParseTrace \
-        ./engine/conform:FuzzReadSavedRun ./projects:FuzzParseProject ./projects:FuzzReadSuite ./graph:FuzzPretty
+        ./engine/conform:FuzzReadSavedRun ./projects:FuzzParseProject ./projects:FuzzReadSuite \
+        ./projects:FuzzPreserveLayout ./graph:FuzzPretty
 
 fuzz: deps
 	@for t in $(FUZZ); do \

@@ -21,22 +21,32 @@ func (p *Project) Marshal() ([]byte, error) {
 }
 
 // Save writes the project atomically (a temporary file in the same folder,
-// synced, then renamed over the target) and sets p.Path.
+// synced, then renamed over the target; through a symbolic link to its
+// target) and sets p.Path. The file keeps its comments, its order of
+// configurations and the formatting of every table that did not change.
 func (p *Project) Save(path string) error {
 	data, err := p.Marshal()
 	if err != nil {
 		return err
 	}
+	if p.source != nil {
+		data = preserveLayout(p.source, data)
+	}
 	if err := WriteFileAtomic(path, data); err != nil {
 		return err
 	}
-	p.Path = path
+	p.Path, p.source = path, data
 	return nil
 }
 
 // WriteFileAtomic writes data to path so that readers see either the old
-// file or the whole new one, never a part.
+// file or the whole new one, never a part. A symbolic link is written
+// through (its target is replaced, the link stays), and the folder is
+// synced after the rename so that the rename survives a crash.
 func WriteFileAtomic(path string, data []byte) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -60,7 +70,14 @@ func WriteFileAtomic(path string, data []byte) error {
 	} else {
 		_ = os.Chmod(tmp, 0o644)
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync() // not supported everywhere (Windows); the rename stands either way
+		d.Close()
+	}
+	return nil
 }
 
 // AddConfig adds a configuration (a copy of from, or empty when from is "")

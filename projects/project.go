@@ -36,6 +36,9 @@ type Project struct {
 	// Order lists configuration names in file order.
 	Order []string `toml:"-"`
 	index posIndex
+	// source is the file as read or last saved: saves keep its comments and
+	// the formatting of what did not change.
+	source []byte
 }
 
 // MaxProjectSize bounds a project file.
@@ -46,13 +49,13 @@ const MaxProjectSize = 16 << 20
 type ConfigSpec struct {
 	Description      string                 `toml:"description,omitempty"`
 	Extends          string                 `toml:"extends,omitempty"`
-	Include          []string               `toml:"include,omitempty"`
-	Exclude          []string               `toml:"exclude,omitempty"`
+	Include          []string               `toml:"include,omitzero"`
+	Exclude          []string               `toml:"exclude,omitzero"`
 	Domains          map[string]string      `toml:"domains,omitempty"`
 	Actions          map[string]*ActionSpec `toml:"actions,omitempty"`
-	Filters          []string               `toml:"filters,omitempty"`
+	Filters          []string               `toml:"filters,omitzero"`
 	ModelFilter      *bool                  `toml:"model_filter,omitempty"`
-	Groupings        []string               `toml:"groupings,omitempty"`
+	Groupings        []string               `toml:"groupings,omitzero"`
 	Accepting        string                 `toml:"accepting,omitempty"`
 	Timeout          string                 `toml:"timeout,omitempty"`
 	Timeouts         string                 `toml:"timeouts,omitempty"`
@@ -243,7 +246,7 @@ func Parse(path string, data []byte) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Project{Path: path, index: ix, Order: order}
+	p := &Project{Path: path, index: ix, Order: order, source: data}
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(p); err != nil {

@@ -272,3 +272,127 @@ func BenchmarkParseManyConfigs(b *testing.B) {
 		}
 	}
 }
+
+// Saving keeps the file's comments, its order of configurations and the
+// text of every table that did not change; it writes through a symbolic
+// link; added and deleted configurations land where they belong.
+func TestSaveKeepsCommentsAndLayout(t *testing.T) {
+	orig, err := os.ReadFile("chat/chat.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.toml")
+	os.WriteFile(real, orig, 0o644)
+	os.WriteFile(filepath.Join(dir, "chat.star"), mustRead(t, "chat/chat.star"), 0o644)
+	link := filepath.Join(dir, "chat.toml")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Configs["figure1"].Filters = []string{"pending(s) < 3"}
+	if err := p.AddConfig("extra", "figure1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.DeleteConfig("ordered"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Save(link); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the symbolic link was replaced by a file")
+	}
+	saved := string(mustRead(t, real))
+	comments := func(s string) int {
+		n := 0
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "#") {
+				n++
+			}
+		}
+		return n
+	}
+	// The deleted configuration's comment block goes with it.
+	if got, was := comments(saved), comments(string(orig)); got < was-3 || got == 0 {
+		t.Errorf("%d comment lines left of %d:\n%s", got, was, saved)
+	}
+	for _, keep := range []string{"# Section 4.5: two messages", "[configs.hi_bye.domains]\nMessage = '[\"hi\", \"bye\"]'", "[adapter]\ncommand = [\"go\", \"run\""} {
+		if !strings.Contains(saved, keep) {
+			t.Errorf("lost %q:\n%s", keep, saved)
+		}
+	}
+	if strings.Contains(saved, "[configs.ordered]") || !strings.Contains(saved, "pending(s) < 3") {
+		t.Errorf("edits not saved:\n%s", saved)
+	}
+	back, err := Load(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(back.ConfigNames(), " "); got != "figure1 hi_bye table1 offline extra" {
+		t.Errorf("configurations in the order %q", got)
+	}
+	if f := back.Configs["figure1"].Filters; len(f) != 1 || f[0] != "pending(s) < 3" {
+		t.Errorf("figure1 filters %v", f)
+	}
+}
+
+// A project saved without changes is the same file, byte for byte, for
+// every bundled sample.
+func TestSaveUnchangedIsIdentical(t *testing.T) {
+	for _, name := range SampleNames() {
+		path := filepath.Join(name, name+".toml")
+		orig := mustRead(t, path)
+		p, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), name+".toml")
+		if err := p.Save(out); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustRead(t, out); string(got) != string(orig) {
+			t.Errorf("%s changed on a save without edits", name)
+		}
+	}
+}
+
+func mustRead(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// Whatever the original file looks like, a save means exactly what the
+// project holds.
+func FuzzPreserveLayout(f *testing.F) {
+	for _, name := range SampleNames() {
+		f.Add(mustRead(f, filepath.Join(name, name+".toml")))
+	}
+	f.Add([]byte("name = \"x\"\nmodel = \"m.star\"\n[configs.a]\nfilters = []\n# c\n[configs.a.actions.B]\nparams = { p = \"1\" }\n"))
+	f.Fuzz(func(t *testing.T, orig []byte) {
+		p, err := Parse("f.toml", orig)
+		if err != nil {
+			return
+		}
+		if len(p.Configs) > 0 {
+			for _, c := range p.Configs {
+				c.Filters = append(c.Filters, "True")
+				break
+			}
+		}
+		fresh, err := p.Marshal()
+		if err != nil {
+			return
+		}
+		if got := preserveLayout(orig, fresh); !sameMeaning(got, fresh) {
+			t.Fatalf("the saved file means something else:\n%s\n---\n%s", got, fresh)
+		}
+	})
+}
