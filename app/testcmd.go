@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/modex/modex/engine/conform"
@@ -182,23 +181,7 @@ func logSteps(tc *conform.TestConfig, file string) (func(), error) {
 
 // saveFailure writes a failing run to the save folder.
 func saveFailure(rep testReport, tc conform.TestConfig, r conform.RunResult) (string, error) {
-	dir := rep.saveDir
-	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			return "", err
-		}
-		dir = filepath.Join(cache, "modex", "failures", rep.project)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	if err := conform.SaveRun(rep.project, rep.config, tc, r).Write(&b); err != nil {
-		return "", err
-	}
-	file := filepath.Join(dir, fmt.Sprintf("%s-%s-seed%d-run%d.json", rep.project, rep.config, r.Seed, r.Run))
-	return file, projects.WriteFileAtomic(file, []byte(b.String()))
+	return projects.SaveFailure(rep.saveDir, rep.project, rep.config, tc, r)
 }
 
 // readSavedRun reads a saved run for the project.
@@ -226,32 +209,7 @@ func orDefault(v, d string) string {
 }
 
 func printFailure(w io.Writer, r conform.RunResult) {
-	f := r.Failure
-	fmt.Fprintf(w, "  FAIL %s at step %d: %s\n", f.Kind, f.Step, f.Message)
-	from := max(0, len(r.Steps)-25)
-	if from > 0 {
-		fmt.Fprintf(w, "  trace (the last %d of %d entries; steps are numbered, timeouts are not steps):\n", len(r.Steps)-from, len(r.Steps))
-	} else {
-		fmt.Fprintln(w, "  trace (steps are numbered, timeouts are not steps):")
-	}
-	for _, s := range r.Steps[from:] {
-		fmt.Fprintf(w, "    %s  %s\n", stepNumber(s.Step), s.Label())
-	}
-	fmt.Fprintf(w, "    %s  ✗ %s\n", stepNumber(f.Step), f.Message)
-	for _, st := range f.States {
-		fmt.Fprintf(w, "  model state: %s\n", st)
-	}
-	if len(f.Expected) > 0 {
-		fmt.Fprintf(w, "  the model allowed: %s\n", strings.Join(f.Expected, ", "))
-	}
-}
-
-// stepNumber prints a step's number, or a dot for a timeout (not a step).
-func stepNumber(n int) string {
-	if n == 0 {
-		return "  ·"
-	}
-	return fmt.Sprintf("%3d", n)
+	io.WriteString(w, conform.FailureReport(r, "  "))
 }
 
 type junitSuites struct {

@@ -13,7 +13,14 @@ var uiq = make(chan func(), 1<<16)
 
 func TestMain(m *testing.M) {
 	post = func(f func()) { uiq <- f }
-	os.Exit(m.Run())
+	// Saved failures and other cache files go to a folder of the tests.
+	cache, err := os.MkdirTemp("", "modex-ui-test-cache")
+	if err == nil {
+		os.Setenv("XDG_CACHE_HOME", cache)
+	}
+	code := m.Run()
+	os.RemoveAll(cache)
+	os.Exit(code)
 }
 
 // pump runs queued UI callbacks on the calling goroutine until cond holds or

@@ -34,6 +34,9 @@ type TestView struct {
 	chart    *CoverageChart
 	log      *widget.List
 	lines    []logLine // UI goroutine only
+	failure  *widget.Entry
+	report   string // the failure panel's text; UI goroutine only
+	bottom   *container.AppTabs
 	actions  int       // steps (actions) shown in the log; UI goroutine only
 	content  fyne.CanvasObject
 
@@ -106,7 +109,26 @@ func NewTestView(wb *Workbench) *TestView {
 		widget.NewLabel("seed"), tv.seed, widget.NewLabel("strategy"), tv.strategy)
 	top := container.NewVBox(form, tv.adapter, container.NewHBox(tv.startB, tv.stop), tv.counters, tv.verdicts,
 		widget.NewLabel("states covered over steps"), tv.chart)
-	tv.content = container.NewBorder(top, nil, nil, nil, tv.log)
+	// The failure panel: the first failure of a test, whole, selectable and
+	// copyable (read-only: edits are undone), with the saved run and the
+	// command that reruns it.
+	tv.failure = widget.NewMultiLineEntry()
+	tv.failure.TextStyle = fyne.TextStyle{Monospace: true}
+	tv.failure.SetPlaceHolder("The first failure of a test shows here, whole.")
+	tv.failure.OnChanged = func(s string) {
+		if s != tv.report {
+			tv.failure.SetText(tv.report)
+		}
+	}
+	copyB := widget.NewButton("Copy", func() {
+		if a := fyne.CurrentApp(); a != nil {
+			a.Clipboard().SetContent(tv.report)
+		}
+	})
+	tv.bottom = container.NewAppTabs(
+		container.NewTabItem("Step log", tv.log),
+		container.NewTabItem("Failure", container.NewBorder(nil, container.NewHBox(copyB), nil, nil, tv.failure)))
+	tv.content = container.NewBorder(top, nil, nil, nil, tv.bottom)
 	return tv
 }
 
@@ -199,6 +221,9 @@ func (tv *TestView) start() {
 	tv.visited = visited
 	tv.mu.Unlock()
 	tv.lines, tv.actions = nil, 0
+	tv.report = ""
+	tv.failure.SetText("")
+	tv.bottom.SelectIndex(0)
 	tv.log.Refresh()
 	tv.chart.Reset()
 	tv.startB.Disable()
@@ -215,7 +240,11 @@ func (tv *TestView) start() {
 	done := make(chan struct{})
 	pumped := make(chan struct{})
 	go func() {
-		tv.pump(gen, started, done)
+		path := p.Path
+		if path == "" {
+			path = p.ModelPath()
+		}
+		tv.pump(runInfo{gen: gen, started: started, project: p.Name, path: path, config: wb.configs.Selected, tc: tc}, done)
 		close(pumped)
 	}()
 	go func() {
@@ -248,22 +277,32 @@ func (tv *TestView) Stop() {
 
 // pump moves queued steps into the visited graph, lays it out and shows it,
 // at most four times a second, until the test ends.
-func (tv *TestView) pump(gen int, started time.Time, done chan struct{}) {
+// runInfo is what the pump needs to know of the test it shows, fixed when
+// the test starts.
+type runInfo struct {
+	gen                   int
+	started               time.Time
+	project, path, config string
+	tc                    conform.TestConfig
+}
+
+func (tv *TestView) pump(ri runInfo, done chan struct{}) {
 	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
 	for {
 		select {
 		case <-done:
-			tv.flush(gen, started)
+			tv.flush(ri)
 			return
 		case <-t.C:
-			tv.flush(gen, started)
+			tv.flush(ri)
 		}
 	}
 }
 
 // flush applies queued steps (off the UI goroutine), then shows the result.
-func (tv *TestView) flush(gen int, started time.Time) {
+func (tv *TestView) flush(ri runInfo) {
+	gen, started := ri.gen, ri.started
 	tv.mu.Lock()
 	if gen != tv.gen {
 		tv.mu.Unlock()
@@ -278,6 +317,7 @@ func (tv *TestView) flush(gen int, started time.Time) {
 	}
 	var lines []logLine
 	var points []int
+	report := "" // the first failure among these
 	failures, steps := 0, 0
 	seen := map[int]bool{}
 	for _, x := range queue {
@@ -300,6 +340,9 @@ func (tv *TestView) flush(gen int, started time.Time) {
 				failures++
 				n := v.Fail(it)
 				lines = append(lines, logLine{text: fmt.Sprintf("%4d  ✗ %s: %s", it.Failure.Step, it.Failure.Kind, it.Failure.Message), node: v.ID(n), fail: true})
+				if report == "" {
+					report = failureReport(ri, it)
+				}
 			}
 		}
 	}
@@ -312,6 +355,11 @@ func (tv *TestView) flush(gen int, started time.Time) {
 			return
 		}
 		tv.lines = append(tv.lines, lines...)
+		if report != "" && tv.report == "" {
+			tv.report = report
+			tv.failure.SetText(report)
+			tv.bottom.SelectIndex(1)
+		}
 		tv.log.Refresh()
 		tv.log.ScrollToBottom()
 		for _, p := range points {
@@ -340,6 +388,21 @@ func prepareDoc(doc *graph.Doc, center string, radius int, scale func(*graph.Lay
 		d.img = d.lay.Draw(d.scale, nil)
 	}
 	return d
+}
+
+// failureReport is the failure panel's text for a failed run: the
+// failure, trace, model state and allowed actions, then the saved run and
+// the commands that rerun it. It saves the run (off the UI goroutine).
+func failureReport(ri runInfo, r conform.RunResult) string {
+	text := fmt.Sprintf("run %d (seed %d) failed\n", r.Run, r.Seed) + conform.FailureReport(r, "")
+	if file, err := projects.SaveFailure("", ri.project, ri.config, ri.tc, r); err != nil {
+		text += "(the run could not be saved: " + err.Error() + ")\n"
+	} else {
+		text += fmt.Sprintf("saved: %s\nrerun its steps: modex test %s --rerun %s\n", file, ri.path, file)
+	}
+	text += fmt.Sprintf("same choices again (timing may differ): modex test %s --config %s --runs 1 --seed %d --steps %d --strategy %s\n",
+		ri.path, ri.config, r.Seed, ri.tc.Steps, ri.tc.Strategy)
+	return text
 }
 
 // onScreen reports whether this view belongs to the open project; a view of

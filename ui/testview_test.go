@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -133,5 +134,24 @@ func TestLiveOnlineTest(t *testing.T) {
 	}
 	if !found || !strings.Contains(tv.verdicts.Text, "failed: unexpected-observable") {
 		t.Errorf("no failure node; verdicts %q", tv.verdicts.Text)
+	}
+	// The failure panel: the whole failure, selectable and copyable, with
+	// the saved run and the command that reruns it; edits are undone.
+	for _, want := range []string{"FAIL unexpected-observable at step", "model state: clients = ", "the model allowed: ?Deliver(", "rerun its steps: modex test ../projects/chat/chat.toml --rerun "} {
+		if !strings.Contains(tv.report, want) {
+			t.Errorf("failure panel lacks %q:\n%s", want, tv.report)
+		}
+	}
+	if tv.bottom.SelectedIndex() != 1 || tv.failure.Text != tv.report {
+		t.Error("the failure panel is not shown")
+	}
+	tv.failure.SetText("edited")
+	if tv.failure.Text != tv.report {
+		t.Error("the failure panel can be edited")
+	}
+	saved := tv.report[strings.Index(tv.report, "saved: ")+len("saved: "):]
+	saved = saved[:strings.Index(saved, "\n")]
+	if _, err := os.Stat(saved); err != nil {
+		t.Errorf("the failing run was not saved: %v", err)
 	}
 }

@@ -1,0 +1,40 @@
+package projects
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/modex/modex/engine/conform"
+)
+
+// FailuresDir is where failing runs are saved by default: modex/failures/
+// PROJECT in the user's cache folder.
+func FailuresDir(project string) (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(cache, "modex", "failures", project), nil
+}
+
+// SaveFailure writes a failing run (conform.SavedRun) into dir (""
+// FailuresDir) and returns the file's path, for modex test --rerun.
+func SaveFailure(dir, project, config string, tc conform.TestConfig, r conform.RunResult) (string, error) {
+	if dir == "" {
+		var err error
+		if dir, err = FailuresDir(project); err != nil {
+			return "", err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := conform.SaveRun(project, config, tc, r).Write(&b); err != nil {
+		return "", err
+	}
+	file := filepath.Join(dir, fmt.Sprintf("%s-%s-seed%d-run%d.json", project, config, r.Seed, r.Run))
+	return file, WriteFileAtomic(file, []byte(b.String()))
+}
