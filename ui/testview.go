@@ -37,7 +37,7 @@ type TestView struct {
 	failure  *widget.Entry
 	report   string // the failure panel's text; UI goroutine only
 	bottom   *container.AppTabs
-	actions  int       // steps (actions) shown in the log; UI goroutine only
+	actions  int // steps (actions) shown in the log; UI goroutine only
 	content  fyne.CanvasObject
 
 	mu      sync.Mutex // guards the fields below, shared with the test goroutine
