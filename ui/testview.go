@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
 )
@@ -45,6 +46,7 @@ type TestView struct {
 	cancel  context.CancelFunc
 	gen     int
 	visited *conform.Visited
+	cfg     *explore.Config // the running test's configuration
 	doc     *graph.Doc
 
 	// OnDone, when set, is called on the UI goroutine when a test ends.
@@ -218,7 +220,7 @@ func (tv *TestView) start() {
 	tv.gen++
 	gen := tv.gen
 	tv.queue = nil
-	tv.visited = visited
+	tv.visited, tv.cfg = visited, cfg
 	tv.mu.Unlock()
 	tv.lines, tv.actions = nil, 0
 	tv.report = ""
@@ -447,13 +449,80 @@ func (tv *TestView) show(d drawing, current int) {
 
 func (tv *TestView) jump(id string) {
 	g := tv.wb.graph
-	if v := g.Doc(); v != nil {
-		if i := v.StateIndex(id); i >= 0 {
-			g.Select(i)
-			tv.wb.s.details.Show(v, i, nil)
-			tv.wb.s.details.ShowActions(nil, nil)
+	v := g.Doc()
+	if v == nil {
+		return
+	}
+	i := v.StateIndex(id)
+	if i < 0 {
+		return
+	}
+	g.Select(i)
+	d := tv.wb.s.details
+	d.Show(v, i, docPath(v, i))
+	d.ShowActions(nil, nil)
+	// What the model enables there, as for explored states.
+	tv.mu.Lock()
+	vis, m, cfg := tv.visited, tv.wb.s.model, tv.cfg
+	tv.mu.Unlock()
+	if vis == nil || m == nil || cfg == nil {
+		return
+	}
+	key := vis.Key(id)
+	if key == "" {
+		return
+	}
+	go func() {
+		st, err := explore.Explain(m, cfg, key)
+		tv.wb.do(func() {
+			if g.Doc() == v && g.Selected() == i {
+				d.ShowActions(st, err)
+			}
+		})
+	}()
+}
+
+// docPath is the shortest path (transition indices) from the initial state
+// of a document to state i.
+func docPath(d *graph.Doc, i int) []int {
+	start := -1
+	for j, s := range d.States {
+		if s.Initial {
+			start = j
 		}
 	}
+	if start < 0 || start == i {
+		return nil
+	}
+	prev := map[int]int{start: -1}
+	queue := []int{start}
+	for len(queue) > 0 {
+		if _, found := prev[i]; found {
+			break
+		}
+		s := queue[0]
+		queue = queue[1:]
+		for ti, t := range d.Transitions {
+			if d.StateIndex(t.From) != s {
+				continue
+			}
+			to := d.StateIndex(t.To)
+			if _, seen := prev[to]; !seen {
+				prev[to] = ti
+				queue = append(queue, to)
+			}
+		}
+	}
+	if _, ok := prev[i]; !ok {
+		return nil
+	}
+	var path []int
+	for s := i; s != start; {
+		ti := prev[s]
+		path = append([]int{ti}, path...)
+		s = d.StateIndex(d.Transitions[ti].From)
+	}
+	return path
 }
 
 // finished runs on the UI goroutine when the test ends.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2/widget"
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/projects"
 )
@@ -114,6 +115,16 @@ func TestLiveOnlineTest(t *testing.T) {
 	tv.log.Select(3)
 	if b.wb.Graph().Selected() < 0 {
 		t.Error("the log line did not select a state")
+	}
+	// Its details: the path the run took there, and what the model enables.
+	d := b.wb.s.details
+	if !pump(10*time.Second, func() bool { return len(d.actions.Objects) > 0 }) {
+		t.Error("no enabled actions shown for the visited state")
+	}
+	for _, o := range d.box.Objects {
+		if l, ok := o.(*widget.Label); ok && strings.Contains(l.Text, "not reachable") {
+			t.Error("a visited state is shown as not reachable")
+		}
 	}
 	// The buggy server: a failing run shows a red failure node.
 	for attempt := 0; attempt < 4; attempt++ {

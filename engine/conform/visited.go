@@ -3,6 +3,7 @@ package conform
 import (
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
@@ -13,11 +14,13 @@ import (
 // the shape of the timeout extension: a passive and an active node per model
 // state as the tester met it, timeouts between them, and a terminal node per
 // failed run carrying the failure. Nodes are named V0, V1, … and F<run>.
-// A Visited is used by one goroutine at a time.
+// Its methods are safe for concurrent use.
 type Visited struct {
+	mu      sync.Mutex
 	w       model.Worker
 	g       explore.Graph
 	vars    [][]model.Var
+	keys    []string // model state key per node ("" for failures)
 	nodes   map[string]int
 	edges   map[string]bool
 	current int
@@ -53,6 +56,7 @@ func (v *Visited) node(key string, active bool) int {
 	}
 	v.g.States = append(v.g.States, s)
 	v.vars = append(v.vars, vars)
+	v.keys = append(v.keys, key)
 	v.nodes[k] = i
 	v.states[key] = true
 	return i
@@ -70,6 +74,8 @@ func (v *Visited) edge(t explore.GTrans) {
 
 // Add records a step and returns the node the tester is in after it.
 func (v *Visited) Add(s StepRecord) int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if len(s.From) == 0 || len(s.States) == 0 {
 		return v.current
 	}
@@ -84,6 +90,8 @@ func (v *Visited) Add(s StepRecord) int {
 // and returns it. Its variables are those of the model state the tester was
 // in (the first, when the model may have been in several).
 func (v *Visited) Fail(r RunResult) int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	f := r.Failure
 	i := len(v.g.States)
 	label := "✗ " + string(f.Kind)
@@ -93,6 +101,7 @@ func (v *Visited) Fail(r RunResult) int {
 		vars = f.States[0].Vars
 	}
 	v.vars = append(v.vars, vars)
+	v.keys = append(v.keys, "")
 	if v.current >= 0 {
 		v.edge(explore.GTrans{From: v.current, To: i, Kind: model.Observable, Text: label})
 	}
@@ -101,23 +110,52 @@ func (v *Visited) Fail(r RunResult) int {
 }
 
 // Current is the node the tester is in, -1 before the first step.
-func (v *Visited) Current() int { return v.current }
+func (v *Visited) Current() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.current
+}
 
 // ModelStates is the number of distinct model states met so far.
-func (v *Visited) ModelStates() int { return len(v.states) }
+func (v *Visited) ModelStates() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.states)
+}
 
 // ID is the name of node i.
-func (v *Visited) ID(i int) string { return v.g.States[i].ID }
+func (v *Visited) ID(i int) string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.g.States[i].ID
+}
 
 // Graph returns a copy of the visited graph.
 func (v *Visited) Graph() *explore.Graph {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	g := &explore.Graph{States: append([]explore.GState(nil), v.g.States...), Trans: append([]explore.GTrans(nil), v.g.Trans...)}
 	g.Stats.States, g.Stats.Transitions = len(g.States), len(g.Trans)
 	return g
 }
 
+// Key returns the model state key of the node with the given id ("" for a
+// failure node or an unknown id).
+func (v *Visited) Key(id string) string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for i, s := range v.g.States {
+		if s.ID == id {
+			return v.keys[i]
+		}
+	}
+	return ""
+}
+
 // Vars returns the variables of node i (to go with Graph).
 func (v *Visited) Vars(i int) []model.Var {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if i < 0 || i >= len(v.vars) {
 		return nil
 	}
