@@ -28,7 +28,9 @@ type OfflineView struct {
 	cases    *widget.List
 	suite    *explore.Suite
 	verdicts map[int]string
+	details  map[int]string // a case's whole result, shown when selected
 	summary  *widget.Label
+	caseInfo *widget.Label // the selected case: its steps and whole result
 
 	traceRows  []traceRow
 	traceList  *widget.List
@@ -53,7 +55,11 @@ type traceRow struct {
 
 // NewOfflineView builds the Offline tab.
 func NewOfflineView(wb *Workbench) *OfflineView {
-	ov := &OfflineView{wb: wb, verdicts: map[int]string{}}
+	ov := &OfflineView{wb: wb, verdicts: map[int]string{}, details: map[int]string{}}
+	ov.caseInfo = widget.NewLabel("")
+	ov.caseInfo.Wrapping = fyne.TextWrapWord
+	ov.caseInfo.Selectable = true
+	ov.caseInfo.Hide()
 	ov.coverage = widget.NewSelect([]string{"transitions", "states"}, nil)
 	ov.coverage.SetSelected("transitions")
 	ov.summary = widget.NewLabel("Generate a suite from the explored graph, or load one.")
@@ -106,7 +112,7 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 	suiteBar := container.NewHBox(widget.NewLabel("coverage"), ov.coverage,
 		widget.NewButton("Generate", ov.Generate), widget.NewButton("Load…", ov.Load), widget.NewButton("Save…", ov.Save), widget.NewButton("Run", ov.Run))
 	traceBar := container.NewHBox(widget.NewButton("Open trace…", ov.OpenTrace), widget.NewButton("Events…", ov.EditMapping), widget.NewButton("Replay", ov.Replay))
-	suitePart := container.NewBorder(container.NewVBox(heading("Test suite"), suiteBar, ov.summary), nil, nil, nil, ov.cases)
+	suitePart := container.NewBorder(container.NewVBox(heading("Test suite"), suiteBar, ov.summary), container.NewVScroll(ov.caseInfo), nil, nil, ov.cases)
 	tracePart := container.NewBorder(container.NewVBox(heading("Recorded trace"), traceBar, ov.traceLabel), nil, nil, nil, ov.traceList)
 	split := container.NewVSplit(suitePart, tracePart)
 	ov.content = split
@@ -168,7 +174,8 @@ func (ov *OfflineView) Generate() {
 }
 
 func (ov *OfflineView) setSuite(s *explore.Suite) {
-	ov.suite, ov.verdicts = s, map[int]string{}
+	ov.suite, ov.verdicts, ov.details = s, map[int]string{}, map[int]string{}
+	ov.caseInfo.Hide()
 	text := s.Summary() + "."
 	if len(s.Dead) > 0 {
 		text += " Dead states left out: " + strings.Join(s.Dead, " ") + "."
@@ -197,6 +204,14 @@ func (ov *OfflineView) showCase(i int) {
 	}
 	ov.wb.graph.SetMarks(marks)
 	ov.wb.status.SetText(fmt.Sprintf("%s: %s", ov.suite.Cases[i].Name, caseText(ov.suite.Cases[i])))
+	// The whole case and its result, wrapped and selectable (the list
+	// cuts long lines).
+	info := fmt.Sprintf("%s: %s", ov.suite.Cases[i].Name, caseText(ov.suite.Cases[i]))
+	if d, ok := ov.details[i]; ok {
+		info += "\n\n" + d
+	}
+	ov.caseInfo.SetText(info)
+	ov.caseInfo.Show()
 }
 
 func caseText(c explore.SuiteCase) string {
@@ -304,6 +319,15 @@ func (ov *OfflineView) run() {
 					v += " — " + c.Reason
 				}
 				ov.verdicts[i] = v
+				ov.details[i] = v
+				if f := c.Failure; f != nil {
+					for _, st := range f.States {
+						ov.details[i] += "\nmodel state: " + st.String()
+					}
+					if len(f.Expected) > 0 {
+						ov.details[i] += "\nthe model allowed: " + strings.Join(f.Expected, ", ")
+					}
+				}
 			}
 			ov.summary.SetText(fmt.Sprintf("%d cases: %s.", len(res.Cases), counts))
 			ov.cases.Refresh()

@@ -37,6 +37,11 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 	if !strings.Contains(ov.summary.Text, "2 pass, 0 fail") {
 		t.Errorf("run: %q", ov.summary.Text)
 	}
+	// A selected case shows whole, with its result, under the list.
+	ov.cases.Select(0)
+	if !ov.caseInfo.Visible() || !strings.Contains(ov.caseInfo.Text, "case 1: ") || !strings.Contains(ov.caseInfo.Text, "pass") {
+		t.Errorf("case details: %q", ov.caseInfo.Text)
+	}
 	// A recorded trace of the buggy thread pool.
 	b.open("../projects/threadpool/threadpool.toml")
 	b.wait()
