@@ -35,6 +35,11 @@ func runGUI(path, config, trace string) error {
 	if !hasDisplay() {
 		return errNoDisplay
 	}
+	// Without a D-Bus session, GTK's settings backend (dconf) prints a
+	// warning for every setting a native dialog touches: keep them in memory.
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" && os.Getenv("GSETTINGS_BACKEND") == "" {
+		os.Setenv("GSETTINGS_BACKEND", "memory")
+	}
 	// Lay graphs out in child processes (killable, outside our GC).
 	if exe, err := os.Executable(); err == nil {
 		graph.LayoutCommand = []string{exe, "__layout"}

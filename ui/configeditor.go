@@ -158,7 +158,9 @@ func (ce *ConfigEditor) checkDomain(s string) string {
 }
 
 func heading(s string) fyne.CanvasObject {
-	return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	l.Wrapping = fyne.TextWrapWord // a long heading must not widen its panel
+	return l
 }
 
 func (ce *ConfigEditor) build() fyne.CanvasObject {

@@ -98,7 +98,9 @@ func (d *Details) ShowActions(st []explore.ActionStatus, err error) {
 		if a.Tried == 0 {
 			line = fmt.Sprintf("%s (%s): not enabled", a.Action, a.Kind)
 		}
-		objs = append(objs, widget.NewLabelWithStyle(line, fyne.TextAlignLeading, fyne.TextStyle{Bold: a.Enabled > 0}))
+		l := widget.NewLabelWithStyle(line, fyne.TextAlignLeading, fyne.TextStyle{Bold: a.Enabled > 0})
+		l.Wrapping = fyne.TextWrapWord // the panel keeps its width
+		objs = append(objs, l)
 		for i, r := range a.Reasons {
 			if i == 4 {
 				objs = append(objs, widget.NewLabel(fmt.Sprintf("   … and %d more", len(a.Reasons)-4)))

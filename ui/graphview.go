@@ -162,6 +162,13 @@ func (g *GraphView) SetMessage(msg string) {
 	g.scroll.Refresh()
 }
 
+// FitNext forgets a zoom set by hand: the next graph shown is fitted (a
+// graph of another kind, or another configuration's, starts fitted).
+func (g *GraphView) FitNext() {
+	g.userZoom = false
+	g.userZoomF.Store(0)
+}
+
 // Reset forgets the graph, the selection, the marks and a zoom set by hand:
 // the next graph shown is fitted (a new project starts here).
 func (g *GraphView) Reset(msg string) {
@@ -490,7 +497,9 @@ func (r *graphRenderer) Layout(size fyne.Size) {
 		}
 	}
 	if g.hover != "" {
-		lines := strings.Split(g.hover, "\n")
+		// Lines wider than the view are wrapped, so that the tooltip fits
+		// (flipped left or up below when it would cross the edge).
+		lines := wrapToWidth(strings.Split(g.hover, "\n"), g.scroll.Size().Width-40, theme.TextSize()*0.9)
 		for len(r.tip) < len(lines) {
 			t := canvas.NewText("", color.Black)
 			t.TextStyle = fyne.TextStyle{Monospace: true}
@@ -553,4 +562,24 @@ func wrapText(s string, width int, indent string) string {
 		line += len(w)
 	}
 	return b.String()
+}
+
+// wrapToWidth breaks lines longer than width allows in monospace text of
+// the given size.
+func wrapToWidth(lines []string, width, size float32) []string {
+	char := fyne.MeasureText("M", size, fyne.TextStyle{Monospace: true}).Width
+	if char <= 0 || width <= 0 {
+		return lines
+	}
+	n := max(int(width/char), 20)
+	var out []string
+	for _, l := range lines {
+		r := []rune(l)
+		for len(r) > n {
+			out = append(out, string(r[:n]))
+			r = append([]rune("  "), r[n:]...)
+		}
+		out = append(out, string(r))
+	}
+	return out
 }

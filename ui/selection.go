@@ -70,16 +70,16 @@ func (wb *Workbench) Find() {
 	src := strings.TrimSpace(wb.s.find.Text)
 	if x == nil || m == nil || src == "" {
 		wb.graph.SetMarks(nil)
-		wb.s.findErr.Hide()
+		wb.s.findErr.SetText("")
 		return
 	}
 	expr, err := m.Compile(src, model.Pos{File: "find", Line: 1, Col: 1})
 	if err != nil {
 		wb.s.findErr.SetText(exprError(err))
-		wb.s.findErr.Show()
+		wb.status.SetText("Find: " + exprError(err))
 		return
 	}
-	wb.s.findErr.Hide()
+	wb.s.findErr.SetText("")
 	gen := wb.gen
 	go func() {
 		found, err := x.Find(expr)
@@ -89,7 +89,7 @@ func (wb *Workbench) Find() {
 			}
 			if err != nil {
 				wb.s.findErr.SetText(err.Error())
-				wb.s.findErr.Show()
+				wb.status.SetText("Find: " + err.Error())
 			}
 			models := map[int32]bool{}
 			for _, i := range found {

@@ -46,9 +46,11 @@ func newSession(wb *Workbench, p *projects.Project) *session {
 	s.find = newEntry(wb)
 	s.find.PlaceHolder = "find states: expression over s, e.g. pending(s) == 1"
 	s.find.OnSubmitted = func(string) { wb.Find() }
+	// One line, always there: an error must not push the graph up. The
+	// whole message also goes to the status line.
 	s.findErr = widget.NewLabel("")
 	s.findErr.Importance = widget.DangerImportance
-	s.findErr.Hide()
+	s.findErr.Truncation = fyne.TextTruncateEllipsis
 	return s
 }
 

@@ -27,7 +27,7 @@ func TestProjectSwitchLeavesNothingStale(t *testing.T) {
 	// A Find with an error.
 	chat.find.SetText("pending(s) ==")
 	b.wb.Find()
-	if !chat.findErr.Visible() {
+	if chat.findErr.Text == "" {
 		t.Fatal("the bad find expression shows no error")
 	}
 	// A suite, generated in the Offline tab.
@@ -65,7 +65,7 @@ func TestProjectSwitchLeavesNothingStale(t *testing.T) {
 			!strings.Contains(s.test.adapter.Text, "chat"), "the Test tab keeps the previous project's runs or adapter"},
 		"offline": {s.offline.suite == nil && b.wb.offlineHolder.Objects[0] == s.offline.Content(),
 			"the Offline tab keeps the previous project's suite"},
-		"find": {s.find.Text == "" && !s.findErr.Visible() && b.wb.findHolder.Objects[0] == s.find,
+		"find": {s.find.Text == "" && s.findErr.Text == "" && b.wb.findHolder.Objects[0] == s.find,
 			"Find keeps its text or error"},
 		"zoom":      {!b.wb.graph.UserZoomed(), "the zoom set by hand carries over"},
 		"selection": {b.wb.graph.Selected() < 0, "a state is still selected"},

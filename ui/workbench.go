@@ -292,6 +292,7 @@ func (wb *Workbench) selectConfig(name string) {
 	if wb.s.project == nil || name == "" || name == wb.s.config {
 		return
 	}
+	wb.graph.FitNext() // another configuration's graph starts fitted
 	// A configuration with other constants needs the model loaded with them.
 	reload := wb.s.model == nil || hasConstants(wb.s.project, wb.s.config) || hasConstants(wb.s.project, name)
 	wb.s.config = name

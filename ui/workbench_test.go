@@ -219,7 +219,7 @@ func TestFindStates(t *testing.T) {
 	}
 	b.wb.s.find.SetText("pending(s) ==")
 	b.wb.Find()
-	if !b.wb.s.findErr.Visible() {
+	if b.wb.s.findErr.Text == "" {
 		t.Error("bad find expression shows no error")
 	}
 }
@@ -376,5 +376,23 @@ func TestDialogsStartInProjectFolder(t *testing.T) {
 		if d != filepath.Dir(path) {
 			t.Errorf("a dialog starts in %q, not in the project's folder %q", d, filepath.Dir(path))
 		}
+	}
+}
+
+// A tooltip wider than the view is wrapped to fit it.
+func TestTooltipWrapsToView(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	lines := wrapToWidth([]string{"short", long}, 400, 12)
+	if len(lines) < 3 || lines[0] != "short" {
+		t.Fatalf("lines %q", lines)
+	}
+	w := fyne.MeasureText("M", 12, fyne.TextStyle{Monospace: true}).Width
+	for _, l := range lines {
+		if float32(len([]rune(l)))*w > 400+w*2 {
+			t.Errorf("line of %d characters is wider than 400", len(l))
+		}
+	}
+	if strings.Join(lines[1:], "") != strings.Repeat("x", 300)+strings.Repeat("  ", len(lines)-2) && strings.ReplaceAll(strings.Join(lines[1:], ""), " ", "") != long {
+		t.Error("wrapping lost characters")
 	}
 }
