@@ -164,6 +164,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", 0, "goroutines exploring (default: number of CPUs)")
 	layout := fs.String("layout", "", "Graphviz layout for svg/png (default: dot for small graphs, sfdp for large)")
 	noTiming := fs.Bool("no-timing", false, "write 0 seconds in the JSON stats (byte-identical output)")
+	quotient := fs.String("quotient", "", "write the overview of the graph by an expression over s (e.g. 'len(s.stack)', or depth): one node per value, with its number of states")
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -192,7 +193,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, summary)
 		return nil
 	}
-	doc, err := graph.FromExploration(x)
+	doc, err := exportDoc(x, *quotient)
 	if err != nil {
 		return err
 	}
@@ -289,4 +290,24 @@ func cmdCheck(args []string, stdout io.Writer) error {
 // command is stopped.
 func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+}
+
+// exportDoc is the document to write: the state graph, or its quotient by
+// an expression (see explore.Quotient).
+func exportDoc(x *explore.Exploration, quotient string) (*graph.Doc, error) {
+	if quotient == "" {
+		return graph.FromExploration(x)
+	}
+	var expr model.Expr
+	if quotient != explore.QuotientDepth {
+		var err error
+		if expr, err = x.Model.Compile(quotient, model.Pos{File: "--quotient", Line: 1, Col: 1}); err != nil {
+			return nil, err
+		}
+	}
+	q, _, err := x.Quotient(expr)
+	if err != nil {
+		return nil, fmt.Errorf("--quotient %s: %w", quotient, err)
+	}
+	return graph.FromGraph(q, nil), nil
 }

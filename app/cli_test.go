@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -312,5 +313,39 @@ func TestNoDisplayAndProjectFolders(t *testing.T) {
 	_, errOut, code = cli("check", "../projects")
 	if code == 0 || !strings.Contains(errOut, "is a folder with 0 project files") {
 		t.Errorf("a folder without a project: exit %d %q", code, errOut)
+	}
+}
+
+// --quotient writes the overview of a graph: one node per value of the
+// expression with its number of states (the web shop's MoreItemsInCart by
+// the number of clients: 1, 10, 100 and 1,000 states).
+func TestExploreQuotient(t *testing.T) {
+	out, errOut, code := cli("explore", "../projects/webshop/webshop.toml", "--config", "more_items", "--quotient", "len(s.clients)", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var d struct {
+		States []struct {
+			Label string `json:"label"`
+			Count int    `json:"count"`
+		} `json:"states"`
+		Transitions []struct{ Label string } `json:"transitions"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range d.States {
+		got = append(got, fmt.Sprintf("%s:%d", s.Label, s.Count))
+	}
+	if strings.Join(got, " ") != "0:1 1:10 2:100 3:1000" || len(d.Transitions) != 6 {
+		t.Errorf("classes %v, %d arcs", got, len(d.Transitions))
+	}
+	if _, errOut, code := cli("explore", "../projects/webshop/webshop.toml", "--quotient", "len(s.nope)", "--format", "dot"); code == 0 || !strings.Contains(errOut, "nope") {
+		t.Errorf("bad quotient expression: exit %d %q", code, errOut)
+	}
+	out, _, code = cli("explore", "../projects/chat/chat.toml", "--quotient", "depth", "--format", "dot")
+	if code != 0 || !strings.Contains(out, "depth 0") || !strings.Contains(out, "states") {
+		t.Errorf("by depth: exit %d\n%s", code, out)
 	}
 }

@@ -52,6 +52,9 @@ type State struct {
 	Error     string `json:"error"`
 	Frontier  bool   `json:"frontier"`
 	Vars      Vars   `json:"vars"`
+	// Count is the number of model states a quotient's node stands for
+	// (absent in state graphs).
+	Count int `json:"count,omitempty"`
 }
 
 // Transition is a transition of a graph document.
@@ -79,7 +82,7 @@ type VarsFunc func(state int) []model.Var
 func FromGraph(g *explore.Graph, vars VarsFunc) *Doc {
 	d := &Doc{Stats: g.Stats, States: make([]State, len(g.States)), Transitions: make([]Transition, len(g.Trans))}
 	for i, s := range g.States {
-		ds := State{ID: s.ID, Label: s.Label, Initial: s.Initial, Accepting: s.Accepting, Kind: string(s.Kind), Error: s.Error, Frontier: s.Frontier, Vars: Vars{}}
+		ds := State{ID: s.ID, Label: s.Label, Initial: s.Initial, Accepting: s.Accepting, Kind: string(s.Kind), Error: s.Error, Frontier: s.Frontier, Vars: Vars{}, Count: s.Count}
 		if vars != nil {
 			for _, v := range vars(i) {
 				ds.Vars = append(ds.Vars, Var{Name: v.Name, Value: model.Format(v.Value)})
@@ -169,7 +172,11 @@ func (d *Doc) WriteDOT(w io.Writer) error {
 		if s.Kind == string(explore.Passive) {
 			shape = "diamond"
 		}
-		attrs := []string{"label=" + dotQuote(s.Label), "shape=" + shape}
+		label := s.Label
+		if s.Count > 0 {
+			label += fmt.Sprintf("\n%d states", s.Count)
+		}
+		attrs := []string{"label=" + dotQuote(label), "shape=" + shape}
 		if s.Accepting {
 			attrs = append(attrs, "peripheries=2")
 		}

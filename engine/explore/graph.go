@@ -28,6 +28,9 @@ type GState struct {
 	Accepting bool
 	Frontier  bool
 	Error     string
+	// Count is the number of model states a node stands for in a quotient
+	// (0 in a state graph, where each node is one state).
+	Count int
 }
 
 // GTrans is a transition of the state graph. Timeout transitions have an

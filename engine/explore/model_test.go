@@ -405,3 +405,47 @@ def hog(s):
 		t.Error("the partial graph was not kept")
 	}
 }
+
+// The quotient of the 32,767-state stack by its length: 15 classes of 2^n
+// states; Push leads from class n to n+1 (2 inputs from each state), Pop
+// back; by depth, the same classes.
+func TestQuotient(t *testing.T) {
+	m, err := model.LoadStarlark("testdata/bigstack.star")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := explore.Explore(context.Background(), m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, by := range []string{"len(s.stack)", explore.QuotientDepth} {
+		var expr model.Expr
+		if by != explore.QuotientDepth {
+			expr = compile(t, m, by)
+		}
+		q, class, err := x.Quotient(expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(q.States) != 15 || len(class) != len(x.States) {
+			t.Fatalf("%s: %d classes", by, len(q.States))
+		}
+		total := 0
+		for n, c := range q.States {
+			if c.Count != 1<<n {
+				t.Errorf("%s: class %d (%s) holds %d states, want %d", by, n, c.Label, c.Count, 1<<n)
+			}
+			total += c.Count
+		}
+		if total != len(x.States) || !q.States[0].Initial || !q.States[0].Accepting {
+			t.Errorf("%s: %d states in all, initial %v", by, total, q.States[0].Initial)
+		}
+		if len(q.Trans) != 28 || q.Trans[0].Label() != "Push ×2" || q.Trans[0].From != 0 || q.Trans[0].To != 1 {
+			t.Errorf("%s: %d arcs, first %q", by, len(q.Trans), q.Trans[0].Label())
+		}
+	}
+	// A bad expression names itself.
+	if _, _, err := x.Quotient(compile(t, m, "s.nothing")); err == nil || !strings.Contains(err.Error(), "nothing") {
+		t.Errorf("bad expression: %v", err)
+	}
+}
