@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"strings"
 
 	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
 )
 
@@ -18,27 +20,32 @@ type drawing struct {
 	scale     float64 // the scale img was drawn at
 	note      string
 	err       error
+	// classes maps an overview's class nodes to a state of each class
+	// (nil when the view is not an overview).
+	classes map[string]string
 }
 
 // prepare builds the document and lays out what will be shown: the whole
-// graph when it is small enough, else the neighbourhood of center. It runs
-// off the UI goroutine.
-func prepare(ctx context.Context, x *explore.Exploration, center string, radius int, scale func(*graph.Layout) float64) drawing {
+// graph when it is small enough, else its overview by the expression
+// overview ("" for none), else the neighbourhood of center. It runs off the
+// UI goroutine.
+func prepare(ctx context.Context, x *explore.Exploration, center string, radius int, overview string, scale func(*graph.Layout) float64) drawing {
 	var d drawing
 	d.doc, d.err = graph.FromExploration(x)
 	if d.err != nil {
 		return d
 	}
 	d.view = d.doc
-	if n := len(d.doc.States); n > DrawLimit {
+	if n := len(d.doc.States); n > DrawLimit && (overview == "" || !overviewAny(x, overview, &d)) {
+		why := d.note // why there is no overview, if one was asked for
 		if center == "" || d.doc.StateIndex(center) < 0 {
 			center = "S0"
 		}
 		d.view = d.doc.Neighbourhood(center, radius)
-		d.note = fmt.Sprintf("%d states, %d transitions: too many to draw whole. Showing the %d states within %d steps of %s (click a state to move; dashed states have more beyond).",
+		d.note = why + fmt.Sprintf("%d states, %d transitions: too many to draw whole. Showing the %d states within %d steps of %s (click a state to move; dashed states have more beyond).",
 			n, len(d.doc.Transitions), len(d.view.States), radius, center)
 		if len(d.view.States) > DrawLimit {
-			d.note = fmt.Sprintf("%d states, %d transitions; even %d steps around %s hold %d states. Lower the steps, narrow the configuration, or export the graph.",
+			d.note = why + fmt.Sprintf("%d states, %d transitions; even %d steps around %s hold %d states. Lower the steps, narrow the configuration, or export the graph.",
 				n, len(d.doc.Transitions), radius, center, len(d.view.States))
 			d.view = nil
 			return d
@@ -53,13 +60,62 @@ func prepare(ctx context.Context, x *explore.Exploration, center string, radius 
 	return d
 }
 
+// overviewOf makes d.view the quotient of x by the expression (or depth):
+// false, with a note, when it cannot (a bad expression, too many classes).
+func overviewOf(x *explore.Exploration, by string, d *drawing) bool {
+	var expr model.Expr
+	if by != explore.QuotientDepth {
+		var err error
+		if expr, err = x.Model.Compile(by, model.Pos{File: "overview", Line: 1, Col: 1}); err != nil {
+			d.note = "Overview: " + exprError(err) + ". "
+			return false
+		}
+	}
+	q, _, err := x.Quotient(expr)
+	if err != nil || len(q.States) > DrawLimit {
+		if err == nil {
+			err = fmt.Errorf("%d classes, too many to draw", len(q.States))
+		}
+		d.note = fmt.Sprintf("Overview by %s: %v. ", by, err)
+		return false
+	}
+	g := x.Graph()
+	d.classes = map[string]string{}
+	for _, c := range q.States {
+		d.classes[c.ID] = g.States[g.Entry[c.Model]].ID
+	}
+	d.view = graph.FromGraph(q, nil)
+	d.note = fmt.Sprintf("%d states, %d transitions: the overview by %s, %d classes (each with its number of states). Click a class to see its states.",
+		len(d.doc.States), len(d.doc.Transitions), by, len(q.States))
+	return true
+}
+
+// overviewAuto asks for the overview by the default expression.
+const overviewAuto = "auto"
+
+// overviewAny makes the overview by the expression asked for or, for
+// overviewAuto, by the configuration's first grouping with few enough
+// classes to draw, else by depth.
+func overviewAny(x *explore.Exploration, by string, d *drawing) bool {
+	if by != overviewAuto {
+		return overviewOf(x, by, d)
+	}
+	for _, g := range x.Config.Groupings {
+		if overviewOf(x, g.Source(), d) {
+			return true
+		}
+	}
+	d.note = ""
+	return overviewOf(x, explore.QuotientDepth, d)
+}
+
 var drawScaleBase = 2.0
 
 // present lays out an exploration (partial when !final) off the UI goroutine
 // and shows it unless something newer has been shown meanwhile.
 func (wb *Workbench) present(gen, seq int, x *explore.Exploration, final bool) {
 	wb.mu.Lock()
-	center, radius := wb.s.center, wb.radius
+	center, radius, overview := wb.s.center, wb.radius, wb.s.overview
 	// A newer presentation supersedes this one: its layout (a child
 	// process when graph.LayoutCommand is set) is killed.
 	if wb.layoutCancel != nil {
@@ -68,7 +124,7 @@ func (wb *Workbench) present(gen, seq int, x *explore.Exploration, final bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	wb.layoutCancel = cancel
 	wb.mu.Unlock()
-	d := prepare(ctx, x, center, radius, wb.graph.DrawScale)
+	d := prepare(ctx, x, center, radius, overview, wb.graph.DrawScale)
 	if errors.Is(d.err, context.Canceled) {
 		return
 	}
@@ -102,7 +158,7 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 		return
 	}
 	wb.mu.Lock()
-	wb.s.doc, wb.s.full = d.doc, x.Graph()
+	wb.s.doc, wb.s.full, wb.s.classes = d.doc, x.Graph(), d.classes
 	wb.mu.Unlock()
 	st := x.Stats
 	end := st.Ending()
@@ -166,3 +222,45 @@ const (
 	MaxImagePixels = 4_000_000
 	MaxImageSide   = 8000
 )
+
+// How graphs too large to draw whole are shown.
+const (
+	largeOverview      = "overview"
+	largeNeighbourhood = "neighbourhood"
+)
+
+// setLargeMode shows large graphs as an overview (by the expression typed,
+// else the default) or as the neighbourhood of the selection.
+func (wb *Workbench) setLargeMode(mode string) {
+	wb.mu.Lock()
+	switch {
+	case mode == largeNeighbourhood:
+		wb.s.overview = ""
+	case strings.TrimSpace(wb.overviewBy.Text) != "":
+		wb.s.overview = strings.TrimSpace(wb.overviewBy.Text)
+	default:
+		wb.s.overview = overviewAuto
+	}
+	wb.mu.Unlock()
+	if wb.largeMode.Selected != mode {
+		wb.largeMode.SetSelected(mode) // calls back once more, harmless
+		return
+	}
+	wb.redraw()
+}
+
+// openClass shows the states of an overview's class (the neighbourhood of
+// one of them); false when id is no class of the overview shown.
+func (wb *Workbench) openClass(id string) bool {
+	wb.mu.Lock()
+	state, ok := wb.s.classes[id]
+	if ok {
+		wb.s.center = state
+	}
+	wb.mu.Unlock()
+	if !ok {
+		return false
+	}
+	wb.largeMode.SetSelected(largeNeighbourhood)
+	return true
+}

@@ -25,6 +25,12 @@ type session struct {
 	doc     *graph.Doc     // the full document of the last exploration shown
 	full    *explore.Graph // its engine graph
 	center  string         // state around which a large graph is shown
+	// overview is how a graph too large to draw whole is shown: the
+	// quotient by this expression (overviewAuto: the first grouping, or
+	// depth), or "" for the neighbourhood of center.
+	overview string
+	// classes maps the shown overview's classes to a state of each.
+	classes map[string]string
 
 	editor  *ConfigEditor
 	details *Details
@@ -36,7 +42,7 @@ type session struct {
 
 // newSession builds the per-project panels for p (nil: no project yet).
 func newSession(wb *Workbench, p *projects.Project) *session {
-	s := &session{project: p}
+	s := &session{project: p, overview: overviewAuto}
 	s.details = NewDetails()
 	s.details.Goto = wb.SelectState
 	// The views reach the session through the workbench: wb.s must be s
@@ -69,4 +75,8 @@ func (wb *Workbench) setSession(s *session) {
 	swap(wb.findHolder, s.find)
 	swap(wb.findErrHolder, s.findErr)
 	swap(wb.edHolder, widget.NewLabel("Open a project to edit its configurations."))
+	if wb.largeMode != nil {
+		wb.largeMode.SetSelected(largeOverview)
+		wb.overviewBy.SetText("")
+	}
 }

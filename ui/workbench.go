@@ -68,6 +68,10 @@ type Workbench struct {
 	edHolder *fyne.Container
 	tabs     *container.AppTabs
 	radiusS  *widget.Select
+	// largeMode and overviewBy choose how graphs too large to draw whole
+	// are shown: an overview (by an expression) or a neighbourhood.
+	largeMode  *widget.Select
+	overviewBy *Entry
 	// holders of the session's panels, swapped when a project opens
 	detailsHolder, testHolder, offlineHolder, findHolder, findErrHolder *fyne.Container
 
@@ -113,6 +117,9 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb.note.Hide()
 	wb.graph = NewGraphView()
 	wb.graph.OnSelect = func(i int) {
+		if wb.openClass(wb.graph.Doc().States[i].ID) {
+			return
+		}
 		if wb.s.test != nil && wb.graph.Doc() != nil && wb.s.test.showing(wb.graph.Doc()) {
 			wb.s.test.jump(wb.graph.Doc().States[i].ID)
 			return
@@ -143,9 +150,15 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb.radiusS.SetSelected("2")
 
 	bar := container.NewHBox(wb.title, widget.NewLabel("Configuration:"), wb.configs, cfgMenu, wb.explore, wb.stop, wb.progress, wb.counts)
+	wb.largeMode = widget.NewSelect([]string{largeOverview, largeNeighbourhood}, wb.setLargeMode)
+	wb.overviewBy = newEntry(wb)
+	wb.overviewBy.SetPlaceHolder("by: first grouping, or depth")
+	wb.overviewBy.OnSubmitted = func(string) { wb.setLargeMode(largeOverview) }
+	wb.largeMode.SetSelected(largeOverview)
 	zoom := container.NewHBox(
 		widget.NewButton("−", wb.graph.ZoomOut), widget.NewButton("Fit", wb.graph.Fit), widget.NewButton("+", wb.graph.ZoomIn),
-		widget.NewLabel("steps around selection (large graphs):"), wb.radiusS)
+		widget.NewLabel("large graphs:"), wb.largeMode, container.NewGridWrap(fyne.NewSize(220, 36), wb.overviewBy),
+		widget.NewLabel("steps around:"), wb.radiusS)
 	findRow := container.NewBorder(nil, wb.findErrHolder, nil, widget.NewButton("Find", wb.Find), wb.findHolder)
 	center := container.NewBorder(container.NewVBox(zoom, wb.note), findRow, nil, nil, wb.graph.Container())
 	right := container.NewHSplit(center, wb.detailsHolder)

@@ -396,3 +396,35 @@ func TestTooltipWrapsToView(t *testing.T) {
 		t.Error("wrapping lost characters")
 	}
 }
+
+// A graph too large to draw whole shows as an overview: by the default
+// expression at first, then by one the user types; clicking a class shows
+// its states.
+func TestOverviewOfLargeGraph(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/webshop/webshop.toml")
+	b.wait()
+	b.wb.configs.SetSelected("more_items")
+	b.wait()
+	v := b.wb.Graph().Doc()
+	if v == nil || len(v.States) == 0 || v.States[0].Count == 0 || !strings.Contains(b.wb.note.Text, "overview by") {
+		t.Fatalf("no overview: note %q", b.wb.note.Text)
+	}
+	b.wb.overviewBy.SetText("len(s.clients)")
+	b.wb.overviewBy.OnSubmitted("")
+	b.wait()
+	v = b.wb.Graph().Doc()
+	var counts []string
+	for _, s := range v.States {
+		counts = append(counts, fmt.Sprintf("%s:%d", s.Label, s.Count))
+	}
+	if strings.Join(counts, " ") != "0:1 1:10 2:100 3:1000" {
+		t.Fatalf("classes %v; note %q", counts, b.wb.note.Text)
+	}
+	b.wb.Graph().OnSelect(2) // the class of two clients
+	b.wait()
+	v = b.wb.Graph().Doc()
+	if v == nil || v.States[0].Count != 0 || b.wb.largeMode.Selected != largeNeighbourhood || !strings.Contains(b.wb.note.Text, "steps of") {
+		t.Errorf("clicking a class: mode %q, note %q", b.wb.largeMode.Selected, b.wb.note.Text)
+	}
+}
