@@ -249,6 +249,31 @@ func (vs *Vars) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// Restrict returns the part of the document made of the given states and
+// the transitions between them; states with transitions to or from the
+// rest are marked frontier.
+func (d *Doc) Restrict(keep map[string]bool) *Doc {
+	out := &Doc{Stats: d.Stats}
+	rim := map[string]bool{}
+	for _, t := range d.Transitions {
+		switch a, b := keep[t.From], keep[t.To]; {
+		case a && b:
+			out.Transitions = append(out.Transitions, t)
+		case a:
+			rim[t.From] = true
+		case b:
+			rim[t.To] = true
+		}
+	}
+	for _, s := range d.States {
+		if keep[s.ID] {
+			s.Frontier = s.Frontier || rim[s.ID]
+			out.States = append(out.States, s)
+		}
+	}
+	return out
+}
+
 // Neighbourhood returns the part of the document within k steps (either
 // direction) of the state with the given id. States on the rim that have
 // transitions leading out of the part are marked frontier.

@@ -21,22 +21,43 @@ type drawing struct {
 	note      string
 	err       error
 	// classes maps an overview's class nodes to a state of each class
-	// (nil when the view is not an overview).
+	// and members to all its graph states (nil when the view is not an
+	// overview).
 	classes map[string]string
+	members map[string]map[string]bool
+}
+
+// viewSpec says what part of a large graph to show.
+type viewSpec struct {
+	center   string
+	radius   int
+	overview string          // "" for none, overviewAuto, or an expression
+	within   map[string]bool // the states of an opened class (nil: all)
+	class    string          // its label
 }
 
 // prepare builds the document and lays out what will be shown: the whole
 // graph when it is small enough, else its overview by the expression
 // overview ("" for none), else the neighbourhood of center. It runs off the
 // UI goroutine.
-func prepare(ctx context.Context, x *explore.Exploration, center string, radius int, overview string, scale func(*graph.Layout) float64) drawing {
+func prepare(ctx context.Context, x *explore.Exploration, vs viewSpec, scale func(*graph.Layout) float64) drawing {
 	var d drawing
 	d.doc, d.err = graph.FromExploration(x)
 	if d.err != nil {
 		return d
 	}
 	d.view = d.doc
-	if n := len(d.doc.States); n > DrawLimit && (overview == "" || !overviewAny(x, overview, &d)) {
+	center, radius := vs.center, vs.radius
+	if vs.within != nil {
+		// The states of one class of the overview, around center.
+		inside := d.doc.Restrict(vs.within)
+		d.view = inside
+		d.note = fmt.Sprintf("The class %s of the overview: %d states (dashed ones have transitions to other classes).", vs.class, len(inside.States))
+		if len(inside.States) > DrawLimit {
+			d.view = inside.Neighbourhood(center, radius)
+			d.note += fmt.Sprintf(" Showing the %d within %d steps of %s.", len(d.view.States), radius, center)
+		}
+	} else if n := len(d.doc.States); n > DrawLimit && (vs.overview == "" || !overviewAny(x, vs.overview, &d)) {
 		why := d.note // why there is no overview, if one was asked for
 		if center == "" || d.doc.StateIndex(center) < 0 {
 			center = "S0"
@@ -71,7 +92,7 @@ func overviewOf(x *explore.Exploration, by string, d *drawing) bool {
 			return false
 		}
 	}
-	q, _, err := x.Quotient(expr)
+	q, class, err := x.Quotient(expr)
 	if err != nil || len(q.States) > DrawLimit {
 		if err == nil {
 			err = fmt.Errorf("%d classes, too many to draw", len(q.States))
@@ -80,9 +101,17 @@ func overviewOf(x *explore.Exploration, by string, d *drawing) bool {
 		return false
 	}
 	g := x.Graph()
-	d.classes = map[string]string{}
+	d.classes, d.members = map[string]string{}, map[string]map[string]bool{}
 	for _, c := range q.States {
 		d.classes[c.ID] = g.States[g.Entry[c.Model]].ID
+		d.members[c.ID] = map[string]bool{}
+	}
+	for m, c := range class {
+		if c >= 0 {
+			id := q.States[c].ID
+			d.members[id][g.States[g.Entry[m]].ID] = true
+			d.members[id][g.States[g.ActiveOf[m]].ID] = true
+		}
 	}
 	d.view = graph.FromGraph(q, nil)
 	d.note = fmt.Sprintf("%d states, %d transitions: the overview by %s, %d classes (each with its number of states). Click a class to see its states.",
@@ -115,7 +144,7 @@ var drawScaleBase = 2.0
 // and shows it unless something newer has been shown meanwhile.
 func (wb *Workbench) present(gen, seq int, x *explore.Exploration, final bool) {
 	wb.mu.Lock()
-	center, radius, overview := wb.s.center, wb.radius, wb.s.overview
+	vs := viewSpec{center: wb.s.center, radius: wb.radius, overview: wb.s.overview, within: wb.s.within, class: wb.s.withinLabel}
 	// A newer presentation supersedes this one: its layout (a child
 	// process when graph.LayoutCommand is set) is killed.
 	if wb.layoutCancel != nil {
@@ -124,7 +153,7 @@ func (wb *Workbench) present(gen, seq int, x *explore.Exploration, final bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	wb.layoutCancel = cancel
 	wb.mu.Unlock()
-	d := prepare(ctx, x, center, radius, overview, wb.graph.DrawScale)
+	d := prepare(ctx, x, vs, wb.graph.DrawScale)
 	if errors.Is(d.err, context.Canceled) {
 		return
 	}
@@ -158,7 +187,13 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 		return
 	}
 	wb.mu.Lock()
-	wb.s.doc, wb.s.full, wb.s.classes = d.doc, x.Graph(), d.classes
+	wb.s.doc, wb.s.full, wb.s.classes, wb.s.members = d.doc, x.Graph(), d.classes, d.members
+	if d.classes != nil {
+		wb.s.classLabels = map[string]string{}
+		for _, s := range d.view.States {
+			wb.s.classLabels[s.ID] = s.Label
+		}
+	}
 	wb.mu.Unlock()
 	st := x.Stats
 	end := st.Ending()
@@ -233,6 +268,7 @@ const (
 // else the default) or as the neighbourhood of the selection.
 func (wb *Workbench) setLargeMode(mode string) {
 	wb.mu.Lock()
+	wb.s.within = nil // a mode chosen by hand leaves an opened class
 	switch {
 	case mode == largeNeighbourhood:
 		wb.s.overview = ""
@@ -254,13 +290,19 @@ func (wb *Workbench) setLargeMode(mode string) {
 func (wb *Workbench) openClass(id string) bool {
 	wb.mu.Lock()
 	state, ok := wb.s.classes[id]
-	if ok {
-		wb.s.center = state
-	}
+	members, label := wb.s.members[id], wb.s.classLabels[id]
 	wb.mu.Unlock()
 	if !ok {
 		return false
 	}
+	onChanged := wb.largeMode.OnChanged
+	wb.largeMode.OnChanged = nil // one redraw, below
 	wb.largeMode.SetSelected(largeNeighbourhood)
+	wb.largeMode.OnChanged = onChanged
+	wb.mu.Lock()
+	wb.s.overview = ""
+	wb.s.center, wb.s.within, wb.s.withinLabel = state, members, label
+	wb.mu.Unlock()
+	wb.redraw()
 	return true
 }

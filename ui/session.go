@@ -29,8 +29,14 @@ type session struct {
 	// quotient by this expression (overviewAuto: the first grouping, or
 	// depth), or "" for the neighbourhood of center.
 	overview string
-	// classes maps the shown overview's classes to a state of each.
-	classes map[string]string
+	// classes maps the shown overview's classes to a state of each,
+	// members to all their graph states, classLabels to their labels.
+	classes     map[string]string
+	members     map[string]map[string]bool
+	classLabels map[string]string
+	// within, when set, shows only the states of an opened class.
+	within      map[string]bool
+	withinLabel string
 
 	editor  *ConfigEditor
 	details *Details

@@ -157,8 +157,8 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb.largeMode.SetSelected(largeOverview)
 	zoom := container.NewHBox(
 		widget.NewButton("−", wb.graph.ZoomOut), widget.NewButton("Fit", wb.graph.Fit), widget.NewButton("+", wb.graph.ZoomIn),
-		widget.NewLabel("large graphs:"), wb.largeMode, container.NewGridWrap(fyne.NewSize(220, 36), wb.overviewBy),
-		widget.NewLabel("steps around:"), wb.radiusS)
+		widget.NewLabel("large graphs:"), wb.largeMode, container.NewGridWrap(fyne.NewSize(170, 36), wb.overviewBy),
+		widget.NewLabel("steps:"), wb.radiusS)
 	findRow := container.NewBorder(nil, wb.findErrHolder, nil, widget.NewButton("Find", wb.Find), wb.findHolder)
 	center := container.NewBorder(container.NewVBox(zoom, wb.note), findRow, nil, nil, wb.graph.Container())
 	right := container.NewHSplit(center, wb.detailsHolder)

@@ -424,7 +424,15 @@ func TestOverviewOfLargeGraph(t *testing.T) {
 	b.wb.Graph().OnSelect(2) // the class of two clients
 	b.wait()
 	v = b.wb.Graph().Doc()
-	if v == nil || v.States[0].Count != 0 || b.wb.largeMode.Selected != largeNeighbourhood || !strings.Contains(b.wb.note.Text, "steps of") {
+	if v == nil || v.States[0].Count != 0 || b.wb.largeMode.Selected != largeNeighbourhood || !strings.Contains(b.wb.note.Text, "The class 2 of the overview: 100 states") {
 		t.Errorf("clicking a class: mode %q, note %q", b.wb.largeMode.Selected, b.wb.note.Text)
+	}
+	// Only the class's states: two clients each.
+	for _, s := range v.States {
+		for _, vr := range s.Vars {
+			if vr.Name == "clients" && strings.Count(vr.Value, ": ") < 2 {
+				t.Errorf("%s is not in the class of two clients: %s", s.ID, vr.Value)
+			}
+		}
 	}
 }
