@@ -122,6 +122,30 @@ func transLabel(t graph.Transition) string {
 	return t.Label
 }
 
+// maxMatchesListed bounds the matches Find lists.
+const maxMatchesListed = 1000
+
+// ShowMatches lists the states Find matched (the first 1,000), each a link
+// that goes there.
+func (d *Details) ShowMatches(expr string, ids []string, label func(string) string) {
+	objs := []fyne.CanvasObject{heading(fmt.Sprintf("%d states match %s", len(ids), expr))}
+	for i, id := range ids {
+		if i == maxMatchesListed {
+			objs = append(objs, widget.NewLabel(fmt.Sprintf("… and %d more (▶ in the Find row goes through all)", len(ids)-maxMatchesListed)))
+			break
+		}
+		text := id
+		if l := label(id); l != "" && l != id {
+			text += "  " + graph.Pretty(l, 50)
+		}
+		objs = append(objs, d.link(text, id))
+	}
+	d.box.Objects = objs
+	d.box.Refresh()
+	d.actions.Objects = nil
+	d.actions.Refresh()
+}
+
 func (d *Details) link(text, target string) fyne.CanvasObject {
 	b := widget.NewButton(text, func() {
 		if d.Goto != nil {

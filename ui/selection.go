@@ -12,13 +12,18 @@ import (
 // is shown in part.
 func (wb *Workbench) SelectState(id string) {
 	wb.selectDocState(id)
-	if v := wb.graph.Doc(); v != nil {
+	wb.mu.Lock()
+	partial := wb.s.doc != nil && len(wb.s.doc.States) > DrawLimit && wb.s.within == nil
+	wb.mu.Unlock()
+	if v := wb.graph.Doc(); v != nil && !partial {
 		if i := v.StateIndex(id); i >= 0 {
 			wb.graph.Select(i)
 			return
 		}
 	}
-	wb.redraw() // not in the part shown: move the neighbourhood
+	// A graph shown in part recentres on the state, even one on screen (a
+	// dashed one has more beyond).
+	wb.redraw()
 }
 
 func (wb *Workbench) selectDocState(id string) {
@@ -96,13 +101,13 @@ func (wb *Workbench) Find() {
 				models[int32(i)] = true
 			}
 			marks := map[int]colorNRGBA{}
-			n := 0
+			var matches []string // graph state ids, in graph order
 			view := wb.graph.Doc()
 			for gi, s := range full.States {
 				if !models[s.Model] {
 					continue
 				}
-				n++
+				matches = append(matches, full.States[gi].ID)
 				if view != nil {
 					if j := view.StateIndex(full.States[gi].ID); j >= 0 {
 						marks[j] = markFound
@@ -110,7 +115,35 @@ func (wb *Workbench) Find() {
 				}
 			}
 			wb.graph.SetMarks(marks)
-			wb.status.SetText(fmt.Sprintf("%d states match %s (%d shown)", n, src, len(marks)))
+			wb.s.matches, wb.s.matchAt = matches, -1
+			wb.s.details.ShowMatches(src, matches, wb.docLabel)
+			wb.status.SetText(fmt.Sprintf("%d states match %s (%d shown); ▶ goes to the next", len(matches), src, len(marks)))
 		})
 	}()
+}
+
+// NextMatch goes to the next (step 1) or previous (-1) state Find matched.
+func (wb *Workbench) NextMatch(step int) {
+	n := len(wb.s.matches)
+	if n == 0 {
+		return
+	}
+	wb.s.matchAt = ((wb.s.matchAt+step)%n + n) % n
+	id := wb.s.matches[wb.s.matchAt]
+	wb.SelectState(id)
+	wb.status.SetText(fmt.Sprintf("match %d of %d: %s", wb.s.matchAt+1, n, id))
+}
+
+// docLabel is the label of a state of the last exploration's document.
+func (wb *Workbench) docLabel(id string) string {
+	wb.mu.Lock()
+	doc := wb.s.doc
+	wb.mu.Unlock()
+	if doc == nil {
+		return ""
+	}
+	if i := doc.StateIndex(id); i >= 0 {
+		return doc.States[i].Label
+	}
+	return ""
 }

@@ -43,12 +43,14 @@ type session struct {
 	test    *TestView
 	offline *OfflineView
 	find    *Entry
+	matches []string // the states Find matched (graph ids)
+	matchAt int      // the one shown last, -1 for none
 	findErr *widget.Label
 }
 
 // newSession builds the per-project panels for p (nil: no project yet).
 func newSession(wb *Workbench, p *projects.Project) *session {
-	s := &session{project: p, overview: overviewAuto}
+	s := &session{project: p, overview: overviewAuto, matchAt: -1}
 	s.details = NewDetails()
 	s.details.Goto = wb.SelectState
 	// The views reach the session through the workbench: wb.s must be s

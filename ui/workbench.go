@@ -159,7 +159,8 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 		widget.NewButton("−", wb.graph.ZoomOut), widget.NewButton("Fit", wb.graph.Fit), widget.NewButton("+", wb.graph.ZoomIn),
 		widget.NewLabel("large graphs:"), wb.largeMode, container.NewGridWrap(fyne.NewSize(170, 36), wb.overviewBy),
 		widget.NewLabel("steps:"), wb.radiusS)
-	findRow := container.NewBorder(nil, wb.findErrHolder, nil, widget.NewButton("Find", wb.Find), wb.findHolder)
+	findRow := container.NewBorder(nil, wb.findErrHolder, nil, container.NewHBox(widget.NewButton("Find", wb.Find),
+		widget.NewButton("◀", func() { wb.NextMatch(-1) }), widget.NewButton("▶", func() { wb.NextMatch(1) })), wb.findHolder)
 	center := container.NewBorder(container.NewVBox(zoom, wb.note), findRow, nil, nil, wb.graph.Container())
 	right := container.NewHSplit(center, wb.detailsHolder)
 	right.Offset = 0.72

@@ -436,3 +436,39 @@ func TestOverviewOfLargeGraph(t *testing.T) {
 		}
 	}
 }
+
+// Find lists its matches; clicking one goes there; ▶ and ◀ step through
+// them, moving the neighbourhood of a large graph.
+func TestFindListAndNavigation(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/webshop/webshop.toml")
+	b.wait()
+	b.wb.configs.SetSelected("more_items")
+	b.wait()
+	b.wb.largeMode.SetSelected(largeNeighbourhood)
+	b.wait()
+	b.wb.s.find.SetText("len(s.clients) == 3")
+	b.wb.Find()
+	pump(10*time.Second, func() bool { return strings.Contains(b.wb.Status(), "match") })
+	d := b.wb.s.details
+	if len(b.wb.s.matches) != 1000 || len(d.box.Objects) != 1+maxMatchesListed {
+		t.Fatalf("%d matches, %d rows listed", len(b.wb.s.matches), len(d.box.Objects))
+	}
+	// Clicking the second match goes there: the neighbourhood moves.
+	test.Tap(d.box.Objects[2].(*widget.Button))
+	b.wait()
+	target := b.wb.s.matches[1]
+	if v := b.wb.Graph().Doc(); v == nil || v.StateIndex(target) < 0 || b.wb.s.center != target {
+		t.Errorf("the view is not around %s (center %s)", target, b.wb.s.center)
+	}
+	b.wb.NextMatch(1)
+	b.wait()
+	if b.wb.s.center != b.wb.s.matches[0] {
+		t.Errorf("▶: center %s, status %q", b.wb.s.center, b.wb.Status())
+	}
+	b.wb.NextMatch(-1)
+	b.wait()
+	if b.wb.s.center != b.wb.s.matches[999] {
+		t.Errorf("◀ from the first goes to the last: center %s", b.wb.s.center)
+	}
+}
