@@ -122,6 +122,45 @@ func transLabel(t graph.Transition) string {
 	return t.Label
 }
 
+// ShowDiff compares two states side by side: the variables that differ,
+// then the names of those that are equal.
+func (d *Details) ShowDiff(a, b *graph.State) {
+	objs := []fyne.CanvasObject{heading(fmt.Sprintf("%s and %s: the variables that differ", a.ID, b.ID))}
+	bv := map[string]string{}
+	for _, v := range b.Vars {
+		bv[v.Name] = v.Value
+	}
+	var same []string
+	for _, v := range a.Vars {
+		w, ok := bv[v.Name]
+		if ok && w == v.Value {
+			same = append(same, v.Name)
+			continue
+		}
+		objs = append(objs, mono(v.Name), container.NewGridWithColumns(2,
+			mono(a.ID+": "+graph.Pretty(v.Value, 30)), mono(b.ID+": "+graph.Pretty(w, 30))))
+	}
+	if len(same) > 0 {
+		l := widget.NewLabel("Equal: " + strings.Join(same, ", "))
+		l.Wrapping = fyne.TextWrapWord
+		objs = append(objs, l)
+	}
+	if len(objs) == 1+boolInt(len(same) > 0) {
+		objs = append(objs, widget.NewLabel("No variable differs."))
+	}
+	d.box.Objects = objs
+	d.box.Refresh()
+	d.actions.Objects = nil
+	d.actions.Refresh()
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // maxMatchesListed bounds the matches Find lists.
 const maxMatchesListed = 1000
 

@@ -69,6 +69,11 @@ type GraphView struct {
 
 	// OnSelect is called with the Doc index of a state the user clicked.
 	OnSelect func(state int)
+	// OnCompare is called with the selected state and the state the user
+	// Ctrl+clicked (Cmd on macOS), to compare them.
+	OnCompare func(a, b int)
+	// modifier holds the keys held at the last mouse press.
+	modifier fyne.KeyModifier
 }
 
 // NewGraphView returns an empty graph view.
@@ -354,6 +359,10 @@ func (g *GraphView) Tapped(e *fyne.PointEvent) {
 	if i < 0 {
 		return
 	}
+	if g.modifier&fyne.KeyModifierShortcutDefault != 0 && g.selected >= 0 && g.OnCompare != nil {
+		g.OnCompare(g.selected, g.lay.Nodes[i].State) // the selection stays
+		return
+	}
 	g.selected = g.lay.Nodes[i].State
 	g.Refresh()
 	if g.OnSelect != nil {
@@ -583,3 +592,9 @@ func wrapToWidth(lines []string, width, size float32) []string {
 	}
 	return out
 }
+
+// MouseDown notes the keys held, for Tapped (Ctrl+click compares).
+func (g *GraphView) MouseDown(e *desktop.MouseEvent) { g.modifier = e.Modifier }
+
+// MouseUp does nothing (see MouseDown).
+func (g *GraphView) MouseUp(*desktop.MouseEvent) {}

@@ -116,6 +116,12 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb.note.Wrapping = fyne.TextWrapWord
 	wb.note.Hide()
 	wb.graph = NewGraphView()
+	wb.graph.OnCompare = func(a, b int) {
+		if v := wb.graph.Doc(); v != nil {
+			wb.s.details.ShowDiff(&v.States[a], &v.States[b])
+			wb.status.SetText(fmt.Sprintf("Comparing %s with %s (Ctrl+click another state to compare it instead)", v.States[a].ID, v.States[b].ID))
+		}
+	}
 	wb.graph.OnSelect = func(i int) {
 		if wb.openClass(wb.graph.Doc().States[i].ID) {
 			return

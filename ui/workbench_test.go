@@ -472,3 +472,48 @@ func TestFindListAndNavigation(t *testing.T) {
 		t.Errorf("◀ from the first goes to the last: center %s", b.wb.s.center)
 	}
 }
+
+// Ctrl+click on a second state compares it with the selected one: the
+// variables that differ side by side.
+func TestCompareTwoStates(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wait()
+	g := b.wb.Graph()
+	at := func(id string) fyne.Position {
+		i := g.Doc().StateIndex(id)
+		for _, n := range g.lay.Nodes {
+			if n.State == i {
+				return fyne.NewPos(float32(n.Center.X)*g.Zoom()+graphPad, float32(n.Center.Y)*g.Zoom()+graphPad)
+			}
+		}
+		t.Fatalf("no node %s", id)
+		return fyne.Position{}
+	}
+	test.TapAt(g, at("S5"))
+	if g.Selected() != g.Doc().StateIndex("S5") {
+		t.Fatalf("S5 not selected")
+	}
+	g.MouseDown(&desktop.MouseEvent{Modifier: fyne.KeyModifierShortcutDefault})
+	test.TapAt(g, at("S7"))
+	g.MouseDown(&desktop.MouseEvent{})
+	d := b.wb.s.details
+	var texts []string
+	for _, o := range d.box.Objects {
+		switch x := o.(type) {
+		case *widget.Label:
+			texts = append(texts, x.Text)
+		case *fyne.Container:
+			for _, c := range x.Objects {
+				if l, ok := c.(*widget.Label); ok {
+					texts = append(texts, l.Text)
+				}
+			}
+		}
+	}
+	all := strings.Join(texts, "\n")
+	if !strings.Contains(all, "S5 and S7: the variables that differ") || !strings.Contains(all, "members") ||
+		!strings.Contains(all, "Equal: clients") || g.Selected() != g.Doc().StateIndex("S5") {
+		t.Errorf("comparison:\n%s", all)
+	}
+}
