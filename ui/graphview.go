@@ -208,10 +208,39 @@ func (g *GraphView) SetZoom(z float32) {
 
 // ZoomIn and ZoomOut change the zoom by a step; Fit fits the graph into the
 // visible area.
-func (g *GraphView) ZoomIn() { g.userZoom = true; g.SetZoom(g.zoom * 1.25) }
+func (g *GraphView) ZoomIn() { g.zoomAround(g.zoom*1.25, g.anchor()) }
 
 // ZoomOut zooms out by a step.
-func (g *GraphView) ZoomOut() { g.userZoom = true; g.SetZoom(g.zoom / 1.25) }
+func (g *GraphView) ZoomOut() { g.zoomAround(g.zoom/1.25, g.anchor()) }
+
+// anchor is the point keys and buttons zoom around: the selected state when
+// it is on screen, else the middle of the view (in view coordinates).
+func (g *GraphView) anchor() fyne.Position {
+	view := g.scroll.Size()
+	mid := fyne.NewPos(view.Width/2, view.Height/2)
+	if g.lay == nil || g.selected < 0 {
+		return mid
+	}
+	for _, n := range g.lay.Nodes {
+		if n.State == g.selected {
+			p := fyne.NewPos(float32(n.Center.X)*g.zoom+graphPad, float32(n.Center.Y)*g.zoom+graphPad).Subtract(g.scroll.Offset)
+			if p.X >= 0 && p.Y >= 0 && p.X <= view.Width && p.Y <= view.Height {
+				return p
+			}
+		}
+	}
+	return mid
+}
+
+// zoomAround zooms to z keeping the layout point under the view position at
+// (view coordinates) where it is.
+func (g *GraphView) zoomAround(z float32, at fyne.Position) {
+	g.userZoom = true
+	content := g.scroll.Offset.Add(at)
+	lx, ly := (content.X-graphPad)/g.zoom, (content.Y-graphPad)/g.zoom
+	g.SetZoom(z)
+	g.setOffset(fyne.NewPos(lx*g.zoom+graphPad-at.X, ly*g.zoom+graphPad-at.Y))
+}
 
 // UserZoomed reports whether the user set the zoom by hand since the last Fit.
 func (g *GraphView) UserZoomed() bool { return g.userZoom }
@@ -382,10 +411,12 @@ func (g *GraphView) DragEnd() {}
 // Scrolled zooms with ctrl held, scrolls otherwise.
 func (g *GraphView) Scrolled(e *fyne.ScrollEvent) {
 	if ctrlHeld() {
+		// Around the pointer: the point under it stays under it.
+		at := e.Position.Subtract(g.scroll.Offset)
 		if e.Scrolled.DY > 0 {
-			g.ZoomIn()
+			g.zoomAround(g.zoom*1.25, at)
 		} else if e.Scrolled.DY < 0 {
-			g.ZoomOut()
+			g.zoomAround(g.zoom/1.25, at)
 		}
 		return
 	}

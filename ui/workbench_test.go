@@ -517,3 +517,45 @@ func TestCompareTwoStates(t *testing.T) {
 		t.Errorf("comparison:\n%s", all)
 	}
 }
+
+// Zooming keeps the selected state where it is on screen (buttons and
+// keys), and the point under the pointer (Ctrl+wheel).
+func TestZoomKeepsAnchor(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wb.configs.SetSelected("hi_bye")
+	b.wait()
+	g := b.wb.Graph()
+	screen := func(state int) fyne.Position {
+		for _, n := range g.lay.Nodes {
+			if n.State == state {
+				return fyne.NewPos(float32(n.Center.X)*g.Zoom()+graphPad, float32(n.Center.Y)*g.Zoom()+graphPad).Subtract(g.scroll.Offset)
+			}
+		}
+		t.Fatal("no node")
+		return fyne.Position{}
+	}
+	g.SetZoom(1.5)
+	g.selected = g.Doc().StateIndex("S12")
+	// Scroll the selection into the middle of the view.
+	view := g.scroll.Size()
+	g.setOffset(screen(g.selected).Add(g.scroll.Offset).Subtract(fyne.NewPos(view.Width/2, view.Height/2)))
+	before := screen(g.selected)
+	if before.X < 0 || before.Y < 0 || before.X > view.Width || before.Y > view.Height {
+		t.Fatalf("the selection is not on screen: %v in %v", before, view)
+	}
+	g.ZoomIn()
+	after := screen(g.selected)
+	if d := after.Subtract(before); d.X*d.X+d.Y*d.Y > 4 {
+		t.Errorf("the selection moved from %v to %v", before, after)
+	}
+	// The wheel: the layout point under the pointer stays under it.
+	at := fyne.NewPos(200, 150)
+	content := g.scroll.Offset.Add(at)
+	lx, ly := (content.X-graphPad)/g.Zoom(), (content.Y-graphPad)/g.Zoom()
+	g.zoomAround(g.Zoom()*1.25, at)
+	content = g.scroll.Offset.Add(at)
+	if dx, dy := (content.X-graphPad)/g.Zoom()-lx, (content.Y-graphPad)/g.Zoom()-ly; dx*dx+dy*dy > 1 {
+		t.Errorf("the point under the pointer moved by (%.1f, %.1f)", dx, dy)
+	}
+}
