@@ -70,6 +70,9 @@ func (wb *Workbench) installMenus() {
 		fyne.NewMenuItem("Zoom In", wb.graph.ZoomIn),
 		fyne.NewMenuItem("Zoom Out", wb.graph.ZoomOut),
 		fyne.NewMenuItem("Fit to Window", wb.graph.Fit),
+		fyne.NewMenuItemSeparator(),
+		fyne.NewMenuItem("Back (Alt+←)", wb.Back),
+		fyne.NewMenuItem("Forward (Alt+→)", wb.Forward),
 	)
 	run := fyne.NewMenu("Explore",
 		fyne.NewMenuItem("Explore", wb.Explore),
@@ -91,6 +94,8 @@ func (wb *Workbench) installMenus() {
 	short(fyne.KeyS, func() { wb.Save() })
 	short(fyne.KeyO, func() { wb.confirmDiscard(wb.OpenDialog) })
 	short(fyne.KeyR, wb.Reload)
+	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: fyne.KeyModifierAlt}, func(fyne.Shortcut) { wb.Back() })
+	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyRight, Modifier: fyne.KeyModifierAlt}, func(fyne.Shortcut) { wb.Forward() })
 	c.SetOnTypedKey(func(e *fyne.KeyEvent) {
 		if e.Name == fyne.KeyEscape {
 			wb.Cancel()

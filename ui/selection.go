@@ -11,6 +11,13 @@ import (
 // SelectState selects a state by id, moving the view to it when the graph
 // is shown in part.
 func (wb *Workbench) SelectState(id string) {
+	wb.remember(id)
+	wb.showState(id)
+}
+
+// showState selects a state and brings it into view, without recording it
+// in the history (Back and Forward use it).
+func (wb *Workbench) showState(id string) {
 	wb.selectDocState(id)
 	wb.mu.Lock()
 	partial := wb.s.doc != nil && len(wb.s.doc.States) > DrawLimit && wb.s.within == nil
@@ -146,4 +153,29 @@ func (wb *Workbench) docLabel(id string) string {
 		return doc.States[i].Label
 	}
 	return ""
+}
+
+// remember records a selection in the history (dropping what was ahead).
+func (wb *Workbench) remember(id string) {
+	h := wb.s.history[:wb.s.histAt+1]
+	if len(h) > 0 && h[len(h)-1] == id {
+		return
+	}
+	wb.s.history = append(h, id)
+	wb.s.histAt = len(wb.s.history) - 1
+}
+
+// Back and Forward go through the selections (Alt+Left, Alt+Right).
+func (wb *Workbench) Back() { wb.moveInHistory(-1) }
+
+// Forward goes to the next selection in the history.
+func (wb *Workbench) Forward() { wb.moveInHistory(1) }
+
+func (wb *Workbench) moveInHistory(step int) {
+	at := wb.s.histAt + step
+	if at < 0 || at >= len(wb.s.history) {
+		return
+	}
+	wb.s.histAt = at
+	wb.showState(wb.s.history[at])
 }

@@ -44,13 +44,15 @@ type session struct {
 	offline *OfflineView
 	find    *Entry
 	matches []string // the states Find matched (graph ids)
+	history []string // the states selected, for Back and Forward
+	histAt  int      // the current one, -1 before any
 	matchAt int      // the one shown last, -1 for none
 	findErr *widget.Label
 }
 
 // newSession builds the per-project panels for p (nil: no project yet).
 func newSession(wb *Workbench, p *projects.Project) *session {
-	s := &session{project: p, overview: overviewAuto, matchAt: -1}
+	s := &session{project: p, overview: overviewAuto, matchAt: -1, histAt: -1}
 	s.details = NewDetails()
 	s.details.Goto = wb.SelectState
 	// The views reach the session through the workbench: wb.s must be s

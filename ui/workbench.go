@@ -130,7 +130,7 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 			wb.s.test.jump(wb.graph.Doc().States[i].ID)
 			return
 		}
-		wb.selectDocState(wb.graph.Doc().States[i].ID)
+		wb.SelectState(wb.graph.Doc().States[i].ID) // recentres a graph shown in part
 	}
 	wb.model_ = NewModelView(wb.Reload)
 	wb.edHolder = container.NewStack()
@@ -398,14 +398,19 @@ func (wb *Workbench) Explore() {
 	wake := make(chan struct{}, 1)
 	cfg.Progress = func(pr explore.Progress) {
 		wb.do(func() {
-			if wb.current(gen) && !pr.Done {
+			if !wb.current(gen) {
+				return
+			}
+			if !pr.Done {
 				v := wb.progress.Value + 0.1
 				if v > 1.001 {
 					v = 0
 				}
 				wb.progress.SetValue(v)
-				wb.counts.SetText(fmt.Sprintf("%d states, %d transitions, %d tried, %.0f tried/s", pr.States, pr.Transitions, pr.Tried, pr.Rate))
 			}
+			// The last report is the final count: the counter agrees with
+			// the result while the graph is still being laid out.
+			wb.counts.SetText(fmt.Sprintf("%d states, %d transitions, %d tried, %.0f tried/s", pr.States, pr.Transitions, pr.Tried, pr.Rate))
 		})
 	}
 	cfg.Snapshot = func(x *explore.Exploration) {

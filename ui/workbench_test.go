@@ -559,3 +559,43 @@ func TestZoomKeepsAnchor(t *testing.T) {
 		t.Errorf("the point under the pointer moved by (%.1f, %.1f)", dx, dy)
 	}
 }
+
+// Back and Forward go through the selections; clicking a state of a graph
+// shown in part recentres there.
+func TestBackForward(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/webshop/webshop.toml")
+	b.wait()
+	b.wb.configs.SetSelected("more_items")
+	b.wait()
+	b.wb.largeMode.SetSelected(largeNeighbourhood)
+	b.wait()
+	g := b.wb.Graph()
+	click := func() string { // a state of the view other than the centre
+		v := g.Doc()
+		for i, s := range v.States {
+			if s.ID != b.wb.s.center && s.Frontier {
+				g.OnSelect(i)
+				b.wait()
+				return s.ID
+			}
+		}
+		t.Fatal("no frontier state to click")
+		return ""
+	}
+	first := click()
+	if b.wb.s.center != first {
+		t.Fatalf("clicking %s did not recentre (centre %s)", first, b.wb.s.center)
+	}
+	second := click()
+	b.wb.Back()
+	b.wait()
+	if b.wb.s.center != first {
+		t.Errorf("Back: centre %s, want %s", b.wb.s.center, first)
+	}
+	b.wb.Forward()
+	b.wait()
+	if b.wb.s.center != second {
+		t.Errorf("Forward: centre %s, want %s", b.wb.s.center, second)
+	}
+}
