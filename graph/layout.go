@@ -357,8 +357,16 @@ var LayoutCommand []string
 // layoutJSON returns Graphviz's JSON layout of DOT text.
 func layoutJSON(ctx context.Context, dot []byte, engine string) ([]byte, error) {
 	if len(LayoutCommand) == 0 {
+		// In process go-graphviz cannot be interrupted: the context is
+		// checked before and after.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		var out bytes.Buffer
 		if err := RenderDOT(ctx, dot, Format("json"), engine, &out); err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		return out.Bytes(), nil

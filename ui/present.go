@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"strings"
+	"time"
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
@@ -72,7 +73,24 @@ func prepare(ctx context.Context, x *explore.Exploration, vs viewSpec, scale fun
 			return d
 		}
 	}
-	d.lay, d.err = graph.LayoutDoc(ctx, d.view, "")
+	d.lay, d.err = layoutWithin(ctx, d.view)
+	if errors.Is(d.err, context.DeadlineExceeded) && ctx.Err() == nil && vs.within == nil {
+		// Over the budget: the overview by depth is small, lay that out.
+		why := fmt.Sprintf("Laying out %d states took over %s. ", len(d.view.States), LayoutBudget)
+		if !overviewOf(x, explore.QuotientDepth, &d) {
+			d.view = nil
+			d.note = why + d.note
+			d.err = nil
+			return d
+		}
+		d.note = why + d.note
+		d.lay, d.err = layoutWithin(ctx, d.view)
+		if errors.Is(d.err, context.DeadlineExceeded) && ctx.Err() == nil {
+			d.view, d.err = nil, nil
+			d.note = why + "Its overview by depth did not fit in the budget either: narrow the configuration or export the graph."
+			return d
+		}
+	}
 	if d.err != nil {
 		return d
 	}
@@ -117,6 +135,18 @@ func overviewOf(x *explore.Exploration, by string, d *drawing) bool {
 	d.note = fmt.Sprintf("%d states, %d transitions: the overview by %s, %d classes (each with its number of states). Click a class to see its states.",
 		len(d.doc.States), len(d.doc.Transitions), by, len(q.States))
 	return true
+}
+
+// LayoutBudget bounds one layout of the workbench: past it the view falls
+// back to the overview by depth (docs/performance.md has the measurements:
+// dot needs seconds for a few hundred states and may not finish on more).
+var LayoutBudget = 10 * time.Second
+
+// layoutWithin lays a view out within LayoutBudget.
+func layoutWithin(ctx context.Context, view *graph.Doc) (*graph.Layout, error) {
+	ctx, cancel := context.WithTimeout(ctx, LayoutBudget)
+	defer cancel()
+	return graph.LayoutDoc(ctx, view, "")
 }
 
 // overviewAuto asks for the overview by the default expression.
@@ -188,7 +218,7 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 	}
 	wb.mu.Lock()
 	wb.s.doc, wb.s.full, wb.s.classes, wb.s.members = d.doc, x.Graph(), d.classes, d.members
-	if d.classes != nil {
+	if d.classes != nil && d.view != nil {
 		wb.s.classLabels = map[string]string{}
 		for _, s := range d.view.States {
 			wb.s.classLabels[s.ID] = s.Label

@@ -599,3 +599,17 @@ func TestBackForward(t *testing.T) {
 		t.Errorf("Forward: centre %s, want %s", b.wb.s.center, second)
 	}
 }
+
+// A layout over its time budget gives way to the overview by depth, saying
+// so, instead of leaving the view waiting.
+func TestLayoutBudget(t *testing.T) {
+	old := LayoutBudget
+	LayoutBudget = time.Nanosecond
+	defer func() { LayoutBudget = old }()
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wait()
+	if !strings.Contains(b.wb.note.Text, "took over") {
+		t.Errorf("note %q", b.wb.note.Text)
+	}
+}
