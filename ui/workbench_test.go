@@ -440,13 +440,7 @@ func TestOverviewOfLargeGraph(t *testing.T) {
 // Find lists its matches; clicking one goes there; ▶ and ◀ step through
 // them, moving the neighbourhood of a large graph.
 func TestFindListAndNavigation(t *testing.T) {
-	b := newBench(t)
-	b.open("../projects/webshop/webshop.toml")
-	b.wait()
-	b.wb.configs.SetSelected("more_items")
-	b.wait()
-	b.wb.largeMode.SetSelected(largeNeighbourhood)
-	b.wait()
+	b := moreItemsNeighbourhood(t)
 	b.wb.s.find.SetText("len(s.clients) == 3")
 	b.wb.Find()
 	pump(10*time.Second, func() bool { return strings.Contains(b.wb.Status(), "match") })
@@ -563,13 +557,7 @@ func TestZoomKeepsAnchor(t *testing.T) {
 // Back and Forward go through the selections; clicking a state of a graph
 // shown in part recentres there.
 func TestBackForward(t *testing.T) {
-	b := newBench(t)
-	b.open("../projects/webshop/webshop.toml")
-	b.wait()
-	b.wb.configs.SetSelected("more_items")
-	b.wait()
-	b.wb.largeMode.SetSelected(largeNeighbourhood)
-	b.wait()
+	b := moreItemsNeighbourhood(t)
 	g := b.wb.Graph()
 	click := func() string { // a state of the view other than the centre
 		v := g.Doc()
@@ -612,4 +600,17 @@ func TestLayoutBudget(t *testing.T) {
 	if !strings.Contains(b.wb.note.Text, "took over") {
 		t.Errorf("note %q", b.wb.note.Text)
 	}
+}
+
+// moreItemsNeighbourhood opens the web shop's 1,111-state more_items graph
+// shown as neighbourhoods.
+func moreItemsNeighbourhood(t *testing.T) *bench {
+	b := newBench(t)
+	b.open("../projects/webshop/webshop.toml")
+	b.wait()
+	b.wb.configs.SetSelected("more_items")
+	b.wait()
+	b.wb.largeMode.SetSelected(largeNeighbourhood)
+	b.wait()
+	return b
 }

@@ -114,16 +114,7 @@ func BenchmarkOnlineChildProcess(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer impl.Close()
-	steps := 0
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		res, err := conform.Test(context.Background(), m, cfg, impl, conform.TestConfig{Runs: 10, Steps: 1000, Seed: uint64(i)})
-		if err != nil || !res.Passed() {
-			b.Fatal(err, res.Runs)
-		}
-		steps += res.Steps
-	}
-	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
+	enginetest.BenchOnline(b, m, cfg, impl)
 }
 
 func stackModelForTest(t testing.TB) (*model.StarModel, *explore.Config) {

@@ -198,16 +198,7 @@ func TestOnlineObservables(t *testing.T) {
 func BenchmarkOnlineInProcess(b *testing.B) {
 	m, cfg := stackModelForTest(b)
 	impl := stackImpl(3, "")
-	steps := 0
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		res, err := conform.Test(context.Background(), m, cfg, impl, conform.TestConfig{Runs: 10, Steps: 1000, Seed: uint64(i)})
-		if err != nil || !res.Passed() {
-			b.Fatal(err, res.Runs)
-		}
-		steps += res.Steps
-	}
-	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
+	enginetest.BenchOnline(b, m, cfg, impl)
 }
 
 // The model's own verdicts: an observable step into a state that violates
