@@ -298,14 +298,7 @@ func exportDoc(x *explore.Exploration, quotient string) (*graph.Doc, error) {
 	if quotient == "" {
 		return graph.FromExploration(x)
 	}
-	var expr model.Expr
-	if quotient != explore.QuotientDepth {
-		var err error
-		if expr, err = x.Model.Compile(quotient, model.Pos{File: "--quotient", Line: 1, Col: 1}); err != nil {
-			return nil, err
-		}
-	}
-	q, _, err := x.Quotient(expr)
+	q, _, err := x.QuotientBy(quotient, "--quotient")
 	if err != nil {
 		return nil, fmt.Errorf("--quotient %s: %w", quotient, err)
 	}

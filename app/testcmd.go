@@ -107,14 +107,14 @@ func reportRuns(stdout io.Writer, res *conform.TestResult, tc conform.TestConfig
 			line += " (" + r.Reason + ")"
 		}
 		fmt.Fprintln(stdout, line)
-		if r.Failure == nil || rep.rerun {
-			if r.Failure != nil {
-				printFailure(stdout, r)
-			}
+		if r.Failure == nil {
 			continue
 		}
 		printFailure(stdout, r)
-		if file, err := saveFailure(rep, tc, r); err != nil {
+		if rep.rerun {
+			continue // a rerun saves nothing new
+		}
+		if file, err := projects.SaveFailure(rep.saveDir, rep.project, rep.config, tc, r); err != nil {
 			fmt.Fprintf(stdout, "  (the run could not be saved: %v)\n", err)
 		} else {
 			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: modex test %s --rerun %s\n", file, rep.path, file)
@@ -177,11 +177,6 @@ func logSteps(tc *conform.TestConfig, file string) (func(), error) {
 		logw.Encode(map[string]any{"run": s.Run, "index": s.Index, "step": s.Step, "kind": s.Kind.String(), "label": s.Label(), "cleanup": s.Cleanup})
 	}
 	return func() { f.Close() }, nil
-}
-
-// saveFailure writes a failing run to the save folder.
-func saveFailure(rep testReport, tc conform.TestConfig, r conform.RunResult) (string, error) {
-	return projects.SaveFailure(rep.saveDir, rep.project, rep.config, tc, r)
 }
 
 // readSavedRun reads a saved run for the project.

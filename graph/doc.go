@@ -298,31 +298,11 @@ func (d *Doc) Neighbourhood(center string, k int) *Doc {
 			}
 		}
 	}
-	out := &Doc{Stats: d.Stats}
-	for _, s := range d.States {
-		if _, ok := dist[s.ID]; ok {
-			out.States = append(out.States, s)
-		}
+	keep := make(map[string]bool, len(dist))
+	for id := range dist {
+		keep[id] = true
 	}
-	rim := map[string]bool{}
-	for _, t := range d.Transitions {
-		_, a := dist[t.From]
-		_, b := dist[t.To]
-		switch {
-		case a && b:
-			out.Transitions = append(out.Transitions, t)
-		case a:
-			rim[t.From] = true
-		case b:
-			rim[t.To] = true
-		}
-	}
-	for i := range out.States {
-		if rim[out.States[i].ID] {
-			out.States[i].Frontier = true
-		}
-	}
-	return out
+	return d.Restrict(keep)
 }
 
 // StateIndex returns the index of the state with the given id, or -1.

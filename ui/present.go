@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/modex/modex/engine/explore"
-	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
 )
 
@@ -74,22 +73,19 @@ func prepare(ctx context.Context, x *explore.Exploration, vs viewSpec, scale fun
 		}
 	}
 	d.lay, d.err = layoutWithin(ctx, d.view)
-	if errors.Is(d.err, context.DeadlineExceeded) && ctx.Err() == nil && vs.within == nil {
+	overBudget := func() bool { return errors.Is(d.err, context.DeadlineExceeded) && ctx.Err() == nil }
+	if overBudget() && vs.within == nil {
 		// Over the budget: the overview by depth is small, lay that out.
 		why := fmt.Sprintf("Laying out %d states took over %s. ", len(d.view.States), LayoutBudget)
-		if !overviewOf(x, explore.QuotientDepth, &d) {
-			d.view = nil
-			d.note = why + d.note
-			d.err = nil
+		if overviewOf(x, explore.QuotientDepth, &d) {
+			d.lay, d.err = layoutWithin(ctx, d.view)
+		}
+		if d.lay == nil || overBudget() {
+			d.view, d.err = nil, nil
+			d.note = why + "Its overview by depth could not be drawn either: narrow the configuration or export the graph."
 			return d
 		}
 		d.note = why + d.note
-		d.lay, d.err = layoutWithin(ctx, d.view)
-		if errors.Is(d.err, context.DeadlineExceeded) && ctx.Err() == nil {
-			d.view, d.err = nil, nil
-			d.note = why + "Its overview by depth did not fit in the budget either: narrow the configuration or export the graph."
-			return d
-		}
 	}
 	if d.err != nil {
 		return d
@@ -102,20 +98,13 @@ func prepare(ctx context.Context, x *explore.Exploration, vs viewSpec, scale fun
 // overviewOf makes d.view the quotient of x by the expression (or depth):
 // false, with a note, when it cannot (a bad expression, too many classes).
 func overviewOf(x *explore.Exploration, by string, d *drawing) bool {
-	var expr model.Expr
-	if by != explore.QuotientDepth {
-		var err error
-		if expr, err = x.Model.Compile(by, model.Pos{File: "overview", Line: 1, Col: 1}); err != nil {
-			d.note = "Overview: " + exprError(err) + ". "
-			return false
-		}
+	q, class, err := x.QuotientBy(by, "overview")
+	if err != nil {
+		d.note = fmt.Sprintf("Overview by %s: %s. ", by, exprError(err))
+		return false
 	}
-	q, class, err := x.Quotient(expr)
-	if err != nil || len(q.States) > DrawLimit {
-		if err == nil {
-			err = fmt.Errorf("%d classes, too many to draw", len(q.States))
-		}
-		d.note = fmt.Sprintf("Overview by %s: %v. ", by, err)
+	if len(q.States) > DrawLimit {
+		d.note = fmt.Sprintf("Overview by %s: %d classes, too many to draw. ", by, len(q.States))
 		return false
 	}
 	g := x.Graph()

@@ -116,3 +116,41 @@ func (t Tally) String() string {
 	}
 	return s
 }
+
+// FailureReport prints a failed run for people: the failure with its step,
+// the last 25 entries of the log (steps numbered, timeouts not), the model
+// states the tester was in and what the model allowed; every line starts
+// with indent.
+func FailureReport(r RunResult, indent string) string {
+	f := r.Failure
+	if f == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%sFAIL %s at step %d: %s\n", indent, f.Kind, f.Step, f.Message)
+	from := max(0, len(r.Steps)-25)
+	if from > 0 {
+		fmt.Fprintf(&b, "%strace (the last %d of %d entries; steps are numbered, timeouts are not steps):\n", indent, len(r.Steps)-from, len(r.Steps))
+	} else {
+		fmt.Fprintf(&b, "%strace (steps are numbered, timeouts are not steps):\n", indent)
+	}
+	for _, s := range r.Steps[from:] {
+		fmt.Fprintf(&b, "%s  %s  %s\n", indent, stepNumber(s.Step), s.Label())
+	}
+	fmt.Fprintf(&b, "%s  %s  ✗ %s\n", indent, stepNumber(f.Step), f.Message)
+	for _, st := range f.States {
+		fmt.Fprintf(&b, "%smodel state: %s\n", indent, st)
+	}
+	if len(f.Expected) > 0 {
+		fmt.Fprintf(&b, "%sthe model allowed: %s\n", indent, strings.Join(f.Expected, ", "))
+	}
+	return b.String()
+}
+
+// stepNumber prints a step's number, or a dot for a timeout (not a step).
+func stepNumber(n int) string {
+	if n == 0 {
+		return "  ·"
+	}
+	return fmt.Sprintf("%3d", n)
+}

@@ -61,6 +61,19 @@ func (x *Exploration) Quotient(expr model.Expr) (*Graph, []int, error) {
 	return g, class, nil
 }
 
+// QuotientBy is Quotient by the expression source by (QuotientDepth for
+// the depth), compiled as standing in file where (for its errors).
+func (x *Exploration) QuotientBy(by, where string) (*Graph, []int, error) {
+	var expr model.Expr
+	if by != QuotientDepth {
+		var err error
+		if expr, err = x.Model.Compile(by, model.Pos{File: where, Line: 1, Col: 1}); err != nil {
+			return nil, nil, err
+		}
+	}
+	return x.Quotient(expr)
+}
+
 // quotientValue is a state's class key and label.
 func quotientValue(x *Exploration, w model.Worker, expr model.Expr, i int) (string, string, error) {
 	if expr == nil {
