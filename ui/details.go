@@ -170,7 +170,7 @@ func (d *Details) ShowMatches(expr string, ids []string, label func(string) stri
 	objs := []fyne.CanvasObject{heading(fmt.Sprintf("%d states match %s", len(ids), expr))}
 	for i, id := range ids {
 		if i == maxMatchesListed {
-			objs = append(objs, widget.NewLabel(fmt.Sprintf("… and %d more (▶ in the Find row goes through all)", len(ids)-maxMatchesListed)))
+			objs = append(objs, widget.NewLabel(fmt.Sprintf("… and %d more (the Find row's next button goes through all)", len(ids)-maxMatchesListed)))
 			break
 		}
 		text := id

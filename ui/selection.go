@@ -124,7 +124,7 @@ func (wb *Workbench) Find() {
 			wb.graph.SetMarks(marks)
 			wb.s.matches, wb.s.matchAt = matches, -1
 			wb.s.details.ShowMatches(src, matches, wb.docLabel)
-			wb.status.SetText(fmt.Sprintf("%d states match %s (%d shown); ▶ goes to the next", len(matches), src, len(marks)))
+			wb.status.SetText(fmt.Sprintf("%d states match %s (%d shown); the Find row's arrows step through them", len(matches), src, len(marks)))
 		})
 	}()
 }

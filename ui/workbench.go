@@ -20,6 +20,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/modex/modex/assets"
 	"github.com/modex/modex/engine/explore"
@@ -166,7 +167,7 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 		widget.NewLabel("large graphs:"), wb.largeMode, container.NewGridWrap(fyne.NewSize(170, 36), wb.overviewBy),
 		widget.NewLabel("steps:"), wb.radiusS)
 	findRow := container.NewBorder(nil, wb.findErrHolder, nil, container.NewHBox(widget.NewButton("Find", wb.Find),
-		widget.NewButton("◀", func() { wb.NextMatch(-1) }), widget.NewButton("▶", func() { wb.NextMatch(1) })), wb.findHolder)
+		widget.NewButtonWithIcon("", theme.NavigateBackIcon(), func() { wb.NextMatch(-1) }), widget.NewButtonWithIcon("", theme.NavigateNextIcon(), func() { wb.NextMatch(1) })), wb.findHolder)
 	center := container.NewBorder(container.NewVBox(zoom, wb.note), findRow, nil, nil, wb.graph.Container())
 	right := container.NewHSplit(center, wb.detailsHolder)
 	right.Offset = 0.72
