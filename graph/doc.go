@@ -161,7 +161,9 @@ func (s *State) Tooltip() string {
 // active states as ellipses, passive as diamonds, accepting with a double
 // border, the initial state pointed at by an arrow from a dot, error states
 // red, frontier states dashed; observable actions prefixed with ?, timeout
-// edges unlabelled.
+// edges unlabelled. Transitions between the same two states are drawn as
+// one arc with their labels stacked (see Arcs); the arc's id is "t" and the
+// index of its first transition.
 func (d *Doc) WriteDOT(w io.Writer) error {
 	var b strings.Builder
 	// overlap and sep matter to the force-directed layouts used for large
@@ -197,12 +199,13 @@ func (d *Doc) WriteDOT(w io.Writer) error {
 			fmt.Fprintf(&b, "  __start [shape=point, label=\"\"];\n  __start -> %s;\n", s.ID)
 		}
 	}
-	for i, t := range d.Transitions {
+	for _, arc := range d.Arcs() {
+		i, t := arc[0], d.Transitions[arc[0]]
 		if t.Kind == model.Timeout.String() {
 			fmt.Fprintf(&b, "  %s -> %s [id=\"t%d\", tooltip=\"timeout\"];\n", t.From, t.To, i)
 			continue
 		}
-		attrs := []string{fmt.Sprintf("id=\"t%d\"", i), "label=" + dotQuote(t.Label)}
+		attrs := []string{fmt.Sprintf("id=\"t%d\"", i), "label=" + dotQuote(d.ArcLabel(arc))}
 		if t.Kind == model.Internal.String() {
 			attrs = append(attrs, "style=dashed")
 		}
@@ -313,4 +316,56 @@ func (d *Doc) StateIndex(id string) int {
 		}
 	}
 	return -1
+}
+
+// MaxArcLabels is the number of labels stacked on one arc; more are
+// summarized as "+N more" (the tooltip lists them all).
+const MaxArcLabels = 6
+
+// Arcs groups the transitions (by index) into the arcs drawn: one arc per
+// pair of states and kind of line (timeouts unlabelled, internal dashed,
+// the others solid), in the order of their first transitions.
+func (d *Doc) Arcs() [][]int {
+	type key struct {
+		from, to string
+		line     int
+	}
+	at := map[key]int{}
+	var arcs [][]int
+	for i, t := range d.Transitions {
+		k := key{t.From, t.To, 0}
+		switch t.Kind {
+		case model.Timeout.String():
+			k.line = 1
+		case model.Internal.String():
+			k.line = 2
+		}
+		j, ok := at[k]
+		if !ok {
+			j = len(arcs)
+			at[k] = j
+			arcs = append(arcs, nil)
+		}
+		arcs[j] = append(arcs[j], i)
+	}
+	return arcs
+}
+
+// ArcLabel is the stacked label of an arc: its transitions' labels one per
+// line, distinct, at most MaxArcLabels of them.
+func (d *Doc) ArcLabel(arc []int) string {
+	var labels []string
+	seen := map[string]bool{}
+	for _, i := range arc {
+		l := d.Transitions[i].Label
+		if !seen[l] {
+			seen[l] = true
+			labels = append(labels, l)
+		}
+	}
+	if len(labels) > MaxArcLabels {
+		more := len(labels) - (MaxArcLabels - 1)
+		labels = append(labels[:MaxArcLabels-1], fmt.Sprintf("+%d more", more))
+	}
+	return strings.Join(labels, "\n")
 }

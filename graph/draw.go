@@ -6,7 +6,9 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/fogleman/gg"
 	"github.com/golang/freetype/truetype"
@@ -44,43 +46,211 @@ type Highlight struct {
 // down to fit.
 const MaxPixels = 40_000_000
 
-// Draw renders the layout at the given scale (1 = 1 pixel per point).
+// MinTextPx is the smallest text drawn, in pixels: labels that would be
+// smaller are left out (states show their short form instead, arcs their
+// line only; the viewer's tooltips give the rest).
+const MinTextPx = 9
+
+// ShortTextPx is the smallest size of a state's short form.
+const ShortTextPx = 11
+
+// Draw renders the whole layout at the given scale (1 = 1 pixel per point),
+// scaled down to MaxPixels.
 func (l *Layout) Draw(scale float64, hl *Highlight) image.Image {
 	if px := l.Width * l.Height * scale * scale; px > MaxPixels {
 		scale *= math.Sqrt(MaxPixels / px)
 	}
 	w, h := int(math.Ceil(l.Width*scale))+1, int(math.Ceil(l.Height*scale))+1
-	dc := gg.NewContext(w, h)
+	return l.DrawRegion(Point{}, w, h, scale, hl)
+}
+
+// DrawRegion renders the part of the layout whose top-left corner is at
+// origin (layout points) into a w×h image at the given scale: what a viewer
+// shows of the graph at that zoom and pan, drawn at screen resolution, so
+// that the image is never larger than the screen whatever the zoom. Only
+// the shapes that cross the region are drawn. Text is drawn only where it
+// is at least MinTextPx tall (level of detail).
+func (l *Layout) DrawRegion(origin Point, w, h int, scale float64, hl *Highlight) image.Image {
+	return l.drawRegion(origin, w, h, scale, hl, nil)
+}
+
+// Texts returns the text DrawRegion draws with the same arguments, in
+// drawing order: what a reader of the picture can read.
+func (l *Layout) Texts(origin Point, w, h int, scale float64) []string {
+	var texts []string
+	l.drawRegion(origin, w, h, scale, nil, &texts)
+	return texts
+}
+
+func (l *Layout) drawRegion(origin Point, w, h int, scale float64, hl *Highlight, rec *[]string) image.Image {
+	dc := gg.NewContext(max(w, 1), max(h, 1))
 	dc.SetColor(color.White)
 	dc.Clear()
-	fc := faces{}
+	d := drawer{dc: dc, fc: faces{}, s: scale, o: origin, rec: rec}
+	view := box{origin.X, origin.Y, origin.X + float64(w)/scale, origin.Y + float64(h)/scale}
 	for _, e := range l.Edges {
+		if !view.meets(opsBox(e.Ops)) {
+			continue
+		}
 		var c *color.NRGBA
 		if hl != nil && e.Trans >= 0 {
 			if hc, ok := hl.Trans[e.Trans]; ok {
 				c = &hc
 			}
 		}
-		for _, op := range e.Ops {
-			drawOp(dc, fc, op, scale, c)
-		}
+		d.edge(e, c)
 	}
 	for _, n := range l.Nodes {
+		if !view.meets(box{n.Center.X - n.W/2, n.Center.Y - n.H/2, n.Center.X + n.W/2, n.Center.Y + n.H/2}) {
+			continue
+		}
 		if hl != nil && n.State >= 0 {
 			if hc, ok := hl.States[n.State]; ok {
 				dc.SetColor(color.NRGBA{hc.R, hc.G, hc.B, 70})
-				dc.DrawEllipse(n.Center.X*scale, n.Center.Y*scale, n.W/2*scale, n.H/2*scale)
+				x, y := d.at(n.Center)
+				dc.DrawEllipse(x, y, n.W/2*scale, n.H/2*scale)
 				dc.Fill()
 			}
 		}
-		for _, op := range n.Ops {
-			drawOp(dc, fc, op, scale, nil)
-		}
+		d.node(n)
 	}
 	return dc.Image()
 }
 
-func drawOp(dc *gg.Context, fc faces, op Op, s float64, override *color.NRGBA) {
+// box is an axis-aligned rectangle in layout points.
+type box struct{ x0, y0, x1, y1 float64 }
+
+func (b box) meets(o box) bool {
+	return o.x0 <= b.x1 && o.x1 >= b.x0 && o.y0 <= b.y1 && o.y1 >= b.y0
+}
+
+// opsBox bounds the shapes of ops (text by its anchor and size).
+func opsBox(ops []Op) box {
+	b := box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	add := func(p Point, rx, ry float64) {
+		b.x0, b.y0 = min(b.x0, p.X-rx), min(b.y0, p.Y-ry)
+		b.x1, b.y1 = max(b.x1, p.X+rx), max(b.y1, p.Y+ry)
+	}
+	for _, op := range ops {
+		switch op.Kind {
+		case OpEllipse:
+			add(op.Center, op.RX, op.RY)
+		case OpText:
+			add(op.Center, op.FontSize*float64(len(op.Text)), op.FontSize)
+		default:
+			for _, p := range op.Points {
+				add(p, 0, 0)
+			}
+		}
+	}
+	return b
+}
+
+// drawer draws ops at scale s with the layout point o at the image's origin.
+type drawer struct {
+	dc *gg.Context
+	fc faces
+	s  float64
+	o  Point
+	// rec, when set, collects the text drawn.
+	rec *[]string
+}
+
+func (d drawer) at(p Point) (float64, float64) { return (p.X - d.o.X) * d.s, (p.Y - d.o.Y) * d.s }
+
+// edge draws an arc; its label only when readable, on a badge for a
+// self-loop.
+func (d drawer) edge(e EdgeShape, c *color.NRGBA) {
+	for _, op := range e.Ops {
+		if op.Kind != OpText {
+			drawOp(d, op, c)
+		}
+	}
+	var texts []Op
+	for _, op := range e.Ops {
+		if op.Kind == OpText && op.FontSize*d.s >= MinTextPx {
+			texts = append(texts, op)
+		}
+	}
+	if e.Loop && len(texts) > 0 {
+		d.badge(texts)
+	}
+	for _, op := range texts {
+		drawOp(d, op, c)
+	}
+}
+
+// badge draws a rounded box behind a self-loop's stacked label.
+func (d drawer) badge(texts []Op) {
+	b := box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	for _, op := range texts {
+		d.dc.SetFontFace(d.fc.get(op.FontSize * d.s))
+		tw, _ := d.dc.MeasureString(op.Text)
+		x, y := d.at(op.Center)
+		x -= tw * op.Align
+		b.x0, b.x1 = min(b.x0, x), max(b.x1, x+tw)
+		b.y0, b.y1 = min(b.y0, y-op.FontSize*d.s), max(b.y1, y+op.FontSize*d.s*0.3)
+	}
+	pad := 3.0
+	d.dc.DrawRoundedRectangle(b.x0-pad, b.y0-pad, b.x1-b.x0+2*pad, b.y1-b.y0+2*pad, 4)
+	d.dc.SetColor(color.NRGBA{R: 240, G: 244, B: 250, A: 255})
+	d.dc.FillPreserve()
+	d.dc.SetColor(color.NRGBA{R: 150, G: 160, B: 180, A: 255})
+	d.dc.SetLineWidth(1)
+	d.dc.SetDash()
+	d.dc.Stroke()
+}
+
+// node draws a state: its shape, and its label when every line of it is
+// readable, else its short form when that fits at MinTextPx.
+func (d drawer) node(n NodeShape) {
+	readable := true
+	for _, op := range n.Ops {
+		if op.Kind == OpText && op.FontSize*d.s < MinTextPx {
+			readable = false
+		}
+	}
+	for _, op := range n.Ops {
+		if op.Kind != OpText || readable {
+			drawOp(d, op, nil)
+		}
+	}
+	if readable || n.Short == "" {
+		return
+	}
+	size := min(max(ShortTextPx, n.H*d.s*0.6), 14)
+	d.dc.SetFontFace(d.fc.get(size))
+	short, room := n.Short, max(n.W*d.s*0.9, size*5)
+	if n.State < 0 {
+		return
+	}
+	for tw, _ := d.dc.MeasureString(short); tw > room && utf8.RuneCountInString(short) > 1; tw, _ = d.dc.MeasureString(short) {
+		r := []rune(strings.TrimSuffix(short, "…"))
+		short = string(r[:len(r)-1]) + "…"
+	}
+	ink := color.NRGBA{A: 255}
+	for _, op := range n.Ops {
+		if op.Kind == OpText {
+			ink = op.Stroke
+			break
+		}
+	}
+	// On a white pill, readable over the lines it may cross.
+	x, y := d.at(n.Center)
+	tw, _ := d.dc.MeasureString(short)
+	d.dc.DrawRoundedRectangle(x-tw/2-2, y-size*0.55, tw+4, size*1.1, 3)
+	d.dc.SetColor(color.NRGBA{R: 255, G: 255, B: 255, A: 220})
+	d.dc.Fill()
+	d.dc.SetColor(ink)
+	d.dc.DrawStringAnchored(short, x, y, 0.5, 0.35)
+	if d.rec != nil {
+		*d.rec = append(*d.rec, short)
+	}
+}
+
+func drawOp(d drawer, op Op, override *color.NRGBA) {
+	dc, fc, s := d.dc, d.fc, d.s
+	pt := d.at
 	stroke, fill := op.Stroke, op.Fill
 	if override != nil {
 		stroke, fill = *override, *override
@@ -104,14 +274,15 @@ func drawOp(dc *gg.Context, fc faces, op Op, s float64, override *color.NRGBA) {
 	}
 	switch op.Kind {
 	case OpEllipse:
-		dc.DrawEllipse(op.Center.X*s, op.Center.Y*s, op.RX*s, op.RY*s)
+		cx, cy := pt(op.Center)
+		dc.DrawEllipse(cx, cy, op.RX*s, op.RY*s)
 		finish()
 	case OpPolygon, OpPolyline:
 		for i, p := range op.Points {
 			if i == 0 {
-				dc.MoveTo(p.X*s, p.Y*s)
+				dc.MoveTo(pt(p))
 			} else {
-				dc.LineTo(p.X*s, p.Y*s)
+				dc.LineTo(pt(p))
 			}
 		}
 		if op.Kind == OpPolygon {
@@ -122,16 +293,22 @@ func drawOp(dc *gg.Context, fc faces, op Op, s float64, override *color.NRGBA) {
 		if len(op.Points) == 0 {
 			return
 		}
-		dc.MoveTo(op.Points[0].X*s, op.Points[0].Y*s)
+		dc.MoveTo(pt(op.Points[0]))
 		for i := 1; i+2 < len(op.Points); i += 3 {
-			a, b, c := op.Points[i], op.Points[i+1], op.Points[i+2]
-			dc.CubicTo(a.X*s, a.Y*s, b.X*s, b.Y*s, c.X*s, c.Y*s)
+			ax, ay := pt(op.Points[i])
+			bx, by := pt(op.Points[i+1])
+			cx, cy := pt(op.Points[i+2])
+			dc.CubicTo(ax, ay, bx, by, cx, cy)
 		}
 		finish()
 	case OpText:
 		dc.SetFontFace(fc.get(op.FontSize * s))
 		dc.SetColor(stroke)
-		dc.DrawStringAnchored(op.Text, op.Center.X*s, op.Center.Y*s, op.Align, 0)
+		x, y := pt(op.Center)
+		dc.DrawStringAnchored(op.Text, x, y, op.Align, 0)
+		if d.rec != nil {
+			*d.rec = append(*d.rec, op.Text)
+		}
 	}
 }
 

@@ -47,16 +47,24 @@ type Op struct {
 
 // NodeShape is a laid-out state.
 type NodeShape struct {
-	ID     string // state id, e.g. S3
-	State  int    // index in Doc.States, -1 for the start marker
+	ID    string // state id, e.g. S3
+	State int    // index in Doc.States, -1 for the start marker
+	// Short is drawn instead of the label when the label would be too small
+	// to read: the state id, or a quotient class's value.
+	Short  string
 	Center Point
 	W, H   float64
 	Ops    []Op
 }
 
-// EdgeShape is a laid-out transition.
+// EdgeShape is a laid-out arc: one or more transitions between the same
+// two states (see Doc.Arcs).
 type EdgeShape struct {
-	Trans int // index in Doc.Transitions, -1 for the start arrow
+	Trans int // index in Doc.Transitions of the first, -1 for the start arrow
+	// Group holds the indices of all the arc's transitions.
+	Group []int
+	// Loop is set for a self-loop, whose label is drawn as a badge.
+	Loop  bool
 	Label Point
 	Ops   []Op
 }
@@ -143,6 +151,10 @@ func parseLayout(data []byte, d *Doc) (*Layout, error) {
 	for i, s := range d.States {
 		index[s.ID] = i
 	}
+	groups := map[int][]int{}
+	for _, arc := range d.Arcs() {
+		groups[arc[0]] = arc
+	}
 	for _, o := range g.Objects {
 		st, ok := index[o.Name]
 		if !ok {
@@ -151,7 +163,10 @@ func parseLayout(data []byte, d *Doc) (*Layout, error) {
 		p := floats(o.Pos)
 		w, _ := strconv.ParseFloat(o.Width, 64)
 		h, _ := strconv.ParseFloat(o.Height, 64)
-		n := NodeShape{ID: o.Name, State: st, W: w * 72, H: h * 72}
+		n := NodeShape{ID: o.Name, State: st, W: w * 72, H: h * 72, Short: o.Name}
+		if st >= 0 && d.States[st].Count > 0 {
+			n.Short = d.States[st].Label
+		}
 		if len(p) == 2 {
 			n.Center = flip(p[0], p[1])
 		}
@@ -161,8 +176,9 @@ func parseLayout(data []byte, d *Doc) (*Layout, error) {
 	for _, e := range g.Edges {
 		es := EdgeShape{Trans: -1}
 		if strings.HasPrefix(e.ID, "t") {
-			if i, err := strconv.Atoi(e.ID[1:]); err == nil {
-				es.Trans = i
+			if i, err := strconv.Atoi(e.ID[1:]); err == nil && i >= 0 && i < len(d.Transitions) {
+				es.Trans, es.Group = i, groups[i]
+				es.Loop = d.Transitions[i].From == d.Transitions[i].To
 			}
 		}
 		if p := floats(e.LP); len(p) == 2 {

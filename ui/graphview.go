@@ -7,7 +7,6 @@ import (
 	"math"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -53,13 +52,10 @@ type GraphView struct {
 	// userZoom is set when the user zoomed by hand: new graphs then keep
 	// the zoom instead of being fitted.
 	userZoom bool
-	// sharpen redraws the layout at the display's scale once the zoom
-	// settles (GL scaling a larger image down blurs small text); redraws
-	// older than the latest zoom are dropped.
-	sharpen  *time.Timer
-	sharpGen int
-	// Sharpen, when false, keeps the image as given (tests).
-	Sharpen bool
+	// vp is the visible part of the graph drawn at screen resolution once
+	// zoom and pan settle (see viewport.go); img, the whole graph at some
+	// scale, shows around and under it meanwhile.
+	vp viewport
 	// imgScale is the scale img was drawn at (pixels per layout point).
 	imgScale float64
 	// view is the visible size and canvas scale, kept for other goroutines
@@ -78,9 +74,10 @@ type GraphView struct {
 
 // NewGraphView returns an empty graph view.
 func NewGraphView() *GraphView {
-	g := &GraphView{zoom: 1, selected: -1, Sharpen: true}
+	g := &GraphView{zoom: 1, selected: -1}
 	g.ExtendBaseWidget(g)
 	g.scroll = container.NewScroll(g)
+	g.scroll.OnScrolled = func(fyne.Position) { g.scheduleViewport() }
 	return g
 }
 
@@ -97,42 +94,7 @@ func (g *GraphView) SetGraph(doc *graph.Doc, lay *graph.Layout, img image.Image,
 	}
 	g.Refresh()
 	g.scroll.Refresh()
-	g.scheduleSharpen()
-}
-
-// scheduleSharpen redraws the layout at the current zoom after a short
-// pause, in the background.
-func (g *GraphView) scheduleSharpen() {
-	if !g.Sharpen || g.lay == nil {
-		return
-	}
-	if g.sharpen != nil {
-		g.sharpen.Stop()
-	}
-	g.sharpGen++
-	gen, lay, zoom := g.sharpGen, g.lay, g.zoom
-	scale := float32(1)
-	if c := fyne.CurrentApp(); c != nil {
-		if cv := c.Driver().CanvasForObject(g); cv != nil {
-			scale = cv.Scale()
-		}
-	}
-	px := float64(zoom * scale)
-	if w, h := lay.Width*px, lay.Height*px; w*h > MaxImagePixels || max(w, h) > MaxImageSide {
-		return // keep the capped drawing
-	}
-	if g.imgScale > 0 && math.Abs(px/g.imgScale-1) < 0.15 {
-		return // drawn at about this scale already
-	}
-	g.sharpen = time.AfterFunc(150*time.Millisecond, func() {
-		img := lay.Draw(px, nil)
-		post(func() {
-			if gen == g.sharpGen && g.lay == lay {
-				g.img, g.imgScale = img, px
-				g.Refresh()
-			}
-		})
-	})
+	g.scheduleViewport()
 }
 
 // DrawScale returns the scale to draw a new layout at so that it needs no
@@ -163,6 +125,7 @@ func (g *GraphView) DrawScale(l *graph.Layout) float64 {
 // SetMessage shows a message instead of a graph.
 func (g *GraphView) SetMessage(msg string) {
 	g.doc, g.lay, g.img, g.message, g.hover = nil, nil, nil, msg, ""
+	g.vp = viewport{gen: g.vp.gen + 1}
 	g.Refresh()
 	g.scroll.Refresh()
 }
@@ -203,7 +166,7 @@ func (g *GraphView) SetZoom(z float32) {
 	g.hover = ""
 	g.Refresh()
 	g.scroll.Refresh()
-	g.scheduleSharpen()
+	g.scheduleViewport()
 }
 
 // ZoomIn and ZoomOut change the zoom by a step; Fit fits the graph into the
@@ -342,14 +305,37 @@ func (g *GraphView) tooltipAt(p fyne.Position) string {
 		return StateTooltip(&g.doc.States[g.lay.Nodes[i].State])
 	}
 	if i := g.lay.EdgeAt(lp, 6/float64(g.zoom)); i >= 0 {
-		t := g.doc.Transitions[g.lay.Edges[i].Trans]
+		return arcTooltip(g.doc, &g.lay.Edges[i])
+	}
+	return ""
+}
+
+// arcTooltip lists an arc's transitions: its end states, then each label
+// with its kind (at most 30 lines).
+func arcTooltip(d *graph.Doc, e *graph.EdgeShape) string {
+	group := e.Group
+	if len(group) == 0 {
+		group = []int{e.Trans}
+	}
+	t := d.Transitions[group[0]]
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s → %s", t.From, t.To)
+	if len(group) > 1 {
+		fmt.Fprintf(&b, "  (%d transitions)", len(group))
+	}
+	for n, ti := range group {
+		if n == 30 {
+			fmt.Fprintf(&b, "\n… %d more", len(group)-n)
+			break
+		}
+		t := d.Transitions[ti]
 		label := t.Label
 		if t.Kind == "timeout" {
 			label = "timeout"
 		}
-		return fmt.Sprintf("%s\n%s → %s (%s)", label, t.From, t.To, t.Kind)
+		fmt.Fprintf(&b, "\n%s  (%s)", label, t.Kind)
 	}
-	return ""
+	return b.String()
 }
 
 // StateTooltip is the text shown when hovering a state: its id, label and
@@ -429,6 +415,7 @@ func (g *GraphView) setOffset(off fyne.Position) {
 	off.Y = max(0, min(off.Y, content.Height-view.Height))
 	g.scroll.Offset = off
 	g.scroll.Refresh()
+	g.scheduleViewport()
 }
 
 func ctrlHeld() bool {
@@ -457,6 +444,9 @@ func (g *GraphView) CreateRenderer() fyne.WidgetRenderer {
 	r.tipBG.StrokeWidth = 1
 	r.tipBG.CornerRadius = 4
 	r.bg = canvas.NewRectangle(color.White)
+	r.vp = canvas.NewImageFromImage(nil)
+	r.vp.FillMode = canvas.ImageFillStretch
+	r.vp.ScaleMode = canvas.ImageScaleFastest
 	return r
 }
 
@@ -464,6 +454,7 @@ type graphRenderer struct {
 	g     *GraphView
 	bg    *canvas.Rectangle
 	image *canvas.Image
+	vp    *canvas.Image
 	msg   *widget.Label
 	marks []*canvas.Rectangle
 	tipBG *canvas.Rectangle
@@ -521,6 +512,19 @@ func (r *graphRenderer) Layout(size fyne.Size) {
 	r.image.Resize(fyne.NewSize(float32(g.lay.Width)*g.zoom, float32(g.lay.Height)*g.zoom))
 	r.image.Move(fyne.NewPos(graphPad, graphPad))
 	r.objs = append(r.objs, r.image)
+	if vp := &g.vp; vp.img != nil && vp.lay == g.lay {
+		if r.vp.Image != vp.img {
+			r.vp.Image = vp.img
+			r.vp.Refresh()
+		}
+		r.vp.Resize(fyne.NewSize(float32(vp.w)*g.zoom, float32(vp.h)*g.zoom))
+		r.vp.Move(g.toScreen(vp.origin))
+		r.objs = append(r.objs, r.vp)
+	}
+	if vs.Width != g.vp.viewW || vs.Height != g.vp.viewH {
+		g.vp.viewW, g.vp.viewH = vs.Width, vs.Height
+		g.scheduleViewport()
+	}
 	k := 0
 	for i := range g.lay.Nodes {
 		n := &g.lay.Nodes[i]

@@ -97,8 +97,11 @@ func (wb *Workbench) installMenus() {
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: fyne.KeyModifierAlt}, func(fyne.Shortcut) { wb.Back() })
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyRight, Modifier: fyne.KeyModifierAlt}, func(fyne.Shortcut) { wb.Forward() })
 	c.SetOnTypedKey(func(e *fyne.KeyEvent) {
-		if e.Name == fyne.KeyEscape {
+		switch e.Name {
+		case fyne.KeyEscape:
 			wb.Cancel()
+		case fyne.KeyUp, fyne.KeyDown, fyne.KeyLeft, fyne.KeyRight:
+			wb.Follow(e.Name)
 		}
 	})
 }

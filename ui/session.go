@@ -47,6 +47,7 @@ type session struct {
 	history []string // the states selected, for Back and Forward
 	histAt  int      // the current one, -1 before any
 	matchAt int      // the one shown last, -1 for none
+	walk    []step   // the transitions the arrow keys followed (see Follow)
 	findErr *widget.Label
 }
 

@@ -187,8 +187,12 @@ func TestCancelKeepsPartialGraph(t *testing.T) {
 	b.wb.AutoExplore = false
 	b.open("testdata/counter.star")
 	b.wb.Explore()
-	// Let it run, then cancel.
-	pump(30*time.Second, func() bool { return len(b.wb.counts.Text) > 0 })
+	// Let it run past the drawing limit, then cancel.
+	pump(30*time.Second, func() bool {
+		var n int
+		fmt.Sscanf(b.wb.counts.Text, "%d states", &n)
+		return n > 2*DrawLimit
+	})
 	b.wb.Cancel()
 	b.wait()
 	x := b.wb.Last()

@@ -1,0 +1,142 @@
+package graph_test
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modex/modex/graph"
+)
+
+func layoutSample(t *testing.T, sample, config string) (*graph.Doc, *graph.Layout) {
+	t.Helper()
+	d, err := graph.FromExploration(exploreSample(t, sample, config, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := graph.LayoutDoc(context.Background(), d, "dot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, l
+}
+
+// parallelDoc has parallel transitions, a timeout beside them, and two
+// self-loops.
+func parallelDoc() *graph.Doc {
+	d := &graph.Doc{States: []graph.State{
+		{ID: "S0", Label: "S0", Initial: true, Kind: "active"},
+		{ID: "S1", Label: "S1", Kind: "passive"},
+	}}
+	for _, t := range []struct{ from, to, kind, label string }{
+		{"S0", "S1", "controllable", "Post(1)"},
+		{"S0", "S1", "controllable", "Post(2)"},
+		{"S1", "S1", "observable", "?Ack(1)"},
+		{"S0", "S1", "timeout", ""},
+		{"S1", "S0", "observable", "?Deliver(1)"},
+		{"S1", "S1", "observable", "?Ack(2)"},
+	} {
+		d.Transitions = append(d.Transitions, graph.Transition{From: t.from, To: t.to, Kind: t.kind, Label: t.label})
+	}
+	return d
+}
+
+// Parallel transitions are one arc with their labels stacked (timeouts
+// apart: they are unlabelled); self-loops are one arc drawn as a badge.
+func TestArcsGroupParallelTransitions(t *testing.T) {
+	d := parallelDoc()
+	arcs := d.Arcs()
+	want := [][]int{{0, 1}, {2, 5}, {3}, {4}}
+	if !slices.EqualFunc(arcs, want, slices.Equal[[]int]) {
+		t.Fatalf("arcs %v, want %v", arcs, want)
+	}
+	if got := d.ArcLabel(arcs[0]); got != "Post(1)\nPost(2)" {
+		t.Errorf("stacked label %q", got)
+	}
+	l, err := graph.LayoutDoc(context.Background(), d, "dot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var groups [][]int
+	loops := 0
+	for _, e := range l.Edges {
+		if e.Trans >= 0 {
+			groups = append(groups, e.Group)
+			if e.Loop {
+				loops++
+			}
+		}
+	}
+	slices.SortFunc(groups, func(a, b []int) int { return a[0] - b[0] })
+	if !slices.EqualFunc(groups, want, slices.Equal[[]int]) || loops != 1 {
+		t.Errorf("laid-out edges carry %v (%d loops), want %v and 1 loop", groups, loops, want)
+	}
+	texts := l.Texts(graph.Point{}, int(l.Width*2), int(l.Height*2), 2)
+	for _, x := range []string{"Post(1)", "Post(2)", "?Ack(1)", "?Ack(2)", "?Deliver(1)"} {
+		if n := slices.Index(texts, x); n < 0 || slices.Index(texts[n+1:], x) >= 0 {
+			t.Errorf("%q drawn %d times, want once: %q", x, strings.Count(strings.Join(texts, "|"), x), texts)
+		}
+	}
+}
+
+func TestArcLabelCapped(t *testing.T) {
+	d := &graph.Doc{}
+	var arc []int
+	for i := range 9 {
+		d.Transitions = append(d.Transitions, graph.Transition{From: "S0", To: "S1", Label: strings.Repeat("a", i+1)})
+		arc = append(arc, i)
+	}
+	lines := strings.Split(d.ArcLabel(arc), "\n")
+	if len(lines) != graph.MaxArcLabels || lines[len(lines)-1] != "+4 more" {
+		t.Errorf("capped label: %q", lines)
+	}
+}
+
+// Level of detail: at the scale that fits hi_bye into a 1400×900 window's
+// graph pane, full labels would be under MinTextPx, so states show their ids
+// and arcs no text; zoomed in, the full labels are drawn, and a region
+// draws only what crosses it.
+func TestDrawLevelOfDetail(t *testing.T) {
+	d, l := layoutSample(t, "chat", "hi_bye")
+	fit := min(680/l.Width, 600/l.Height)
+	w, h := int(math.Ceil(l.Width*fit)), int(math.Ceil(l.Height*fit))
+	if 11*fit >= graph.MinTextPx {
+		t.Fatalf("fit scale %.2f draws labels %.1f px tall: the test needs a smaller scale", fit, 11*fit)
+	}
+	small := l.Texts(graph.Point{}, w, h, fit)
+	want := make([]string, 0, len(d.States))
+	for _, s := range d.States {
+		want = append(want, s.ID)
+	}
+	if got := slices.Sorted(slices.Values(small)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+		t.Errorf("at fit the text drawn is %q, want the %d state ids", small, len(want))
+	}
+
+	big := l.Texts(graph.Point{}, int(l.Width*1.5), int(l.Height*1.5), 1.5)
+	for _, s := range d.States {
+		if !slices.Contains(big, s.Label) && !slices.ContainsFunc(big, func(x string) bool { return strings.Contains(s.Label, x) && len(x) > 3 }) {
+			t.Errorf("at 1.5 the label of %s (%q) is not drawn", s.ID, s.Label)
+		}
+	}
+	if !slices.ContainsFunc(big, func(x string) bool { return strings.HasPrefix(x, "?Deliver(") }) {
+		t.Errorf("at 1.5 no arc label is drawn: %q", big)
+	}
+
+	// The top-left quarter of the picture at 1.5: fewer texts, all of them
+	// among the whole picture's.
+	part := l.Texts(graph.Point{}, int(l.Width*0.75), int(l.Height*0.75), 1.5)
+	if len(part) == 0 || len(part) >= len(big) {
+		t.Errorf("a quarter draws %d texts, the whole %d", len(part), len(big))
+	}
+	for _, x := range part {
+		if !slices.Contains(big, x) {
+			t.Errorf("the quarter draws %q, which the whole does not", x)
+		}
+	}
+	img := l.DrawRegion(graph.Point{X: l.Width / 2, Y: l.Height / 2}, 300, 200, 2, nil)
+	if b := img.Bounds(); b.Dx() != 300 || b.Dy() != 200 {
+		t.Errorf("region image %v, want 300×200", b)
+	}
+}

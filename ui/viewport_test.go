@@ -1,0 +1,96 @@
+package ui
+
+import (
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+)
+
+// Zoomed in past what a whole-graph image can hold, the view draws the
+// visible part at screen resolution: an image the size of the view, with
+// the full labels of the states in it; panning redraws the new part.
+func TestViewportCrispAtZoom(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wb.configs.SetSelected("hi_bye")
+	b.wait()
+	g := b.wb.Graph()
+	g.SetZoom(4)
+	n := g.node(g.Doc().StateIndex("S12"))
+	view := g.scroll.Size()
+	g.setOffset(g.toScreen(n.Center).Subtract(fyne.NewPos(view.Width/2, view.Height/2)))
+	if !pump(10*time.Second, func() bool { return g.vp.img != nil && g.vp.gen > 0 && g.vp.lay == g.lay }) {
+		t.Fatal("no viewport drawing after zooming")
+	}
+	idle(3 * viewportDelay)
+	origin, w, h, px := g.visibleRegion()
+	bounds := g.vp.img.Bounds()
+	if px != 4 || bounds.Dx() != int(math.Ceil(w*px)) || bounds.Dy() != int(math.Ceil(h*px)) ||
+		float32(bounds.Dx()) > view.Width+1 || float32(bounds.Dy()) > view.Height+1 {
+		t.Fatalf("viewport image %v at %.1f px/pt for a %v view", bounds, px, view)
+	}
+	if g.vp.origin != origin {
+		t.Errorf("viewport drawn at %v, visible from %v", g.vp.origin, origin)
+	}
+	texts := g.lay.Texts(origin, bounds.Dx(), bounds.Dy(), px)
+	labels := 0
+	for _, s := range g.Doc().States {
+		if slices.Contains(texts, s.Label) {
+			labels++
+		}
+	}
+	if labels == 0 {
+		t.Errorf("no full state label in the zoomed view: %q", texts)
+	}
+	drawn := g.vp.drawn
+	g.setOffset(g.scroll.Offset.Add(fyne.NewPos(-200, 120)))
+	if !pump(10*time.Second, func() bool { return g.vp.drawn > drawn }) {
+		t.Fatal("panning did not redraw the viewport")
+	}
+	if o, _, _, _ := g.visibleRegion(); g.vp.origin != o {
+		t.Errorf("after panning the viewport is at %v, the view at %v", g.vp.origin, o)
+	}
+}
+
+// The arrow keys walk the graph from the selection: ↓ the first outgoing
+// transition, →/← the state's other transitions, ↑ back the way they came,
+// then toward the initial state.
+func TestArrowKeysFollowTransitions(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wb.configs.SetSelected("hi_bye")
+	b.wait()
+	wb := b.wb
+	doc := wb.s.doc
+	var out []string
+	for _, tr := range doc.Transitions {
+		if tr.From == "S4" {
+			out = append(out, tr.To)
+		}
+	}
+	if len(out) < 2 {
+		t.Fatalf("S4 has %d outgoing transitions, the test needs two", len(out))
+	}
+	wb.SelectState("S4")
+	key := func(k fyne.KeyName, want string) {
+		t.Helper()
+		wb.win.Canvas().(interface{ OnTypedKey() func(*fyne.KeyEvent) }).OnTypedKey()(&fyne.KeyEvent{Name: k})
+		if wb.s.center != want || doc.States[wb.graph.Selected()].ID != want {
+			t.Fatalf("after %s: selected %s (view %d), want %s; status %q", k, wb.s.center, wb.graph.Selected(), want, wb.status.Text)
+		}
+	}
+	key(fyne.KeyDown, out[0])
+	key(fyne.KeyRight, out[1])
+	key(fyne.KeyLeft, out[0])
+	key(fyne.KeyLeft, out[len(out)-1])
+	key(fyne.KeyUp, "S4")
+	key(fyne.KeyUp, "S3")
+	key(fyne.KeyUp, "S2")
+	wb.Back()
+	if wb.s.center != "S3" {
+		t.Errorf("Back after the walk: %s, want S3", wb.s.center)
+	}
+}
