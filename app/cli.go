@@ -23,7 +23,7 @@ const usage = `usage:
   modex PROJECT [--config NAME] [--trace FILE]
                                 open the workbench on a project (.toml) or model (.star)
   modex explore PROJECT [--config NAME] [--format json|dot|svg|png] [--out FILE]
-                        [--workers N] [--layout dot|sfdp|neato] [--no-timing]
+                        [--workers N] [--layout dot|dot-fast|sfdp|neato] [--no-timing]
   modex check PROJECT           validate a project, its model and every configuration
   modex test PROJECT [--config NAME] [--runs N] [--steps M] [--seed S]
                      [--strategy random|coverage] [--junit FILE] [--log FILE]

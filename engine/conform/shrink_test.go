@@ -1,0 +1,104 @@
+package conform_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/modex/modex/engine/conform"
+)
+
+// firstFailure runs tests until one fails and returns it saved.
+func firstFailure(t *testing.T, impl conform.Implementation, tc conform.TestConfig) *conform.SavedRun {
+	t.Helper()
+	m, cfg := stackModelForTest(t)
+	res, err := conform.Test(context.Background(), m, cfg, impl, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Runs {
+		if r.Failure != nil {
+			return conform.SaveRun("stack", "all", tc, r)
+		}
+	}
+	t.Fatal("no run failed")
+	return nil
+}
+
+func labels(script []conform.SavedStep) string {
+	var out []string
+	for _, s := range script {
+		out = append(out, s.Action+"("+strings.Join(s.Args, ", ")+")")
+	}
+	return strings.Join(out, " ")
+}
+
+// A deterministic stack whose Pop returns the bottom element shrinks to
+// the shortest run that shows it: two different pushes and a pop, with
+// the smallest inputs that still fail; every re-run of it fails.
+func TestShrinkPlantedBug(t *testing.T) {
+	m, cfg := stackModelForTest(t)
+	shrunk := 0
+	for seed := uint64(1); seed < 200 && shrunk < 3; seed++ {
+		// Runs of a single step each: the failing run is the seed's own.
+		tc := conform.TestConfig{Runs: 1, Steps: 30, Seed: seed}
+		res0, _ := conform.Test(context.Background(), m, cfg, stackImpl(3, "pop-bottom"), tc)
+		if res0.Runs[0].Failure == nil || res0.Runs[0].Actions < 8 {
+			continue // a run that passed or is already short
+		}
+		shrunk++
+		orig := conform.SaveRun("stack", "all", tc, res0.Runs[0])
+		var progress []conform.ShrinkProgress
+		res, err := conform.Shrink(context.Background(), m, cfg, stackImpl(3, "pop-bottom"), tc, orig,
+			conform.ShrinkConfig{Repeats: 2, Progress: func(p conform.ShrinkProgress) { progress = append(progress, p) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := labels(res.Script)
+		// The cleanup phase pops after the script: the run that fails is
+		// the two pushes and that pop.
+		if got != "Push(1) Push(2)" && got != "Push(2) Push(1)" {
+			t.Errorf("seed %d: shrunk %d steps to %q", seed, len(orig.Trace), got)
+		}
+		if res.Steps != 3 || res.From != len(orig.Trace) || res.Fails != 2 || res.Of != 2 || res.Stopped != "" {
+			t.Errorf("seed %d: %d steps from %d, fails %d of %d, stopped %q", seed, res.Steps, res.From, res.Fails, res.Of, res.Stopped)
+		}
+		if f := res.Run.Failure; f == nil || f.Kind != orig.Failure.Kind || f.Step != 3 {
+			t.Errorf("seed %d: the shrunk run's failure %+v, want %s at step 3", seed, f, orig.Failure.Kind)
+		}
+		if len(progress) == 0 || progress[len(progress)-1].Steps != 2 { // controllable steps of the script
+			t.Errorf("seed %d: progress %+v", seed, progress)
+		}
+		if res.Skipped == 0 {
+			t.Errorf("seed %d: no candidate was rejected by the model (Pops of an empty stack must be)", seed)
+		}
+		t.Logf("seed %d: %d steps to %q in %d runs (%d candidates skipped)", seed, res.From, got, res.Runs, res.Skipped)
+	}
+	if shrunk < 3 {
+		t.Fatalf("only %d seeds gave a long failing run", shrunk)
+	}
+}
+
+// Shrinking refuses a run that did not fail, a failure that does not
+// reproduce (the implementation was fixed), and stops at its run budget
+// with the best result so far.
+func TestShrinkRefusalsAndBudget(t *testing.T) {
+	m, cfg := stackModelForTest(t)
+	tc := conform.TestConfig{Runs: 10, Steps: 30, Seed: 3}
+	orig := firstFailure(t, stackImpl(3, "pop-bottom"), tc)
+	if _, err := conform.Shrink(context.Background(), m, cfg, stackImpl(3, ""), tc, orig, conform.ShrinkConfig{}); err == nil || !strings.Contains(err.Error(), "does not reproduce") {
+		t.Errorf("fixed implementation: %v", err)
+	}
+	passed := *orig
+	passed.Failure, passed.Verdict = nil, conform.Pass
+	if _, err := conform.Shrink(context.Background(), m, cfg, stackImpl(3, ""), tc, &passed, conform.ShrinkConfig{}); err == nil || !strings.Contains(err.Error(), "nothing to shrink") {
+		t.Errorf("passing run: %v", err)
+	}
+	res, err := conform.Shrink(context.Background(), m, cfg, stackImpl(3, "pop-bottom"), tc, orig, conform.ShrinkConfig{MaxRuns: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Stopped, "3 runs") || res.Runs != 3 || res.Run.Failure == nil {
+		t.Errorf("budget: stopped %q after %d runs, failure %+v", res.Stopped, res.Runs, res.Run.Failure)
+	}
+}
