@@ -175,6 +175,21 @@ func TestTestCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "could not reproduce: the rerun ended pass") {
 		t.Errorf("rerun against a correct implementation: exit %d\n%s", code, out)
 	}
+	// --shrink: the saved run shrinks to a shorter one that fails the same
+	// way, saved next to it; its rerun fails again.
+	out, _, code = cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--rerun", saved[0], "--shrink", "--shrink-repeats", "2")
+	shrunkFile := strings.TrimSuffix(saved[0], ".json") + "-shrunk.json"
+	var n, from, fails, of int
+	if i := strings.Index(out, "shrunk: "); i >= 0 {
+		fmt.Sscanf(out[i:], "shrunk: %d steps (from %d), fails %d of %d re-runs", &n, &from, &fails, &of)
+	}
+	if code != 1 || n == 0 || n > from || fails != 2 || of != 2 || !strings.Contains(out, "FAIL output-mismatch") || !strings.Contains(out, "saved: "+shrunkFile) {
+		t.Fatalf("shrink: exit %d, %d steps from %d, fails %d of %d\n%s", code, n, from, fails, of, out)
+	}
+	out, _, code = cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--rerun", shrunkFile)
+	if code != 1 || !strings.Contains(out, "reproduced: the run failed again with output-mismatch at step "+fmt.Sprint(n)) {
+		t.Errorf("rerun of the shrunk run: exit %d\n%s", code, out)
+	}
 	if _, errOut, code := cli("test", "../projects/stack/stack.toml"); code != 1 || !strings.Contains(errOut, "has no [adapter]") {
 		t.Errorf("no adapter: exit %d %q", code, errOut)
 	}

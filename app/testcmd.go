@@ -29,6 +29,11 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	endWait := fs.Float64("end-wait", 0, "seconds to wait for events where nothing can be done (default: [test] end_wait, or 1)")
 	saveDir := fs.String("save-failures", "", "folder to save failing runs in (default: modex/failures in the user's cache folder)")
 	rerunFile := fs.String("rerun", "", "drive the controllable steps of a saved failing run again (exit 1 if it fails again)")
+	var sh shrinkFlags
+	fs.BoolVar(&sh.on, "shrink", false, "shrink the first failing run (or the --rerun file) to the shortest run that still fails")
+	fs.IntVar(&sh.repeats, "shrink-repeats", 4, "runs per shrinking candidate: it fails if one of them fails")
+	fs.IntVar(&sh.runs, "shrink-runs", 400, "budget of shrinking, in runs")
+	fs.Float64Var(&sh.seconds, "shrink-time", 300, "budget of shrinking, in seconds")
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -67,6 +72,13 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeLog()
+	if saved != nil && sh.on {
+		err := shrink(ctx, stdout, shrinkJob{path: path, file: *rerunFile, m: m, cfg: cfg, impl: impl, tc: tc, saved: saved, flags: sh})
+		if err == nil {
+			err = fmt.Errorf("the saved failure reproduced")
+		}
+		return err
+	}
 	if saved != nil {
 		fmt.Fprintf(stdout, "rerunning %s: %s [%s], %d saved steps, seed %d\n", *rerunFile, p.Name, name, len(saved.Trace), tc.Seed)
 	} else {
@@ -76,7 +88,8 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	counts := reportRuns(stdout, res, tc, testReport{path: path, project: p.Name, config: name, saveDir: *saveDir, rerun: saved != nil})
+	rep := testReport{path: path, project: p.Name, config: name, saveDir: *saveDir, rerun: saved != nil}
+	counts := reportRuns(stdout, res, tc, &rep)
 	fmt.Fprintf(stdout, "%s [%s]: %d runs: %s; %d steps; covered %d states and %d transitions; %.2f s\n",
 		p.Name, name, len(res.Runs), counts, res.Steps, res.States, res.Transitions, res.Seconds)
 	if *junit != "" {
@@ -87,6 +100,12 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	if saved != nil {
 		return rerunVerdict(stdout, saved, res)
 	}
+	if sh.on && rep.firstSaved != "" {
+		first := conform.SaveRun(p.Name, name, tc, *rep.first)
+		if err := shrink(ctx, stdout, shrinkJob{path: path, file: rep.firstSaved, m: m, cfg: cfg, impl: impl, tc: tc, saved: first, flags: sh}); err != nil {
+			fmt.Fprintf(stdout, "shrinking: %v\n", err)
+		}
+	}
 	return exitVerdict(counts, len(res.Runs))
 }
 
@@ -94,13 +113,18 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 type testReport struct {
 	path, project, config, saveDir string
 	rerun                          bool
+	// first is the first failing run, saved in firstSaved (set by
+	// reportRuns).
+	first      *conform.RunResult
+	firstSaved string
 }
 
 // reportRuns prints each run's verdict and, for failures, the trace, the
 // model state and where the run was saved; it returns the verdict tally.
-func reportRuns(stdout io.Writer, res *conform.TestResult, tc conform.TestConfig, rep testReport) conform.Tally {
+func reportRuns(stdout io.Writer, res *conform.TestResult, tc conform.TestConfig, rep *testReport) conform.Tally {
 	counts := conform.Tally{}
-	for _, r := range res.Runs {
+	for i := range res.Runs {
+		r := res.Runs[i]
 		counts[r.Verdict]++
 		line := fmt.Sprintf("run %d/%d (seed %d): %s, %d steps", r.Run, tc.Runs, r.Seed, r.Verdict, r.Actions)
 		if r.Reason != "" {
@@ -118,6 +142,9 @@ func reportRuns(stdout io.Writer, res *conform.TestResult, tc conform.TestConfig
 			fmt.Fprintf(stdout, "  (the run could not be saved: %v)\n", err)
 		} else {
 			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: modex test %s --rerun %s\n", file, rep.path, file)
+			if rep.first == nil && r.Verdict == conform.Fail {
+				rep.first, rep.firstSaved = &res.Runs[i], file
+			}
 		}
 		fmt.Fprintf(stdout, "  same choices again (timing may differ): modex test %s --config %s --runs 1 --seed %d --steps %d --strategy %s\n",
 			rep.path, rep.config, r.Seed, tc.Steps, tc.Strategy)

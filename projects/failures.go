@@ -38,3 +38,14 @@ func SaveFailure(dir, project, config string, tc conform.TestConfig, r conform.R
 	file := filepath.Join(dir, fmt.Sprintf("%s-%s-seed%d-run%d.json", project, config, r.Seed, r.Run))
 	return file, WriteFileAtomic(file, []byte(b.String()))
 }
+
+// SaveShrunk writes the shrunk form of a saved failing run next to it
+// (NAME-shrunk.json for NAME.json) and returns the file's path.
+func SaveShrunk(original string, run *conform.SavedRun) (string, error) {
+	var b strings.Builder
+	if err := run.Write(&b); err != nil {
+		return "", err
+	}
+	file := strings.TrimSuffix(original, filepath.Ext(original)) + "-shrunk.json"
+	return file, WriteFileAtomic(file, []byte(b.String()))
+}

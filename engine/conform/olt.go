@@ -47,8 +47,8 @@ type TestConfig struct {
 	// (a rerun of a saved run, see SavedRun) instead of choosing them; the
 	// run waits up to EndWait where the script observed an event, and
 	// enters the cleanup phase when the script is done. A scripted step the
-	// model does not enable ends the run inconclusive ("could not
-	// reproduce").
+	// model does not enable waits for events up to EndWait, then ends the
+	// run inconclusive ("could not reproduce").
 	Script []SavedStep
 }
 
@@ -258,6 +258,9 @@ type onlineRun struct {
 	// cleanupSteps counts the steps of the cleanup phase.
 	cleanupSteps int
 	pos          int // next entry of TestConfig.Script
+	// scriptWaited is set while a scripted step the model does not enable
+	// yet waits for events (see control).
+	scriptWaited bool
 }
 
 // fail ends the run with a failure in states, found after the steps taken
@@ -381,7 +384,7 @@ func (r *onlineRun) observe(cleanup bool) bool {
 	if err != nil {
 		return r.fail(FailModel, err.Error(), states, nil)
 	}
-	if r.ending || r.expectsEvent() {
+	if r.ending || r.expectsEvent() || r.scriptWaited {
 		wait = max(wait, t.tc.EndWait)
 	}
 	ev, err := t.impl.Next(t.ctx, wait)
@@ -395,6 +398,9 @@ func (r *onlineRun) observe(cleanup bool) bool {
 		return r.fail(FailNotAccepting, fmt.Sprintf("no action is enabled, the state is not accepting, and no observable action came within %s", t.tc.EndWait), states, t.expectedObservables(states))
 	}
 	r.ending = false
+	if ev != nil {
+		r.scriptWaited = false // what came may enable the scripted step
+	}
 	if ev == nil {
 		r.active = true
 		if t.observing {
@@ -448,8 +454,15 @@ func (r *onlineRun) control(cleanup bool) bool {
 	if t.tc.Script != nil && !cleanup {
 		var why string
 		if c, why = r.scriptedChoice(cands); why != "" {
+			if t.observing && !r.scriptWaited {
+				// Events may be on their way that enable the step: wait
+				// for them (up to the end wait) before giving up.
+				r.scriptWaited, r.active = true, false
+				return false
+			}
 			return r.inconclusive(why)
 		}
+		r.scriptWaited = false
 	} else {
 		c = t.choose(states, cands)
 	}

@@ -27,7 +27,7 @@ type ShrinkConfig struct {
 
 // ShrinkProgress is reported while shrinking.
 type ShrinkProgress struct {
-	Phase string // "steps" (delta debugging), "inputs" or "re-runs"
+	Phase string // "steps" (delta debugging), "events", "inputs" or "re-runs"
 	Runs  int    // runs against the implementation so far
 	Steps int    // controllable steps of the smallest failing script so far
 }
@@ -55,6 +55,10 @@ type ShrinkResult struct {
 	Stopped string
 }
 
+// reproduceTries is how many times Repeats runs the original failing run
+// gets to fail again before shrinking gives up.
+const reproduceTries = 4
+
 // errBudget stops the search when a budget is spent.
 var errBudget = errors.New("budget spent")
 
@@ -67,7 +71,8 @@ type shrinker struct {
 	tc      TestConfig
 	sc      ShrinkConfig
 	kind    FailureKind
-	t       *tester // for the model-only checks
+	t       *tester     // for the model-only checks
+	prefix  []SavedStep // events before the first controllable step
 	res     ShrinkResult
 	start   time.Time
 	best    RunResult // the last failing run found
@@ -99,29 +104,47 @@ func Shrink(ctx context.Context, m model.Model, cfg *explore.Config, impl Implem
 	}
 	tc.Runs, tc.Seed, tc.Strategy, tc.Steps = 1, orig.Seed, orig.Strategy, orig.Steps
 	tc.OnRun, tc.OnStep, tc.TotalSteps = nil, nil, 0
+	if tc.MaxStates <= 0 {
+		tc.MaxStates = 1000 // as Test
+	}
 	t, err := newTester(ctx, m, cfg, impl, tc, true)
 	if err != nil {
 		return nil, err
 	}
 	s := &shrinker{ctx: ctx, m: m, cfg: cfg, impl: impl, tc: tc, sc: sc, kind: orig.Failure.Kind, t: t, start: time.Now()}
-	s.res.From = len(orig.Trace)
-	prefix, chunks := splitChunks(orig.Trace)
+	s.res.From = max(orig.Failure.Step, len(orig.Trace))
+	var chunks [][]SavedStep
+	s.prefix, chunks = splitChunks(orig.Trace)
 	s.current = len(chunks)
 	s.phase = "steps"
-	// The original must fail again, or there is nothing to compare with.
-	ok, err := s.test(prefix, chunks)
+	// The original must fail again (as saved, or without waiting for its
+	// events), or there is nothing to compare with.
+	// A flaky failure gets four times the candidates' tries.
+	var ok bool
+	for try := 0; try < reproduceTries && err == nil && !ok; try++ {
+		chunks, ok, err = s.test(chunks)
+	}
 	if err == nil && !ok {
-		return nil, fmt.Errorf("the saved run does not fail again in %d runs (%s expected): the failure does not reproduce", sc.Repeats, s.kind)
+		return nil, fmt.Errorf("the saved run does not fail again in %d runs (%s expected), with or without waiting for its events: the failure does not reproduce", reproduceTries*sc.Repeats, s.kind)
 	}
-	if err == nil {
-		chunks, err = s.ddmin(prefix, chunks)
-	}
-	if err == nil {
-		chunks, err = s.removePairs(prefix, chunks)
+	// Without the waits for events first: they make most candidates of a
+	// timing bug pass. Then steps, then events again, until nothing more
+	// comes out.
+	for size := -1; err == nil && size != scriptSize(s.prefix, chunks); {
+		size = scriptSize(s.prefix, chunks)
+		s.phase = "events"
+		if chunks, err = s.dropEvents(chunks); err != nil {
+			break
+		}
+		s.phase = "steps"
+		if chunks, err = s.ddmin(chunks); err != nil {
+			break
+		}
+		chunks, err = s.removePairs(chunks)
 	}
 	if err == nil {
 		s.phase = "inputs"
-		chunks, err = s.simplify(prefix, chunks)
+		chunks, err = s.simplify(chunks)
 	}
 	if err != nil {
 		if !errors.Is(err, errBudget) && ctx.Err() == nil {
@@ -132,7 +155,7 @@ func Shrink(ctx context.Context, m model.Model, cfg *explore.Config, impl Implem
 			s.res.Stopped = "cancelled"
 		}
 	}
-	s.res.Script = flatten(prefix, chunks)
+	s.res.Script = flatten(s.prefix, chunks)
 	s.res.Run = s.best
 	s.res.Steps = s.best.Actions
 	if f := s.best.Failure; f != nil {
@@ -165,6 +188,10 @@ func splitChunks(trace []SavedStep) ([]SavedStep, [][]SavedStep) {
 	return prefix, chunks
 }
 
+func scriptSize(prefix []SavedStep, chunks [][]SavedStep) int {
+	return len(flatten(prefix, chunks))
+}
+
 func flatten(prefix []SavedStep, chunks [][]SavedStep) []SavedStep {
 	out := append([]SavedStep{}, prefix...)
 	for _, c := range chunks {
@@ -173,30 +200,46 @@ func flatten(prefix []SavedStep, chunks [][]SavedStep) []SavedStep {
 	return out
 }
 
-// test reports whether the script of the chunks fails the same way in one
-// of up to Repeats runs (without running it when the model rejects it).
-func (s *shrinker) test(prefix []SavedStep, chunks [][]SavedStep) (bool, error) {
-	script := flatten(prefix, chunks)
-	ok, err := s.t.feasible(script)
-	if err != nil {
-		return false, err
-	}
+// test reports whether the script of the chunks (after the prefix) fails
+// the same way in one of up to Repeats runs, without running it when the
+// model rejects it. The first run waits for the script's events; the
+// others, when the script has events, run without them (the waits hide
+// timing bugs). It returns the chunks that failed: without their events
+// (and the prefix dropped) when that is what failed.
+func (s *shrinker) test(chunks [][]SavedStep) ([][]SavedStep, bool, error) {
 	defer s.report(len(chunks))
-	if !ok {
-		s.res.Skipped++
-		return false, nil
-	}
-	for range s.sc.Repeats {
+	bare := bareChunks(chunks)
+	withEvents := scriptSize(s.prefix, chunks) != scriptSize(nil, bare)
+	for r := range s.sc.Repeats {
+		script := flatten(s.prefix, chunks)
+		if r > 0 && withEvents {
+			script = flatten(nil, bare)
+		}
+		ok, err := s.t.feasible(script)
+		if err != nil {
+			return chunks, false, err
+		}
+		if !ok {
+			s.res.Skipped++
+			if r == 0 && withEvents {
+				continue // the bare script may still do
+			}
+			return chunks, false, nil
+		}
 		run, err := s.run(script)
 		if err != nil {
-			return false, err
+			return chunks, false, err
 		}
 		if run.Failure != nil && run.Failure.Kind == s.kind {
 			s.best, s.current = run, len(chunks)
-			return true, nil
+			if r > 0 && withEvents {
+				s.prefix = nil
+				return bare, true, nil
+			}
+			return chunks, true, nil
 		}
 	}
-	return false, nil
+	return chunks, false, nil
 }
 
 func (s *shrinker) report(steps int) {
@@ -232,30 +275,29 @@ func (s *shrinker) run(script []SavedStep) (RunResult, error) {
 // ddmin is Zeller's delta debugging: the smallest subsequence of chunks
 // found that still fails, 1-minimal when the budget allows (removing any
 // one chunk makes it pass or be rejected by the model).
-func (s *shrinker) ddmin(prefix []SavedStep, chunks [][]SavedStep) ([][]SavedStep, error) {
+func (s *shrinker) ddmin(chunks [][]SavedStep) ([][]SavedStep, error) {
 	n := 2
 	for len(chunks) >= 2 {
 		parts := split(chunks, n)
 		reduced := false
 		for _, p := range parts {
-			ok, err := s.test(prefix, p)
+			won, ok, err := s.test(p)
 			if err != nil {
 				return chunks, err
 			}
 			if ok {
-				chunks, n, reduced = p, 2, true
+				chunks, n, reduced = won, 2, true
 				break
 			}
 		}
 		if !reduced && n > 2 {
 			for i := range parts {
-				comp := complement(parts, i)
-				ok, err := s.test(prefix, comp)
+				won, ok, err := s.test(complement(parts, i))
 				if err != nil {
 					return chunks, err
 				}
 				if ok {
-					chunks, n, reduced = comp, max(n-1, 2), true
+					chunks, n, reduced = won, max(n-1, 2), true
 					break
 				}
 			}
@@ -276,23 +318,55 @@ const pairLimit = 12
 // removePairs tries removing two chunks at once from a short script: ddmin
 // is only 1-minimal, and a step that enables another (a Pop after its
 // Push) comes out only with it.
-func (s *shrinker) removePairs(prefix []SavedStep, chunks [][]SavedStep) ([][]SavedStep, error) {
+func (s *shrinker) removePairs(chunks [][]SavedStep) ([][]SavedStep, error) {
 	if len(chunks) > pairLimit {
 		return chunks, nil
 	}
 	for i := 0; i < len(chunks); i++ {
 		for j := i + 1; j < len(chunks); j++ {
 			trial := append(append(append([][]SavedStep{}, chunks[:i]...), chunks[i+1:j]...), chunks[j+1:]...)
-			ok, err := s.test(prefix, trial)
+			won, ok, err := s.test(trial)
 			if err != nil {
 				return chunks, err
 			}
 			if ok {
-				chunks, i, j = trial, -1, len(chunks) // start again
+				chunks, i, j = won, -1, len(won) // start again
 			}
 		}
 	}
 	return chunks, nil
+}
+
+// dropEvents tries the script without the events observed in the
+// original run chunk by chunk (test tries them all at once). A script's
+// events only make the run wait for them; without the waits, steps follow
+// each other as fast as the model's timeouts allow, which is how timing
+// bugs (two messages overtaking each other) show.
+func (s *shrinker) dropEvents(chunks [][]SavedStep) ([][]SavedStep, error) {
+	for i := range chunks {
+		if len(chunks[i]) == 1 {
+			continue
+		}
+		trial := append([][]SavedStep{}, chunks...)
+		trial[i] = chunks[i][:1]
+		won, ok, err := s.test(trial)
+		if err != nil {
+			return chunks, err
+		}
+		if ok {
+			chunks = won
+		}
+	}
+	return chunks, nil
+}
+
+// bareChunks is chunks without their events: controllable steps only.
+func bareChunks(chunks [][]SavedStep) [][]SavedStep {
+	bare := make([][]SavedStep, len(chunks))
+	for i, c := range chunks {
+		bare[i] = c[:1]
+	}
+	return bare
 }
 
 // split cuts chunks into n parts of nearly equal length.
@@ -321,9 +395,9 @@ func complement(parts [][][]SavedStep, skip int) [][]SavedStep {
 
 // simplify tries, step by step, inputs that come earlier in their domains
 // (at most four per step), keeping the first that still fails.
-func (s *shrinker) simplify(prefix []SavedStep, chunks [][]SavedStep) ([][]SavedStep, error) {
-	for i := range chunks {
-		alts, err := s.t.earlierInputs(flatten(prefix, chunks[:i]), chunks[i][0])
+func (s *shrinker) simplify(chunks [][]SavedStep) ([][]SavedStep, error) {
+	for i := 0; i < len(chunks); i++ {
+		alts, err := s.t.earlierInputs(flatten(s.prefix, chunks[:i]), chunks[i][0])
 		if err != nil {
 			return chunks, err
 		}
@@ -337,12 +411,12 @@ func (s *shrinker) simplify(prefix []SavedStep, chunks [][]SavedStep) ([][]Saved
 			// The events observed after the old inputs may not come: they
 			// are dropped with them.
 			trial[i] = []SavedStep{step}
-			ok, err := s.test(prefix, trial)
+			won, ok, err := s.test(trial)
 			if err != nil {
 				return chunks, err
 			}
 			if ok {
-				chunks = trial
+				chunks = won
 				break
 			}
 		}
@@ -403,6 +477,17 @@ func (t *tester) modelAfter(script []SavedStep) ([]model.State, bool, error) {
 			continue
 		}
 		c, ok, err := t.scriptCandidate(states, st)
+		// As a scripted run waits for events before it gives up on a
+		// step, let the model take observable steps (a few rounds).
+		for round := 0; err == nil && !ok && round < eventRounds; round++ {
+			var more []model.State
+			if more, err = t.withEvents(states); err == nil && len(more) > len(states) {
+				states = more
+				c, ok, err = t.scriptCandidate(states, st)
+			} else {
+				break
+			}
+		}
 		if err != nil || !ok {
 			return nil, false, err
 		}
@@ -414,6 +499,41 @@ func (t *tester) modelAfter(script []SavedStep) ([]model.State, bool, error) {
 		states = next
 	}
 	return states, true, nil
+}
+
+// eventRounds bounds the observable steps the model may take before a
+// scripted step in feasible.
+const eventRounds = 3
+
+// withEvents adds to states those one observable step away (bounded by
+// MaxStates).
+func (t *tester) withEvents(states []model.State) ([]model.State, error) {
+	out := append([]model.State(nil), states...)
+	seen := map[string]bool{}
+	for _, s := range states {
+		seen[s.Key()] = true
+	}
+	for _, s := range states {
+		for ai := range t.info.Actions {
+			if ac := &t.cfg.Actions[ai]; ac.Exclude || ac.Kind != model.Observable {
+				continue
+			}
+			err := t.combos(s, ai, func(args []model.Value) error {
+				next, err := t.successors([]model.State{s}, ai, args, false)
+				for _, n := range next {
+					if !seen[n.Key()] && len(out) < t.tc.MaxStates {
+						seen[n.Key()] = true
+						out = append(out, n)
+					}
+				}
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
 }
 
 // modelStart is the model's initial states, with the tester's counts

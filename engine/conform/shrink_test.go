@@ -60,7 +60,7 @@ func TestShrinkPlantedBug(t *testing.T) {
 		if got != "Push(1) Push(2)" && got != "Push(2) Push(1)" {
 			t.Errorf("seed %d: shrunk %d steps to %q", seed, len(orig.Trace), got)
 		}
-		if res.Steps != 3 || res.From != len(orig.Trace) || res.Fails != 2 || res.Of != 2 || res.Stopped != "" {
+		if res.Steps != 3 || res.From != orig.Failure.Step || res.Fails != 2 || res.Of != 2 || res.Stopped != "" {
 			t.Errorf("seed %d: %d steps from %d, fails %d of %d, stopped %q", seed, res.Steps, res.From, res.Fails, res.Of, res.Stopped)
 		}
 		if f := res.Run.Failure; f == nil || f.Kind != orig.Failure.Kind || f.Step != 3 {

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/projects"
+)
+
+// shrinkFlags are the options of modex test --shrink.
+type shrinkFlags struct {
+	on      bool
+	repeats int
+	runs    int
+	seconds float64
+}
+
+// shrinkJob is a failing run to shrink and what it takes.
+type shrinkJob struct {
+	path, file string // the project's path; the saved run's file
+	m          model.Model
+	cfg        *explore.Config
+	impl       conform.Implementation
+	tc         conform.TestConfig
+	saved      *conform.SavedRun
+	flags      shrinkFlags
+}
+
+// shrink shrinks a saved failing run against the implementation, prints
+// the result (the shrunk trace, the model state at the failure and what
+// the model allowed) and saves the shrunk run next to the original.
+func shrink(ctx context.Context, stdout io.Writer, j shrinkJob) error {
+	fmt.Fprintf(stdout, "shrinking %s: %d steps, failure %s; up to %d runs or %.0f s, each candidate run up to %d times\n",
+		j.file, len(j.saved.Trace), j.saved.Failure.Kind, j.flags.runs, j.flags.seconds, j.flags.repeats)
+	last := time.Now()
+	res, err := conform.Shrink(ctx, j.m, j.cfg, j.impl, j.tc, j.saved, conform.ShrinkConfig{
+		Repeats: j.flags.repeats, MaxRuns: j.flags.runs, MaxTime: time.Duration(j.flags.seconds * float64(time.Second)),
+		Progress: func(p conform.ShrinkProgress) {
+			if time.Since(last) > 2*time.Second {
+				last = time.Now()
+				fmt.Fprintf(os.Stderr, "  shrinking (%s): %d runs, %d controllable steps\n", p.Phase, p.Runs, p.Steps)
+			}
+		}})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "shrunk: %d steps (from %d), fails %d of %d re-runs; %d runs, %d candidates the model rejects skipped, %.1f s\n",
+		res.Steps, res.From, res.Fails, res.Of, res.Runs, res.Skipped, res.Seconds)
+	if res.Stopped != "" {
+		fmt.Fprintf(stdout, "  stopped early (%s): the shortest failing run found so far\n", res.Stopped)
+	}
+	io.WriteString(stdout, conform.FailureReport(res.Run, "  "))
+	run := conform.SaveRun(j.saved.Project, j.saved.Config, j.tc, res.Run)
+	run.Seed, run.Strategy, run.Steps = j.saved.Seed, j.saved.Strategy, j.saved.Steps
+	file, err := projects.SaveShrunk(j.file, run)
+	if err != nil {
+		return fmt.Errorf("saving the shrunk run: %w", err)
+	}
+	fmt.Fprintf(stdout, "  saved: %s\n  rerun it: modex test %s --rerun %s\n", file, j.path, file)
+	return nil
+}
