@@ -38,8 +38,14 @@ type TestView struct {
 	failure  *widget.Entry
 	report   string // the failure panel's text; UI goroutine only
 	bottom   *container.AppTabs
-	actions  int // steps (actions) shown in the log; UI goroutine only
-	content  fyne.CanvasObject
+	shrinkB  *widget.Button
+	// The test's first failing run, its test and saved file, for Shrink
+	// (UI goroutine).
+	firstFail *conform.RunResult
+	failInfo  runInfo
+	failFile  string
+	actions   int // steps (actions) shown in the log; UI goroutine only
+	content   fyne.CanvasObject
 
 	mu      sync.Mutex // guards the fields below, shared with the test goroutine
 	queue   []any      // conform.StepRecord or conform.RunResult, not yet shown
@@ -127,9 +133,10 @@ func NewTestView(wb *Workbench) *TestView {
 			a.Clipboard().SetContent(tv.report)
 		}
 	})
+	tv.shrinkB = tv.newShrinkButton()
 	tv.bottom = container.NewAppTabs(
 		container.NewTabItem("Step log", tv.log),
-		container.NewTabItem("Failure", container.NewBorder(nil, container.NewHBox(copyB), nil, nil, tv.failure)))
+		container.NewTabItem("Failure", container.NewBorder(nil, container.NewHBox(copyB, tv.shrinkB), nil, nil, tv.failure)))
 	tv.content = container.NewBorder(top, nil, nil, nil, tv.bottom)
 	return tv
 }
@@ -225,6 +232,8 @@ func (tv *TestView) start() {
 	tv.lines, tv.actions = nil, 0
 	tv.report = ""
 	tv.failure.SetText("")
+	tv.firstFail, tv.failFile = nil, ""
+	tv.shrinkB.Disable()
 	tv.bottom.SelectIndex(0)
 	tv.log.Refresh()
 	tv.chart.Reset()
@@ -321,6 +330,8 @@ func (tv *TestView) flush(ri runInfo) {
 	var lines []logLine
 	var points []int
 	report := "" // the first failure among these
+	var first *conform.RunResult
+	firstFile := ""
 	failures, steps := 0, 0
 	seen := map[int]bool{}
 	for _, x := range queue {
@@ -344,7 +355,8 @@ func (tv *TestView) flush(ri runInfo) {
 				n := v.Fail(it)
 				lines = append(lines, logLine{text: fmt.Sprintf("%4d  ✗ %s: %s", it.Failure.Step, it.Failure.Kind, it.Failure.Message), node: v.ID(n), fail: true})
 				if report == "" {
-					report = failureReport(ri, it)
+					report, firstFile = failureReport(ri, it)
+					first = &it
 				}
 			}
 		}
@@ -362,6 +374,7 @@ func (tv *TestView) flush(ri runInfo) {
 			tv.report = report
 			tv.failure.SetText(report)
 			tv.bottom.SelectIndex(1)
+			tv.failed(ri, *first, firstFile)
 		}
 		tv.log.Refresh()
 		tv.log.ScrollToBottom()
@@ -395,17 +408,20 @@ func prepareDoc(doc *graph.Doc, center string, radius int, scale func(*graph.Lay
 
 // failureReport is the failure panel's text for a failed run: the
 // failure, trace, model state and allowed actions, then the saved run and
-// the commands that rerun it. It saves the run (off the UI goroutine).
-func failureReport(ri runInfo, r conform.RunResult) string {
+// the commands that rerun it. It saves the run (off the UI goroutine) and
+// returns the file ("" when it could not be saved).
+func failureReport(ri runInfo, r conform.RunResult) (string, string) {
 	text := fmt.Sprintf("run %d (seed %d) failed\n", r.Run, r.Seed) + conform.FailureReport(r, "")
-	if file, err := projects.SaveFailure("", ri.project, ri.config, ri.tc, r); err != nil {
+	file, err := projects.SaveFailure("", ri.project, ri.config, ri.tc, r)
+	if err != nil {
+		file = ""
 		text += "(the run could not be saved: " + err.Error() + ")\n"
 	} else {
 		text += fmt.Sprintf("saved: %s\nrerun its steps: modex test %s --rerun %s\n", file, ri.path, file)
 	}
 	text += fmt.Sprintf("same choices again (timing may differ): modex test %s --config %s --runs 1 --seed %d --steps %d --strategy %s\n",
 		ri.path, ri.config, r.Seed, ri.tc.Steps, ri.tc.Strategy)
-	return text
+	return text, file
 }
 
 // onScreen reports whether this view belongs to the open project; a view of

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,5 +165,56 @@ func TestLiveOnlineTest(t *testing.T) {
 	saved = saved[:strings.Index(saved, "\n")]
 	if _, err := os.Stat(saved); err != nil {
 		t.Errorf("the failing run was not saved: %v", err)
+	}
+}
+
+// After a test fails, Shrink finds a shorter run that fails the same way,
+// adds it to the failure panel (saved next to the first) and draws it on
+// the graph: its path marked, the failure in red. The stack's adapter
+// whose Pop answers 42 fails at its first Pop: the shortest failing run is
+// one Push, then the cleanup phase's Pop.
+func TestShrinkButton(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "fakeadapter")
+	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	b := newBench(t)
+	b.wb.AutoExplore = false
+	b.open("../projects/stack/stack.toml")
+	tv := b.wb.s.test
+	tv.adapter.SetText(bin + " wrong-pop")
+	tv.runs.SetText("5")
+	tv.steps.SetText("20")
+	tv.seed.SetText("4")
+	if !tv.shrinkB.Disabled() {
+		t.Fatal("Shrink is enabled before any failure")
+	}
+	res := startAndWait(t, tv)
+	if res.Passed() || tv.firstFail == nil || tv.shrinkB.Disabled() {
+		t.Fatalf("no failure to shrink: %d runs, first %v", len(res.Runs), tv.firstFail)
+	}
+	from := tv.firstFail.Failure.Step
+	tv.Shrink()
+	if !pump(60*time.Second, func() bool { return !tv.startB.Disabled() }) {
+		t.Fatal("shrinking never finished")
+	}
+	var n, was int
+	fmt.Sscanf(tv.verdicts.Text, "Shrunk: %d steps (from %d)", &n, &was)
+	if n != 2 || was != from || !strings.Contains(tv.report, "shrunk: 2 steps") || !strings.Contains(tv.report, "-shrunk.json") {
+		t.Fatalf("%q, first failure at step %d:\n%s", tv.verdicts.Text, from, tv.report)
+	}
+	if from <= 2 {
+		t.Fatalf("the first failure is at step %d: nothing to shrink (pick another seed)", from)
+	}
+	// The graph shows the shrunk run alone, its failure marked red.
+	g := b.wb.Graph()
+	red := 0
+	for i, s := range g.Doc().States {
+		if s.Error != "" && g.marks[i] == markCurrent {
+			red++
+		}
+	}
+	if red != 1 || len(g.marks) != len(g.Doc().States) || len(g.Doc().States) > 6 {
+		t.Errorf("shrunk run on the graph: %d red of %d states, %d marked", red, len(g.Doc().States), len(g.marks))
 	}
 }

@@ -1,0 +1,172 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/graph"
+	"github.com/modex/modex/projects"
+)
+
+// shrinkRepeats is K for the Shrink button: runs per candidate.
+const shrinkRepeats = 4
+
+// newShrinkButton is the failure panel's Shrink button: it shrinks the
+// test's first failing run against the implementation (see Shrink).
+func (tv *TestView) newShrinkButton() *widget.Button {
+	b := widget.NewButton("Shrink", tv.Shrink)
+	b.Disable()
+	return b
+}
+
+// failed records the test's first failing run for Shrink (UI goroutine).
+func (tv *TestView) failed(ri runInfo, r conform.RunResult, saved string) {
+	if tv.firstFail != nil || r.Verdict != conform.Fail {
+		return
+	}
+	tv.firstFail, tv.failInfo, tv.failFile = &r, ri, saved
+	tv.shrinkB.Enable()
+}
+
+// Shrink searches for the shortest run that fails like the test's first
+// failing run, in the background: progress in the verdicts line, Stop
+// cancels, and the result (trace, model state, what the model allowed,
+// the saved file) is added to the failure panel and drawn on the graph, the
+// failing step in red.
+func (tv *TestView) Shrink() {
+	wb := tv.wb
+	p, m, r := wb.s.project, wb.s.model, tv.firstFail
+	if p == nil || m == nil || r == nil {
+		return
+	}
+	ri, file := tv.failInfo, tv.failFile
+	cfg, err := p.Build(m, ri.config)
+	if err != nil {
+		tv.verdicts.SetText("Configuration error: " + err.Error())
+		return
+	}
+	command := tv.adapter.Text
+	if command == p.AdapterCommandLine() {
+		command = ""
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	tv.mu.Lock()
+	if tv.cancel != nil {
+		tv.cancel()
+	}
+	tv.cancel = cancel
+	tv.gen++
+	gen := tv.gen
+	tv.mu.Unlock()
+	tv.startB.Disable()
+	tv.shrinkB.Disable()
+	tv.stop.Enable()
+	saved := conform.SaveRun(p.Name, ri.config, ri.tc, *r)
+	tv.verdicts.SetText(fmt.Sprintf("Shrinking run %d (%d steps)…", r.Run, r.Failure.Step))
+	tc := ri.tc
+	tc.OnStep, tc.OnRun = nil, nil
+	go func() {
+		var res *conform.ShrinkResult
+		impl, err := p.Connect(ctx, m.Info(), command, "")
+		if err == nil {
+			res, err = conform.Shrink(ctx, m, cfg, impl, tc, saved, conform.ShrinkConfig{Repeats: shrinkRepeats,
+				Progress: func(pr conform.ShrinkProgress) {
+					wb.do(func() {
+						if gen == tv.gen {
+							tv.verdicts.SetText(fmt.Sprintf("Shrinking run %d: %d runs, %d controllable steps so far (%s)…", r.Run, pr.Runs, pr.Steps, pr.Phase))
+						}
+					})
+				}})
+			impl.Close()
+		}
+		var text string
+		var d drawing
+		if err == nil {
+			text = shrinkReport(ri, file, res)
+			d, err = shrunkDrawing(m, res, tv.wb.graph.DrawScale)
+		}
+		wb.do(func() { tv.shrunk(gen, res, text, d, err) })
+	}()
+}
+
+// shrinkReport is the text added to the failure panel for a shrunk run; it
+// saves the run next to the original.
+func shrinkReport(ri runInfo, file string, res *conform.ShrinkResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nshrunk: %d steps (from %d), fails %d of %d re-runs; %d runs, %.1f s\n", res.Steps, res.From, res.Fails, res.Of, res.Runs, res.Seconds)
+	if res.Stopped != "" {
+		fmt.Fprintf(&b, "stopped early (%s): the shortest failing run found so far\n", res.Stopped)
+	}
+	b.WriteString(conform.FailureReport(res.Run, ""))
+	run := conform.SaveRun(ri.project, ri.config, ri.tc, res.Run)
+	if file == "" {
+		return b.String()
+	}
+	if out, err := projects.SaveShrunk(file, run); err != nil {
+		fmt.Fprintf(&b, "(the shrunk run could not be saved: %v)\n", err)
+	} else {
+		fmt.Fprintf(&b, "saved: %s\nrerun it: modex test %s --rerun %s\n", out, ri.path, out)
+	}
+	return b.String()
+}
+
+// shrunkDrawing lays out the shrunk run alone: its path, then the failure.
+func shrunkDrawing(m model.Model, res *conform.ShrinkResult, scale func(*graph.Layout) float64) (drawing, error) {
+	v, err := conform.NewVisited(m)
+	if err != nil {
+		return drawing{}, err
+	}
+	for _, s := range res.Run.Steps {
+		v.Add(s)
+	}
+	if res.Run.Failure != nil {
+		v.Fail(res.Run)
+	}
+	doc := graph.FromGraph(v.Graph(), v.Vars)
+	d := prepareDoc(doc, doc.States[max(v.Current(), 0)].ID, 50, scale)
+	return d, d.err
+}
+
+// shrunk shows the result of Shrink (UI goroutine).
+func (tv *TestView) shrunk(gen int, res *conform.ShrinkResult, text string, d drawing, err error) {
+	if gen != tv.gen {
+		return
+	}
+	tv.startB.Enable()
+	tv.stop.Disable()
+	tv.shrinkB.Enable()
+	if err != nil {
+		tv.verdicts.SetText("Shrinking: " + err.Error())
+		if tv.onScreen() {
+			tv.wb.status.SetText(tv.verdicts.Text)
+		}
+		return
+	}
+	tv.verdicts.SetText(fmt.Sprintf("Shrunk: %d steps (from %d), fails %d of %d re-runs.", res.Steps, res.From, res.Fails, res.Of))
+	tv.report += text
+	tv.failure.SetText(tv.report)
+	tv.bottom.SelectIndex(1)
+	if !tv.onScreen() {
+		return
+	}
+	tv.wb.status.SetText(tv.verdicts.Text)
+	tv.mu.Lock()
+	tv.doc = d.doc
+	tv.mu.Unlock()
+	tv.wb.graph.FitNext()
+	tv.show(d, -1)
+	// The path in orange, the failure (marked by show) in red.
+	marks := map[int]colorNRGBA{}
+	for i, s := range d.view.States {
+		marks[i] = markPath
+		if s.Error != "" {
+			marks[i] = markCurrent
+		}
+	}
+	tv.wb.graph.SetMarks(marks)
+}
