@@ -86,7 +86,7 @@ func (l *Layout) drawRegion(origin Point, w, h int, scale float64, hl *Highlight
 	dc := gg.NewContext(max(w, 1), max(h, 1))
 	dc.SetColor(color.White)
 	dc.Clear()
-	d := drawer{dc: dc, fc: faces{}, s: scale, o: origin, rec: rec}
+	d := drawer{dc: dc, fc: faces{}, s: scale, o: origin, rec: rec, pills: &[]box{}}
 	view := box{origin.X, origin.Y, origin.X + float64(w)/scale, origin.Y + float64(h)/scale}
 	for _, e := range l.Edges {
 		if !view.meets(opsBox(e.Ops)) {
@@ -154,6 +154,9 @@ type drawer struct {
 	o  Point
 	// rec, when set, collects the text drawn.
 	rec *[]string
+	// pills holds the short labels drawn so far (image pixels): one that
+	// would overlap them is left out, so that crowded states stay legible.
+	pills *[]box
 }
 
 func (d drawer) at(p Point) (float64, float64) { return (p.X - d.o.X) * d.s, (p.Y - d.o.Y) * d.s }
@@ -235,10 +238,18 @@ func (d drawer) node(n NodeShape) {
 			break
 		}
 	}
-	// On a white pill, readable over the lines it may cross.
+	// On a white pill, readable over the lines it may cross; none where it
+	// would cover another.
 	x, y := d.at(n.Center)
 	tw, _ := d.dc.MeasureString(short)
-	d.dc.DrawRoundedRectangle(x-tw/2-2, y-size*0.55, tw+4, size*1.1, 3)
+	pill := box{x - tw/2 - 2, y - size*0.55, x + tw/2 + 2, y + size*0.55}
+	for _, p := range *d.pills {
+		if p.meets(pill) {
+			return
+		}
+	}
+	*d.pills = append(*d.pills, pill)
+	d.dc.DrawRoundedRectangle(pill.x0, pill.y0, pill.x1-pill.x0, pill.y1-pill.y0, 3)
 	d.dc.SetColor(color.NRGBA{R: 255, G: 255, B: 255, A: 220})
 	d.dc.Fill()
 	d.dc.SetColor(ink)

@@ -78,15 +78,15 @@ type Layout struct {
 	Engine        string
 }
 
-// LayoutDoc lays out the document with Graphviz (layout "" picks dot or
-// sfdp by size) and returns the geometry.
+// LayoutDoc lays out the document with Graphviz (layout "" picks dot,
+// dot-fast or sfdp by size, see LayoutFor) and returns the geometry.
 func LayoutDoc(ctx context.Context, d *Doc, layout string) (*Layout, error) {
 	var dot bytes.Buffer
 	if err := d.WriteDOT(&dot); err != nil {
 		return nil, err
 	}
 	if layout == "" {
-		layout = LayoutFor(len(d.States))
+		layout = LayoutFor(len(d.States), len(d.Arcs()))
 	}
 	out, err := layoutJSON(ctx, dot.Bytes(), layout)
 	if err != nil {

@@ -20,23 +20,34 @@ const (
 )
 
 // DotLimit is the largest graph (in states) laid out with dot by default;
-// larger graphs use sfdp, which is much faster on state graphs (see
-// docs/performance.md).
-const DotLimit = 60
+// DotFastLimit and DotFastArcs bound the graphs laid out with DotFast;
+// larger graphs use sfdp, which is much faster on state graphs. The limits
+// come from the measurements in docs/performance.md (scripts/layout-times.sh):
+// dot takes 3.2 s on the thread pool's 223 states and 393 arcs where
+// dot-fast takes 0.4 s; dot-fast takes 3.9 s on the bag's 291 states and
+// 648 arcs, sfdp 0.34 s.
+const (
+	DotLimit     = 60
+	DotFastLimit = 250
+	DotFastArcs  = 450
+)
 
 // DotFast is dot with options that trade edge routing and crossing
 // minimisation for speed: straight arcs (routing splines is most of dot's
 // time on state graphs), fewer network-simplex and crossing-minimisation
-// iterations (eight times faster on the thread pool's graph, see
-// docs/performance.md).
+// iterations (eight times faster on the thread pool's graph).
 const DotFast = "dot-fast"
 
 const dotFastAttrs = "splines=false; nslimit=2; mclimit=0.5;"
 
-// LayoutFor picks the Graphviz layout engine for a graph of n states.
-func LayoutFor(n int) string {
-	if n <= DotLimit {
+// LayoutFor picks the Graphviz layout engine for a graph of n states and
+// the given number of arcs (see Doc.Arcs).
+func LayoutFor(n, arcs int) string {
+	switch {
+	case n <= DotLimit:
 		return "dot"
+	case n <= DotFastLimit && arcs <= DotFastArcs:
+		return DotFast
 	}
 	return "sfdp"
 }
@@ -60,7 +71,7 @@ func (d *Doc) Render(ctx context.Context, format Format, layout string, w io.Wri
 		return err
 	}
 	if layout == "" {
-		layout = LayoutFor(len(d.States))
+		layout = LayoutFor(len(d.States), len(d.Arcs()))
 	}
 	return RenderDOT(ctx, dot.Bytes(), format, layout, w)
 }
