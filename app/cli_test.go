@@ -364,3 +364,12 @@ func TestExploreQuotient(t *testing.T) {
 		t.Errorf("by depth: exit %d\n%s", code, out)
 	}
 }
+
+// replay --shrink: the thread pool's buggy trace already fails after its
+// first 11 records (of 116).
+func TestReplayShrink(t *testing.T) {
+	out, _, code := cli("replay", "../projects/threadpool/threadpool.toml", "../projects/threadpool/traces/buggy-1.xml", "--shrink")
+	if code != 1 || !strings.Contains(out, "shrunk: 11 records (from 116): the first 11 already fail, up to line 12") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}

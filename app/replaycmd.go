@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 )
 
 // traceFiles expands folders into the trace files they hold.
@@ -51,6 +54,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	threadAttr := fs.String("thread-attr", "", "attribute naming an event's thread (default: thread)")
 	accepting := fs.Bool("accepting", false, "fail traces that end outside an accepting state")
 	maxStates := fs.Int("max-states", 0, "bound on the states the model may be in (default 1000)")
+	shrinkFlag := fs.Bool("shrink", false, "for each failing trace, find the shortest prefix that already fails")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -98,6 +102,11 @@ func cmdReplay(args []string, stdout io.Writer) error {
 		}
 		counts[res.Verdict]++
 		detail := printReplay(stdout, f, res)
+		if *shrinkFlag && res.Verdict == conform.Fail {
+			if err := shrinkTrace(ctx, stdout, f, m, cfg, rc); err != nil {
+				fmt.Fprintf(stdout, "  shrinking: %v\n", err)
+			}
+		}
 		rows = append(rows, row{filepath.Base(f), string(res.Verdict), detail})
 	}
 	if len(rows) > 1 {
@@ -153,4 +162,23 @@ func printReplay(stdout io.Writer, f string, res *conform.ReplayResult) string {
 		detail = res.Reason
 	}
 	return detail
+}
+
+// shrinkTrace prints the shortest prefix of a failing trace that already
+// fails (conform.ShrinkReplay).
+func shrinkTrace(ctx context.Context, stdout io.Writer, f string, m model.Model, cfg *explore.Config, rc conform.ReplayConfig) error {
+	recs, err := conform.ReadTraceFile(f)
+	if err != nil {
+		return err
+	}
+	n, res, err := conform.ShrinkReplay(ctx, m, cfg, recs, rc)
+	if err != nil {
+		return err
+	}
+	last := recs[n-1].Line
+	fmt.Fprintf(stdout, "  shrunk: %d records (from %d): the first %d already fail, up to line %d of %s\n", n, len(recs), n, last, f)
+	if fl := res.Failure; fl != nil {
+		fmt.Fprintf(stdout, "  FAIL at event %d (line %d): %s\n", fl.Index+1, fl.Line, fl.Message)
+	}
+	return nil
 }

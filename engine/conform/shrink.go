@@ -648,3 +648,59 @@ func (t *tester) earlierInputs(script []SavedStep, step SavedStep) ([][]string, 
 	}
 	return out, nil
 }
+
+// ShrinkReplay finds the shortest prefix of a recorded trace that already
+// fails replay: the least n such that the first n records fail (a prefix
+// is not asked to end in an accepting state). Replay is deterministic, so
+// a binary search over the prefix length finds it in O(log n) replays; the
+// result is checked by replaying it. It returns n and the prefix's result.
+func ShrinkReplay(ctx context.Context, m model.Model, cfg *explore.Config, recs []Record, rc ReplayConfig) (int, *ReplayResult, error) {
+	rc.RequireAccepting = false
+	fails := func(n int) (*ReplayResult, error) {
+		res, err := Replay(ctx, m, cfg, recs[:n], rc)
+		if err != nil {
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if res.Verdict != Fail {
+			return nil, nil
+		}
+		return res, nil
+	}
+	best, err := fails(len(recs))
+	if err != nil {
+		return 0, nil, err
+	}
+	if best == nil {
+		return 0, nil, fmt.Errorf("the trace does not fail as a prefix (only for ending outside an accepting state, or not at all): nothing to shrink")
+	}
+	lo, hi := 0, len(recs) // recs[:lo] passes (or is empty), recs[:hi] fails
+	if f := best.Failure; f != nil {
+		// The divergence is at or before the failing record.
+		for i, r := range recs {
+			if r.Line > 0 && r.Line == f.Line {
+				if res, err := fails(i + 1); err != nil {
+					return 0, nil, err
+				} else if res != nil {
+					hi, best = i+1, res
+				}
+				break
+			}
+		}
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		res, err := fails(mid)
+		if err != nil {
+			return 0, nil, err
+		}
+		if res != nil {
+			hi, best = mid, res
+		} else {
+			lo = mid
+		}
+	}
+	return hi, best, nil
+}

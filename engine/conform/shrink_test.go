@@ -102,3 +102,29 @@ func TestShrinkRefusalsAndBudget(t *testing.T) {
 		t.Errorf("budget: stopped %q after %d runs, failure %+v", res.Stopped, res.Runs, res.Run.Failure)
 	}
 }
+
+// A recorded trace that diverges shrinks to the shortest prefix that
+// already diverges: the events up to the first one the model refuses.
+func TestShrinkReplay(t *testing.T) {
+	m, cfg := stackModelForTest(t)
+	text := "Push(1)\nPush(2)\nPop()/2\nPush(1)\nPush(2)\nPop()/1\nPop()/1\nPush(2)\nPop()/2\n"
+	recs, err := conform.ParseTrace("t.trace", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := conform.Replay(context.Background(), m, cfg, recs, conform.ReplayConfig{})
+	if err != nil || full.Verdict != conform.Fail {
+		t.Fatalf("the trace replays %v, %v", full, err)
+	}
+	n, res, err := conform.ShrinkReplay(context.Background(), m, cfg, recs, conform.ReplayConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 6 || res.Verdict != conform.Fail || res.Failure.Line != 6 {
+		t.Errorf("shrunk to %d records, %s at line %d; want 6 records failing at line 6", n, res.Verdict, res.Failure.Line)
+	}
+	ok, _ := conform.ParseTrace("t.trace", []byte("Push(1)\nPop()/1\n"))
+	if _, _, err := conform.ShrinkReplay(context.Background(), m, cfg, ok, conform.ReplayConfig{}); err == nil || !strings.Contains(err.Error(), "nothing to shrink") {
+		t.Errorf("a passing trace: %v", err)
+	}
+}
