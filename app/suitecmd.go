@@ -11,6 +11,7 @@ import (
 
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/projects"
 )
 
@@ -88,6 +89,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	junit := fs.String("junit", "", "write a JUnit XML report to FILE")
 	adapterCmd := fs.String("adapter", "", "adapter command (overrides the project's)")
 	address := fs.String("address", "", "TCP address of a running adapter")
+	shrinkFlag := fs.Bool("shrink", false, "for each failing case, find the shortest prefix that still fails the same way")
 	endWait := fs.Float64("end-wait", 1, "seconds to wait for an expected observable action")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -112,7 +114,8 @@ func cmdRun(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer impl.Close()
-	res, err := conform.RunSuite(ctx, m, cfg, impl, suite, conform.TestConfig{EndWait: time.Duration(*endWait * float64(time.Second))})
+	tc := conform.TestConfig{EndWait: time.Duration(*endWait * float64(time.Second))}
+	res, err := conform.RunSuite(ctx, m, cfg, impl, suite, tc)
 	if err != nil {
 		return err
 	}
@@ -136,6 +139,9 @@ func cmdRun(args []string, stdout io.Writer) error {
 			}
 		}
 		tr.Runs = append(tr.Runs, run)
+		if *shrinkFlag && c.Verdict == conform.Fail {
+			shrinkCase(ctx, stdout, m, cfg, impl, suite.Cases[i], c, tc)
+		}
 	}
 	fmt.Fprintf(stdout, "%s [%s] %s: %d cases: %s; %.2f s\n", p.Name, name, pos[1], len(res.Cases), counts, res.Seconds)
 	if *junit != "" {
@@ -150,4 +156,19 @@ func cmdRun(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%d of %d test cases failed", counts[conform.Fail], len(res.Cases))
 	}
 	return nil
+}
+
+// shrinkCase prints the shortest prefix of a failing case that still fails
+// the same way (conform.ShrinkCase).
+func shrinkCase(ctx context.Context, stdout io.Writer, m model.Model, cfg *explore.Config, impl conform.Implementation, c explore.SuiteCase, cr conform.CaseResult, tc conform.TestConfig) {
+	n, res, err := conform.ShrinkCase(ctx, m, cfg, impl, c, tc, cr.Failure.Kind, 3)
+	if err != nil {
+		fmt.Fprintf(stdout, "  shrinking: %v\n", err)
+		return
+	}
+	if res.Failure == nil {
+		fmt.Fprintf(stdout, "  shrinking: no shorter prefix of the case fails with %s\n", cr.Failure.Kind)
+		return
+	}
+	fmt.Fprintf(stdout, "  shrunk: the first %d of its %d steps already fail: %s at step %d: %s\n", n, len(c.Steps), res.Failure.Kind, res.Failure.Step, res.Failure.Message)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/explore"
 )
 
 // firstFailure runs tests until one fails and returns it saved.
@@ -126,5 +127,39 @@ func TestShrinkReplay(t *testing.T) {
 	ok, _ := conform.ParseTrace("t.trace", []byte("Push(1)\nPop()/1\n"))
 	if _, _, err := conform.ShrinkReplay(context.Background(), m, cfg, ok, conform.ReplayConfig{}); err == nil || !strings.Contains(err.Error(), "nothing to shrink") {
 		t.Errorf("a passing trace: %v", err)
+	}
+}
+
+// A failing offline case shrinks to the shortest prefix that fails the
+// same way; a failure only for ending outside an accepting state does not.
+func TestShrinkCase(t *testing.T) {
+	m, cfg := stackModelForTest(t)
+	step := func(action, arg, out string) explore.SuiteStep {
+		s := explore.SuiteStep{Kind: "controllable", Action: action, Output: out}
+		if arg != "" {
+			s.Args = []string{arg}
+		}
+		return s
+	}
+	// Push 1, pop it, push 1 and 2, pop 2 (the buggy stack pops 1), pop 1.
+	c := explore.SuiteCase{Name: "case 1", Steps: []explore.SuiteStep{
+		step("Push", "1", ""), step("Pop", "", "1"), step("Push", "1", ""), step("Push", "2", ""),
+		step("Pop", "", "2"), step("Pop", "", "1"),
+	}}
+	suite := &explore.Suite{Cases: []explore.SuiteCase{c}}
+	res, err := conform.RunSuite(context.Background(), m, cfg, stackImpl(3, "pop-bottom"), suite, conform.TestConfig{})
+	if err != nil || res.Cases[0].Failure == nil {
+		t.Fatalf("the case did not fail: %+v %v", res, err)
+	}
+	kind := res.Cases[0].Failure.Kind
+	n, cr, err := conform.ShrinkCase(context.Background(), m, cfg, stackImpl(3, "pop-bottom"), c, conform.TestConfig{}, kind, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 5 || cr.Failure == nil || cr.Failure.Kind != kind || cr.Failure.Step != res.Cases[0].Failure.Step {
+		t.Errorf("shrunk to %d steps: %+v", n, cr.Failure)
+	}
+	if _, _, err := conform.ShrinkCase(context.Background(), m, cfg, stackImpl(3, ""), c, conform.TestConfig{}, conform.FailNotAccepting, 2); err == nil {
+		t.Error("a not-accepting failure shrank")
 	}
 }

@@ -92,6 +92,8 @@ type caseRun struct {
 	t      *tester
 	res    CaseResult
 	states []model.State
+	// prefix runs part of a case: its end need not be accepting.
+	prefix bool
 }
 
 func (r *caseRun) fail(kind FailureKind, msg string, states []model.State, expected []string) bool {
@@ -140,6 +142,9 @@ func (r *caseRun) steps(steps []explore.SuiteStep) {
 			r.fail(FailInvariant, msg, r.states, nil)
 			return
 		}
+	}
+	if r.prefix {
+		return
 	}
 	acc, err := t.accepting(r.states)
 	if err != nil {
@@ -236,7 +241,9 @@ func (r *caseRun) control(st explore.SuiteStep) bool {
 		if f.Kind == "" {
 			return r.inconclusive("cancelled")
 		}
-		return r.fail(f.Kind, f.Message, states, f.Expected)
+		r.fail(f.Kind, f.Message, states, f.Expected)
+		r.res.Failure.Step = r.res.Steps + 1 // the failing action is a step, as online
+		return true
 	}
 	if st.Output != "" && model.Format(output) != st.Output {
 		return r.inconclusive(fmt.Sprintf("step %d: %s gave output %s, which the model allows, where the case expected %s", r.res.Steps+1, st.Action, model.Format(output), st.Output))
@@ -270,4 +277,53 @@ func (t *tester) findArgs(st model.State, ai int, want []string) ([]model.Value,
 		found = []model.Value{}
 	}
 	return found, found != nil, err
+}
+
+// ShrinkCase finds the shortest prefix of a failing offline test case that
+// still fails the same way (kind): prefixes ending at each action in turn,
+// each run up to repeats times (the implementation may be
+// nondeterministic). A prefix need not end in an accepting state, so a
+// case that failed only for ending outside one does not shrink. It returns
+// the number of steps of the prefix (timeouts included, as in the case)
+// and its failing result; the whole case when no shorter prefix fails.
+func ShrinkCase(ctx context.Context, m model.Model, cfg *explore.Config, impl Implementation, c explore.SuiteCase, tc TestConfig, kind FailureKind, repeats int) (int, CaseResult, error) {
+	if tc.EndWait <= 0 {
+		tc.EndWait = time.Second
+	}
+	if tc.MaxStates <= 0 {
+		tc.MaxStates = 1000
+	}
+	repeats = max(repeats, 1)
+	t, err := newTester(ctx, m, cfg, impl, tc, true)
+	if err != nil {
+		return 0, CaseResult{}, err
+	}
+	if kind == FailNotAccepting {
+		return len(c.Steps), CaseResult{}, fmt.Errorf("the case failed for ending outside an accepting state: no prefix fails that way")
+	}
+	for n := 1; n < len(c.Steps); n++ {
+		if c.Steps[n-1].Kind == "timeout" {
+			continue // a prefix ends with an action
+		}
+		for range repeats {
+			if err := ctx.Err(); err != nil {
+				return 0, CaseResult{}, err
+			}
+			start := time.Now()
+			r := &caseRun{t: t, res: CaseResult{Name: c.Name, Verdict: Pass}, prefix: true}
+			t.bind = NewBinding()
+			states, fk, err := t.startRun()
+			if err != nil {
+				r.fail(fk, err.Error(), nil, nil)
+			} else {
+				r.states = states
+				r.steps(c.Steps[:n])
+			}
+			r.res.Seconds = time.Since(start).Seconds()
+			if r.res.Failure != nil && r.res.Failure.Kind == kind {
+				return n, r.res, nil
+			}
+		}
+	}
+	return len(c.Steps), CaseResult{}, nil
 }
