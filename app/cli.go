@@ -28,12 +28,14 @@ const usage = `usage:
   modex test PROJECT [--config NAME] [--runs N] [--steps M] [--seed S]
                      [--strategy random|coverage] [--junit FILE] [--log FILE]
                      [--adapter "CMD ..."] [--address HOST:PORT] [--end-wait SECONDS]
+                     [--save-failures DIR] [--rerun FILE] [--shrink [--shrink-repeats K]
+                     [--shrink-runs N] [--shrink-time SECONDS]]
                                 online testing against the implementation; exit 1 on any failure
   modex gen PROJECT [--config NAME] [--coverage transitions|states|state:ID] [--out SUITE.json]
                                 an offline test suite from the explored graph
-  modex run PROJECT SUITE.json [--junit FILE] [--adapter "CMD ..."] [--address HOST:PORT]
+  modex run PROJECT SUITE.json [--junit FILE] [--adapter "CMD ..."] [--address HOST:PORT] [--shrink]
                                 run an offline test suite against the implementation
-  modex replay PROJECT TRACE|DIR... [--window N] [--thread-attr A] [--accepting]
+  modex replay PROJECT TRACE|DIR... [--window N] [--thread-attr A] [--accepting] [--shrink]
                                 replay recorded traces (XML, JSON lines, plain) against the model
   modex help                    this text
 

@@ -140,3 +140,32 @@ func TestDrawLevelOfDetail(t *testing.T) {
 		t.Errorf("region image %v, want 300×200", b)
 	}
 }
+
+// BenchmarkDrawViewport draws what the workbench redraws after a zoom or
+// pan settles: a 680×600 view of a graph, at fit and zoomed in (the time
+// is spent off the UI goroutine; the image is then shown as is).
+func BenchmarkDrawViewport(b *testing.B) {
+	for _, c := range []struct{ sample, config string }{{"chat", "hi_bye"}, {"threadpool", "small"}} {
+		d, err := graph.FromExploration(exploreSample(b, c.sample, c.config, 0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		l, err := graph.LayoutDoc(context.Background(), d, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		fit := min(680/l.Width, 600/l.Height)
+		for _, z := range []struct {
+			name  string
+			scale float64
+		}{{"fit", fit}, {"zoom2", 2}} {
+			b.Run(c.sample+"/"+z.name, func(b *testing.B) {
+				w, h := min(680, int(l.Width*z.scale)), min(600, int(l.Height*z.scale))
+				origin := graph.Point{X: max(0, l.Width/2-float64(w)/2/z.scale), Y: max(0, l.Height/2-float64(h)/2/z.scale)}
+				for range b.N {
+					l.DrawRegion(origin, w, h, z.scale, nil)
+				}
+			})
+		}
+	}
+}

@@ -3,6 +3,9 @@ package ui
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,6 +93,56 @@ func BenchmarkUIWorkMoreItems(b *testing.B) {
 		pump(60*time.Second, func() bool { return shown >= want })
 		wb.configs.SetSelected("some_items")
 	}
+	b.ReportMetric(float64(wb.MaxUIWork().Microseconds())/1000, "max-ui-work-ms")
+	b.ReportMetric(float64(mon.Worst().Microseconds())/1000, "max-heartbeat-delay-ms")
+}
+
+// BenchmarkOverviewBigStack explores the 131,071-state bounded stack
+// (capacity 16) in the workbench with the overview by len(s.stack) and
+// reports how long after exploration's end the overview (17 classes) was on
+// screen, and the longest the workbench kept the UI goroutine busy.
+func BenchmarkOverviewBigStack(b *testing.B) {
+	dir := b.TempDir()
+	src, err := os.ReadFile("../engine/explore/testdata/bigstack.star")
+	if err != nil {
+		b.Fatal(err)
+	}
+	src = []byte(strings.Replace(string(src), "CAPACITY = 14", "CAPACITY = 16", 1))
+	path := filepath.Join(dir, "stack16.star")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	a := test.NewTempApp(b)
+	w := a.NewWindow("bench")
+	w.Resize(fyne.NewSize(1400, 860))
+	defer w.Close()
+	wb := NewWorkbench(w, a, nil)
+	shown := 0
+	wb.OnShown(func() { shown++ })
+	if err := wb.Open(path); err != nil {
+		b.Fatal(err)
+	}
+	pump(60*time.Second, func() bool { return shown >= 1 })
+	wb.overviewBy.SetText("len(s.stack)")
+	mon := StartStallMonitor(5 * time.Millisecond)
+	defer mon.Stop()
+	var after time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		want := shown + 1
+		start := time.Now()
+		wb.Explore()
+		pump(120*time.Second, func() bool { return shown >= want })
+		x := wb.Last()
+		if x == nil || len(x.States) != 131071 {
+			b.Fatalf("explored %v", x)
+		}
+		if v := wb.Graph().Doc(); v == nil || len(v.States) != 17 {
+			b.Fatalf("the view is not the 17-class overview")
+		}
+		after += time.Since(start) - time.Duration(x.Stats.Seconds*float64(time.Second))
+	}
+	b.ReportMetric(float64(after.Milliseconds())/float64(b.N), "ms-after-exploration")
 	b.ReportMetric(float64(wb.MaxUIWork().Microseconds())/1000, "max-ui-work-ms")
 	b.ReportMetric(float64(mon.Worst().Microseconds())/1000, "max-heartbeat-delay-ms")
 }

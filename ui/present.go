@@ -15,6 +15,7 @@ import (
 // drawing is a laid-out view ready for the UI goroutine.
 type drawing struct {
 	doc, view *graph.Doc
+	full      *explore.Graph // the exploration's graph (built off the UI goroutine)
 	lay       *graph.Layout
 	img       image.Image
 	scale     float64 // the scale img was drawn at
@@ -46,6 +47,7 @@ func prepare(ctx context.Context, x *explore.Exploration, vs viewSpec, scale fun
 	if d.err != nil {
 		return d
 	}
+	d.full = x.Graph()
 	d.view = d.doc
 	center, radius := vs.center, vs.radius
 	if vs.within != nil {
@@ -206,7 +208,11 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 		return
 	}
 	wb.mu.Lock()
-	wb.s.doc, wb.s.full, wb.s.classes, wb.s.members = d.doc, x.Graph(), d.classes, d.members
+	full := d.full
+	if full == nil {
+		full = x.Graph()
+	}
+	wb.s.doc, wb.s.full, wb.s.classes, wb.s.members = d.doc, full, d.classes, d.members
 	if d.classes != nil && d.view != nil {
 		wb.s.classLabels = map[string]string{}
 		for _, s := range d.view.States {
