@@ -208,23 +208,25 @@ func flatten(prefix []SavedStep, chunks [][]SavedStep) []SavedStep {
 // (and the prefix dropped) when that is what failed.
 func (s *shrinker) test(chunks [][]SavedStep) ([][]SavedStep, bool, error) {
 	defer s.report(len(chunks))
-	bare := bareChunks(chunks)
-	withEvents := scriptSize(s.prefix, chunks) != scriptSize(nil, bare)
-	for r := range s.sc.Repeats {
-		script := flatten(s.prefix, chunks)
-		if r > 0 && withEvents {
-			script = flatten(nil, bare)
-		}
-		ok, err := s.t.feasible(script)
-		if err != nil {
+	full, bare := flatten(s.prefix, chunks), flatten(nil, bareChunks(chunks))
+	fullOK, err := s.t.feasible(full)
+	if err != nil {
+		return chunks, false, err
+	}
+	bareOK := false
+	if len(bare) != len(full) {
+		if bareOK, err = s.t.feasible(bare); err != nil {
 			return chunks, false, err
 		}
-		if !ok {
-			s.res.Skipped++
-			if r == 0 && withEvents {
-				continue // the bare script may still do
-			}
-			return chunks, false, nil
+	}
+	if !fullOK && !bareOK {
+		s.res.Skipped++
+		return chunks, false, nil
+	}
+	for r := range s.sc.Repeats {
+		script, isBare := full, false
+		if bareOK && (r > 0 || !fullOK) {
+			script, isBare = bare, true
 		}
 		run, err := s.run(script)
 		if err != nil {
@@ -232,9 +234,9 @@ func (s *shrinker) test(chunks [][]SavedStep) ([][]SavedStep, bool, error) {
 		}
 		if run.Failure != nil && run.Failure.Kind == s.kind {
 			s.best, s.current = run, len(chunks)
-			if r > 0 && withEvents {
+			if isBare {
 				s.prefix = nil
-				return bare, true, nil
+				return bareChunks(chunks), true, nil
 			}
 			return chunks, true, nil
 		}
