@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/model"
@@ -90,8 +91,12 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	}
 	rep := testReport{path: path, project: p.Name, config: name, saveDir: *saveDir, rerun: saved != nil}
 	counts := reportRuns(stdout, res, tc, &rep)
-	fmt.Fprintf(stdout, "%s [%s]: %d runs: %s; %d steps; covered %d states and %d transitions; %.2f s\n",
-		p.Name, name, len(res.Runs), counts, res.Steps, res.States, res.Transitions, res.Seconds)
+	size, err := conform.SizeOf(ctx, m, cfg, sizeStates, sizeTime)
+	if err != nil {
+		size = conform.ModelSize{}
+	}
+	fmt.Fprintf(stdout, "%s [%s]: %d runs: %s; %d steps; %s; %.2f s\n",
+		p.Name, name, len(res.Runs), counts, res.Steps, res.Coverage(size), res.Seconds)
 	if *junit != "" {
 		if err := writeJUnit(*junit, p.Name, name, res); err != nil {
 			return err
@@ -108,6 +113,13 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	}
 	return exitVerdict(counts, len(res.Runs))
 }
+
+// Coverage is reported against the configuration's model when it can be
+// explored whole within these bounds.
+const (
+	sizeStates = 1_000_000
+	sizeTime   = 10 * time.Second
+)
 
 // testReport is what the run report needs besides the result.
 type testReport struct {

@@ -12,13 +12,14 @@ import (
 //
 //go:embed chat/*.star chat/*.toml chat/*.md chat/impl/*.go
 //go:embed bag/*.star bag/*.toml bag/*.md bag/impl/*.go
+//go:embed conference/*.star conference/*.toml conference/*.md conference/impl/*.go
 //go:embed threadpool/*.star threadpool/*.toml threadpool/*.md threadpool/impl/*.go threadpool/traces
 //go:embed webshop stack switch
 var Samples embed.FS
 
 // SampleNames lists the bundled samples.
 func SampleNames() []string {
-	return []string{"chat", "webshop", "stack", "switch", "bag", "threadpool"}
+	return []string{"chat", "webshop", "stack", "switch", "bag", "threadpool", "conference"}
 }
 
 // ExtractSample copies a bundled sample into dir/name (overwriting older

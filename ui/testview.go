@@ -266,9 +266,15 @@ func (tv *TestView) start() {
 			res, err = conform.Test(ctx, m, cfg, impl, tc)
 			impl.Close()
 		}
+		var size conform.ModelSize
+		if err == nil {
+			// Coverage is given against the model's size when it can be
+			// explored whole quickly.
+			size, _ = conform.SizeOf(ctx, m, cfg, 200_000, 5*time.Second)
+		}
 		close(done)
 		<-pumped // the last steps and failures are on screen before the verdict
-		wb.do(func() { tv.finished(gen, res, err) })
+		wb.do(func() { tv.finished(gen, res, size, err) })
 	}()
 }
 
@@ -538,7 +544,7 @@ func docPath(d *graph.Doc, i int) []int {
 }
 
 // finished runs on the UI goroutine when the test ends.
-func (tv *TestView) finished(gen int, res *conform.TestResult, err error) {
+func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.ModelSize, err error) {
 	if gen != tv.gen {
 		return
 	}
@@ -552,8 +558,7 @@ func (tv *TestView) finished(gen int, res *conform.TestResult, err error) {
 		for _, r := range res.Runs {
 			counts[r.Verdict]++
 		}
-		text := fmt.Sprintf("%d runs: %s; covered %d states and %d transitions of the model.",
-			len(res.Runs), counts, res.States, res.Transitions)
+		text := fmt.Sprintf("%d runs: %s; %s of the model.", len(res.Runs), counts, res.Coverage(size))
 		for _, r := range res.Runs {
 			if r.Failure != nil {
 				text += fmt.Sprintf("\nrun %d (seed %d) failed: %s at step %d.", r.Run, r.Seed, r.Failure.Kind, r.Failure.Step)
