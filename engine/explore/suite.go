@@ -463,6 +463,9 @@ func (g *Graph) StateCases(targets []int) (*Suite, error) {
 		}
 		path := g.shortestPath(initial, func(i int) bool { return i == target })
 		path = append(path, g.shortestPath(target, func(i int) bool { return g.States[i].Accepting })...)
+		if len(path) == 0 {
+			continue // the initial state, accepting: a case without steps tests nothing
+		}
 		c := SuiteCase{Name: "to " + g.States[target].ID}
 		for _, ti := range path {
 			c.Steps = append(c.Steps, g.step(ti))
@@ -472,6 +475,9 @@ func (g *Graph) StateCases(targets []int) (*Suite, error) {
 		s.Length += len(c.Steps)
 		s.Steps += c.Actions()
 		s.Timeouts += len(c.Steps) - c.Actions()
+	}
+	if len(s.Cases) == 0 {
+		return nil, fmt.Errorf("no test case: the only target is the initial state, which is accepting")
 	}
 	s.Covered = len(covered)
 	return s, nil
