@@ -206,6 +206,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	case "dot":
 		err = doc.WriteDOT(&buf)
 	case "svg", "png":
+		if n := len(doc.States); n > graph.PictureLimit {
+			return fmt.Errorf("%s: %d states are too many for a readable picture (at most %d): write the overview with --quotient EXPR (an expression over s, or depth), or the graph with --format json or dot", summary, n, graph.PictureLimit)
+		}
 		err = doc.Render(ctx, graph.Format(*format), *layout, &buf)
 	}
 	if err != nil {

@@ -373,3 +373,22 @@ func TestReplayShrink(t *testing.T) {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 }
+
+// A picture of a graph too big to read is refused with what to do instead;
+// its overview is drawn.
+func TestPictureTooBig(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "shop.png")
+	_, errOut, code := cli("explore", "../projects/webshop/webshop.toml", "--config", "more_items", "--out", out)
+	if code != 1 || !strings.Contains(errOut, "1111 states are too many for a readable picture (at most 500)") || !strings.Contains(errOut, "--quotient") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a picture was written")
+	}
+	if _, errOut, code := cli("explore", "../projects/webshop/webshop.toml", "--config", "more_items", "--quotient", "len(s.clients)", "--out", out); code != 0 {
+		t.Errorf("the overview: exit %d: %s", code, errOut)
+	}
+	if fi, err := os.Stat(out); err != nil || fi.Size() == 0 {
+		t.Errorf("no overview picture: %v", err)
+	}
+}
