@@ -13,16 +13,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 )
 
 func main() {
 	// Explorations allocate many short-lived values around a compact store of
-	// states: a higher GC target trades some memory for speed (see
-	// docs/performance.md). GOGC in the environment still wins.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
+	// states: a high GC target for speed, bounded by a soft memory limit (see
+	// tuneGC and docs/performance.md).
+	tuneGC()
 	err := run(os.Args[1:], os.Stdout, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "modex:", err)
