@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -54,15 +53,7 @@ func (tv *TestView) Shrink() {
 	if command == p.AdapterCommandLine() {
 		command = ""
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	tv.mu.Lock()
-	if tv.cancel != nil {
-		tv.cancel()
-	}
-	tv.cancel = cancel
-	tv.gen++
-	gen := tv.gen
-	tv.mu.Unlock()
+	ctx, gen := tv.newJob(nil)
 	tv.startB.Disable()
 	tv.shrinkB.Disable()
 	tv.stop.Enable()

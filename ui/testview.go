@@ -218,17 +218,10 @@ func (tv *TestView) start() {
 		tv.verdicts.SetText(err.Error())
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	tv.mu.Lock()
-	if tv.cancel != nil {
-		tv.cancel()
-	}
-	tv.cancel = cancel
-	tv.gen++
-	gen := tv.gen
-	tv.queue = nil
-	tv.visited, tv.cfg = visited, cfg
-	tv.mu.Unlock()
+	ctx, gen := tv.newJob(func() {
+		tv.queue = nil
+		tv.visited, tv.cfg = visited, cfg
+	})
 	tv.lines, tv.actions = nil, 0
 	tv.report = ""
 	tv.failure.SetText("")
@@ -276,6 +269,24 @@ func (tv *TestView) start() {
 		<-pumped // the last steps and failures are on screen before the verdict
 		wb.do(func() { tv.finished(gen, res, size, err) })
 	}()
+}
+
+// newJob cancels what the tab was running and starts a new job: its context
+// (Stop cancels it) and generation (results of older jobs are dropped);
+// with tv.mu held, it runs also.
+func (tv *TestView) newJob(also func()) (context.Context, int) {
+	ctx, cancel := context.WithCancel(context.Background())
+	tv.mu.Lock()
+	defer tv.mu.Unlock()
+	if tv.cancel != nil {
+		tv.cancel()
+	}
+	tv.cancel = cancel
+	tv.gen++
+	if also != nil {
+		also()
+	}
+	return ctx, tv.gen
 }
 
 func (tv *TestView) push(x any) {

@@ -73,15 +73,21 @@ func RunSuite(ctx context.Context, m model.Model, cfg *explore.Config, impl Impl
 }
 
 func (t *tester) runCase(c explore.SuiteCase) CaseResult {
+	return t.runSteps(c.Name, c.Steps, false)
+}
+
+// runSteps runs steps as a case from the implementation's reset; prefix
+// when they are part of a case, whose end need not be accepting.
+func (t *tester) runSteps(name string, steps []explore.SuiteStep, prefix bool) CaseResult {
 	start := time.Now()
-	r := &caseRun{t: t, res: CaseResult{Name: c.Name, Verdict: Pass}}
+	r := &caseRun{t: t, res: CaseResult{Name: name, Verdict: Pass}, prefix: prefix}
 	t.bind = NewBinding()
 	states, kind, err := t.startRun()
 	if err != nil {
 		r.fail(kind, err.Error(), nil, nil)
 	} else {
 		r.states = states
-		r.steps(c.Steps)
+		r.steps(steps)
 	}
 	r.res.Seconds = time.Since(start).Seconds()
 	return r.res
@@ -309,19 +315,9 @@ func ShrinkCase(ctx context.Context, m model.Model, cfg *explore.Config, impl Im
 			if err := ctx.Err(); err != nil {
 				return 0, CaseResult{}, err
 			}
-			start := time.Now()
-			r := &caseRun{t: t, res: CaseResult{Name: c.Name, Verdict: Pass}, prefix: true}
-			t.bind = NewBinding()
-			states, fk, err := t.startRun()
-			if err != nil {
-				r.fail(fk, err.Error(), nil, nil)
-			} else {
-				r.states = states
-				r.steps(c.Steps[:n])
-			}
-			r.res.Seconds = time.Since(start).Seconds()
-			if r.res.Failure != nil && r.res.Failure.Kind == kind {
-				return n, r.res, nil
+			res := t.runSteps(c.Name, c.Steps[:n], true)
+			if res.Failure != nil && res.Failure.Kind == kind {
+				return n, res, nil
 			}
 		}
 	}
