@@ -32,6 +32,13 @@ func NewDetails() *Details {
 // Content is the panel's widget tree.
 func (d *Details) Content() fyne.CanvasObject { return d.content }
 
+// Clear empties the panel, saying what to do instead (another graph is
+// shown: the details of a state of the last one would be stale).
+func (d *Details) Clear(hint string) {
+	d.box.Objects = []fyne.CanvasObject{widget.NewLabel(hint)}
+	d.box.Refresh()
+}
+
 func mono(s string) *widget.Label {
 	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	l.Wrapping = fyne.TextWrapBreak

@@ -233,6 +233,7 @@ func (tv *TestView) start() {
 	tv.startB.Disable()
 	tv.stop.Enable()
 	tv.verdicts.SetText(fmt.Sprintf("Testing %s [%s], seed %d…", p.Name, wb.configs.Selected, tc.Seed))
+	wb.s.details.Clear("Click a state of the test's graph to see its details.")
 	wb.Cancel()        // an exploration would fight over the graph view
 	wb.graph.FitNext() // the visited graph starts fitted, not at the last graph's zoom
 	tc.OnStep = func(s conform.StepRecord) { tv.push(s) }

@@ -193,6 +193,10 @@ func TestShrinkButton(t *testing.T) {
 	if res.Passed() || tv.firstFail == nil || tv.shrinkB.Disabled() {
 		t.Fatalf("no failure to shrink: %d runs, first %v", len(res.Runs), tv.firstFail)
 	}
+	// The details of an explored state would be stale beside the test's graph.
+	if l, ok := b.wb.s.details.box.Objects[0].(*widget.Label); !ok || !strings.Contains(l.Text, "test's graph") {
+		t.Errorf("the details panel still shows %v", b.wb.s.details.box.Objects[0])
+	}
 	from := tv.firstFail.Failure.Step
 	tv.Shrink()
 	if !pump(60*time.Second, func() bool { return !tv.startB.Disabled() }) {
