@@ -195,6 +195,10 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, summary)
 		return nil
 	}
+	if *format == "json" && *quotient == "" {
+		// Streamed: the document is never held whole.
+		return streamJSON(x, summary, *out, *noTiming, stdout, stderr)
+	}
 	doc, err := exportDoc(x, *quotient)
 	if err != nil {
 		return err
@@ -220,6 +224,28 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := projects.WriteFileAtomic(*out, buf.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, summary)
+	return nil
+}
+
+// streamJSON writes the exploration's graph as JSON state by state, to out
+// atomically or to stdout.
+func streamJSON(x *explore.Exploration, summary, out string, noTiming bool, stdout, stderr io.Writer) error {
+	w, err := x.Model.NewWorker()
+	if err != nil {
+		return err
+	}
+	g := x.Graph()
+	write := func(to io.Writer) error {
+		return graph.WriteGraphJSON(to, g, graph.ExplorationVars(x, g, w), graph.JSONOptions{NoTiming: noTiming})
+	}
+	if out == "" {
+		fmt.Fprintln(stderr, summary)
+		return write(stdout)
+	}
+	if err := projects.WriteAtomic(out, write); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, summary)

@@ -224,10 +224,16 @@ func FromExploration(x *explore.Exploration) (*Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return FromGraph(g, func(i int) []model.Var {
+	return FromGraph(g, ExplorationVars(x, g, w)), nil
+}
+
+// ExplorationVars returns the variables of the states of g, the graph of
+// x, decoded with the worker w.
+func ExplorationVars(x *explore.Exploration, g *explore.Graph, w model.Worker) VarsFunc {
+	return func(i int) []model.Var {
 		vs, _ := x.StateVars(w, int(g.States[i].Model))
 		return vs
-	}), nil
+	}
 }
 
 // UnmarshalJSON reads a JSON object of variables, keeping their order.

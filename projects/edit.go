@@ -3,6 +3,7 @@ package projects
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -44,6 +45,16 @@ func (p *Project) Save(path string) error {
 // through (its target is replaced, the link stays), and the folder is
 // synced after the rename so that the rename survives a crash.
 func WriteFileAtomic(path string, data []byte) error {
+	return WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteAtomic is WriteFileAtomic for content written by write as it goes
+// (a large export need not be held in memory whole); nothing replaces the
+// file when write fails.
+func WriteAtomic(path string, write func(io.Writer) error) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
@@ -54,7 +65,7 @@ func WriteFileAtomic(path string, data []byte) error {
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
 		return err
 	}
