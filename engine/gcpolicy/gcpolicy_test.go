@@ -1,0 +1,40 @@
+package gcpolicy
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+// Tune bounds the heap at Base while the live data is small, raises the
+// bound to twice the live data when it grows past half of it, and restore
+// puts Go's settings back.
+func TestTune(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	before := debug.SetMemoryLimit(-1)
+	restore := Tune()
+	if got := debug.SetMemoryLimit(-1); got != Base {
+		t.Fatalf("limit %d, want %d", got, Base)
+	}
+	// 100 MiB of live data: the limit must rise to about 200 MiB.
+	live := make([][]byte, 100)
+	for i := range live {
+		live[i] = make([]byte, 1<<20)
+		live[i][0] = 1
+	}
+	runtime.GC()
+	deadline := time.Now().Add(5 * time.Second)
+	for debug.SetMemoryLimit(-1) < 190<<20 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := debug.SetMemoryLimit(-1); got < 190<<20 {
+		t.Errorf("limit %d MiB with 100 MiB live", got>>20)
+	}
+	runtime.KeepAlive(live)
+	restore()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("restored limit %d, want %d", got, before)
+	}
+}
