@@ -105,7 +105,7 @@ func checkTransitions(t *testing.T, m model.Model, x *explore.Exploration) {
 		if from.ModelErr || to.ModelErr {
 			continue
 		}
-		st, err := w.Decode(from.Key)
+		st, err := w.Decode(x.StateKey(int(tr.From)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +117,7 @@ func checkTransitions(t *testing.T, m model.Model, x *explore.Exploration) {
 		found := false
 		for _, o := range outs {
 			gotOut, _ := model.Key(orNone(o.Output))
-			found = found || (o.Err == nil && o.Next.Key() == to.Key && gotOut == wantOut)
+			found = found || (o.Err == nil && o.Next.Key() == x.StateKey(int(tr.To)) && gotOut == wantOut)
 		}
 		if !found {
 			false_++

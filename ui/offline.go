@@ -511,7 +511,7 @@ func (ov *OfflineView) markReplay(k int) {
 	}
 	byKey := map[string][]int{}
 	for gi, s := range full.States {
-		key := x.States[s.Model].Key
+		key := x.StateKey(int(s.Model))
 		byKey[key] = append(byKey[key], gi)
 	}
 	marks := map[int]colorNRGBA{}

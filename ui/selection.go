@@ -57,7 +57,7 @@ func (wb *Workbench) selectDocState(id string) {
 	}
 	wb.graph.SetMarks(marks)
 	if x != nil && int(full.States[i].Model) < len(x.States) {
-		key := x.States[full.States[i].Model].Key
+		key := x.StateKey(int(full.States[i].Model))
 		if x.States[full.States[i].Model].ModelErr {
 			wb.s.details.ShowActions(nil, nil)
 			return

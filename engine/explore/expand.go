@@ -126,7 +126,7 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (r
 		res.tried = tried
 		e.tried.Add(tried)
 	}()
-	st, err := w.Decode(e.ex.States[id].Key)
+	st, err := w.Decode(e.ex.StateKey(int(id)))
 	if err != nil {
 		res.err = err
 		res.done = true

@@ -8,14 +8,18 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/modex/modex/engine/model"
 	"go.starlark.net/starlark"
 )
 
 // MState is a state of the explored model (before the timeout extension).
+// Its canonical encoding (Exploration.StateKey) lives in the exploration's
+// key arena: no pointer per state for the garbage collector to follow.
 type MState struct {
-	Key       string // canonical encoding; decode it with a Worker
+	keyOff    int64 // the key in Exploration.keys
+	keyLen    int32
 	Depth     int32
 	Label     string // the grouping values, when groupings are set
 	Error     string // invariant violation or model error
@@ -71,6 +75,38 @@ type Exploration struct {
 	// ArgTable and OutTable hold the distinct input tuples and outputs.
 	ArgTable [][]model.Value
 	OutTable []model.Value
+	// keys holds the states' canonical encodings end to end, in chunks
+	// that are never moved or changed once written (strings point into
+	// them).
+	keys [][]byte
+}
+
+// keyChunk is the size of a chunk of the key arena.
+const keyChunk = 1 << 20
+
+// StateKey returns the canonical encoding of model state i; decode it with
+// a Worker.
+func (x *Exploration) StateKey(i int) string {
+	s := &x.States[i]
+	if s.keyLen == 0 {
+		return ""
+	}
+	chunk := x.keys[s.keyOff>>32]
+	off := int(uint32(s.keyOff))
+	return unsafe.String(&chunk[off], int(s.keyLen))
+}
+
+// storeKey copies a key into the arena and returns where it stands.
+func (x *Exploration) storeKey(key string) (int64, int32) {
+	n := len(x.keys)
+	if n == 0 || cap(x.keys[n-1])-len(x.keys[n-1]) < len(key) {
+		x.keys = append(x.keys, make([]byte, 0, max(keyChunk, len(key))))
+		n++
+	}
+	chunk := x.keys[n-1]
+	off := len(chunk)
+	x.keys[n-1] = append(chunk, key...)
+	return int64(n-1)<<32 | int64(off), int32(len(key))
 }
 
 // ArgsOf returns the inputs of a transition.
@@ -373,6 +409,8 @@ func (e *explorer) snapshot(force bool) {
 	x.Trans = e.ex.Trans[:len(e.ex.Trans):len(e.ex.Trans)]
 	x.ArgTable = e.ex.ArgTable[:len(e.ex.ArgTable):len(e.ex.ArgTable)]
 	x.OutTable = e.ex.OutTable[:len(e.ex.OutTable):len(e.ex.OutTable)]
+	// The key arena's chunks only grow past what the copied states use.
+	x.keys = append([][]byte(nil), e.ex.keys...)
 	x.Stats.States, x.Stats.Transitions = len(x.States), len(x.Trans)
 	x.Stats.Seconds = time.Since(e.start).Seconds()
 	e.cfg.Snapshot(&x)
@@ -389,7 +427,8 @@ func (e *explorer) markFrontier(ids []int32) {
 
 func (e *explorer) addState(key string, depth int32, info *targetInfo) int32 {
 	id := int32(len(e.ex.States))
-	e.ex.States = append(e.ex.States, MState{Key: key, Depth: depth, Label: info.label, Error: info.invariant, Accepting: info.accepting})
+	off, n := e.ex.storeKey(key)
+	e.ex.States = append(e.ex.States, MState{keyOff: off, keyLen: n, Depth: depth, Label: info.label, Error: info.invariant, Accepting: info.accepting})
 	e.concrete[e.hash(key)] = id
 	for i, g := range e.groups {
 		if _, ok := g[info.groupKeys[i]]; !ok {
@@ -407,7 +446,8 @@ func (e *explorer) errorState(msg string, depth int32) int32 {
 		return id
 	}
 	id := int32(len(e.ex.States))
-	e.ex.States = append(e.ex.States, MState{Key: key, Depth: depth, Label: "error", Error: msg, ModelErr: true})
+	off, n := e.ex.storeKey(key)
+	e.ex.States = append(e.ex.States, MState{keyOff: off, keyLen: n, Depth: depth, Label: "error", Error: msg, ModelErr: true})
 	e.concrete[hk] = id
 	e.nstates.Add(1)
 	return id
@@ -420,7 +460,7 @@ func (x *Exploration) StateVars(w model.Worker, i int) ([]model.Var, error) {
 	if s.ModelErr {
 		return nil, nil
 	}
-	st, err := w.Decode(s.Key)
+	st, err := w.Decode(x.StateKey(i))
 	if err != nil {
 		return nil, err
 	}

@@ -131,7 +131,7 @@ func (x *Exploration) Find(expr model.Expr) ([]int, error) {
 		if s.ModelErr {
 			continue
 		}
-		st, err := w.Decode(s.Key)
+		st, err := w.Decode(x.StateKey(i))
 		if err != nil {
 			return nil, err
 		}

@@ -317,7 +317,7 @@ func TestExplain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := explore.Explain(m, x.Config, x.States[0].Key) // the empty stack
+	st, err := explore.Explain(m, x.Config, x.StateKey(0)) // the empty stack
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +335,7 @@ func TestExplain(t *testing.T) {
 	}
 	m2 := mustLoad(t, "../../projects/stack/stack.star")
 	x2, _ := explore.Explore(context.Background(), m2, nil)
-	st, _ = explore.Explain(m2, x2.Config, x2.States[0].Key)
+	st, _ = explore.Explain(m2, x2.Config, x2.StateKey(0))
 	for _, a := range st {
 		if a.Action == "Pop" && (len(a.Reasons) != 1 || !strings.HasSuffix(a.Reasons[0], "the stack is empty")) {
 			t.Errorf("Pop with a message: %+v", a)

@@ -80,7 +80,7 @@ func quotientValue(x *Exploration, w model.Worker, expr model.Expr, i int) (stri
 		d := strconv.Itoa(int(x.States[i].Depth))
 		return d, "depth " + d, nil
 	}
-	st, err := w.Decode(x.States[i].Key)
+	st, err := w.Decode(x.StateKey(i))
 	if err != nil {
 		return "", "", err
 	}
