@@ -18,6 +18,9 @@ type ModelSize struct {
 	// Complete is false when the exploration stopped at a bound: the model
 	// is larger than the figures.
 	Complete bool
+	// states and trans are the keys of the states and transitions, as the
+	// tester makes them, to count which a test met.
+	states, trans map[string]bool
 }
 
 // SizeOf explores the configuration, at most maxStates model states and
@@ -33,21 +36,53 @@ func SizeOf(ctx context.Context, m model.Model, cfg *explore.Config, maxStates i
 	if err != nil {
 		return ModelSize{}, err
 	}
-	type key struct{ from, to, action, args int32 }
-	trans := map[key]bool{}
-	for _, t := range x.Trans {
-		trans[key{t.From, t.To, t.Action, t.Args}] = true
+	size := ModelSize{States: len(x.States), Complete: x.Stats.Complete, states: make(map[string]bool, len(x.States)), trans: map[string]bool{}}
+	for i := range x.States {
+		size.states[x.StateKey(i)] = true
 	}
-	return ModelSize{States: len(x.States), Transitions: len(trans), Complete: x.Stats.Complete}, nil
+	info := m.Info()
+	for i := range x.Trans {
+		t := &x.Trans[i]
+		ak := ""
+		for _, a := range x.ArgsOf(t) {
+			k, _ := model.Key(a)
+			ak += k
+		}
+		size.trans[x.StateKey(int(t.From))+"\x00"+info.Actions[t.Action].Name+"\x00"+ak+"\x00"+x.StateKey(int(t.To))] = true
+	}
+	size.Transitions = len(size.trans)
+	return size, nil
 }
 
 // Coverage says how much of the model the test covered: "covered X of Y
-// states and A of B transitions (P % of the states)", the model's figures
-// from SizeOf; without them when the model could not be sized whole.
+// states and A of B transitions (P % of the states)", counting only the
+// states and transitions of the configuration's explored graph (size, from
+// SizeOf); states the test met outside it (a grouping keeps one state per
+// group, a filter drops some, but the implementation goes where it goes)
+// are said apart. Without a complete size, the plain counts.
 func (r *TestResult) Coverage(size ModelSize) string {
 	if !size.Complete || size.States == 0 {
 		return fmt.Sprintf("covered %d states and %d transitions", r.States, r.Transitions)
 	}
-	return fmt.Sprintf("covered %d of %d states and %d of %d transitions (%.0f %% of the states)",
-		r.States, size.States, r.Transitions, size.Transitions, 100*float64(r.States)/float64(size.States))
+	states, trans := 0, 0
+	for k := range r.seen {
+		if size.states[k] {
+			states++
+		}
+	}
+	for k := range r.covered {
+		if size.trans[k] {
+			trans++
+		}
+	}
+	text := fmt.Sprintf("covered %d of %d states and %d of %d transitions (%.0f %% of the states)",
+		states, size.States, trans, size.Transitions, 100*float64(states)/float64(size.States))
+	if out := r.States - states; out > 0 {
+		plural := "s"
+		if out == 1 {
+			plural = ""
+		}
+		text += fmt.Sprintf("; %d more state%s met outside the configuration's graph (pruned by its groupings or filters)", out, plural)
+	}
+	return text
 }

@@ -104,6 +104,9 @@ type TestResult struct {
 	// Steps is the number of actions of all runs (timeouts not counted).
 	Steps   int
 	Seconds float64
+	// seen and covered are the model states and transitions met (keys as
+	// tester.cover makes them), for Coverage.
+	seen, covered map[string]bool
 }
 
 // Passed reports whether every run passed.
@@ -186,6 +189,7 @@ func Test(ctx context.Context, m model.Model, cfg *explore.Config, impl Implemen
 		}
 	}
 	res.States, res.Transitions, res.Steps = len(t.seen), len(t.covered), t.total
+	res.seen, res.covered = t.seen, t.covered
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }
