@@ -139,7 +139,8 @@ func (tv *TestView) shrunk(gen int, res *conform.ShrinkResult, text string, d dr
 		return
 	}
 	tv.verdicts.SetText(fmt.Sprintf("Shrunk: %d steps (from %d), fails %d of %d re-runs.", res.Steps, res.From, res.Fails, res.Of))
-	tv.report += text
+	// The shrunk run first: it is what to read; the original follows.
+	tv.report = strings.TrimPrefix(text, "\n") + "\n— the run it was shrunk from —\n" + tv.report
 	tv.failure.SetText(tv.report)
 	tv.bottom.SelectIndex(1)
 	if !tv.onScreen() {
