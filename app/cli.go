@@ -254,7 +254,7 @@ func streamJSON(x *explore.Exploration, summary, out string, noTiming bool, stdo
 
 // Summary is the one-line report of an exploration.
 func Summary(project, config string, x *explore.Exploration) string {
-	g := x.Graph()
+	states, trans := x.GraphSize()
 	st := x.Stats
 	end := st.Ending()
 	errs := 0
@@ -268,7 +268,7 @@ func Summary(project, config string, x *explore.Exploration) string {
 		extra = fmt.Sprintf(", %d error states", errs)
 	}
 	return fmt.Sprintf("%s [%s]: %d states, %d transitions, %d tried, %.3f s, %s%s",
-		project, config, len(g.States), len(g.Trans), st.Tried, st.Seconds, end, extra)
+		project, config, states, trans, st.Tried, st.Seconds, end, extra)
 }
 
 func cmdCheck(args []string, stdout io.Writer) error {

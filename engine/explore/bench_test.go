@@ -14,7 +14,7 @@ import (
 
 func loadSample(tb testing.TB, sample, config string) (*model.StarModel, *explore.Config) {
 	tb.Helper()
-	p, err := projects.Load(filepath.Join("..", "projects", sample, sample+".toml"))
+	p, err := projects.Load(filepath.Join("..", "..", "projects", sample, sample+".toml"))
 	if err != nil {
 		tb.Fatal(err)
 	}

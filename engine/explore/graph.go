@@ -115,18 +115,42 @@ func (g *Graph) Out(i int) []int {
 	return out
 }
 
+// GraphSize returns the numbers of states and transitions Graph would
+// build, without building it (a graph of a million states takes hundreds of
+// MB).
+func (x *Exploration) GraphSize() (states, transitions int) {
+	hasObs := x.hasObservables()
+	extended := x.Config.extended()
+	for m := range x.States {
+		s := &x.States[m]
+		if extended && s.Expanded && !s.ModelErr && (hasObs[m] || x.Config.KeepEmptyPassive) {
+			states, transitions = states+2, transitions+1
+		} else {
+			states++
+		}
+	}
+	return states, transitions + len(x.Trans)
+}
+
+// hasObservables marks the model states with an observable or internal
+// transition out of them.
+func (x *Exploration) hasObservables() []bool {
+	hasObs := make([]bool, len(x.States))
+	for i := range x.Trans {
+		t := &x.Trans[i]
+		if k := x.Config.Actions[t.Action].Kind; k == model.Observable || k == model.Internal {
+			hasObs[t.From] = true
+		}
+	}
+	return hasObs
+}
+
 // Graph builds the state graph of the exploration.
 func (x *Exploration) Graph() *Graph {
 	g := &Graph{Extended: x.Config.extended(), Entry: make([]int, len(x.States)), ActiveOf: make([]int, len(x.States))}
 	info := x.Model.Info()
 	kindOf := func(t *MTrans) model.Kind { return x.Config.Actions[t.Action].Kind }
-	hasObs := make([]bool, len(x.States))
-	for i := range x.Trans {
-		t := &x.Trans[i]
-		if k := kindOf(t); k == model.Observable || k == model.Internal {
-			hasObs[t.From] = true
-		}
-	}
+	hasObs := x.hasObservables()
 	add := func(m int, kind StateKind) int {
 		s := &x.States[m]
 		gs := GState{Model: int32(m), Label: s.Label, Kind: kind, Accepting: s.Accepting, Frontier: s.Frontier, Error: s.Error}

@@ -449,3 +449,19 @@ func TestQuotient(t *testing.T) {
 		t.Errorf("bad expression: %v", err)
 	}
 }
+
+// GraphSize counts what Graph builds, on graphs with and without the
+// timeout extension.
+func TestGraphSize(t *testing.T) {
+	for _, c := range []struct{ sample, config string }{{"chat", "hi_bye"}, {"chat", "offline"}, {"stack", "all"}, {"switch", "every_passive"}, {"conference", "agents-3"}} {
+		m, cfg := loadSample(t, c.sample, c.config)
+		x, err := explore.Explore(context.Background(), m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := x.Graph()
+		if s, tr := x.GraphSize(); s != len(g.States) || tr != len(g.Trans) {
+			t.Errorf("%s/%s: GraphSize %d, %d; Graph %d, %d", c.sample, c.config, s, tr, len(g.States), len(g.Trans))
+		}
+	}
+}
