@@ -203,31 +203,26 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	switch *format {
-	case "json":
-		err = doc.WriteJSON(&buf, graph.JSONOptions{NoTiming: *noTiming})
-	case "dot":
-		err = doc.WriteDOT(&buf)
-	case "svg", "png":
+	if *format == "svg" || *format == "png" {
 		if n := len(doc.States); n > graph.PictureLimit {
 			return fmt.Errorf("%s: %d states are too many for a readable picture (at most %d): write the overview with --quotient EXPR (an expression over s, or depth), or the graph with --format json or dot", summary, n, graph.PictureLimit)
 		}
-		err = doc.Render(ctx, graph.Format(*format), *layout, &buf)
 	}
-	if err != nil {
+	return writeOut(*out, summary, stdout, stderr, func(w io.Writer) error {
+		switch *format {
+		case "json":
+			return doc.WriteJSON(w, graph.JSONOptions{NoTiming: *noTiming})
+		case "dot":
+			return doc.WriteDOT(w)
+		}
+		// A picture is rendered whole first: a failed layout writes nothing.
+		var buf bytes.Buffer
+		if err := doc.Render(ctx, graph.Format(*format), *layout, &buf); err != nil {
+			return err
+		}
+		_, err := w.Write(buf.Bytes())
 		return err
-	}
-	if *out == "" {
-		fmt.Fprintln(stderr, summary)
-		_, err = stdout.Write(buf.Bytes())
-		return err
-	}
-	if err := projects.WriteFileAtomic(*out, buf.Bytes()); err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, summary)
-	return nil
+	})
 }
 
 // streamJSON writes the exploration's graph as JSON state by state, to out
@@ -241,6 +236,12 @@ func streamJSON(x *explore.Exploration, summary, out string, noTiming bool, stdo
 	write := func(to io.Writer) error {
 		return graph.WriteGraphJSON(to, g, graph.ExplorationVars(x, g, w), graph.JSONOptions{NoTiming: noTiming})
 	}
+	return writeOut(out, summary, stdout, stderr, write)
+}
+
+// writeOut streams an export to the file out (atomically) or to stdout, and
+// prints the summary (on stderr when the export goes to stdout).
+func writeOut(out, summary string, stdout, stderr io.Writer, write func(io.Writer) error) error {
 	if out == "" {
 		fmt.Fprintln(stderr, summary)
 		return write(stdout)

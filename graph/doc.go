@@ -4,6 +4,7 @@
 package graph
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -165,7 +166,7 @@ func (s *State) Tooltip() string {
 // one arc with their labels stacked (see Arcs); the arc's id is "t" and the
 // index of its first transition.
 func (d *Doc) WriteDOT(w io.Writer) error {
-	var b strings.Builder
+	b := bufio.NewWriterSize(w, 1<<16) // streamed: a large graph is not held twice
 	// overlap and sep matter to the force-directed layouts used for large
 	// graphs (dot ignores them): without them sfdp piles nodes on each other.
 	b.WriteString("digraph modex {\n  rankdir=TB;\n  overlap=scale;\n  sep=\"+4\";\n  node [fontname=\"Helvetica\", fontsize=11];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
@@ -194,26 +195,25 @@ func (d *Doc) WriteDOT(w io.Writer) error {
 		if tt := s.Tooltip(); tt != "" {
 			attrs = append(attrs, "tooltip="+dotQuote(tt))
 		}
-		fmt.Fprintf(&b, "  %s [%s];\n", s.ID, strings.Join(attrs, ", "))
+		fmt.Fprintf(b, "  %s [%s];\n", s.ID, strings.Join(attrs, ", "))
 		if s.Initial {
-			fmt.Fprintf(&b, "  __start [shape=point, label=\"\"];\n  __start -> %s;\n", s.ID)
+			fmt.Fprintf(b, "  __start [shape=point, label=\"\"];\n  __start -> %s;\n", s.ID)
 		}
 	}
 	for _, arc := range d.Arcs() {
 		i, t := arc[0], d.Transitions[arc[0]]
 		if t.Kind == model.Timeout.String() {
-			fmt.Fprintf(&b, "  %s -> %s [id=\"t%d\", tooltip=\"timeout\"];\n", t.From, t.To, i)
+			fmt.Fprintf(b, "  %s -> %s [id=\"t%d\", tooltip=\"timeout\"];\n", t.From, t.To, i)
 			continue
 		}
 		attrs := []string{fmt.Sprintf("id=\"t%d\"", i), "label=" + dotQuote(d.ArcLabel(arc))}
 		if t.Kind == model.Internal.String() {
 			attrs = append(attrs, "style=dashed")
 		}
-		fmt.Fprintf(&b, "  %s -> %s [%s];\n", t.From, t.To, strings.Join(attrs, ", "))
+		fmt.Fprintf(b, "  %s -> %s [%s];\n", t.From, t.To, strings.Join(attrs, ", "))
 	}
 	b.WriteString("}\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.Flush()
 }
 
 // FromExploration builds the document of an exploration's state graph,
