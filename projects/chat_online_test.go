@@ -10,14 +10,18 @@ import (
 	"github.com/modex/modex/engine/conform"
 )
 
-func buildChatImpl(t *testing.T) string {
+// buildImpl builds a sample's implementation (name/impl) and returns the
+// binary.
+func buildImpl(t *testing.T, name string) string {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "chatimpl")
-	if msg, err := exec.Command("go", "build", "-o", out, "./chat/impl").CombinedOutput(); err != nil {
-		t.Fatalf("building the chat implementation: %v\n%s", err, msg)
+	out := filepath.Join(t.TempDir(), name+"impl")
+	if msg, err := exec.Command("go", "build", "-o", out, "./"+name+"/impl").CombinedOutput(); err != nil {
+		t.Fatalf("building the %s implementation: %v\n%s", name, err, msg)
 	}
 	return out
 }
+
+func buildChatImpl(t *testing.T) string { return buildImpl(t, "chat") }
 
 // onlineTest runs online testing of a sample against its implementation
 // binary, started as an adapter with the given arguments.

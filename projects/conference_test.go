@@ -2,23 +2,12 @@ package projects
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modex/modex/engine/conform"
 )
-
-func buildConferenceImpl(t *testing.T) string {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "confimpl")
-	if msg, err := exec.Command("go", "build", "-o", out, "./conference/impl").CombinedOutput(); err != nil {
-		t.Fatalf("building the conference implementation: %v\n%s", err, msg)
-	}
-	return out
-}
 
 // The conference model has the paper's 2^N + 1 model states for N test
 // agents (seed 002, section IV.D).
@@ -39,7 +28,7 @@ func TestConferenceModelStates(t *testing.T) {
 // End to end with two agents over UDP: the correct entity passes and its
 // runs cover all 5 model states; each mutant is found.
 func TestConferenceOnline(t *testing.T) {
-	bin := buildConferenceImpl(t)
+	bin := buildImpl(t, "conference")
 	args := func(n, mutant int) []string {
 		return []string{bin, "adapter", "--agents", string(rune('0' + n)), "--mutant", string(rune('0' + mutant))}
 	}

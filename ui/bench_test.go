@@ -68,29 +68,36 @@ func BenchmarkShowGraph(b *testing.B) {
 	}
 }
 
+// benchWorkbench opens a project in a workbench in a 1400×860 test window
+// and counts the explorations shown.
+func benchWorkbench(b *testing.B, path string) (*Workbench, *int) {
+	a := test.NewTempApp(b)
+	w := a.NewWindow("bench")
+	w.Resize(fyne.NewSize(1400, 860))
+	b.Cleanup(w.Close)
+	wb := NewWorkbench(w, a, nil)
+	shown := new(int)
+	wb.OnShown(func() { *shown++ })
+	if err := wb.Open(path); err != nil {
+		b.Fatal(err)
+	}
+	return wb, shown
+}
+
 // BenchmarkUIWorkMoreItems explores the web shop MoreItemsInCart
 // configuration in the workbench and reports the longest time the
 // workbench kept the UI goroutine busy (its own callbacks) and the worst
 // heartbeat delay of the UI goroutine.
 func BenchmarkUIWorkMoreItems(b *testing.B) {
-	a := test.NewTempApp(b)
-	w := a.NewWindow("bench")
-	w.Resize(fyne.NewSize(1400, 860))
-	defer w.Close()
-	wb := NewWorkbench(w, a, nil)
-	shown := 0
-	wb.OnShown(func() { shown++ })
-	if err := wb.Open("../projects/webshop/webshop.toml"); err != nil {
-		b.Fatal(err)
-	}
+	wb, shown := benchWorkbench(b, "../projects/webshop/webshop.toml")
 	mon := StartStallMonitor(5 * time.Millisecond)
 	defer mon.Stop()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		wb.configs.SetSelected("more_items")
 		wb.Explore()
-		want := shown + 1
-		pump(60*time.Second, func() bool { return shown >= want })
+		want := *shown + 1
+		pump(60*time.Second, func() bool { return *shown >= want })
 		wb.configs.SetSelected("some_items")
 	}
 	b.ReportMetric(float64(wb.MaxUIWork().Microseconds())/1000, "max-ui-work-ms")
@@ -112,27 +119,18 @@ func BenchmarkOverviewBigStack(b *testing.B) {
 	if err := os.WriteFile(path, src, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	a := test.NewTempApp(b)
-	w := a.NewWindow("bench")
-	w.Resize(fyne.NewSize(1400, 860))
-	defer w.Close()
-	wb := NewWorkbench(w, a, nil)
-	shown := 0
-	wb.OnShown(func() { shown++ })
-	if err := wb.Open(path); err != nil {
-		b.Fatal(err)
-	}
-	pump(60*time.Second, func() bool { return shown >= 1 })
+	wb, shown := benchWorkbench(b, path)
+	pump(60*time.Second, func() bool { return *shown >= 1 })
 	wb.overviewBy.SetText("len(s.stack)")
 	mon := StartStallMonitor(5 * time.Millisecond)
 	defer mon.Stop()
 	var after time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		want := shown + 1
+		want := *shown + 1
 		start := time.Now()
 		wb.Explore()
-		pump(120*time.Second, func() bool { return shown >= want })
+		pump(120*time.Second, func() bool { return *shown >= want })
 		x := wb.Last()
 		if x == nil || len(x.States) != 131071 {
 			b.Fatalf("explored %v", x)
