@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -87,7 +88,9 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 		wg.Add(1)
 		go func(w *expWorker) {
 			defer wg.Done()
-			w.trans = w.trans[:0:0] // a fresh slab per level: results live until the merge
+			// A fresh slab per level (results live until the merge), sized
+			// from the last level.
+			w.trans = make([]pendTrans, 0, int(e.perState*float64(len(level))/float64(nw)*1.1)+16)
 			cache := make(map[hkey]*targetInfo, 2*len(level)/nw+8)
 			for {
 				start := int(next.Add(chunk)) - chunk
@@ -104,6 +107,13 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 		}(e.workers[wi])
 	}
 	wg.Wait()
+	if len(level) > 0 {
+		n := 0
+		for i := range results {
+			n += len(results[i].trans)
+		}
+		e.perState = float64(n) / float64(len(level))
+	}
 	return results
 }
 
@@ -314,6 +324,12 @@ func exprPos(x model.Expr) string {
 // merge adds the results of a level to the graph in level order, so the
 // graph does not depend on how work was split between workers.
 func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next []int32, stopped string) {
+	// Most pending transitions become transitions: room for them at once.
+	pending := 0
+	for i := range results {
+		pending += len(results[i].trans)
+	}
+	e.ex.Trans = slices.Grow(e.ex.Trans, pending)
 	for i, src := range level {
 		r := &results[i]
 		if !r.done {

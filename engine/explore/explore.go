@@ -234,6 +234,10 @@ type explorer struct {
 	ntrans   atomic.Int64
 	start    time.Time
 	lastSnap time.Time
+	// perState is the number of pending transitions per state of the last
+	// level, to size the next level's slabs (growing them by doubling
+	// copied every pending transition about twice).
+	perState float64
 }
 
 // Explore explores the model under the configuration into a state graph.
