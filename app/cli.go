@@ -37,6 +37,12 @@ const usage = `usage:
                                 run an offline test suite against the implementation
   modex replay PROJECT TRACE|DIR... [--window N] [--thread-attr A] [--accepting] [--shrink]
                                 replay recorded traces (XML, JSON lines, plain) against the model
+  modex campaign PROJECT [--config NAME] [--runs N] [--steps M] [--seed S] [--workers K]
+                     [--job-runs J] [--nats URL [--nats-creds FILE]] [--adapter "CMD ..."]
+                                a test campaign on NATS JetStream (embedded server and local
+                                workers by default); exit 1 on any failure
+  modex worker --nats URL --adapter "CMD ..." [--nats-creds FILE] [--name NAME]
+                                run campaign jobs from a NATS server against this machine
   modex help                    this text
 
 PROJECT is a project file (.toml) or a bare model (.star) used with its own
@@ -66,6 +72,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cmdRun(args[1:], stdout)
 	case "replay":
 		return cmdReplay(args[1:], stdout)
+	case "campaign":
+		return cmdCampaign(args[1:], stdout, stderr)
+	case "worker":
+		return cmdWorker(args[1:], stdout, stderr)
 	case "__layout": // internal: Graphviz in a child process for the GUI
 		if len(args) != 2 {
 			return usagef("__layout ENGINE")

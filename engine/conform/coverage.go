@@ -64,17 +64,7 @@ func (r *TestResult) Coverage(size ModelSize) string {
 	if !size.Complete || size.States == 0 {
 		return fmt.Sprintf("covered %d states and %d transitions", r.States, r.Transitions)
 	}
-	states, trans := 0, 0
-	for k := range r.seen {
-		if size.states[k] {
-			states++
-		}
-	}
-	for k := range r.covered {
-		if size.trans[k] {
-			trans++
-		}
-	}
+	states, trans := size.Count(r.Covered())
 	text := fmt.Sprintf("covered %d of %d states and %d of %d transitions (%.0f %% of the states)",
 		states, size.States, trans, size.Transitions, 100*float64(states)/float64(size.States))
 	if out := r.States - states; out > 0 {
@@ -85,4 +75,31 @@ func (r *TestResult) Coverage(size ModelSize) string {
 		text += fmt.Sprintf("; %d more state%s met outside the configuration's graph (pruned by its groupings or filters)", out, plural)
 	}
 	return text
+}
+
+// Covered is a set of model states and transitions a test met, by key (as
+// the tester makes them): campaigns merge them across machines.
+type Covered struct {
+	States, Transitions map[string]bool
+}
+
+// Covered returns the states and transitions the test met.
+func (r *TestResult) Covered() Covered {
+	return Covered{States: r.seen, Transitions: r.covered}
+}
+
+// Count returns how many of the covered states and transitions belong to
+// the configuration's graph.
+func (size ModelSize) Count(c Covered) (states, transitions int) {
+	for k := range c.States {
+		if size.states[k] {
+			states++
+		}
+	}
+	for k := range c.Transitions {
+		if size.trans[k] {
+			transitions++
+		}
+	}
+	return states, transitions
 }

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/projects"
+	"github.com/modex/modex/projects/campaign"
+)
+
+// cmdCampaign runs a test campaign on NATS JetStream: on the user's server
+// (--nats) with workers started anywhere (modex worker), or on an embedded
+// server with local workers.
+func cmdCampaign(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("campaign", flag.ContinueOnError)
+	config := fs.String("config", "", "configuration name (default: the project's default)")
+	runs := fs.Int("runs", 100, "test runs in all")
+	steps := fs.Int("steps", 0, fmt.Sprintf("steps per run (default: [test] steps, or %d)", projects.DefaultSteps))
+	seed := fs.Int64("seed", -1, "seed of the first run (default: from the clock)")
+	strategy := fs.String("strategy", "", "random or coverage (default: [test] strategy)")
+	workers := fs.Int("workers", 2, "local workers (with the embedded server; with --nats, 0 starts none here)")
+	jobRuns := fs.Int("job-runs", 10, "runs per job")
+	natsURL := fs.String("nats", "", "NATS server URL (default: an embedded server with local workers); never printed")
+	creds := fs.String("nats-creds", "", "NATS credentials file")
+	adapterCmd := fs.String("adapter", "", "adapter command for the local workers (default: the project's)")
+	ackWait := fs.Float64("ack-wait", 30, "seconds a job may go without a sign of life from its worker before another gets it")
+	maxDeliver := fs.Int("max-deliver", 3, "times a job is handed out before it is given up")
+	saveDir := fs.String("save-failures", "", "folder for the failing runs (default: modex/failures in the user's cache folder)")
+	path, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	p, m, _, name, err := openConfig(path, *config)
+	if err != nil {
+		return err
+	}
+	if p.Path == "" {
+		return fmt.Errorf("a campaign needs a project file (.toml), not a bare model")
+	}
+	tc, _, err := p.TestSetup(projects.TestOverrides{Steps: *steps, Seed: *seed, Strategy: *strategy})
+	if err != nil {
+		return err
+	}
+	spec := campaign.Spec{ProjectFile: p.Path, Config: name, Runs: *runs, Steps: tc.Steps, Seed: tc.Seed, Strategy: string(tc.Strategy),
+		EndWait: tc.EndWait.Seconds(), JobRuns: *jobRuns, AckWait: time.Duration(*ackWait * float64(time.Second)), MaxDeliver: *maxDeliver}
+	ctx, stop := signalContext()
+	defer stop()
+	url := *natsURL
+	where := "on the NATS server given"
+	if url == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return err
+		}
+		dir := filepath.Join(cache, "modex", "nats")
+		srv, u, err := campaign.StartEmbedded(dir)
+		if err != nil {
+			return fmt.Errorf("embedded NATS server: %w", err)
+		}
+		defer srv.Shutdown()
+		url, where = u, "on an embedded NATS server ("+dir+")"
+	}
+	printAdapter(stdout, p, m.Info(), *adapterCmd, "")
+	var wg sync.WaitGroup
+	wctx, stopWorkers := context.WithCancel(ctx)
+	for i := range *workers {
+		w := &campaign.Worker{Name: fmt.Sprintf("local-%d", i+1), Adapter: *adapterCmd, AllowProjectAdapter: true}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.Run(wctx, url, *creds); err != nil {
+				fmt.Fprintf(stderr, "worker %s: %v\n", w.Name, err)
+			}
+		}()
+	}
+	defer func() { stopWorkers(); wg.Wait() }()
+	fmt.Fprintf(stdout, "campaign %s [%s]: %d runs of %d steps in jobs of %d, strategy %s, seed %d, %d local workers, %s\n",
+		p.Name, name, spec.Runs, spec.Steps, spec.JobRuns, spec.Strategy, spec.Seed, *workers, where)
+	last := time.Now()
+	sum, err := campaign.Coordinate(ctx, url, *creds, spec, func(pr campaign.Progress) {
+		if time.Since(last) > 2*time.Second {
+			last = time.Now()
+			fmt.Fprintf(stderr, "  %d of %d jobs, %d runs (%.0f runs/s), %d failures, %d states, %d workers\n",
+				pr.Done, pr.Jobs, pr.Runs, float64(pr.Runs)/max(pr.Seconds, 0.001), pr.Failures, pr.States, pr.Workers)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return reportCampaign(stdout, p, name, path, *saveDir, sum)
+}
+
+// reportCampaign prints a campaign's summary and failures (saved as files).
+func reportCampaign(stdout io.Writer, p *projects.Project, config, path, saveDir string, sum *campaign.Summary) error {
+	for _, e := range sum.JobErrors {
+		fmt.Fprintf(stdout, "job error: %s\n", e)
+	}
+	for _, f := range sum.Failures {
+		fmt.Fprintf(stdout, "run with seed %d: FAIL %s at step %d: %s\n", f.Seed, f.Kind, f.Step, f.Message)
+		saved, err := conform.ReadSavedRun(strings.NewReader(string(f.Saved)))
+		if err != nil {
+			continue
+		}
+		dir := saveDir
+		if dir == "" {
+			if dir, err = projects.FailuresDir(p.Name); err != nil {
+				continue
+			}
+		}
+		file := filepath.Join(dir, fmt.Sprintf("%s-%s-campaign-seed%d.json", p.Name, config, f.Seed))
+		var b strings.Builder
+		if os.MkdirAll(dir, 0o755) == nil && saved.Write(&b) == nil && projects.WriteFileAtomic(file, []byte(b.String())) == nil {
+			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: modex test %s --rerun %s\n", file, path, file)
+		}
+	}
+	var workers []string
+	for w, n := range sum.Workers {
+		workers = append(workers, fmt.Sprintf("%s %d", w, n))
+	}
+	sort.Strings(workers)
+	fmt.Fprintf(stdout, "campaign %s: %d of %d jobs done, %d given up, %d duplicate results dropped; %d runs: %s; %d steps; covered %d states and %d transitions; %.1f s (%.0f runs/s); jobs per worker: %s\n",
+		sum.Campaign, sum.Done, sum.Jobs, sum.GivenUp, sum.Duplicates, sum.Runs, sum.Tally, sum.Steps,
+		len(sum.Covered.States), len(sum.Covered.Transitions), sum.Seconds, float64(sum.Runs)/max(sum.Seconds, 0.001), strings.Join(workers, ", "))
+	switch {
+	case sum.Tally[conform.ModelError] > 0:
+		return fmt.Errorf("model error in %d runs", sum.Tally[conform.ModelError])
+	case sum.Tally[conform.Fail] > 0:
+		return fmt.Errorf("%d of %d runs failed", sum.Tally[conform.Fail], sum.Runs)
+	case sum.GivenUp > 0 || len(sum.JobErrors) > 0:
+		return fmt.Errorf("%d jobs given up, %d could not run", sum.GivenUp, len(sum.JobErrors))
+	}
+	return nil
+}
+
+// cmdWorker pulls campaign jobs from a NATS server and runs them against
+// this machine's implementation, with its own adapter command.
+func cmdWorker(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	natsURL := fs.String("nats", "", "NATS server URL (required); never printed")
+	creds := fs.String("nats-creds", "", "NATS credentials file")
+	adapterCmd := fs.String("adapter", "", "the adapter command this worker runs (required: a worker does not run commands that come with the campaign)")
+	name := fs.String("name", "", "this worker's name in reports (default: host name and process id)")
+	if _, err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	if *natsURL == "" || *adapterCmd == "" {
+		return usagef("worker needs --nats URL and --adapter \"CMD ...\"")
+	}
+	if *name == "" {
+		host, _ := os.Hostname()
+		*name = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	w := &campaign.Worker{Name: *name, Adapter: *adapterCmd, OnJob: func(j campaign.Job, r campaign.Result) {
+		status := fmt.Sprintf("%d runs: %s", r.Runs, conform.Tally(r.Tally))
+		if r.Error != "" {
+			status = "could not run: " + r.Error
+		}
+		fmt.Fprintf(stdout, "job %d of campaign %s (seeds %d-%d): %s, %.1f s\n", j.ID, j.Campaign, j.Seed, j.Seed+uint64(j.Runs)-1, status, r.Seconds)
+	}}
+	fmt.Fprintf(stdout, "worker %s: running jobs with %s\n", *name, *adapterCmd)
+	return w.Run(ctx, *natsURL, *creds)
+}

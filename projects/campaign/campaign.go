@@ -1,0 +1,171 @@
+// Package campaign runs test campaigns across machines on NATS JetStream:
+// a coordinator splits a campaign into jobs (ranges of run seeds) on a
+// work-queue stream, workers anywhere pull them, run them against their own
+// implementation instance and publish the results, and the coordinator
+// aggregates them — runs, steps, verdicts, the union of the model states and
+// transitions covered, failures with their saved runs. The project travels
+// in a JetStream object store, checked by hash. Without a NATS server of
+// the user's, an embedded one (StartEmbedded) and local workers take the
+// same path.
+package campaign
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/modex/modex/engine/conform"
+)
+
+// Names on the NATS server.
+const (
+	jobsStream    = "MODEX_JOBS"
+	resultsStream = "MODEX_RESULTS"
+	bucket        = "modex-projects"
+	workersName   = "modex-workers"
+)
+
+// Spec is a campaign: what to run, split into jobs of JobRuns runs.
+type Spec struct {
+	ProjectFile string // the project (.toml) on the coordinator's machine
+	Config      string
+	Runs        int
+	Steps       int
+	Seed        uint64
+	Strategy    string
+	EndWait     float64 // seconds
+	JobRuns     int     // runs per job (default 10)
+	// AckWait is how long a job may go without a sign of life from its
+	// worker before it is given to another (default 30 s); MaxDeliver how
+	// many times a job is handed out before it is given up (default 3).
+	AckWait    time.Duration
+	MaxDeliver int
+}
+
+// Job is one unit of work: runs Seed … Seed+Runs-1 of the campaign.
+type Job struct {
+	Campaign string  `json:"campaign"`
+	ID       int     `json:"id"`
+	Bundle   string  `json:"bundle"` // the project's object (its hash)
+	Config   string  `json:"config"`
+	Seed     uint64  `json:"seed"`
+	Runs     int     `json:"runs"`
+	Steps    int     `json:"steps"`
+	Strategy string  `json:"strategy"`
+	EndWait  float64 `json:"end_wait"`
+}
+
+// Result is what a worker reports for a job.
+type Result struct {
+	Campaign string                  `json:"campaign"`
+	Job      int                     `json:"job"`
+	Worker   string                  `json:"worker"`
+	Runs     int                     `json:"runs"`
+	Steps    int                     `json:"steps"`
+	Tally    map[conform.Verdict]int `json:"tally"`
+	// States and Transitions are the keys of what the job covered
+	// (binary: base64 in JSON).
+	States      [][]byte  `json:"states"`
+	Transitions [][]byte  `json:"transitions"`
+	Failures    []Failure `json:"failures,omitempty"`
+	// Error says why the job could not run (no adapter, a bad project):
+	// the job counts as done, its runs as not run.
+	Error   string  `json:"error,omitempty"`
+	Seconds float64 `json:"seconds"`
+}
+
+// Failure is a failing run of a job, with its saved run (modex test
+// --rerun reads it).
+type Failure struct {
+	Seed    uint64          `json:"seed"`
+	Kind    string          `json:"kind"`
+	Step    int             `json:"step"`
+	Message string          `json:"message"`
+	Saved   json.RawMessage `json:"saved"`
+}
+
+// ID is the campaign's identity: the same spec and project give the same
+// id, so a restarted coordinator resumes its campaign.
+func (s Spec) ID(bundleHash string) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s|%s|%d|%d|%d|%s|%g|%d", bundleHash, s.Config, s.Runs, s.Steps, s.Seed, s.Strategy, s.EndWait, s.JobRuns)))
+	return "c" + hex.EncodeToString(sum[:8])
+}
+
+func (s *Spec) defaults() {
+	if s.JobRuns <= 0 {
+		s.JobRuns = 10
+	}
+	if s.AckWait <= 0 {
+		s.AckWait = 30 * time.Second
+	}
+	if s.MaxDeliver <= 0 {
+		s.MaxDeliver = 3
+	}
+}
+
+// jobs splits the campaign.
+func (s Spec) jobs(campaign, bundleHash string) []Job {
+	var out []Job
+	for i, first := 0, 0; first < s.Runs; i, first = i+1, first+s.JobRuns {
+		out = append(out, Job{Campaign: campaign, ID: i, Bundle: bundleHash, Config: s.Config, Seed: s.Seed + uint64(first),
+			Runs: min(s.JobRuns, s.Runs-first), Steps: s.Steps, Strategy: s.Strategy, EndWait: s.EndWait})
+	}
+	return out
+}
+
+// setup creates the streams, the workers' consumer and the bucket (or
+// finds them); ackWait 0 keeps the consumer's settings (workers).
+func setup(ctx context.Context, js jetstream.JetStream, ackWait time.Duration, maxDeliver int) (jetstream.Consumer, jetstream.ObjectStore, error) {
+	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: jobsStream, Subjects: []string{"modex.jobs.>"},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Duplicates: time.Hour}); err != nil {
+		return nil, nil, fmt.Errorf("jobs stream: %w", err)
+	}
+	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: resultsStream, Subjects: []string{"modex.results.>"},
+		Storage: jetstream.FileStorage, Duplicates: time.Hour, MaxAge: 7 * 24 * time.Hour}); err != nil {
+		return nil, nil, fmt.Errorf("results stream: %w", err)
+	}
+	// The coordinator sets the ack wait and deliveries (ackWait > 0); a
+	// worker takes the consumer as it finds it, creating it only if missing.
+	var cons jetstream.Consumer
+	var err error
+	if ackWait <= 0 {
+		cons, err = js.Consumer(ctx, jobsStream, workersName)
+	}
+	if ackWait > 0 || err != nil {
+		var defaults Spec
+		defaults.defaults()
+		cfg := jetstream.ConsumerConfig{Durable: workersName, AckPolicy: jetstream.AckExplicitPolicy, AckWait: defaults.AckWait, MaxDeliver: defaults.MaxDeliver}
+		if ackWait > 0 {
+			cfg.AckWait, cfg.MaxDeliver = ackWait, maxDeliver
+		}
+		cons, err = js.CreateOrUpdateConsumer(ctx, jobsStream, cfg)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("workers' consumer: %w", err)
+	}
+	obj, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: bucket, Storage: jetstream.FileStorage})
+	if err != nil {
+		return nil, nil, fmt.Errorf("project store: %w", err)
+	}
+	return cons, obj, nil
+}
+
+// errNoJob says a fetch found no job within its wait.
+var errNoJob = errors.New("no job")
+
+// connect opens a connection, naming the client; creds is a NATS
+// credentials file or "".
+func connect(url, name, creds string) (*nats.Conn, error) {
+	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}
+	if creds != "" {
+		opts = append(opts, nats.UserCredentials(creds))
+	}
+	return nats.Connect(url, opts...)
+}

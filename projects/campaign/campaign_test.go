@@ -1,0 +1,194 @@
+package campaign
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/modex/modex/engine/conform"
+)
+
+func buildChat(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "chatimpl")
+	if msg, err := exec.Command("go", "build", "-o", bin, "../chat/impl").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	return bin
+}
+
+// startWorkers runs n workers until the test ends.
+func startWorkers(t *testing.T, url string, n int, adapter string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	cache := t.TempDir()
+	for i := range n {
+		w := &Worker{Name: fmt.Sprintf("w%d", i+1), Adapter: adapter, CacheDir: cache}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.Run(ctx, url, ""); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+}
+
+func embedded(t *testing.T) string {
+	t.Helper()
+	s, url, err := StartEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Shutdown)
+	return url
+}
+
+// A campaign of 40 runs in jobs of 10 against the buggy chat server, on an
+// embedded server with two workers: every run counted once, the bug found,
+// the coverage merged; the fixed server passes.
+func TestCampaignFindsTheBug(t *testing.T) {
+	bin := buildChat(t)
+	url := embedded(t)
+	startWorkers(t, url, 2, bin+" adapter")
+	spec := Spec{ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 40, Steps: 30, Seed: 1, JobRuns: 10}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sum, err := Coordinate(ctx, url, "", spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Jobs != 4 || sum.Done != 4 || sum.Runs != 40 || len(sum.JobErrors) > 0 {
+		t.Fatalf("%d jobs, %d done, %d runs, errors %v", sum.Jobs, sum.Done, sum.Runs, sum.JobErrors)
+	}
+	if sum.Tally[conform.Fail] == 0 || len(sum.Failures) != sum.Tally[conform.Fail] || len(sum.Covered.States) == 0 {
+		t.Fatalf("tally %v, %d failures, %d states covered", sum.Tally, len(sum.Failures), len(sum.Covered.States))
+	}
+	if _, err := conform.ReadSavedRun(bytes.NewReader(sum.Failures[0].Saved)); err != nil {
+		t.Errorf("the failure's saved run does not read back: %v", err)
+	}
+	fixed := spec
+	fixed.Seed = 1000 // another campaign
+	startWorkers(t, url, 1, bin+" adapter --fixed")
+	// The buggy workers are still there: a campaign of the fixed server
+	// needs workers of the fixed server only, so run it on its own server.
+	url2 := embedded(t)
+	startWorkers(t, url2, 2, bin+" adapter --fixed")
+	sum2, err := Coordinate(ctx, url2, "", fixed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum2.Runs != 40 || sum2.Tally[conform.Pass] != 40 {
+		t.Errorf("fixed server: %d runs, %v", sum2.Runs, sum2.Tally)
+	}
+}
+
+// A job taken by a worker that dies (never acknowledges) goes to another
+// after the ack wait and is counted once; a result published twice counts
+// once.
+func TestCampaignRedeliveryAndDuplicates(t *testing.T) {
+	bin := buildChat(t)
+	url := embedded(t)
+	spec := Spec{ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 30, Steps: 20, Seed: 7, JobRuns: 10, AckWait: 2 * time.Second}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	nc, err := connect(url, "test", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	s := spec
+	s.defaults()
+	cons, _, err := setup(ctx, js, s.AckWait, s.MaxDeliver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A dead worker: it takes the first job published and never answers.
+	stolen := make(chan int, 1)
+	go func() {
+		for ctx.Err() == nil {
+			batch, err := cons.Fetch(1, jetstream.FetchMaxWait(time.Second))
+			if err != nil {
+				continue
+			}
+			for m := range batch.Messages() {
+				var j Job
+				json.Unmarshal(m.Data(), &j)
+				stolen <- j.ID
+				return
+			}
+		}
+	}()
+	done := make(chan *Summary, 1)
+	go func() {
+		sum, err := Coordinate(ctx, url, "", spec, nil)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- sum
+	}()
+	var job int
+	select {
+	case job = <-stolen:
+	case <-time.After(time.Minute):
+		t.Fatal("the dead worker took no job")
+	}
+	// A live worker whose first result is published twice (as by a worker
+	// that died after publishing, before acknowledging, and whose job ran
+	// again).
+	var once sync.Once
+	w := &Worker{Name: "live", Adapter: bin + " adapter", CacheDir: t.TempDir(), OnJob: func(j Job, r Result) {
+		once.Do(func() {
+			data, _ := json.Marshal(&r)
+			js.Publish(ctx, "modex.results."+j.Campaign, data, jetstream.WithMsgID("again"))
+		})
+	}}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go w.Run(wctx, url, "")
+	sum := <-done
+	if sum == nil {
+		t.FailNow()
+	}
+	if sum.Runs != 30 || sum.Done != 3 || sum.Duplicates != 1 || sum.Workers["live"] != 3 {
+		t.Errorf("job %d stolen: %d runs, %d done, %d duplicates, workers %v (want 30, 3, 1, live 3)", job, sum.Runs, sum.Done, sum.Duplicates, sum.Workers)
+	}
+}
+
+// A coordinator stopped in the middle and started again with the same spec
+// resumes the campaign: every job counted once.
+func TestCoordinatorRestartResumes(t *testing.T) {
+	bin := buildChat(t)
+	url := embedded(t)
+	startWorkers(t, url, 1, bin+" adapter --fixed")
+	spec := Spec{ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 60, Steps: 20, Seed: 11, JobRuns: 10}
+	ctx, cancel := context.WithCancel(context.Background())
+	first, err := Coordinate(ctx, url, "", spec, func(p Progress) {
+		if p.Done >= 2 {
+			cancel() // the coordinator "crashes" with jobs left
+		}
+	})
+	if err == nil || first.Runs >= 60 {
+		t.Fatalf("the first coordinator was not stopped midway: %v, %d runs", err, first.Runs)
+	}
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel2()
+	sum, err := Coordinate(ctx2, url, "", spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Runs != 60 || sum.Done != 6 || sum.Tally[conform.Pass] != 60 {
+		t.Errorf("after the restart: %d runs, %d jobs done, %v", sum.Runs, sum.Done, sum.Tally)
+	}
+}

@@ -1,0 +1,232 @@
+package campaign
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/projects"
+)
+
+// Worker pulls jobs and runs them against its own implementation.
+type Worker struct {
+	Name string
+	// Adapter is the adapter command the worker runs (its own, not the
+	// project's). Empty: the project's command, only when
+	// AllowProjectAdapter is set (a campaign started on this machine, whose
+	// user consented by starting it).
+	Adapter             string
+	AllowProjectAdapter bool
+	// CacheDir holds the projects received (default: modex/campaigns in
+	// the user's cache folder).
+	CacheDir string
+	// OnJob, when set, is called when a job is done.
+	OnJob func(Job, Result)
+
+	// The implementation stays connected from job to job of the same
+	// project, configuration and command (an adapter may take seconds to
+	// start); implKey says which it is.
+	impl    conform.Implementation
+	implKey string
+}
+
+// connectImpl returns the implementation for a job, reusing the last one
+// when it serves the same project, configuration and command.
+func (w *Worker) connectImpl(ctx context.Context, p *projects.Project, job Job, info *model.ModelInfo, command string) (conform.Implementation, error) {
+	key := job.Bundle + "\x00" + job.Config + "\x00" + command
+	if w.impl != nil && w.implKey == key {
+		return w.impl, nil
+	}
+	w.closeImpl()
+	// The implementation outlives the job: it is bound to the worker's
+	// run, not to ctx of one job.
+	impl, err := p.Connect(context.WithoutCancel(ctx), info, command, "")
+	if err != nil {
+		return nil, err
+	}
+	w.impl, w.implKey = impl, key
+	return impl, nil
+}
+
+func (w *Worker) closeImpl() {
+	if w.impl != nil {
+		w.impl.Close()
+		w.impl, w.implKey = nil, ""
+	}
+}
+
+// Run pulls and runs jobs until ctx ends. url names the NATS server (its
+// credentials are never logged); creds is a NATS credentials file or "".
+func (w *Worker) Run(ctx context.Context, url, creds string) error {
+	nc, err := connect(url, "modex worker "+w.Name, creds)
+	if err != nil {
+		return fmt.Errorf("connecting to NATS: %w", redact(err, url))
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	// A worker finds the streams set up by a coordinator, or sets them up
+	// with the defaults.
+	cons, obj, err := setup(ctx, js, 0, 0)
+	if err != nil {
+		return err
+	}
+	if w.CacheDir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return err
+		}
+		w.CacheDir = cache + "/modex/campaigns"
+	}
+	if err := os.MkdirAll(w.CacheDir, 0o755); err != nil {
+		return err
+	}
+	defer w.closeImpl()
+	for ctx.Err() == nil {
+		batch, err := cons.Fetch(1, jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			time.Sleep(200 * time.Millisecond) // the server is away: try again
+			continue
+		}
+		for msg := range batch.Messages() {
+			w.handle(ctx, js, obj, msg)
+		}
+	}
+	return nil
+}
+
+// handle runs one job, publishes its result, then acknowledges the job —
+// in that order, so that a worker that dies in between leaves the job to be
+// delivered again (its duplicate result is dropped by the coordinator).
+func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, obj jetstream.ObjectStore, msg jetstream.Msg) {
+	var job Job
+	if err := json.Unmarshal(msg.Data(), &job); err != nil {
+		msg.Term() // not a job: never deliver it again
+		return
+	}
+	// Signs of life while the job runs, so that it is not handed to
+	// another worker.
+	alive, stop := context.WithCancel(ctx)
+	go func() {
+		t := time.NewTicker(5 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-alive.Done():
+				return
+			case <-t.C:
+				msg.InProgress()
+			}
+		}
+	}()
+	res := w.run(ctx, obj, job)
+	stop()
+	if ctx.Err() != nil {
+		msg.Nak() // cancelled: someone else takes it
+		return
+	}
+	data, _ := json.Marshal(&res)
+	if _, err := js.Publish(ctx, "modex.results."+job.Campaign, data, jetstream.WithMsgID(fmt.Sprintf("%s/%d", job.Campaign, job.ID))); err != nil {
+		msg.Nak()
+		return
+	}
+	msg.Ack()
+	if w.OnJob != nil {
+		w.OnJob(job, res)
+	}
+}
+
+// run runs a job's test runs; problems become the result's Error.
+func (w *Worker) run(ctx context.Context, obj jetstream.ObjectStore, job Job) Result {
+	start := time.Now()
+	res := Result{Campaign: job.Campaign, Job: job.ID, Worker: w.Name, Tally: map[conform.Verdict]int{}}
+	fail := func(err error) Result {
+		res.Error = err.Error()
+		res.Seconds = time.Since(start).Seconds()
+		return res
+	}
+	data, err := obj.GetBytes(ctx, job.Bundle)
+	if err != nil {
+		return fail(fmt.Errorf("fetching the project %s: %w", job.Bundle, err))
+	}
+	path, err := extractBundle(data, job.Bundle, w.CacheDir)
+	if err != nil {
+		return fail(err)
+	}
+	p, err := projects.Load(path)
+	if err != nil {
+		return fail(err)
+	}
+	m, err := p.LoadModelFor(job.Config)
+	if err != nil {
+		return fail(err)
+	}
+	cfg, err := p.Build(m, job.Config)
+	if err != nil {
+		return fail(err)
+	}
+	tc, _, err := p.TestSetup(projects.TestOverrides{Runs: job.Runs, Steps: job.Steps, Seed: int64(job.Seed), Strategy: job.Strategy, EndWait: job.EndWait})
+	if err != nil {
+		return fail(err)
+	}
+	tc.Runs, tc.Seed = job.Runs, job.Seed
+	command := w.Adapter
+	if command == "" && !w.AllowProjectAdapter {
+		return fail(errors.New("this worker runs only its own adapter command (modex worker --adapter \"CMD ...\")"))
+	}
+	impl, err := w.connectImpl(ctx, p, job, m.Info(), command)
+	if err != nil {
+		return fail(err)
+	}
+	tr, err := conform.Test(ctx, m, cfg, impl, tc)
+	if err != nil {
+		w.closeImpl()
+		return fail(err)
+	}
+	for _, r := range tr.Runs {
+		if r.Failure != nil && r.Failure.Kind.Fatal() {
+			w.closeImpl() // crashed or unusable: a fresh one for the next job
+			break
+		}
+	}
+	res.Runs, res.Steps = len(tr.Runs), tr.Steps
+	for _, r := range tr.Runs {
+		res.Tally[r.Verdict]++
+		if r.Failure == nil {
+			continue
+		}
+		var b strings.Builder
+		conform.SaveRun(p.Name, job.Config, tc, r).Write(&b)
+		res.Failures = append(res.Failures, Failure{Seed: r.Seed, Kind: string(r.Failure.Kind), Step: r.Failure.Step, Message: r.Failure.Message, Saved: json.RawMessage(b.String())})
+	}
+	c := tr.Covered()
+	for k := range c.States {
+		res.States = append(res.States, []byte(k))
+	}
+	for k := range c.Transitions {
+		res.Transitions = append(res.Transitions, []byte(k))
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res
+}
+
+// redact removes the URL (which may hold credentials) from an error.
+func redact(err error, url string) error {
+	if url == "" {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), url, "<the --nats URL>"))
+}
