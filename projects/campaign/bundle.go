@@ -68,6 +68,25 @@ func makeBundle(projectFile string) ([]byte, string, error) {
 	return data, hex.EncodeToString(sum[:]), nil
 }
 
+// extracted returns the project file of a bundle already extracted under
+// dir.
+func extracted(dir, hash string) (string, bool) {
+	root := filepath.Join(dir, hash)
+	data, err := os.ReadFile(filepath.Join(root, ".modex-project"))
+	if err != nil {
+		return "", false
+	}
+	rel := filepath.Clean(filepath.FromSlash(string(data)))
+	if filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	path := filepath.Join(root, rel)
+	if _, err := os.Stat(path); err != nil {
+		return "", false
+	}
+	return path, true
+}
+
 // extractBundle checks a bundle against its hash and writes it under dir
 // (once: an existing copy is reused), returning the project file's path.
 // Paths that would leave dir are refused.
@@ -116,6 +135,9 @@ func extractBundle(data []byte, hash, dir string) (string, error) {
 	}
 	if _, ok := b.Files[b.Project]; !ok {
 		return "", fmt.Errorf("the project bundle lacks its project file %q", b.Project)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ".modex-project"), []byte(b.Project), 0o644); err != nil {
+		return "", err
 	}
 	if err := os.Rename(tmp, root); err != nil && !os.IsExist(err) {
 		if _, statErr := os.Stat(project); statErr != nil {

@@ -47,6 +47,9 @@ type Spec struct {
 	// many times a job is handed out before it is given up (default 3).
 	AckWait    time.Duration
 	MaxDeliver int
+	// Replicas is how many servers of a NATS cluster keep each stream
+	// (default 1; 3 lets a campaign go on when a node of three dies).
+	Replicas int
 }
 
 // Job is one unit of work: runs Seed … Seed+Runs-1 of the campaign.
@@ -120,37 +123,50 @@ func (s Spec) jobs(campaign, bundleHash string) []Job {
 	return out
 }
 
-// setup creates the streams, the workers' consumer and the bucket (or
-// finds them); ackWait 0 keeps the consumer's settings (workers).
-func setup(ctx context.Context, js jetstream.JetStream, ackWait time.Duration, maxDeliver int) (jetstream.Consumer, jetstream.ObjectStore, error) {
-	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: jobsStream, Subjects: []string{"modex.jobs.>"},
-		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Duplicates: time.Hour}); err != nil {
-		return nil, nil, fmt.Errorf("jobs stream: %w", err)
+// setup creates or updates the streams, the workers' consumer and the
+// bucket with the coordinator's settings (spec non-nil); a worker (spec nil)
+// takes them as it finds them, creating with the defaults only what is
+// missing, so that it never changes a coordinator's settings.
+func setup(ctx context.Context, js jetstream.JetStream, spec *Spec) (jetstream.Consumer, jetstream.ObjectStore, error) {
+	var defaults Spec
+	defaults.defaults()
+	coordinator := spec != nil
+	if !coordinator {
+		spec = &defaults
 	}
-	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: resultsStream, Subjects: []string{"modex.results.>"},
-		Storage: jetstream.FileStorage, Duplicates: time.Hour, MaxAge: 7 * 24 * time.Hour}); err != nil {
-		return nil, nil, fmt.Errorf("results stream: %w", err)
+	replicas := max(spec.Replicas, 1)
+	streams := []jetstream.StreamConfig{
+		{Name: jobsStream, Subjects: []string{"modex.jobs.>"}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
+			Duplicates: time.Hour, Replicas: replicas},
+		{Name: resultsStream, Subjects: []string{"modex.results.>"}, Storage: jetstream.FileStorage, Duplicates: time.Hour,
+			MaxAge: 7 * 24 * time.Hour, Replicas: replicas},
 	}
-	// The coordinator sets the ack wait and deliveries (ackWait > 0); a
-	// worker takes the consumer as it finds it, creating it only if missing.
+	for _, sc := range streams {
+		if !coordinator {
+			if _, err := js.Stream(ctx, sc.Name); err == nil {
+				continue
+			}
+		}
+		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
+			return nil, nil, fmt.Errorf("stream %s: %w", sc.Name, err)
+		}
+	}
 	var cons jetstream.Consumer
 	var err error
-	if ackWait <= 0 {
+	if !coordinator {
 		cons, err = js.Consumer(ctx, jobsStream, workersName)
 	}
-	if ackWait > 0 || err != nil {
-		var defaults Spec
-		defaults.defaults()
-		cfg := jetstream.ConsumerConfig{Durable: workersName, AckPolicy: jetstream.AckExplicitPolicy, AckWait: defaults.AckWait, MaxDeliver: defaults.MaxDeliver}
-		if ackWait > 0 {
-			cfg.AckWait, cfg.MaxDeliver = ackWait, maxDeliver
-		}
-		cons, err = js.CreateOrUpdateConsumer(ctx, jobsStream, cfg)
+	if coordinator || err != nil {
+		cons, err = js.CreateOrUpdateConsumer(ctx, jobsStream, jetstream.ConsumerConfig{Durable: workersName,
+			AckPolicy: jetstream.AckExplicitPolicy, AckWait: spec.AckWait, MaxDeliver: spec.MaxDeliver})
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("workers' consumer: %w", err)
 	}
-	obj, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: bucket, Storage: jetstream.FileStorage})
+	obj, err := js.ObjectStore(ctx, bucket)
+	if err != nil {
+		obj, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: bucket, Storage: jetstream.FileStorage, Replicas: replicas})
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("project store: %w", err)
 	}

@@ -3,10 +3,13 @@ package campaign
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -110,7 +113,7 @@ func TestCampaignRedeliveryAndDuplicates(t *testing.T) {
 	js, _ := jetstream.New(nc)
 	s := spec
 	s.defaults()
-	cons, _, err := setup(ctx, js, s.AckWait, s.MaxDeliver)
+	cons, _, err := setup(ctx, js, &s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,5 +193,35 @@ func TestCoordinatorRestartResumes(t *testing.T) {
 	}
 	if sum.Runs != 60 || sum.Done != 6 || sum.Tally[conform.Pass] != 60 {
 		t.Errorf("after the restart: %d runs, %d jobs done, %v", sum.Runs, sum.Done, sum.Tally)
+	}
+}
+
+// A bundle is untrusted input: a wrong hash, a path leaving its folder and
+// a missing project file are refused; a good one extracts once.
+func TestBundleChecks(t *testing.T) {
+	data, hash, err := makeBundle("../chat/chat.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := extractBundle(data, strings.Repeat("0", 64), dir); err == nil {
+		t.Error("a bundle with the wrong hash was extracted")
+	}
+	path, err := extractBundle(data, hash, dir)
+	if err != nil || filepath.Base(path) != "chat.toml" {
+		t.Fatalf("%s, %v", path, err)
+	}
+	if again, ok := extracted(dir, hash); !ok || again != path {
+		t.Errorf("not found again: %s %v", again, ok)
+	}
+	for name, b := range map[string]bundle{
+		"escape":  {Project: "p.toml", Files: map[string][]byte{"p.toml": nil, "../evil": []byte("x")}},
+		"no file": {Project: "p.toml", Files: map[string][]byte{"q.toml": nil}},
+	} {
+		raw, _ := json.Marshal(&b)
+		sum := sha256.Sum256(raw)
+		if _, err := extractBundle(raw, hex.EncodeToString(sum[:]), dir); err == nil {
+			t.Errorf("%s: extracted", name)
+		}
 	}
 }

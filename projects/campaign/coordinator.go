@@ -140,9 +140,16 @@ func Coordinate(ctx context.Context, url, creds string, spec Spec, progress func
 // its hash) and publishes the campaign's jobs (once: their message ids are
 // deduplicated), returning the campaign's id and jobs.
 func publish(ctx context.Context, js jetstream.JetStream, spec Spec, bundle []byte, hash string) (string, []Job, error) {
-	_, obj, err := setup(ctx, js, spec.AckWait, spec.MaxDeliver)
-	if err != nil {
-		return "", nil, err
+	var obj jetstream.ObjectStore
+	var err error
+	for try := 0; ; try++ { // a cluster may be electing leaders: try again for a while
+		if _, obj, err = setup(ctx, js, &spec); err == nil {
+			break
+		}
+		if try == 20 || ctx.Err() != nil {
+			return "", nil, err
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 	if _, err := obj.GetInfo(ctx, hash); err != nil {
 		if _, err := obj.PutBytes(ctx, hash, bundle); err != nil {

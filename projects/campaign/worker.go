@@ -77,9 +77,18 @@ func (w *Worker) Run(ctx context.Context, url, creds string) error {
 	}
 	// A worker finds the streams set up by a coordinator, or sets them up
 	// with the defaults.
-	cons, obj, err := setup(ctx, js, 0, 0)
-	if err != nil {
-		return err
+	// Another worker may be creating the streams at the same moment, or
+	// the cluster electing a leader: try again for a while.
+	var cons jetstream.Consumer
+	var obj jetstream.ObjectStore
+	for try := 0; ; try++ {
+		if cons, obj, err = setup(ctx, js, nil); err == nil {
+			break
+		}
+		if try == 20 || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 	if w.CacheDir == "" {
 		cache, err := os.UserCacheDir()
@@ -134,8 +143,10 @@ func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, obj jetstre
 	}()
 	res := w.run(ctx, obj, job)
 	stop()
-	if ctx.Err() != nil {
-		msg.Nak() // cancelled: someone else takes it
+	if ctx.Err() != nil || strings.HasPrefix(res.Error, errFetch.Error()) {
+		// Cancelled, or the project could not be fetched: the job goes
+		// to a worker again (soon, not after the ack wait).
+		msg.NakWithDelay(time.Second)
 		return
 	}
 	data, _ := json.Marshal(&res)
@@ -158,11 +169,7 @@ func (w *Worker) run(ctx context.Context, obj jetstream.ObjectStore, job Job) Re
 		res.Seconds = time.Since(start).Seconds()
 		return res
 	}
-	data, err := obj.GetBytes(ctx, job.Bundle)
-	if err != nil {
-		return fail(fmt.Errorf("fetching the project %s: %w", job.Bundle, err))
-	}
-	path, err := extractBundle(data, job.Bundle, w.CacheDir)
+	path, err := w.project(ctx, obj, job.Bundle)
 	if err != nil {
 		return fail(err)
 	}
@@ -221,6 +228,23 @@ func (w *Worker) run(ctx context.Context, obj jetstream.ObjectStore, job Job) Re
 	}
 	res.Seconds = time.Since(start).Seconds()
 	return res
+}
+
+// errFetch marks a failure to fetch the project: the server's trouble, not
+// the job's, so the job is handed out again rather than reported.
+var errFetch = errors.New("fetching the project")
+
+// project returns the path of the job's project, fetching and extracting
+// it the first time (it is stored by its hash).
+func (w *Worker) project(ctx context.Context, obj jetstream.ObjectStore, hash string) (string, error) {
+	if path, ok := extracted(w.CacheDir, hash); ok {
+		return path, nil
+	}
+	data, err := obj.GetBytes(ctx, hash)
+	if err != nil {
+		return "", fmt.Errorf("%w %s: %v", errFetch, hash, err)
+	}
+	return extractBundle(data, hash, w.CacheDir)
 }
 
 // redact removes the URL (which may hold credentials) from an error.
