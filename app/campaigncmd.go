@@ -34,6 +34,7 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 	adapterCmd := fs.String("adapter", "", "adapter command for the local workers (default: the project's)")
 	ackWait := fs.Float64("ack-wait", 30, "seconds a job may go without a sign of life from its worker before another gets it")
 	maxDeliver := fs.Int("max-deliver", 3, "times a job is handed out before it is given up")
+	replicas := fs.Int("replicas", 1, "servers of a NATS cluster that keep each stream (3: the campaign survives a node)")
 	saveDir := fs.String("save-failures", "", "folder for the failing runs (default: modex/failures in the user's cache folder)")
 	path, err := parseFlags(fs, args)
 	if err != nil {
@@ -51,7 +52,7 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	spec := campaign.Spec{ProjectFile: p.Path, Config: name, Runs: *runs, Steps: tc.Steps, Seed: tc.Seed, Strategy: string(tc.Strategy),
-		EndWait: tc.EndWait.Seconds(), JobRuns: *jobRuns, AckWait: time.Duration(*ackWait * float64(time.Second)), MaxDeliver: *maxDeliver}
+		EndWait: tc.EndWait.Seconds(), JobRuns: *jobRuns, AckWait: time.Duration(*ackWait * float64(time.Second)), MaxDeliver: *maxDeliver, Replicas: *replicas}
 	ctx, stop := signalContext()
 	defer stop()
 	url := *natsURL

@@ -38,7 +38,7 @@ const usage = `usage:
   modex replay PROJECT TRACE|DIR... [--window N] [--thread-attr A] [--accepting] [--shrink]
                                 replay recorded traces (XML, JSON lines, plain) against the model
   modex campaign PROJECT [--config NAME] [--runs N] [--steps M] [--seed S] [--workers K]
-                     [--job-runs J] [--nats URL [--nats-creds FILE]] [--adapter "CMD ..."]
+                     [--job-runs J] [--nats URL [--nats-creds FILE] [--replicas 3]] [--adapter "CMD ..."]
                                 a test campaign on NATS JetStream (embedded server and local
                                 workers by default); exit 1 on any failure
   modex worker --nats URL --adapter "CMD ..." [--nats-creds FILE] [--name NAME]
