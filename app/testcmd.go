@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/model"
@@ -91,7 +90,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	}
 	rep := testReport{path: path, project: p.Name, config: name, saveDir: *saveDir, rerun: saved != nil}
 	counts := reportRuns(stdout, res, tc, &rep)
-	size, err := conform.SizeOf(ctx, m, cfg, sizeStates, sizeTime)
+	size, err := conform.SizeOf(ctx, m, cfg, conform.SizeStates, conform.SizeTime)
 	if err != nil {
 		size = conform.ModelSize{}
 	}
@@ -113,13 +112,6 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	}
 	return exitVerdict(counts, len(res.Runs))
 }
-
-// Coverage is reported against the configuration's model when it can be
-// explored whole within these bounds.
-const (
-	sizeStates = 1_000_000
-	sizeTime   = 10 * time.Second
-)
 
 // testReport is what the run report needs besides the result.
 type testReport struct {

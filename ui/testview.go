@@ -264,7 +264,7 @@ func (tv *TestView) start() {
 		if err == nil {
 			// Coverage is given against the model's size when it can be
 			// explored whole quickly.
-			size, _ = conform.SizeOf(ctx, m, cfg, 200_000, 5*time.Second)
+			size, _ = conform.SizeOf(ctx, m, cfg, conform.SizeStates, conform.SizeTime)
 		}
 		close(done)
 		<-pumped // the last steps and failures are on screen before the verdict

@@ -5,8 +5,6 @@ import (
 	"math"
 	"time"
 
-	"fyne.io/fyne/v2"
-
 	"github.com/modex/modex/graph"
 )
 
@@ -79,12 +77,11 @@ func (g *GraphView) visibleRegion() (graph.Point, float64, float64, float64) {
 	return graph.Point{X: x0, Y: y0}, x1 - x0, y1 - y0, px
 }
 
-// canvasScaleNow is the scale of the canvas showing the view (1 when none).
+// canvasScaleNow is the scale of the canvas showing the view, as its last
+// layout found it (1 before).
 func (g *GraphView) canvasScaleNow() float32 {
-	if c := fyne.CurrentApp(); c != nil {
-		if cv := c.Driver().CanvasForObject(g); cv != nil && cv.Scale() > 0 {
-			return cv.Scale()
-		}
+	if cs := math.Float32frombits(g.canvasScale.Load()); cs > 0 {
+		return cs
 	}
 	return 1
 }

@@ -23,6 +23,15 @@ type ModelSize struct {
 	states, trans map[string]bool
 }
 
+// Bounds of the exploration that sizes a configuration for coverage
+// figures (SizeOf): past them the figures say no "of Y". The keys of a
+// configuration at the bound take tens of MB; a larger model is not worth
+// exploring again after every test.
+const (
+	SizeStates = 200_000
+	SizeTime   = 5 * time.Second
+)
+
 // SizeOf explores the configuration, at most maxStates model states and
 // for at most limit, to size it.
 func SizeOf(ctx context.Context, m model.Model, cfg *explore.Config, maxStates int, limit time.Duration) (ModelSize, error) {

@@ -713,30 +713,13 @@ func (t *tester) observe(states []model.State, ev *Event) ([]model.State, []mode
 	if len(args) != len(t.info.Actions[ai].Params) {
 		return nil, nil, 0, &Failure{Kind: FailProtocol, Message: fmt.Sprintf("%s: %s takes %d arguments", label, ev.Action, len(t.info.Actions[ai].Params)), States: t.describe(states)}
 	}
-	var next []model.State
-	seen := map[string]bool{}
-	for _, s := range states {
-		outs, _, err := t.w.Step(s, ai, args)
-		if err != nil {
-			return nil, nil, 0, &Failure{Kind: FailModel, Message: err.Error(), States: t.describe(states)}
-		}
-		for _, o := range outs {
-			if o.Err != nil {
-				return nil, nil, 0, &Failure{Kind: FailModel, Message: o.Err.Error(), States: t.describe(states)}
-			}
-			if !seen[o.Next.Key()] {
-				seen[o.Next.Key()] = true
-				next = append(next, o.Next)
-			}
-		}
-	}
-	if len(next) == 0 {
-		return nil, nil, 0, &Failure{Kind: FailUnexpected, Message: fmt.Sprintf("the implementation did %s, which the model does not allow here", label),
-			States: t.describe(states), Expected: t.expectedObservables(states)}
-	}
-	closed, err := t.closure(next)
+	closed, err := t.successors(states, ai, args, false)
 	if err != nil {
 		return nil, nil, 0, &Failure{Kind: FailModel, Message: err.Error(), States: t.describe(states)}
+	}
+	if len(closed) == 0 {
+		return nil, nil, 0, &Failure{Kind: FailUnexpected, Message: fmt.Sprintf("the implementation did %s, which the model does not allow here", label),
+			States: t.describe(states), Expected: t.expectedObservables(states)}
 	}
 	return closed, args, kind, nil
 }

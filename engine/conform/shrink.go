@@ -261,6 +261,11 @@ func (s *shrinker) run(script []SavedStep) (RunResult, error) {
 	if time.Since(s.start) >= s.sc.MaxTime {
 		return RunResult{}, fmt.Errorf("%w: %s", errBudget, s.sc.MaxTime)
 	}
+	return s.exec(script)
+}
+
+// exec runs a script once.
+func (s *shrinker) exec(script []SavedStep) (RunResult, error) {
 	s.res.Runs++
 	tc := s.tc
 	tc.Script = script
@@ -427,25 +432,18 @@ func (s *shrinker) simplify(chunks [][]SavedStep) ([][]SavedStep, error) {
 }
 
 // rerunFinal runs the shrunk script Repeats times and counts the failures
-// of the same kind.
+// of the same kind. The re-runs are part of the answer: they run past the
+// budgets.
 func (s *shrinker) rerunFinal() {
-	s.res.Of = s.sc.Repeats
 	for range s.sc.Repeats {
-		run, err := s.run(s.res.Script)
-		if err != nil && !errors.Is(err, errBudget) {
-			s.res.Of--
+		if s.ctx.Err() != nil {
+			return
+		}
+		run, err := s.exec(s.res.Script)
+		if err != nil {
 			continue
 		}
-		if errors.Is(err, errBudget) {
-			// The re-runs are part of the answer: past the budget, they
-			// still run.
-			s.sc.MaxRuns, s.sc.MaxTime = s.res.Runs+s.sc.Repeats+1, time.Since(s.start)+time.Hour
-			run, err = s.run(s.res.Script)
-			if err != nil {
-				s.res.Of--
-				continue
-			}
-		}
+		s.res.Of++
 		if run.Failure != nil && run.Failure.Kind == s.kind {
 			s.res.Fails++
 		}

@@ -47,6 +47,20 @@ func startWorkers(t *testing.T, url string, n int, adapter string) {
 	}
 }
 
+// coordinateAsync runs a campaign's coordinator in the background; its
+// summary comes on the channel (nil when it failed).
+func coordinateAsync(ctx context.Context, t *testing.T, url string, spec Spec) <-chan *Summary {
+	done := make(chan *Summary, 1)
+	go func() {
+		sum, err := Coordinate(ctx, url, "", spec, nil)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- sum
+	}()
+	return done
+}
+
 func embedded(t *testing.T) string {
 	t.Helper()
 	s, url, err := StartEmbedded(t.TempDir())
@@ -133,14 +147,7 @@ func TestCampaignRedeliveryAndDuplicates(t *testing.T) {
 			}
 		}
 	}()
-	done := make(chan *Summary, 1)
-	go func() {
-		sum, err := Coordinate(ctx, url, "", spec, nil)
-		if err != nil {
-			t.Error(err)
-		}
-		done <- sum
-	}()
+	done := coordinateAsync(ctx, t, url, spec)
 	var job int
 	select {
 	case job = <-stolen:

@@ -28,14 +28,7 @@ func TestWorkerProcessKilled(t *testing.T) {
 	spec := Spec{ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 80, Steps: 60, Seed: 31, JobRuns: 10, AckWait: 2 * time.Second}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	done := make(chan *Summary, 1)
-	go func() {
-		sum, err := Coordinate(ctx, url, "", spec, nil)
-		if err != nil {
-			t.Error(err)
-		}
-		done <- sum
-	}()
+	done := coordinateAsync(ctx, t, url, spec)
 	worker := exec.Command(modex, "worker", "--nats", url, "--adapter", chat+" adapter --fixed", "--name", "doomed")
 	out, _ := worker.StdoutPipe()
 	if err := worker.Start(); err != nil {
