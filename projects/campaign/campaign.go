@@ -173,6 +173,40 @@ func setup(ctx context.Context, js jetstream.JetStream, spec *Spec) (jetstream.C
 	return cons, obj, nil
 }
 
+// callTimeout bounds one JetStream API call: a request lost while a
+// cluster elects a leader, or sent to a node that just died, must not hang
+// for the campaign's whole context.
+const callTimeout = 10 * time.Second
+
+// setupTries is how many times setting up a campaign's streams, sending its
+// project or publishing a job is tried before giving up.
+const setupTries = 20
+
+// call runs f with a context bounded by callTimeout.
+func call(ctx context.Context, f func(context.Context) error) error {
+	c, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	return f(c)
+}
+
+// retry runs f (each try bounded by callTimeout) until it succeeds, ctx
+// ends or the tries are used up, pausing between tries: a cluster may be
+// electing leaders, or another client creating the same streams.
+func retry(ctx context.Context, tries int, f func(context.Context) error) error {
+	var err error
+	for try := 0; try < tries; try++ {
+		if err = call(ctx, f); err == nil || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	return err
+}
+
 // errNoJob says a fetch found no job within its wait.
 var errNoJob = errors.New("no job")
 

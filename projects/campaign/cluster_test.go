@@ -102,7 +102,10 @@ func TestCampaignSurvivesANode(t *testing.T) {
 		defer nc.Close()
 		js, _ := jetstream.New(nc)
 		for ctx.Err() == nil {
-			if s, err := js.Stream(ctx, jobsStream); err == nil && s.CachedInfo().Config.Replicas == 3 {
+			c, stop := context.WithTimeout(ctx, 5*time.Second)
+			s, err := js.Stream(c, jobsStream)
+			stop()
+			if err == nil && s.CachedInfo().Config.Replicas == 3 {
 				break
 			}
 			time.Sleep(100 * time.Millisecond)

@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -64,24 +65,7 @@ func Coordinate(ctx context.Context, url, creds string, spec Spec, progress func
 	}
 	sum := &Summary{Campaign: id, Jobs: len(jobs), Tally: conform.Tally{}, Workers: map[string]int{},
 		Covered: conform.Covered{States: map[string]bool{}, Transitions: map[string]bool{}}}
-	// Jobs given up: the server's advisory names the stream message.
-	givenUp := make(chan int, len(jobs))
-	sub, err := nc.Subscribe("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+jobsStream+"."+workersName, func(m *nats.Msg) {
-		var adv struct {
-			StreamSeq uint64 `json:"stream_seq"`
-		}
-		if json.Unmarshal(m.Data, &adv) != nil {
-			return
-		}
-		if raw, err := js.Stream(ctx, jobsStream); err == nil {
-			if msg, err := raw.GetMsg(ctx, adv.StreamSeq); err == nil {
-				var j Job
-				if json.Unmarshal(msg.Data, &j) == nil && j.Campaign == id {
-					givenUp <- j.ID
-				}
-			}
-		}
-	})
+	givenUp, sub, err := watchGivenUp(ctx, nc, js, id, len(jobs))
 	if err != nil {
 		return nil, err
 	}
@@ -89,11 +73,16 @@ func Coordinate(ctx context.Context, url, creds string, spec Spec, progress func
 	// Read every result of the campaign from the start: a coordinator
 	// started again (after a crash, or for a campaign already done)
 	// aggregates what the workers published (results are kept for a week).
-	_ = js.DeleteConsumer(ctx, resultsStream, "coord-"+id)
-	results, err := js.CreateOrUpdateConsumer(ctx, resultsStream, jetstream.ConsumerConfig{Durable: "coord-" + id,
-		FilterSubject: "modex.results." + id, AckPolicy: jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverAllPolicy})
-	if err != nil {
-		return nil, err
+	var results jetstream.Consumer
+	if err := retry(ctx, setupTries, func(c context.Context) (err error) {
+		if err = js.DeleteConsumer(c, resultsStream, "coord-"+id); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return err
+		}
+		results, err = js.CreateOrUpdateConsumer(c, resultsStream, jetstream.ConsumerConfig{Durable: "coord-" + id,
+			FilterSubject: "modex.results." + id, AckPolicy: jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverAllPolicy})
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("reading results: %w", err)
 	}
 	done := map[int]bool{}
 	for len(done) < len(jobs) {
@@ -136,31 +125,69 @@ func Coordinate(ctx context.Context, url, creds string, spec Spec, progress func
 	return sum, nil
 }
 
+// watchGivenUp reports the jobs of campaign id given up: the server's
+// advisory names their stream message.
+func watchGivenUp(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, id string, jobs int) (chan int, *nats.Subscription, error) {
+	givenUp := make(chan int, jobs)
+	sub, err := nc.Subscribe("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+jobsStream+"."+workersName, func(m *nats.Msg) {
+		var adv struct {
+			StreamSeq uint64 `json:"stream_seq"`
+		}
+		if json.Unmarshal(m.Data, &adv) != nil {
+			return
+		}
+		_ = call(ctx, func(c context.Context) error {
+			raw, err := js.Stream(c, jobsStream)
+			if err != nil {
+				return err
+			}
+			msg, err := raw.GetMsg(c, adv.StreamSeq)
+			if err != nil {
+				return err
+			}
+			var j Job
+			if json.Unmarshal(msg.Data, &j) == nil && j.Campaign == id {
+				select { // never block the connection's callbacks
+				case givenUp <- j.ID:
+				default:
+				}
+			}
+			return nil
+		})
+	})
+	return givenUp, sub, err
+}
+
 // publish sets up the streams, sends the project (once: it is stored by
 // its hash) and publishes the campaign's jobs (once: their message ids are
 // deduplicated), returning the campaign's id and jobs.
 func publish(ctx context.Context, js jetstream.JetStream, spec Spec, bundle []byte, hash string) (string, []Job, error) {
 	var obj jetstream.ObjectStore
-	var err error
-	for try := 0; ; try++ { // a cluster may be electing leaders: try again for a while
-		if _, obj, err = setup(ctx, js, &spec); err == nil {
-			break
-		}
-		if try == 20 || ctx.Err() != nil {
-			return "", nil, err
-		}
-		time.Sleep(500 * time.Millisecond)
+	if err := retry(ctx, setupTries, func(c context.Context) (err error) {
+		_, obj, err = setup(c, js, &spec)
+		return err
+	}); err != nil {
+		return "", nil, err
 	}
-	if _, err := obj.GetInfo(ctx, hash); err != nil {
-		if _, err := obj.PutBytes(ctx, hash, bundle); err != nil {
-			return "", nil, fmt.Errorf("sending the project: %w", err)
+	if err := retry(ctx, setupTries, func(c context.Context) error {
+		if _, err := obj.GetInfo(c, hash); err == nil {
+			return nil
 		}
+		_, err := obj.PutBytes(c, hash, bundle)
+		return err
+	}); err != nil {
+		return "", nil, fmt.Errorf("sending the project: %w", err)
 	}
 	id := spec.ID(hash)
 	jobs := spec.jobs(id, hash)
 	for _, j := range jobs {
 		b, _ := json.Marshal(&j)
-		if _, err := js.Publish(ctx, "modex.jobs."+id, b, jetstream.WithMsgID(fmt.Sprintf("%s/job/%d", id, j.ID))); err != nil {
+		// Published again after a lost acknowledgement, a job is kept once
+		// (its message id is deduplicated).
+		if err := retry(ctx, setupTries, func(c context.Context) error {
+			_, err := js.Publish(c, "modex.jobs."+id, b, jetstream.WithMsgID(fmt.Sprintf("%s/job/%d", id, j.ID)))
+			return err
+		}); err != nil {
 			return "", nil, fmt.Errorf("publishing job %d: %w", j.ID, err)
 		}
 	}

@@ -81,14 +81,11 @@ func (w *Worker) Run(ctx context.Context, url, creds string) error {
 	// the cluster electing a leader: try again for a while.
 	var cons jetstream.Consumer
 	var obj jetstream.ObjectStore
-	for try := 0; ; try++ {
-		if cons, obj, err = setup(ctx, js, nil); err == nil {
-			break
-		}
-		if try == 20 || ctx.Err() != nil {
-			return err
-		}
-		time.Sleep(500 * time.Millisecond)
+	if err := retry(ctx, setupTries, func(c context.Context) (err error) {
+		cons, obj, err = setup(c, js, nil)
+		return err
+	}); err != nil {
+		return err
 	}
 	if w.CacheDir == "" {
 		cache, err := os.UserCacheDir()
@@ -150,7 +147,10 @@ func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, obj jetstre
 		return
 	}
 	data, _ := json.Marshal(&res)
-	if _, err := js.Publish(ctx, "modex.results."+job.Campaign, data, jetstream.WithMsgID(fmt.Sprintf("%s/%d", job.Campaign, job.ID))); err != nil {
+	if err := retry(ctx, 3, func(c context.Context) error {
+		_, err := js.Publish(c, "modex.results."+job.Campaign, data, jetstream.WithMsgID(fmt.Sprintf("%s/%d", job.Campaign, job.ID)))
+		return err
+	}); err != nil {
 		msg.Nak()
 		return
 	}
@@ -240,8 +240,11 @@ func (w *Worker) project(ctx context.Context, obj jetstream.ObjectStore, hash st
 	if path, ok := extracted(w.CacheDir, hash); ok {
 		return path, nil
 	}
-	data, err := obj.GetBytes(ctx, hash)
-	if err != nil {
+	var data []byte
+	if err := retry(ctx, 3, func(c context.Context) (err error) {
+		data, err = obj.GetBytes(c, hash)
+		return err
+	}); err != nil {
 		return "", fmt.Errorf("%w %s: %v", errFetch, hash, err)
 	}
 	return extractBundle(data, hash, w.CacheDir)
