@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modex/modex/engine/conform"
@@ -30,7 +28,7 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", 2, "local workers (with the embedded server; with --nats, 0 starts none here)")
 	jobRuns := fs.Int("job-runs", 10, "runs per job")
 	natsURL := fs.String("nats", "", "NATS server URL (default: an embedded server with local workers); never printed")
-	creds := fs.String("nats-creds", "", "NATS credentials file")
+	auth := natsFlags(fs)
 	adapterCmd := fs.String("adapter", "", "adapter command for the local workers (default: the project's)")
 	ackWait := fs.Float64("ack-wait", 30, "seconds a job may go without a sign of life from its worker before another gets it")
 	maxDeliver := fs.Int("max-deliver", 3, "times a job is handed out before it is given up")
@@ -55,39 +53,22 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 		EndWait: tc.EndWait.Seconds(), JobRuns: *jobRuns, AckWait: time.Duration(*ackWait * float64(time.Second)), MaxDeliver: *maxDeliver, Replicas: *replicas}
 	ctx, stop := signalContext()
 	defer stop()
-	url := *natsURL
-	where := "on the NATS server given"
-	if url == "" {
+	where := campaign.Where{URL: *natsURL, Auth: auth(), Workers: *workers, Adapter: *adapterCmd,
+		WorkerError: func(name string, err error) { fmt.Fprintf(stderr, "worker %s: %v\n", name, err) }}
+	on := "on the NATS server given"
+	if where.URL == "" {
 		cache, err := os.UserCacheDir()
 		if err != nil {
 			return err
 		}
-		dir := filepath.Join(cache, "modex", "nats")
-		srv, u, err := campaign.StartEmbedded(dir)
-		if err != nil {
-			return fmt.Errorf("embedded NATS server: %w", err)
-		}
-		defer srv.Shutdown()
-		url, where = u, "on an embedded NATS server ("+dir+")"
+		where.Dir = filepath.Join(cache, "modex", "nats")
+		on = "on an embedded NATS server (" + where.Dir + ")"
 	}
 	printAdapter(stdout, p, m.Info(), *adapterCmd, "")
-	var wg sync.WaitGroup
-	wctx, stopWorkers := context.WithCancel(ctx)
-	for i := range *workers {
-		w := &campaign.Worker{Name: fmt.Sprintf("local-%d", i+1), Adapter: *adapterCmd, AllowProjectAdapter: true}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := w.Run(wctx, url, *creds); err != nil {
-				fmt.Fprintf(stderr, "worker %s: %v\n", w.Name, err)
-			}
-		}()
-	}
-	defer func() { stopWorkers(); wg.Wait() }()
 	fmt.Fprintf(stdout, "campaign %s [%s]: %d runs of %d steps in jobs of %d, strategy %s, seed %d, %d local workers, %s\n",
-		p.Name, name, spec.Runs, spec.Steps, spec.JobRuns, spec.Strategy, spec.Seed, *workers, where)
+		p.Name, name, spec.Runs, spec.Steps, spec.JobRuns, spec.Strategy, spec.Seed, *workers, on)
 	last := time.Now()
-	sum, err := campaign.Coordinate(ctx, url, *creds, spec, func(pr campaign.Progress) {
+	sum, err := campaign.Run(ctx, spec, where, func(pr campaign.Progress) {
 		if time.Since(last) > 2*time.Second {
 			last = time.Now()
 			fmt.Fprintf(stderr, "  %d of %d jobs, %d runs (%.0f runs/s), %d failures, %d states, %d workers\n",
@@ -147,7 +128,7 @@ func reportCampaign(stdout io.Writer, p *projects.Project, config, path, saveDir
 func cmdWorker(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	natsURL := fs.String("nats", "", "NATS server URL (required); never printed")
-	creds := fs.String("nats-creds", "", "NATS credentials file")
+	auth := natsFlags(fs)
 	adapterCmd := fs.String("adapter", "", "the adapter command this worker runs (required: a worker does not run commands that come with the campaign)")
 	name := fs.String("name", "", "this worker's name in reports (default: host name and process id)")
 	if _, err := parseArgs(fs, args); err != nil {
@@ -170,5 +151,16 @@ func cmdWorker(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "job %d of campaign %s (seeds %d-%d): %s, %.1f s\n", j.ID, j.Campaign, j.Seed, j.Seed+uint64(j.Runs)-1, status, r.Seconds)
 	}}
 	fmt.Fprintf(stdout, "worker %s: running jobs with %s\n", *name, *adapterCmd)
-	return w.Run(ctx, *natsURL, *creds)
+	return w.Run(ctx, *natsURL, auth())
+}
+
+// natsFlags declares the flags that say how to authenticate to a NATS
+// server and check it (their values are never printed) and returns a
+// function that reads them once parsed.
+func natsFlags(fs *flag.FlagSet) func() campaign.Auth {
+	creds := fs.String("nats-creds", "", "NATS credentials file (user JWT and key)")
+	ca := fs.String("nats-ca", "", "PEM file of the certificate authorities to trust for a tls:// server (default: the system's)")
+	cert := fs.String("nats-cert", "", "PEM file of this client's TLS certificate (with --nats-key)")
+	key := fs.String("nats-key", "", "PEM file of this client's TLS key")
+	return func() campaign.Auth { return campaign.Auth{Creds: *creds, CA: *ca, Cert: *cert, Key: *key} }
 }

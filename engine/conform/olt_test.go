@@ -2,6 +2,7 @@ package conform_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -190,6 +191,59 @@ func TestOnlineObservables(t *testing.T) {
 	}
 	if overheats == 0 {
 		t.Error("no ?Overheat observed")
+	}
+	checkPathRoundTrip(t, m, res.Runs)
+}
+
+// checkPathRoundTrip checks that runs sent as path steps (through JSON, as
+// campaign failures travel) draw the same visited graph as their steps.
+func checkPathRoundTrip(t *testing.T, m model.Model, runs []conform.RunResult) {
+	t.Helper()
+	direct, _ := conform.NewVisited(m)
+	sent, _ := conform.NewVisited(m)
+	for _, r := range runs {
+		for _, s := range r.Steps {
+			direct.Add(s)
+		}
+		data, err := json.Marshal(r.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var path []conform.PathStep
+		if err := json.Unmarshal(data, &path); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range path {
+			sent.AddPath(p)
+		}
+	}
+	type arc struct {
+		from, to int
+		label    string
+		kind     model.Kind
+	}
+	shape := func(g *explore.Graph) (states []string, arcs []arc) {
+		for _, s := range g.States {
+			states = append(states, fmt.Sprintf("%s %v %v", s.ID, s.Kind, s.Accepting))
+		}
+		for _, tr := range g.Trans {
+			arcs = append(arcs, arc{tr.From, tr.To, tr.Label(), tr.Kind})
+		}
+		return
+	}
+	s1, a1 := shape(direct.Graph())
+	s2, a2 := shape(sent.Graph())
+	if fmt.Sprint(s1) != fmt.Sprint(s2) || fmt.Sprint(a1) != fmt.Sprint(a2) {
+		t.Errorf("the path draws another graph:\n%v\n%v\nvs\n%v\n%v", s1, a1, s2, a2)
+	}
+	timeouts := 0
+	for _, a := range a2 {
+		if a.kind == model.Timeout {
+			timeouts++
+		}
+	}
+	if len(s2) < 3 || timeouts == 0 {
+		t.Errorf("a test of the switch should visit several states and timeouts: %v %v", s2, a2)
 	}
 }
 

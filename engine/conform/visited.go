@@ -161,3 +161,51 @@ func (v *Visited) Vars(i int) []model.Var {
 	}
 	return v.vars[i]
 }
+
+// PathStep is a step of a run as the tester met it, in a form that travels
+// as JSON (a campaign's failures): the first model state before and after
+// it (canonical keys), its kind and label, and whether the tester was in an
+// active state after it.
+type PathStep struct {
+	Kind   string `json:"kind"`
+	Label  string `json:"label,omitempty"`
+	From   []byte `json:"from"`
+	To     []byte `json:"to"`
+	Active bool   `json:"active,omitempty"`
+}
+
+// Path is the run's log as path steps (steps that name no model state are
+// left out).
+func (r RunResult) Path() []PathStep {
+	var out []PathStep
+	for _, s := range r.Steps {
+		if len(s.From) == 0 || len(s.States) == 0 {
+			continue
+		}
+		p := PathStep{Kind: s.Kind.String(), From: []byte(s.From[0]), To: []byte(s.States[0]), Active: s.Active}
+		if s.Kind != model.Timeout {
+			p.Label = s.Label()
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// AddPath records a step given as a path step (see Add); a step of an
+// unknown kind is dropped.
+func (v *Visited) AddPath(p PathStep) int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	kind, ok := model.ParseKind(p.Kind)
+	if p.Kind == model.Timeout.String() {
+		kind, ok = model.Timeout, true
+	}
+	if !ok || len(p.From) == 0 || len(p.To) == 0 {
+		return v.current
+	}
+	from := v.node(string(p.From), kind == model.Controllable)
+	to := v.node(string(p.To), p.Active)
+	v.edge(explore.GTrans{From: from, To: to, Kind: kind, Text: p.Label})
+	v.current = to
+	return to
+}

@@ -82,6 +82,9 @@ type Result struct {
 	// the job counts as done, its runs as not run.
 	Error   string  `json:"error,omitempty"`
 	Seconds float64 `json:"seconds"`
+	// Dropped counts failures left out to keep the result under the
+	// server's message size (their runs are in Tally).
+	Dropped int `json:"dropped,omitempty"`
 }
 
 // Failure is a failing run of a job, with its saved run (modex test
@@ -91,7 +94,14 @@ type Failure struct {
 	Kind    string          `json:"kind"`
 	Step    int             `json:"step"`
 	Message string          `json:"message"`
-	Saved   json.RawMessage `json:"saved"`
+	Saved   json.RawMessage `json:"saved,omitempty"`
+	// Report is the failure as modex test prints it (trace, model state,
+	// what the model allowed); Path the run's steps as the tester met them,
+	// to draw it (either may be left out to keep a result under the
+	// server's message size).
+	Report string             `json:"report,omitempty"`
+	Path   []conform.PathStep `json:"path,omitempty"`
+	Worker string             `json:"worker,omitempty"`
 }
 
 // ID is the campaign's identity: the same spec and project give the same
@@ -210,12 +220,30 @@ func retry(ctx context.Context, tries int, f func(context.Context) error) error 
 // errNoJob says a fetch found no job within its wait.
 var errNoJob = errors.New("no job")
 
-// connect opens a connection, naming the client; creds is a NATS
-// credentials file or "".
-func connect(url, name, creds string) (*nats.Conn, error) {
+// Auth is how a client proves itself to a NATS server and checks it: a
+// credentials file (user JWT and key), and for TLS the certificate
+// authorities to trust (default: the system's) and a client certificate and
+// key. Empty fields are not used; none of them is ever logged.
+type Auth struct {
+	Creds     string
+	CA        string
+	Cert, Key string
+}
+
+// connect opens a connection, naming the client.
+func connect(url, name string, auth Auth) (*nats.Conn, error) {
 	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}
-	if creds != "" {
-		opts = append(opts, nats.UserCredentials(creds))
+	if auth.Creds != "" {
+		opts = append(opts, nats.UserCredentials(auth.Creds))
+	}
+	if auth.CA != "" {
+		opts = append(opts, nats.RootCAs(auth.CA))
+	}
+	if (auth.Cert == "") != (auth.Key == "") {
+		return nil, errors.New("a TLS client certificate needs its key, and a key its certificate")
+	}
+	if auth.Cert != "" {
+		opts = append(opts, nats.ClientCert(auth.Cert, auth.Key))
 	}
 	return nats.Connect(url, opts...)
 }

@@ -40,7 +40,7 @@ func startWorkers(t *testing.T, url string, n int, adapter string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := w.Run(ctx, url, ""); err != nil {
+			if err := w.Run(ctx, url, Auth{}); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -52,7 +52,7 @@ func startWorkers(t *testing.T, url string, n int, adapter string) {
 func coordinateAsync(ctx context.Context, t *testing.T, url string, spec Spec) <-chan *Summary {
 	done := make(chan *Summary, 1)
 	go func() {
-		sum, err := Coordinate(ctx, url, "", spec, nil)
+		sum, err := Coordinate(ctx, url, Auth{}, spec, nil)
 		if err != nil {
 			t.Error(err)
 		}
@@ -81,10 +81,16 @@ func TestCampaignFindsTheBug(t *testing.T) {
 	spec := Spec{ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 40, Steps: 30, Seed: 1, JobRuns: 10}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	sum, err := Coordinate(ctx, url, "", spec, nil)
+	var fresh []Failure // as they arrived
+	var last Progress
+	sum, err := Coordinate(ctx, url, Auth{}, spec, func(p Progress) {
+		fresh = append(fresh, p.New...)
+		last = p
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkProgress(t, sum, fresh, last)
 	if sum.Jobs != 4 || sum.Done != 4 || sum.Runs != 40 || len(sum.JobErrors) > 0 {
 		t.Fatalf("%d jobs, %d done, %d runs, errors %v", sum.Jobs, sum.Done, sum.Runs, sum.JobErrors)
 	}
@@ -96,12 +102,11 @@ func TestCampaignFindsTheBug(t *testing.T) {
 	}
 	fixed := spec
 	fixed.Seed = 1000 // another campaign
-	startWorkers(t, url, 1, bin+" adapter --fixed")
 	// The buggy workers are still there: a campaign of the fixed server
 	// needs workers of the fixed server only, so run it on its own server.
 	url2 := embedded(t)
 	startWorkers(t, url2, 2, bin+" adapter --fixed")
-	sum2, err := Coordinate(ctx, url2, "", fixed, nil)
+	sum2, err := Coordinate(ctx, url2, Auth{}, fixed, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +124,7 @@ func TestCampaignRedeliveryAndDuplicates(t *testing.T) {
 	spec := Spec{ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 30, Steps: 20, Seed: 7, JobRuns: 10, AckWait: 2 * time.Second}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	nc, err := connect(url, "test", "")
+	nc, err := connect(url, "test", Auth{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +171,7 @@ func TestCampaignRedeliveryAndDuplicates(t *testing.T) {
 	}}
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
-	go w.Run(wctx, url, "")
+	go w.Run(wctx, url, Auth{})
 	sum := <-done
 	if sum == nil {
 		t.FailNow()
@@ -184,7 +189,7 @@ func TestCoordinatorRestartResumes(t *testing.T) {
 	startWorkers(t, url, 1, bin+" adapter --fixed")
 	spec := Spec{ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 60, Steps: 20, Seed: 11, JobRuns: 10}
 	ctx, cancel := context.WithCancel(context.Background())
-	first, err := Coordinate(ctx, url, "", spec, func(p Progress) {
+	first, err := Coordinate(ctx, url, Auth{}, spec, func(p Progress) {
 		if p.Done >= 2 {
 			cancel() // the coordinator "crashes" with jobs left
 		}
@@ -194,7 +199,7 @@ func TestCoordinatorRestartResumes(t *testing.T) {
 	}
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel2()
-	sum, err := Coordinate(ctx2, url, "", spec, nil)
+	sum, err := Coordinate(ctx2, url, Auth{}, spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,6 +234,79 @@ func TestBundleChecks(t *testing.T) {
 		sum := sha256.Sum256(raw)
 		if _, err := extractBundle(raw, hex.EncodeToString(sum[:]), dir); err == nil {
 			t.Errorf("%s: extracted", name)
+		}
+	}
+}
+
+// checkProgress checks the live reports of a campaign against its summary:
+// every failure reported once as it arrived, with what the workbench draws
+// and shows; the workers' runs adding up.
+func checkProgress(t *testing.T, sum *Summary, fresh []Failure, last Progress) {
+	t.Helper()
+	if len(fresh) != len(sum.Failures) {
+		t.Errorf("%d failures reported as they came, %d in the summary", len(fresh), len(sum.Failures))
+	}
+	for _, f := range fresh {
+		if f.Report == "" || len(f.Path) == 0 || f.Worker == "" || !strings.Contains(f.Report, f.Kind) {
+			t.Errorf("failure of seed %d: report %q, %d path steps, worker %q", f.Seed, f.Report, len(f.Path), f.Worker)
+		}
+	}
+	runs, jobs := 0, 0
+	for _, st := range last.PerWorker {
+		runs += st.Runs
+		jobs += st.Jobs
+		if st.Busy <= 0 {
+			t.Errorf("a worker with %d jobs was never busy", st.Jobs)
+		}
+	}
+	if runs != sum.Runs || jobs != sum.Done || last.Done != sum.Jobs {
+		t.Errorf("per worker: %d runs, %d jobs; summary %d runs, %d jobs; last report %d done", runs, jobs, sum.Runs, sum.Done, last.Done)
+	}
+}
+
+// A result too big for the server's messages sheds paths, reports, saved
+// runs, then failures, and says how many failures it dropped.
+func TestFitResult(t *testing.T) {
+	big := strings.Repeat("x", 3000)
+	mk := func() *Result {
+		r := &Result{Campaign: "c", Job: 1, Worker: "w", Runs: 4, Tally: map[conform.Verdict]int{conform.Fail: 4}}
+		for i := range 4 {
+			r.Failures = append(r.Failures, Failure{Seed: uint64(i), Kind: "k", Report: big,
+				Saved: json.RawMessage(`"` + big + `"`), Path: []conform.PathStep{{Kind: "controllable", Label: big, From: []byte("a"), To: []byte("b")}}})
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		limit              int
+		paths, reports     int
+		saved, kept, dropd int
+	}{
+		{100000, 4, 4, 4, 4, 0},
+		{1024 + 4*6500, 0, 4, 4, 4, 0},
+		{1024 + 4*3500, 0, 0, 4, 4, 0},
+		{1024 + 3*3500 + 200, 0, 0, 3, 4, 0},
+		{1024 + 600, 0, 0, 0, 4, 0},
+		{1024 + 150, 0, 0, 0, 1, 3},
+	} {
+		r := mk()
+		data := fit(r, tc.limit)
+		var back Result
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatal(err)
+		}
+		count := func(f func(Failure) bool) (n int) {
+			for _, x := range back.Failures {
+				if f(x) {
+					n++
+				}
+			}
+			return
+		}
+		got := []int{count(func(f Failure) bool { return f.Path != nil }), count(func(f Failure) bool { return f.Report != "" }),
+			count(func(f Failure) bool { return f.Saved != nil }), len(back.Failures), back.Dropped}
+		want := []int{tc.paths, tc.reports, tc.saved, tc.kept, tc.dropd}
+		if fmt.Sprint(got) != fmt.Sprint(want) || (len(data) > tc.limit-1024 && len(back.Failures) > 1) {
+			t.Errorf("limit %d: paths, reports, saved, kept, dropped = %v, want %v (%d bytes)", tc.limit, got, want, len(data))
 		}
 	}
 }

@@ -59,7 +59,7 @@ func cluster(t *testing.T) ([]*server.Server, string) {
 	})
 	list := strings.Join(urls, ",")
 	// Wait for JetStream's meta leader.
-	nc, err := connect(list, "probe", "")
+	nc, err := connect(list, "probe", Auth{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestCampaignSurvivesANode(t *testing.T) {
 	// The workers start once the coordinator has made the streams (kept by
 	// all three nodes).
 	go func() {
-		nc, err := connect(urls, "probe", "")
+		nc, err := connect(urls, "probe", Auth{})
 		if err != nil {
 			return
 		}
@@ -113,7 +113,7 @@ func TestCampaignSurvivesANode(t *testing.T) {
 		startWorkers(t, urls, 2, bin+" adapter --fixed")
 	}()
 	killed := false
-	sum, err := Coordinate(ctx, urls, "", spec, func(p Progress) {
+	sum, err := Coordinate(ctx, urls, Auth{}, spec, func(p Progress) {
 		if !killed && p.Done >= 4 {
 			killed = true
 			servers[0].Shutdown()

@@ -30,6 +30,9 @@ type Summary struct {
 	JobErrors                 []string // why jobs could not run
 	Workers                   map[string]int
 	Seconds                   float64
+
+	perWorker map[string]WorkerStat
+	reported  int // failures already reported as New
 }
 
 // Progress is reported as results arrive.
@@ -37,20 +40,31 @@ type Progress struct {
 	Done, Jobs, Runs, Steps, Failures, States int
 	Workers                                   int
 	Seconds                                   float64
+	// PerWorker is what each worker has done so far; New the failures
+	// that arrived since the last report.
+	PerWorker map[string]WorkerStat
+	New       []Failure
+}
+
+// WorkerStat is what a worker has done in a campaign: jobs, runs, and the
+// seconds its jobs took (its rate is Runs/Busy).
+type WorkerStat struct {
+	Jobs, Runs int
+	Busy       float64
 }
 
 // Coordinate runs a campaign: it sends the project, publishes the jobs and
 // aggregates the results until every job is done or given up. A
 // coordinator started again with the same spec resumes the campaign from
 // the streams (its consumer is durable, results are keyed by job).
-func Coordinate(ctx context.Context, url, creds string, spec Spec, progress func(Progress)) (*Summary, error) {
+func Coordinate(ctx context.Context, url string, auth Auth, spec Spec, progress func(Progress)) (*Summary, error) {
 	spec.defaults()
 	start := time.Now()
 	data, hash, err := makeBundle(spec.ProjectFile)
 	if err != nil {
 		return nil, err
 	}
-	nc, err := connect(url, "modex coordinator", creds)
+	nc, err := connect(url, "modex coordinator", auth)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to NATS: %w", redact(err, url))
 	}
@@ -197,6 +211,14 @@ func publish(ctx context.Context, js jetstream.JetStream, spec Spec, bundle []by
 // add merges a job's result.
 func (s *Summary) add(r *Result) {
 	s.Workers[r.Worker]++
+	if s.perWorker == nil {
+		s.perWorker = map[string]WorkerStat{}
+	}
+	ws := s.perWorker[r.Worker]
+	ws.Jobs++
+	ws.Runs += r.Runs
+	ws.Busy += r.Seconds
+	s.perWorker[r.Worker] = ws
 	if r.Error != "" {
 		s.JobErrors = append(s.JobErrors, fmt.Sprintf("job %d on %s: %s", r.Job, r.Worker, r.Error))
 		return
@@ -213,6 +235,9 @@ func (s *Summary) add(r *Result) {
 		s.Covered.Transitions[string(k)] = true
 	}
 	s.Failures = append(s.Failures, r.Failures...)
+	if r.Dropped > 0 {
+		s.JobErrors = append(s.JobErrors, fmt.Sprintf("job %d on %s: %d more failures not sent (the result would exceed the server's message size)", r.Job, r.Worker, r.Dropped))
+	}
 }
 
 func collect(batch jetstream.MessageBatch) []jetstream.Msg {
@@ -238,8 +263,15 @@ func (s *Summary) take(msg jetstream.Msg, id string, jobs []Job, done map[int]bo
 }
 
 func report(progress func(Progress), sum *Summary, done map[int]bool, jobs []Job, start time.Time) {
-	if progress != nil {
-		progress(Progress{Done: len(done), Jobs: len(jobs), Runs: sum.Runs, Steps: sum.Steps, Failures: len(sum.Failures),
-			States: len(sum.Covered.States), Workers: len(sum.Workers), Seconds: time.Since(start).Seconds()})
+	if progress == nil {
+		return
 	}
+	per := make(map[string]WorkerStat, len(sum.perWorker))
+	for w, st := range sum.perWorker {
+		per[w] = st
+	}
+	fresh := append([]Failure(nil), sum.Failures[sum.reported:]...)
+	sum.reported = len(sum.Failures)
+	progress(Progress{Done: len(done), Jobs: len(jobs), Runs: sum.Runs, Steps: sum.Steps, Failures: len(sum.Failures),
+		States: len(sum.Covered.States), Workers: len(sum.Workers), Seconds: time.Since(start).Seconds(), PerWorker: per, New: fresh})
 }

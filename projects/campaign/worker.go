@@ -64,9 +64,9 @@ func (w *Worker) closeImpl() {
 }
 
 // Run pulls and runs jobs until ctx ends. url names the NATS server (its
-// credentials are never logged); creds is a NATS credentials file or "".
-func (w *Worker) Run(ctx context.Context, url, creds string) error {
-	nc, err := connect(url, "modex worker "+w.Name, creds)
+// credentials are never logged).
+func (w *Worker) Run(ctx context.Context, url string, auth Auth) error {
+	nc, err := connect(url, "modex worker "+w.Name, auth)
 	if err != nil {
 		return fmt.Errorf("connecting to NATS: %w", redact(err, url))
 	}
@@ -108,7 +108,7 @@ func (w *Worker) Run(ctx context.Context, url, creds string) error {
 			continue
 		}
 		for msg := range batch.Messages() {
-			w.handle(ctx, js, obj, msg)
+			w.handle(ctx, js, obj, msg, int(nc.MaxPayload()))
 		}
 	}
 	return nil
@@ -117,7 +117,7 @@ func (w *Worker) Run(ctx context.Context, url, creds string) error {
 // handle runs one job, publishes its result, then acknowledges the job —
 // in that order, so that a worker that dies in between leaves the job to be
 // delivered again (its duplicate result is dropped by the coordinator).
-func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, obj jetstream.ObjectStore, msg jetstream.Msg) {
+func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, obj jetstream.ObjectStore, msg jetstream.Msg, limit int) {
 	var job Job
 	if err := json.Unmarshal(msg.Data(), &job); err != nil {
 		msg.Term() // not a job: never deliver it again
@@ -146,7 +146,7 @@ func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, obj jetstre
 		msg.NakWithDelay(time.Second)
 		return
 	}
-	data, _ := json.Marshal(&res)
+	data := fit(&res, limit)
 	if err := retry(ctx, 3, func(c context.Context) error {
 		_, err := js.Publish(c, "modex.results."+job.Campaign, data, jetstream.WithMsgID(fmt.Sprintf("%s/%d", job.Campaign, job.ID)))
 		return err
@@ -217,7 +217,8 @@ func (w *Worker) run(ctx context.Context, obj jetstream.ObjectStore, job Job) Re
 		}
 		var b strings.Builder
 		conform.SaveRun(p.Name, job.Config, tc, r).Write(&b)
-		res.Failures = append(res.Failures, Failure{Seed: r.Seed, Kind: string(r.Failure.Kind), Step: r.Failure.Step, Message: r.Failure.Message, Saved: json.RawMessage(b.String())})
+		res.Failures = append(res.Failures, Failure{Seed: r.Seed, Kind: string(r.Failure.Kind), Step: r.Failure.Step, Message: r.Failure.Message,
+			Saved: json.RawMessage(b.String()), Report: conform.FailureReport(r, ""), Path: r.Path(), Worker: w.Name})
 	}
 	c := tr.Covered()
 	for k := range c.States {
@@ -228,6 +229,33 @@ func (w *Worker) run(ctx context.Context, obj jetstream.ObjectStore, job Job) Re
 	}
 	res.Seconds = time.Since(start).Seconds()
 	return res
+}
+
+// fit encodes a result within limit bytes (the server's message size),
+// leaving out what it must, last failures first: their paths, then their
+// reports, then their saved runs, then the failures beyond the first (the
+// verdicts are still counted; Result.Dropped says how many went).
+func fit(res *Result, limit int) []byte {
+	data, _ := json.Marshal(res)
+	limit -= 1024 // the message's headers
+	shed := []func(f *Failure) bool{
+		func(f *Failure) bool { ok := f.Path != nil; f.Path = nil; return ok },
+		func(f *Failure) bool { ok := f.Report != ""; f.Report = ""; return ok },
+		func(f *Failure) bool { ok := f.Saved != nil; f.Saved = nil; return ok },
+	}
+	for _, drop := range shed {
+		for i := len(res.Failures) - 1; i >= 0 && len(data) > limit; i-- {
+			if drop(&res.Failures[i]) {
+				data, _ = json.Marshal(res)
+			}
+		}
+	}
+	for len(data) > limit && len(res.Failures) > 1 {
+		res.Failures = res.Failures[:len(res.Failures)-1]
+		res.Dropped++
+		data, _ = json.Marshal(res)
+	}
+	return data
 }
 
 // errFetch marks a failure to fetch the project: the server's trouble, not
