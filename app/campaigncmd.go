@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/modex/modex/engine/conform"
@@ -88,30 +86,11 @@ func reportCampaign(stdout io.Writer, p *projects.Project, config, path, saveDir
 	}
 	for _, f := range sum.Failures {
 		fmt.Fprintf(stdout, "run with seed %d: FAIL %s at step %d: %s\n", f.Seed, f.Kind, f.Step, f.Message)
-		saved, err := conform.ReadSavedRun(strings.NewReader(string(f.Saved)))
-		if err != nil {
-			continue
-		}
-		dir := saveDir
-		if dir == "" {
-			if dir, err = projects.FailuresDir(p.Name); err != nil {
-				continue
-			}
-		}
-		file := filepath.Join(dir, fmt.Sprintf("%s-%s-campaign-seed%d.json", p.Name, config, f.Seed))
-		var b strings.Builder
-		if os.MkdirAll(dir, 0o755) == nil && saved.Write(&b) == nil && projects.WriteFileAtomic(file, []byte(b.String())) == nil {
+		if file, err := campaign.SaveFailure(p.Name, config, saveDir, f); err == nil {
 			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: modex test %s --rerun %s\n", file, path, file)
 		}
 	}
-	var workers []string
-	for w, n := range sum.Workers {
-		workers = append(workers, fmt.Sprintf("%s %d", w, n))
-	}
-	sort.Strings(workers)
-	fmt.Fprintf(stdout, "campaign %s: %d of %d jobs done, %d given up, %d duplicate results dropped; %d runs: %s; %d steps; covered %d states and %d transitions; %.1f s (%.0f runs/s); jobs per worker: %s\n",
-		sum.Campaign, sum.Done, sum.Jobs, sum.GivenUp, sum.Duplicates, sum.Runs, sum.Tally, sum.Steps,
-		len(sum.Covered.States), len(sum.Covered.Transitions), sum.Seconds, float64(sum.Runs)/max(sum.Seconds, 0.001), strings.Join(workers, ", "))
+	fmt.Fprintln(stdout, sum)
 	switch {
 	case sum.Tally[conform.ModelError] > 0:
 		return fmt.Errorf("model error in %d runs", sum.Tally[conform.ModelError])

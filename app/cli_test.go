@@ -392,3 +392,35 @@ func TestPictureTooBig(t *testing.T) {
 		t.Errorf("no overview picture: %v", err)
 	}
 }
+
+// modex campaign on the embedded server with two local workers: the bug is
+// found, every run counted once, each failure saved for --rerun (which
+// reproduces it); the correct implementation passes; TLS flags are checked.
+func TestCampaignCommand(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	bin := filepath.Join(dir, "fakeadapter")
+	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	saveDir := filepath.Join(dir, "failures")
+	out, errOut, code := cli("campaign", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--runs", "20", "--job-runs", "5",
+		"--steps", "20", "--seed", "5", "--workers", "2", "--save-failures", saveDir)
+	saved, _ := filepath.Glob(filepath.Join(saveDir, "*-campaign-seed*.json"))
+	if code != 1 || !strings.Contains(out, "4 of 4 jobs done, 0 given up") || !strings.Contains(out, "20 runs: 0 pass, 20 fail") ||
+		len(saved) != 20 || !strings.Contains(out, "FAIL output-mismatch") || !strings.Contains(out, "on an embedded NATS server ("+filepath.Join(dir, "cache")) {
+		t.Fatalf("exit %d, %d saved\n%s\n%s", code, len(saved), out, errOut)
+	}
+	out, _, code = cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--rerun", saved[0])
+	if code != 1 || !strings.Contains(out, "reproduced: the run failed again with output-mismatch") {
+		t.Errorf("rerun of a campaign's failure: exit %d\n%s", code, out)
+	}
+	out, errOut, code = cli("campaign", "../projects/stack/stack.toml", "--adapter", bin+" good", "--runs", "10", "--job-runs", "5", "--steps", "20", "--seed", "5")
+	if code != 0 || !strings.Contains(out, "10 runs: 10 pass, 0 fail") {
+		t.Errorf("correct implementation: exit %d\n%s\n%s", code, out, errOut)
+	}
+	_, errOut, code = cli("campaign", "../projects/stack/stack.toml", "--nats", "tls://user:secret@127.0.0.1:1", "--nats-cert", "c.pem", "--workers", "0")
+	if code == 0 || !strings.Contains(errOut, "needs its key") || strings.Contains(errOut, "secret") {
+		t.Errorf("a certificate without its key: exit %d %q", code, errOut)
+	}
+}

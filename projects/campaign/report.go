@@ -1,0 +1,49 @@
+package campaign
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/projects"
+)
+
+// String is the campaign's summary line, as modex campaign prints it.
+func (s *Summary) String() string {
+	var workers []string
+	for w, n := range s.Workers {
+		workers = append(workers, fmt.Sprintf("%s %d", w, n))
+	}
+	sort.Strings(workers)
+	return fmt.Sprintf("campaign %s: %d of %d jobs done, %d given up, %d duplicate results dropped; %d runs: %s; %d steps; covered %d states and %d transitions; %.1f s (%.0f runs/s); jobs per worker: %s",
+		s.Campaign, s.Done, s.Jobs, s.GivenUp, s.Duplicates, s.Runs, s.Tally, s.Steps,
+		len(s.Covered.States), len(s.Covered.Transitions), s.Seconds, float64(s.Runs)/max(s.Seconds, 0.001), strings.Join(workers, ", "))
+}
+
+// SaveFailure writes a failure's saved run (checked as a saved run first)
+// as PROJECT-CONFIG-campaign-seedN.json in dir ("" : the project's
+// failures folder in the user's cache) and returns the file's path, for
+// modex test --rerun.
+func SaveFailure(project, config, dir string, f Failure) (string, error) {
+	saved, err := conform.ReadSavedRun(strings.NewReader(string(f.Saved)))
+	if err != nil {
+		return "", fmt.Errorf("the failure's saved run: %w", err)
+	}
+	if dir == "" {
+		if dir, err = projects.FailuresDir(project); err != nil {
+			return "", err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := saved.Write(&b); err != nil {
+		return "", err
+	}
+	file := filepath.Join(dir, fmt.Sprintf("%s-%s-campaign-seed%d.json", project, config, f.Seed))
+	return file, projects.WriteFileAtomic(file, []byte(b.String()))
+}
