@@ -54,9 +54,8 @@ func (tv *TestView) Shrink() {
 		command = ""
 	}
 	ctx, gen := tv.newJob(nil)
-	tv.startB.Disable()
+	tv.running(true)
 	tv.shrinkB.Disable()
-	tv.stop.Enable()
 	saved := conform.SaveRun(p.Name, ri.config, ri.tc, *r)
 	tv.verdicts.SetText(fmt.Sprintf("Shrinking run %d (%d steps)…", r.Run, r.Failure.Step))
 	tc := ri.tc
@@ -128,8 +127,7 @@ func (tv *TestView) shrunk(gen int, res *conform.ShrinkResult, text string, d dr
 	if gen != tv.gen {
 		return
 	}
-	tv.startB.Enable()
-	tv.stop.Disable()
+	tv.running(false)
 	tv.shrinkB.Enable()
 	if err != nil {
 		tv.verdicts.SetText("Shrinking: " + err.Error())
@@ -152,13 +150,6 @@ func (tv *TestView) shrunk(gen int, res *conform.ShrinkResult, text string, d dr
 	tv.mu.Unlock()
 	tv.wb.graph.FitNext()
 	tv.show(d, -1)
-	// The path in orange, the failure (marked by show) in red.
-	marks := map[int]colorNRGBA{}
-	for i, s := range d.view.States {
-		marks[i] = markPath
-		if s.Error != "" {
-			marks[i] = markCurrent
-		}
-	}
-	tv.wb.graph.SetMarks(marks)
+	// The path in orange, the failure in red.
+	tv.wb.graph.SetMarks(pathMarks(d.view))
 }

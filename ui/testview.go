@@ -46,6 +46,7 @@ type TestView struct {
 	failFile  string
 	actions   int // steps (actions) shown in the log; UI goroutine only
 	content   fyne.CanvasObject
+	camp      campaignPanel
 
 	mu      sync.Mutex // guards the fields below, shared with the test goroutine
 	queue   []any      // conform.StepRecord or conform.RunResult, not yet shown
@@ -64,6 +65,7 @@ type logLine struct {
 	node  string // graph node id to jump to
 	fail  bool
 	title bool
+	camp  int // 1 + the index of a campaign failure, 0 for none
 }
 
 // NewTestView builds the Test tab of a workbench.
@@ -108,14 +110,18 @@ func NewTestView(wb *Workbench) *TestView {
 			l.Refresh()
 		})
 	tv.log.OnSelected = func(i widget.ListItemID) {
-		if i < len(tv.lines) && tv.lines[i].node != "" {
+		switch {
+		case i >= len(tv.lines):
+		case tv.lines[i].camp > 0:
+			tv.showCampaignFailure(tv.lines[i].camp - 1)
+		case tv.lines[i].node != "":
 			tv.jump(tv.lines[i].node)
 		}
 	}
 	form := container.NewGridWithColumns(2,
 		widget.NewLabel("runs"), tv.runs, widget.NewLabel("steps per run"), tv.steps,
 		widget.NewLabel("seed"), tv.seed, widget.NewLabel("strategy"), tv.strategy)
-	top := container.NewVBox(form, tv.adapter, container.NewHBox(tv.startB, tv.stop), tv.counters, tv.verdicts,
+	top := container.NewVBox(form, tv.adapter, container.NewHBox(tv.startB, tv.stop), tv.campaignRow(), tv.counters, tv.verdicts,
 		widget.NewLabel("states covered over steps"), tv.chart)
 	// The failure panel: the first failure of a test, whole, selectable and
 	// copyable (read-only: edits are undone), with the saved run and the
@@ -230,8 +236,7 @@ func (tv *TestView) start() {
 	tv.bottom.SelectIndex(0)
 	tv.log.Refresh()
 	tv.chart.Reset()
-	tv.startB.Disable()
-	tv.stop.Enable()
+	tv.running(true)
 	tv.verdicts.SetText(fmt.Sprintf("Testing %s [%s], seed %d…", p.Name, wb.configs.Selected, tc.Seed))
 	wb.s.details.Clear("Click a state of the test's graph to see its details.")
 	wb.Cancel()        // an exploration would fight over the graph view
@@ -560,8 +565,7 @@ func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.Mode
 	if gen != tv.gen {
 		return
 	}
-	tv.startB.Enable()
-	tv.stop.Disable()
+	tv.running(false)
 	switch {
 	case err != nil:
 		tv.verdicts.SetText("Error: " + err.Error())

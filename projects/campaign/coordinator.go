@@ -101,6 +101,7 @@ func Coordinate(ctx context.Context, url string, auth Auth, spec Spec, progress 
 	done := map[int]bool{}
 	for len(done) < len(jobs) {
 		if err := ctx.Err(); err != nil {
+			sum.Done = len(done) - sum.GivenUp
 			return sum, err
 		}
 		select {

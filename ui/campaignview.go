@@ -1,0 +1,314 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/graph"
+	"github.com/modex/modex/projects/campaign"
+)
+
+// campaignPanel is the Test tab's campaign part: how many local workers,
+// which NATS server, the button, and the failures received (UI goroutine).
+type campaignPanel struct {
+	workers *Entry
+	nats    *Entry
+	button  *widget.Button
+	fails   []campaign.Failure
+	info    runInfo // the campaign's project, configuration and settings
+	// OnDone, when set, is called on the UI goroutine when a campaign ends.
+	OnDone func(*campaign.Summary, error)
+}
+
+// campaignRow builds the campaign controls.
+func (tv *TestView) campaignRow() fyne.CanvasObject {
+	c := &tv.camp
+	c.workers = newEntry(tv.wb)
+	c.workers.SetText("2")
+	c.nats = newEntry(tv.wb)
+	c.nats.PlaceHolder = "NATS URL (empty: a server in Modex)"
+	c.button = widget.NewButton("Campaign", tv.StartCampaign)
+	return container.NewBorder(nil, nil, widget.NewLabel("local workers"), c.button,
+		container.NewBorder(nil, nil, container.NewGridWrap(fyne.NewSize(50, c.workers.MinSize().Height), c.workers), nil, c.nats))
+}
+
+// campaignReportEvery is the least time between two campaign reports drawn
+// (reports with new failures are always drawn).
+const campaignReportEvery = 200 * time.Millisecond
+
+// StartCampaign runs the test settings as a campaign on NATS JetStream (see
+// package campaign): jobs of runs pulled by the local workers (and by any
+// modex worker attached to the NATS server given), watched live: jobs,
+// runs/s, each worker's rate, states covered over time, failures as they
+// arrive (click one to draw it).
+func (tv *TestView) StartCampaign() {
+	wb := tv.wb
+	p := wb.s.project
+	if p == nil || wb.s.model == nil {
+		return
+	}
+	if p.Path == "" {
+		tv.verdicts.SetText("A campaign needs a project file (.toml), not a bare model.")
+		return
+	}
+	workers, err := strconv.Atoi(strings.TrimSpace(tv.camp.workers.Text))
+	if err != nil || workers < 0 || workers > 64 {
+		tv.verdicts.SetText("Local workers must be a whole number from 0 to 64.")
+		return
+	}
+	if workers == 0 && strings.TrimSpace(tv.camp.nats.Text) == "" {
+		tv.verdicts.SetText("With the server in Modex, a campaign needs at least one local worker.")
+		return
+	}
+	if workers == 0 { // nothing runs here
+		tv.startCampaign(0)
+		return
+	}
+	command := tv.adapter.Text
+	if command == p.AdapterCommandLine() {
+		command = ""
+	}
+	wb.consented(command, func() { tv.startCampaign(workers) })
+}
+
+func (tv *TestView) startCampaign(workers int) {
+	wb := tv.wb
+	p, m := wb.s.project, wb.s.model
+	if p == nil || m == nil {
+		return
+	}
+	config := wb.configs.Selected
+	cfg, err := p.Build(m, config)
+	if err != nil {
+		tv.verdicts.SetText("Configuration error: " + err.Error())
+		return
+	}
+	tc, err := tv.setup()
+	if err != nil {
+		tv.verdicts.SetText(err.Error())
+		return
+	}
+	command := tv.adapter.Text
+	if command == p.AdapterCommandLine() {
+		command = ""
+	}
+	// Jobs of at most 10 runs, at least two per worker.
+	jobRuns := max(1, min(10, tc.Runs/max(1, 2*workers)))
+	spec := campaign.Spec{ProjectFile: p.Path, Config: config, Runs: tc.Runs, Steps: tc.Steps, Seed: tc.Seed, Strategy: string(tc.Strategy),
+		EndWait: tc.EndWait.Seconds(), JobRuns: jobRuns}
+	where := campaign.Where{URL: strings.TrimSpace(tv.camp.nats.Text), Workers: workers, Adapter: command}
+	on := "on the NATS server given"
+	if where.URL == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			tv.verdicts.SetText(err.Error())
+			return
+		}
+		where.Dir = filepath.Join(cache, "modex", "nats-workbench")
+		on = "on a NATS server in Modex"
+	}
+	ctx, gen := tv.newJob(func() {
+		tv.queue = nil
+		tv.visited, tv.cfg = nil, cfg
+	})
+	tv.camp.fails = nil
+	tv.camp.info = runInfo{gen: gen, started: time.Now(), project: p.Name, path: p.Path, config: config, tc: tc}
+	tv.lines, tv.actions = nil, 0
+	tv.report = ""
+	tv.failure.SetText("")
+	tv.firstFail, tv.failFile = nil, ""
+	tv.shrinkB.Disable()
+	tv.bottom.SelectIndex(0)
+	tv.log.Refresh()
+	tv.chart.Reset()
+	tv.running(true)
+	tv.counters.SetText(fmt.Sprintf("Campaign: %d runs of %d steps in jobs of %d, seed %d, %d local workers, %s…", spec.Runs, spec.Steps, jobRuns, spec.Seed, workers, on))
+	tv.verdicts.SetText("")
+	wb.s.details.Clear("Click a failure of the campaign to draw its run.")
+	wb.Cancel()
+	var mu sync.Mutex
+	var errs []string
+	where.WorkerError = func(name string, err error) {
+		mu.Lock()
+		errs = append(errs, fmt.Sprintf("worker %s: %v", name, err))
+		mu.Unlock()
+	}
+	go func() {
+		var last time.Time
+		sum, err := campaign.Run(ctx, spec, where, func(pr campaign.Progress) {
+			if len(pr.New) == 0 && time.Since(last) < campaignReportEvery && pr.Done < pr.Jobs {
+				return
+			}
+			last = time.Now()
+			wb.do(func() { tv.campaignProgress(gen, pr) })
+		})
+		mu.Lock()
+		werrs := strings.Join(errs, "\n")
+		mu.Unlock()
+		wb.do(func() { tv.campaignFinished(gen, sum, werrs, err) })
+	}()
+}
+
+// running switches the buttons between a job running and none.
+func (tv *TestView) running(on bool) {
+	for _, b := range []*widget.Button{tv.startB, tv.camp.button} {
+		if on {
+			b.Disable()
+		} else {
+			b.Enable()
+		}
+	}
+	if on {
+		tv.stop.Enable()
+	} else {
+		tv.stop.Disable()
+	}
+}
+
+// campaignProgress shows a campaign's report (UI goroutine).
+func (tv *TestView) campaignProgress(gen int, pr campaign.Progress) {
+	if gen != tv.gen {
+		return
+	}
+	tv.counters.SetText(fmt.Sprintf("%d of %d jobs, %d runs (%.0f runs/s), %d steps, %d failures, %d model states covered; %.1f s",
+		pr.Done, pr.Jobs, pr.Runs, float64(pr.Runs)/max(pr.Seconds, 0.001), pr.Steps, pr.Failures, pr.States, pr.Seconds))
+	tv.verdicts.SetText(workerLines(pr.PerWorker))
+	tv.chart.Add(pr.States)
+	for _, f := range pr.New {
+		tv.camp.fails = append(tv.camp.fails, f)
+		tv.lines = append(tv.lines, logLine{text: fmt.Sprintf("seed %d  ✗ %s at step %d: %s (%s)", f.Seed, f.Kind, f.Step, f.Message, f.Worker),
+			fail: true, camp: len(tv.camp.fails)})
+		if tv.report == "" {
+			tv.report = f.Report
+			tv.failure.SetText(tv.report)
+		}
+	}
+	if len(pr.New) > 0 {
+		tv.log.Refresh()
+		tv.log.ScrollToBottom()
+	}
+}
+
+// workerLines says what each worker did: jobs, runs and its rate.
+func workerLines(per map[string]campaign.WorkerStat) string {
+	names := make([]string, 0, len(per))
+	for w := range per {
+		names = append(names, w)
+	}
+	sort.Strings(names)
+	var out []string
+	for _, w := range names {
+		st := per[w]
+		out = append(out, fmt.Sprintf("%s: %d jobs, %d runs, %.0f runs/s", w, st.Jobs, st.Runs, float64(st.Runs)/max(st.Busy, 0.001)))
+	}
+	return strings.Join(out, " · ")
+}
+
+// campaignFinished shows a campaign's end (UI goroutine).
+func (tv *TestView) campaignFinished(gen int, sum *campaign.Summary, workerErrs string, err error) {
+	if gen != tv.gen {
+		return
+	}
+	tv.running(false)
+	text := ""
+	switch {
+	case err != nil && sum != nil:
+		text = fmt.Sprintf("Campaign stopped (%v): %d of %d jobs done, %d runs: %s.", err, sum.Done, sum.Jobs, sum.Runs, sum.Tally)
+	case err != nil:
+		text = "Campaign: " + err.Error()
+	default:
+		text = sum.String()
+		for _, e := range sum.JobErrors {
+			text += "\njob error: " + e
+		}
+	}
+	if workerErrs != "" {
+		text += "\n" + workerErrs
+	}
+	tv.verdicts.SetText(text)
+	if tv.onScreen() {
+		tv.wb.status.SetText(strings.SplitN(text, "\n", 2)[0])
+	}
+	if tv.camp.OnDone != nil {
+		tv.camp.OnDone(sum, err)
+	}
+}
+
+// showCampaignFailure draws failure i of the campaign (its run as the
+// tester met it, the failure in red), saves its run and puts its report,
+// with the command that reruns it, in the failure panel.
+func (tv *TestView) showCampaignFailure(i int) {
+	if i < 0 || i >= len(tv.camp.fails) || tv.wb.s.model == nil {
+		return
+	}
+	f, ri, m := tv.camp.fails[i], tv.camp.info, tv.wb.s.model
+	gen := tv.gen
+	go func() {
+		text := f.Report
+		if file, err := campaign.SaveFailure(ri.project, ri.config, "", f); err == nil {
+			text += fmt.Sprintf("saved: %s\nrerun its steps: modex test %s --config %s --rerun %s\n", file, ri.path, ri.config, file)
+		} else {
+			text += fmt.Sprintf("(not saved: %v)\n", err)
+		}
+		v, d, err := failureDrawing(m, f, tv.wb.graph.DrawScale)
+		tv.wb.do(func() {
+			if gen != tv.gen || !tv.onScreen() {
+				return
+			}
+			tv.report = text
+			tv.failure.SetText(text)
+			if err != nil {
+				tv.wb.graph.SetMessage("The failing run cannot be drawn: " + err.Error())
+				return
+			}
+			tv.mu.Lock()
+			tv.visited, tv.doc = v, d.doc
+			tv.mu.Unlock()
+			tv.wb.graph.FitNext()
+			tv.show(d, -1)
+			tv.wb.graph.SetMarks(pathMarks(d.view))
+		})
+	}()
+}
+
+// failureDrawing lays out a campaign failure's run alone.
+func failureDrawing(m model.Model, f campaign.Failure, scale func(*graph.Layout) float64) (*conform.Visited, drawing, error) {
+	v, err := conform.NewVisited(m)
+	if err != nil {
+		return nil, drawing{}, err
+	}
+	for _, p := range f.Path {
+		v.AddPath(p)
+	}
+	if v.Current() < 0 {
+		return nil, drawing{}, fmt.Errorf("the failure came without its path (it did not fit the server's message)")
+	}
+	v.Fail(conform.RunResult{Run: int(f.Seed), Failure: &conform.Failure{Kind: conform.FailureKind(f.Kind), Step: f.Step, Message: f.Message}})
+	doc := graph.FromGraph(v.Graph(), v.Vars)
+	d := prepareDoc(doc, doc.States[max(v.Current(), 0)].ID, 50, scale)
+	return v, d, d.err
+}
+
+// pathMarks marks a drawn run: its states orange, failures red.
+func pathMarks(view *graph.Doc) map[int]colorNRGBA {
+	marks := map[int]colorNRGBA{}
+	for i, s := range view.States {
+		marks[i] = markPath
+		if s.Error != "" {
+			marks[i] = markCurrent
+		}
+	}
+	return marks
+}

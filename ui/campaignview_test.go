@@ -1,0 +1,143 @@
+package ui
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/projects/campaign"
+)
+
+// campaignAndWait taps Campaign and waits for the campaign's end.
+func campaignAndWait(t *testing.T, tv *TestView) *campaign.Summary {
+	t.Helper()
+	var sum *campaign.Summary
+	finished := false
+	tv.camp.OnDone = func(s *campaign.Summary, err error) {
+		if err != nil {
+			t.Error(err)
+		}
+		sum, finished = s, true
+	}
+	test.Tap(tv.camp.button)
+	if !tv.startB.Disabled() || !tv.camp.button.Disabled() || tv.stop.Disabled() {
+		t.Error("the buttons do not say a campaign runs")
+	}
+	if !pump(90*time.Second, func() bool { return finished }) {
+		t.Fatal("the campaign never finished")
+	}
+	return sum
+}
+
+// The Test tab runs a campaign with two local workers on the server in
+// Modex: jobs, runs and each worker's rate on screen, states covered over
+// time, each failure listed as it arrives; a click on one draws its run
+// with the failure in red, saves it and shows how to rerun it.
+func TestCampaignInTestTab(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", dir)
+	bin := filepath.Join(dir, "fakeadapter")
+	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	b := newBench(t)
+	b.wb.AutoExplore = false
+	b.open("../projects/stack/stack.toml")
+	tv := b.wb.s.test
+	tv.adapter.SetText(bin + " wrong-pop")
+	tv.runs.SetText("12")
+	tv.steps.SetText("20")
+	tv.seed.SetText("4")
+	tv.camp.workers.SetText("2")
+	sum := campaignAndWait(t, tv)
+	if sum == nil || sum.Runs != 12 || sum.Tally[conform.Fail] != 12 || sum.Jobs != 4 { // jobs of 12/(2×2) runs
+		t.Fatalf("summary %v", sum)
+	}
+	if !strings.Contains(tv.verdicts.Text, "12 runs: 0 pass, 12 fail") || !strings.Contains(tv.counters.Text, "4 of 4 jobs, 12 runs") {
+		t.Errorf("on screen: %q / %q", tv.counters.Text, tv.verdicts.Text)
+	}
+	var fails []int
+	for i, l := range tv.lines {
+		if l.camp > 0 && l.fail && strings.Contains(l.text, "output-mismatch") {
+			fails = append(fails, i)
+		}
+	}
+	if len(fails) != 12 || len(tv.chart.points) == 0 || !strings.Contains(tv.report, "output-mismatch") {
+		t.Fatalf("%d failures listed of %d lines, %d chart points, report %q", len(fails), len(tv.lines), len(tv.chart.points), tv.report)
+	}
+	tv.log.Select(fails[1])
+	if !pump(30*time.Second, func() bool { return strings.Contains(tv.report, "rerun its steps") }) {
+		t.Fatalf("the failure was not shown: %q", tv.report)
+	}
+	g := b.wb.Graph()
+	red := 0
+	for i, s := range g.Doc().States {
+		if s.Error != "" && g.marks[i] == markCurrent {
+			red++
+		}
+	}
+	if red != 1 || len(g.Doc().States) < 3 {
+		t.Errorf("the failing run on the graph: %d red of %d states", red, len(g.Doc().States))
+	}
+	saved, _ := filepath.Glob(filepath.Join(dir, "modex", "failures", "*", "*-campaign-seed*.json"))
+	if len(saved) != 1 || !strings.Contains(tv.report, saved[0]) {
+		t.Errorf("saved %v, report:\n%s", saved, tv.report)
+	}
+	// A state of the drawn run shows its variables and what the model
+	// enables there.
+	b.wb.graph.OnSelect(0)
+	if !pump(10*time.Second, func() bool { return len(b.wb.s.details.actions.Objects) > 0 }) {
+		t.Error("a state of the failing run shows no details")
+	}
+	// The correct implementation passes; nothing listed.
+	tv.adapter.SetText(bin + " good")
+	tv.seed.SetText("40")
+	sum = campaignAndWait(t, tv)
+	if sum.Tally[conform.Pass] != 12 || len(tv.lines) != 0 || len(tv.camp.fails) != 0 {
+		t.Errorf("good: %v, %d lines", sum.Tally, len(tv.lines))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "modex", "nats-workbench")); err != nil {
+		t.Errorf("the server in Modex keeps its streams in the cache: %v", err)
+	}
+}
+
+// A campaign stopped midway says so, with what it had; bad settings are
+// refused with a sentence.
+func TestCampaignStopAndBadSettings(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", dir)
+	b := newBench(t)
+	b.wb.AutoExplore = false
+	b.open("../projects/stack/stack.toml")
+	tv := b.wb.s.test
+	for _, tc := range []struct{ workers, nats, want string }{
+		{"x", "", "whole number from 0 to 64"},
+		{"65", "", "whole number from 0 to 64"},
+		{"0", "", "at least one local worker"},
+	} {
+		tv.camp.workers.SetText(tc.workers)
+		tv.camp.nats.SetText(tc.nats)
+		test.Tap(tv.camp.button)
+		if !strings.Contains(tv.verdicts.Text, tc.want) || tv.startB.Disabled() {
+			t.Errorf("workers %q: %q", tc.workers, tv.verdicts.Text)
+		}
+	}
+	// A server nobody listens on: the campaign ends with the error.
+	tv.camp.workers.SetText("0")
+	tv.camp.nats.SetText("nats://user:secret@127.0.0.1:1")
+	done := false
+	tv.camp.OnDone = func(*campaign.Summary, error) { done = true }
+	test.Tap(tv.camp.button)
+	if !pump(30*time.Second, func() bool { return done }) {
+		t.Fatal("the campaign never ended")
+	}
+	if !strings.Contains(tv.verdicts.Text, "connecting to NATS") || strings.Contains(tv.verdicts.Text, "secret") || tv.startB.Disabled() {
+		t.Errorf("%q", tv.verdicts.Text)
+	}
+}
