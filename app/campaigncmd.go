@@ -31,6 +31,7 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 	ackWait := fs.Float64("ack-wait", 30, "seconds a job may go without a sign of life from its worker before another gets it")
 	maxDeliver := fs.Int("max-deliver", 3, "times a job is handed out before it is given up")
 	replicas := fs.Int("replicas", 1, "servers of a NATS cluster that keep each stream (3: the campaign survives a node)")
+	sh := addShrinkFlags(fs, "each job's first failing run, on its worker,")
 	saveDir := fs.String("save-failures", "", "folder for the failing runs (default: modex/failures in the user's cache folder)")
 	path, err := parseFlags(fs, args)
 	if err != nil {
@@ -49,6 +50,9 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 	}
 	spec := campaign.Spec{ProjectFile: p.Path, Config: name, Runs: *runs, Steps: tc.Steps, Seed: tc.Seed, Strategy: string(tc.Strategy),
 		EndWait: tc.EndWait.Seconds(), JobRuns: *jobRuns, AckWait: time.Duration(*ackWait * float64(time.Second)), MaxDeliver: *maxDeliver, Replicas: *replicas}
+	if sh.on {
+		spec.Shrink = &campaign.Shrinking{Repeats: sh.repeats, Runs: sh.runs, Seconds: sh.seconds}
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	where := campaign.Where{URL: *natsURL, Auth: auth(), Workers: *workers, Adapter: *adapterCmd,
@@ -88,6 +92,12 @@ func reportCampaign(stdout io.Writer, p *projects.Project, config, path, saveDir
 		fmt.Fprintf(stdout, "run with seed %d: FAIL %s at step %d: %s\n", f.Seed, f.Kind, f.Step, f.Message)
 		if file, err := campaign.SaveFailure(p.Name, config, saveDir, f); err == nil {
 			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: modex test %s --rerun %s\n", file, path, file)
+		}
+		if f.ShrunkNote != "" {
+			fmt.Fprintf(stdout, "  %s\n", f.ShrunkNote)
+		}
+		if file, err := campaign.SaveShrunk(p.Name, config, saveDir, f); err == nil {
+			fmt.Fprintf(stdout, "  saved: %s\n  rerun it: modex test %s --rerun %s\n", file, path, file)
 		}
 	}
 	fmt.Fprintln(stdout, sum)

@@ -415,6 +415,18 @@ func TestCampaignCommand(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "reproduced: the run failed again with output-mismatch") {
 		t.Errorf("rerun of a campaign's failure: exit %d\n%s", code, out)
 	}
+	// --shrink: each job shrinks its first failing run on its worker.
+	shrunkDir := filepath.Join(dir, "shrunk")
+	out, errOut, code = cli("campaign", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--runs", "10", "--job-runs", "5",
+		"--steps", "20", "--seed", "5", "--workers", "2", "--save-failures", shrunkDir, "--shrink", "--shrink-repeats", "2")
+	shrunk, _ := filepath.Glob(filepath.Join(shrunkDir, "*-shrunk.json"))
+	if code != 1 || len(shrunk) != 2 || strings.Count(out, "shrunk: 2 steps (from ") != 2 || !strings.Contains(out, "fails 2 of 2 re-runs") {
+		t.Fatalf("shrinking campaign: exit %d, shrunk %v\n%s\n%s", code, shrunk, out, errOut)
+	}
+	out, _, code = cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--rerun", shrunk[0])
+	if code != 1 || !strings.Contains(out, "reproduced: the run failed again with output-mismatch at step 2") {
+		t.Errorf("rerun of a shrunk campaign failure: exit %d\n%s", code, out)
+	}
 	out, errOut, code = cli("campaign", "../projects/stack/stack.toml", "--adapter", bin+" good", "--runs", "10", "--job-runs", "5", "--steps", "20", "--seed", "5")
 	if code != 0 || !strings.Contains(out, "10 runs: 10 pass, 0 fail") {
 		t.Errorf("correct implementation: exit %d\n%s\n%s", code, out, errOut)

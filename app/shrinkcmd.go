@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +20,16 @@ type shrinkFlags struct {
 	repeats int
 	runs    int
 	seconds float64
+}
+
+// addShrinkFlags declares --shrink (shrinking what) and its budgets.
+func addShrinkFlags(fs *flag.FlagSet, what string) *shrinkFlags {
+	var sh shrinkFlags
+	fs.BoolVar(&sh.on, "shrink", false, "shrink "+what+" to the shortest run that still fails")
+	fs.IntVar(&sh.repeats, "shrink-repeats", 4, "runs per shrinking candidate: it fails if one of them fails")
+	fs.IntVar(&sh.runs, "shrink-runs", 400, "budget of shrinking, in runs")
+	fs.Float64Var(&sh.seconds, "shrink-time", 300, "budget of shrinking, in seconds")
+	return &sh
 }
 
 // shrinkJob is a failing run to shrink and what it takes.

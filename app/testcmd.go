@@ -29,11 +29,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	endWait := fs.Float64("end-wait", 0, "seconds to wait for events where nothing can be done (default: [test] end_wait, or 1)")
 	saveDir := fs.String("save-failures", "", "folder to save failing runs in (default: modex/failures in the user's cache folder)")
 	rerunFile := fs.String("rerun", "", "drive the controllable steps of a saved failing run again (exit 1 if it fails again)")
-	var sh shrinkFlags
-	fs.BoolVar(&sh.on, "shrink", false, "shrink the first failing run (or the --rerun file) to the shortest run that still fails")
-	fs.IntVar(&sh.repeats, "shrink-repeats", 4, "runs per shrinking candidate: it fails if one of them fails")
-	fs.IntVar(&sh.runs, "shrink-runs", 400, "budget of shrinking, in runs")
-	fs.Float64Var(&sh.seconds, "shrink-time", 300, "budget of shrinking, in seconds")
+	sh := addShrinkFlags(fs, "the first failing run (or the --rerun file)")
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -73,7 +69,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	}
 	defer closeLog()
 	if saved != nil && sh.on {
-		err := shrink(ctx, stdout, shrinkJob{path: path, file: *rerunFile, m: m, cfg: cfg, impl: impl, tc: tc, saved: saved, flags: sh})
+		err := shrink(ctx, stdout, shrinkJob{path: path, file: *rerunFile, m: m, cfg: cfg, impl: impl, tc: tc, saved: saved, flags: *sh})
 		if err == nil {
 			err = fmt.Errorf("the saved failure reproduced")
 		}
@@ -106,7 +102,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	}
 	if sh.on && rep.firstSaved != "" {
 		first := conform.SaveRun(p.Name, name, tc, *rep.first)
-		if err := shrink(ctx, stdout, shrinkJob{path: path, file: rep.firstSaved, m: m, cfg: cfg, impl: impl, tc: tc, saved: first, flags: sh}); err != nil {
+		if err := shrink(ctx, stdout, shrinkJob{path: path, file: rep.firstSaved, m: m, cfg: cfg, impl: impl, tc: tc, saved: first, flags: *sh}); err != nil {
 			fmt.Fprintf(stdout, "shrinking: %v\n", err)
 		}
 	}

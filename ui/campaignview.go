@@ -26,8 +26,11 @@ type campaignPanel struct {
 	workers *Entry
 	nats    *Entry
 	button  *widget.Button
+	shrink  *widget.Check
 	fails   []campaign.Failure
-	info    runInfo // the campaign's project, configuration and settings
+	// perWorker is the last report's figures per worker.
+	perWorker map[string]campaign.WorkerStat
+	info      runInfo // the campaign's project, configuration and settings
 	// OnDone, when set, is called on the UI goroutine when a campaign ends.
 	OnDone func(*campaign.Summary, error)
 }
@@ -38,9 +41,10 @@ func (tv *TestView) campaignRow() fyne.CanvasObject {
 	c.workers = newEntry(tv.wb)
 	c.workers.SetText("2")
 	c.nats = newEntry(tv.wb)
-	c.nats.PlaceHolder = "NATS URL (empty: a server in Modex)"
+	c.nats.PlaceHolder = "NATS URL (empty: built in)"
 	c.button = widget.NewButton("Campaign", tv.StartCampaign)
-	return container.NewBorder(nil, nil, widget.NewLabel("local workers"), c.button,
+	c.shrink = widget.NewCheck("shrink", nil) // each job's first failing run, on its worker
+	return container.NewBorder(nil, nil, widget.NewLabel("local workers"), container.NewHBox(c.shrink, c.button),
 		container.NewBorder(nil, nil, container.NewGridWrap(fyne.NewSize(50, c.workers.MinSize().Height), c.workers), nil, c.nats))
 }
 
@@ -108,6 +112,9 @@ func (tv *TestView) startCampaign(workers int) {
 	jobRuns := max(1, min(10, tc.Runs/max(1, 2*workers)))
 	spec := campaign.Spec{ProjectFile: p.Path, Config: config, Runs: tc.Runs, Steps: tc.Steps, Seed: tc.Seed, Strategy: string(tc.Strategy),
 		EndWait: tc.EndWait.Seconds(), JobRuns: jobRuns}
+	if tv.camp.shrink.Checked {
+		spec.Shrink = &campaign.Shrinking{Repeats: shrinkRepeats, Runs: 400, Seconds: 300}
+	}
 	where := campaign.Where{URL: strings.TrimSpace(tv.camp.nats.Text), Workers: workers, Adapter: command}
 	on := "on the NATS server given"
 	if where.URL == "" {
@@ -133,10 +140,13 @@ func (tv *TestView) startCampaign(workers int) {
 	tv.bottom.SelectIndex(0)
 	tv.log.Refresh()
 	tv.chart.Reset()
+	tv.chart.Unit = "jobs"
+	tv.chartTitle.SetText("states covered over jobs done")
+	tv.camp.perWorker = nil
 	tv.running(true)
 	tv.counters.SetText(fmt.Sprintf("Campaign: %d runs of %d steps in jobs of %d, seed %d, %d local workers, %s…", spec.Runs, spec.Steps, jobRuns, spec.Seed, workers, on))
 	tv.verdicts.SetText("")
-	wb.s.details.Clear("Click a failure of the campaign to draw its run.")
+	wb.s.details.Clear("Click a failure to draw its run.")
 	wb.Cancel()
 	var mu sync.Mutex
 	var errs []string
@@ -184,8 +194,11 @@ func (tv *TestView) campaignProgress(gen int, pr campaign.Progress) {
 	}
 	tv.counters.SetText(fmt.Sprintf("%d of %d jobs, %d runs (%.0f runs/s), %d steps, %d failures, %d model states covered; %.1f s",
 		pr.Done, pr.Jobs, pr.Runs, float64(pr.Runs)/max(pr.Seconds, 0.001), pr.Steps, pr.Failures, pr.States, pr.Seconds))
+	tv.camp.perWorker = pr.PerWorker
 	tv.verdicts.SetText(workerLines(pr.PerWorker))
-	tv.chart.Add(pr.States)
+	for range pr.Done - len(tv.chart.points) { // a point per job done
+		tv.chart.Add(pr.States)
+	}
 	for _, f := range pr.New {
 		tv.camp.fails = append(tv.camp.fails, f)
 		tv.lines = append(tv.lines, logLine{text: fmt.Sprintf("seed %d  ✗ %s at step %d: %s (%s)", f.Seed, f.Kind, f.Step, f.Message, f.Worker),
@@ -234,6 +247,9 @@ func (tv *TestView) campaignFinished(gen int, sum *campaign.Summary, workerErrs 
 			text += "\njob error: " + e
 		}
 	}
+	if w := workerLines(tv.camp.perWorker); w != "" {
+		text += "\n" + w
+	}
 	if workerErrs != "" {
 		text += "\n" + workerErrs
 	}
@@ -261,6 +277,12 @@ func (tv *TestView) showCampaignFailure(i int) {
 			text += fmt.Sprintf("saved: %s\nrerun its steps: modex test %s --config %s --rerun %s\n", file, ri.path, ri.config, file)
 		} else {
 			text += fmt.Sprintf("(not saved: %v)\n", err)
+		}
+		if f.ShrunkNote != "" {
+			text += "\n" + f.ShrunkNote + "\n"
+		}
+		if file, err := campaign.SaveShrunk(ri.project, ri.config, "", f); err == nil {
+			text += fmt.Sprintf("saved: %s\nrerun it: modex test %s --config %s --rerun %s\n", file, ri.path, ri.config, file)
 		}
 		v, d, err := failureDrawing(m, f, tv.wb.graph.DrawScale)
 		tv.wb.do(func() {

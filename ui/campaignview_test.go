@@ -55,6 +55,7 @@ func TestCampaignInTestTab(t *testing.T) {
 	tv.steps.SetText("20")
 	tv.seed.SetText("4")
 	tv.camp.workers.SetText("2")
+	tv.camp.shrink.SetChecked(true)
 	sum := campaignAndWait(t, tv)
 	if sum == nil || sum.Runs != 12 || sum.Tally[conform.Fail] != 12 || sum.Jobs != 4 { // jobs of 12/(2×2) runs
 		t.Fatalf("summary %v", sum)
@@ -68,10 +69,10 @@ func TestCampaignInTestTab(t *testing.T) {
 			fails = append(fails, i)
 		}
 	}
-	if len(fails) != 12 || len(tv.chart.points) == 0 || !strings.Contains(tv.report, "output-mismatch") {
+	if len(fails) != 12 || len(tv.chart.points) != 4 || tv.chart.Unit != "jobs" || !strings.Contains(tv.report, "output-mismatch") {
 		t.Fatalf("%d failures listed of %d lines, %d chart points, report %q", len(fails), len(tv.lines), len(tv.chart.points), tv.report)
 	}
-	tv.log.Select(fails[1])
+	tv.log.Select(fails[0])
 	if !pump(30*time.Second, func() bool { return strings.Contains(tv.report, "rerun its steps") }) {
 		t.Fatalf("the failure was not shown: %q", tv.report)
 	}
@@ -86,7 +87,9 @@ func TestCampaignInTestTab(t *testing.T) {
 		t.Errorf("the failing run on the graph: %d red of %d states", red, len(g.Doc().States))
 	}
 	saved, _ := filepath.Glob(filepath.Join(dir, "modex", "failures", "*", "*-campaign-seed*.json"))
-	if len(saved) != 1 || !strings.Contains(tv.report, saved[0]) {
+	// Shrinking was on: the first failure of each job (jobs of 3 runs)
+	// comes with its shrunk run.
+	if len(saved) != 2 || !strings.Contains(tv.report, saved[0]) || !strings.Contains(tv.report, saved[1]) || !strings.Contains(tv.report, "shrunk: 2 steps") {
 		t.Errorf("saved %v, report:\n%s", saved, tv.report)
 	}
 	// A state of the drawn run shows its variables and what the model

@@ -33,12 +33,14 @@ type TestView struct {
 	counters *widget.Label
 	verdicts *widget.Label
 	chart    *CoverageChart
-	log      *widget.List
-	lines    []logLine // UI goroutine only
-	failure  *widget.Entry
-	report   string // the failure panel's text; UI goroutine only
-	bottom   *container.AppTabs
-	shrinkB  *widget.Button
+	// chartTitle says what the chart's x axis counts.
+	chartTitle *widget.Label
+	log        *widget.List
+	lines      []logLine // UI goroutine only
+	failure    *widget.Entry
+	report     string // the failure panel's text; UI goroutine only
+	bottom     *container.AppTabs
+	shrinkB    *widget.Button
 	// The test's first failing run, its test and saved file, for Shrink
 	// (UI goroutine).
 	firstFail *conform.RunResult
@@ -92,6 +94,7 @@ func NewTestView(wb *Workbench) *TestView {
 	tv.verdicts = widget.NewLabel("")
 	tv.verdicts.Wrapping = fyne.TextWrapWord
 	tv.chart = NewCoverageChart()
+	tv.chartTitle = widget.NewLabel("states covered over steps")
 	tv.log = widget.NewList(func() int { return len(tv.lines) },
 		func() fyne.CanvasObject {
 			l := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
@@ -122,7 +125,7 @@ func NewTestView(wb *Workbench) *TestView {
 		widget.NewLabel("runs"), tv.runs, widget.NewLabel("steps per run"), tv.steps,
 		widget.NewLabel("seed"), tv.seed, widget.NewLabel("strategy"), tv.strategy)
 	top := container.NewVBox(form, tv.adapter, container.NewHBox(tv.startB, tv.stop), tv.campaignRow(), tv.counters, tv.verdicts,
-		widget.NewLabel("states covered over steps"), tv.chart)
+		tv.chartTitle, tv.chart)
 	// The failure panel: the first failure of a test, whole, selectable and
 	// copyable (read-only: edits are undone), with the saved run and the
 	// command that reruns it.
@@ -236,6 +239,8 @@ func (tv *TestView) start() {
 	tv.bottom.SelectIndex(0)
 	tv.log.Refresh()
 	tv.chart.Reset()
+	tv.chart.Unit = "steps"
+	tv.chartTitle.SetText("states covered over steps")
 	tv.running(true)
 	tv.verdicts.SetText(fmt.Sprintf("Testing %s [%s], seed %d…", p.Name, wb.configs.Selected, tc.Seed))
 	wb.s.details.Clear("Click a state of the test's graph to see its details.")
@@ -595,6 +600,9 @@ func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.Mode
 type CoverageChart struct {
 	widget.BaseWidget
 	points []int
+	// Unit names the x axis's points: "steps" (a test), "jobs" (a
+	// campaign); the default is steps.
+	Unit string
 }
 
 // NewCoverageChart returns an empty chart.
@@ -667,7 +675,11 @@ func (r *chartRenderer) Layout(size fyne.Size) {
 		r.objs = append(r.objs, l)
 		k++
 	}
-	r.label.Text = fmt.Sprintf("%d states after %d steps", pts[len(pts)-1], len(pts))
+	unit := r.c.Unit
+	if unit == "" {
+		unit = "steps"
+	}
+	r.label.Text = fmt.Sprintf("%d states after %d %s", pts[len(pts)-1], len(pts), unit)
 	r.label.Move(fyne.NewPos(6, 2))
 	r.objs = append(r.objs, r.label)
 }

@@ -50,6 +50,17 @@ type Spec struct {
 	// Replicas is how many servers of a NATS cluster keep each stream
 	// (default 1; 3 lets a campaign go on when a node of three dies).
 	Replicas int
+	// Shrink, when set, has each job shrink its first failing run against
+	// its worker's implementation (see conform.Shrink).
+	Shrink *Shrinking
+}
+
+// Shrinking is how a job shrinks its first failing run: runs per
+// candidate, and budgets in runs and seconds.
+type Shrinking struct {
+	Repeats int     `json:"repeats"`
+	Runs    int     `json:"runs"`
+	Seconds float64 `json:"seconds"`
 }
 
 // Job is one unit of work: runs Seed … Seed+Runs-1 of the campaign.
@@ -63,6 +74,8 @@ type Job struct {
 	Steps    int     `json:"steps"`
 	Strategy string  `json:"strategy"`
 	EndWait  float64 `json:"end_wait"`
+	// Shrink is set when the job shrinks its first failing run.
+	Shrink *Shrinking `json:"shrink,omitempty"`
 }
 
 // Result is what a worker reports for a job.
@@ -102,12 +115,21 @@ type Failure struct {
 	Report string             `json:"report,omitempty"`
 	Path   []conform.PathStep `json:"path,omitempty"`
 	Worker string             `json:"worker,omitempty"`
+	// Shrunk is the shortest run found that fails the same way (when the
+	// campaign shrinks, for a job's first failing run); ShrunkNote says
+	// how short and how often it fails, or why it was not shrunk.
+	Shrunk     json.RawMessage `json:"shrunk,omitempty"`
+	ShrunkNote string          `json:"shrunk_note,omitempty"`
 }
 
 // ID is the campaign's identity: the same spec and project give the same
 // id, so a restarted coordinator resumes its campaign.
 func (s Spec) ID(bundleHash string) string {
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s|%s|%d|%d|%d|%s|%g|%d", bundleHash, s.Config, s.Runs, s.Steps, s.Seed, s.Strategy, s.EndWait, s.JobRuns)))
+	id := fmt.Sprintf("%s|%s|%d|%d|%d|%s|%g|%d", bundleHash, s.Config, s.Runs, s.Steps, s.Seed, s.Strategy, s.EndWait, s.JobRuns)
+	if sh := s.Shrink; sh != nil {
+		id += fmt.Sprintf("|shrink %d %d %g", sh.Repeats, sh.Runs, sh.Seconds)
+	}
+	sum := sha256.Sum256([]byte(id))
 	return "c" + hex.EncodeToString(sum[:8])
 }
 
@@ -128,7 +150,7 @@ func (s Spec) jobs(campaign, bundleHash string) []Job {
 	var out []Job
 	for i, first := 0, 0; first < s.Runs; i, first = i+1, first+s.JobRuns {
 		out = append(out, Job{Campaign: campaign, ID: i, Bundle: bundleHash, Config: s.Config, Seed: s.Seed + uint64(first),
-			Runs: min(s.JobRuns, s.Runs-first), Steps: s.Steps, Strategy: s.Strategy, EndWait: s.EndWait})
+			Runs: min(s.JobRuns, s.Runs-first), Steps: s.Steps, Strategy: s.Strategy, EndWait: s.EndWait, Shrink: s.Shrink})
 	}
 	return out
 }

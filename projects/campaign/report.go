@@ -28,7 +28,20 @@ func (s *Summary) String() string {
 // failures folder in the user's cache) and returns the file's path, for
 // modex test --rerun.
 func SaveFailure(project, config, dir string, f Failure) (string, error) {
-	saved, err := conform.ReadSavedRun(strings.NewReader(string(f.Saved)))
+	return saveRun(project, config, dir, f.Seed, "", f.Saved)
+}
+
+// SaveShrunk writes the shrunk run of a failure next to its saved run
+// (…-seedN-shrunk.json); an error when the failure has none.
+func SaveShrunk(project, config, dir string, f Failure) (string, error) {
+	if f.Shrunk == nil {
+		return "", fmt.Errorf("the failure of seed %d was not shrunk", f.Seed)
+	}
+	return saveRun(project, config, dir, f.Seed, "-shrunk", f.Shrunk)
+}
+
+func saveRun(project, config, dir string, seed uint64, suffix string, data []byte) (string, error) {
+	saved, err := conform.ReadSavedRun(strings.NewReader(string(data)))
 	if err != nil {
 		return "", fmt.Errorf("the failure's saved run: %w", err)
 	}
@@ -44,6 +57,6 @@ func SaveFailure(project, config, dir string, f Failure) (string, error) {
 	if err := saved.Write(&b); err != nil {
 		return "", err
 	}
-	file := filepath.Join(dir, fmt.Sprintf("%s-%s-campaign-seed%d.json", project, config, f.Seed))
+	file := filepath.Join(dir, fmt.Sprintf("%s-%s-campaign-seed%d%s.json", project, config, seed, suffix))
 	return file, projects.WriteFileAtomic(file, []byte(b.String()))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/projects"
 )
@@ -210,15 +211,20 @@ func (w *Worker) run(ctx context.Context, obj jetstream.ObjectStore, job Job) Re
 		}
 	}
 	res.Runs, res.Steps = len(tr.Runs), tr.Steps
+	shrunk := job.Shrink == nil
 	for _, r := range tr.Runs {
 		res.Tally[r.Verdict]++
 		if r.Failure == nil {
 			continue
 		}
-		var b strings.Builder
-		conform.SaveRun(p.Name, job.Config, tc, r).Write(&b)
-		res.Failures = append(res.Failures, Failure{Seed: r.Seed, Kind: string(r.Failure.Kind), Step: r.Failure.Step, Message: r.Failure.Message,
-			Saved: json.RawMessage(b.String()), Report: conform.FailureReport(r, ""), Path: r.Path(), Worker: w.Name})
+		saved := conform.SaveRun(p.Name, job.Config, tc, r)
+		f := Failure{Seed: r.Seed, Kind: string(r.Failure.Kind), Step: r.Failure.Step, Message: r.Failure.Message,
+			Saved: rawRun(saved), Report: conform.FailureReport(r, ""), Path: r.Path(), Worker: w.Name}
+		if !shrunk && r.Verdict == conform.Fail && ctx.Err() == nil {
+			shrunk = true // the job's first failing run
+			w.shrink(ctx, p, job, m, cfg, tc, command, saved, &f)
+		}
+		res.Failures = append(res.Failures, f)
 	}
 	c := tr.Covered()
 	for k := range c.States {
@@ -231,6 +237,42 @@ func (w *Worker) run(ctx context.Context, obj jetstream.ObjectStore, job Job) Re
 	return res
 }
 
+// shrink shrinks a failing run against the worker's implementation (see
+// conform.Shrink) and adds the shortest run found to its failure.
+func (w *Worker) shrink(ctx context.Context, p *projects.Project, job Job, m model.Model, cfg *explore.Config, tc conform.TestConfig,
+	command string, saved *conform.SavedRun, f *Failure) {
+	impl, err := w.connectImpl(ctx, p, job, m.Info(), command)
+	if err != nil {
+		f.ShrunkNote = "not shrunk: " + err.Error()
+		return
+	}
+	// A job's budgets come from the network: bounded here.
+	sh := *job.Shrink
+	sh.Repeats, sh.Runs, sh.Seconds = min(max(sh.Repeats, 1), 20), min(max(sh.Runs, 1), 10000), min(max(sh.Seconds, 1), 3600)
+	tc.OnStep, tc.OnRun = nil, nil
+	res, err := conform.Shrink(ctx, m, cfg, impl, tc, saved, conform.ShrinkConfig{Repeats: sh.Repeats, MaxRuns: sh.Runs,
+		MaxTime: time.Duration(sh.Seconds * float64(time.Second))})
+	if err != nil {
+		w.closeImpl()
+		f.ShrunkNote = "not shrunk: " + err.Error()
+		return
+	}
+	run := conform.SaveRun(p.Name, job.Config, tc, res.Run)
+	run.Seed, run.Strategy, run.Steps = saved.Seed, saved.Strategy, saved.Steps
+	f.Shrunk = rawRun(run)
+	f.ShrunkNote = fmt.Sprintf("shrunk: %d steps (from %d), fails %d of %d re-runs; %d runs, %.1f s", res.Steps, res.From, res.Fails, res.Of, res.Runs, res.Seconds)
+	if res.Stopped != "" {
+		f.ShrunkNote += " (stopped early: " + res.Stopped + ")"
+	}
+}
+
+// rawRun is a saved run as JSON.
+func rawRun(s *conform.SavedRun) json.RawMessage {
+	var b strings.Builder
+	s.Write(&b)
+	return json.RawMessage(b.String())
+}
+
 // fit encodes a result within limit bytes (the server's message size),
 // leaving out what it must, last failures first: their paths, then their
 // reports, then their saved runs, then the failures beyond the first (the
@@ -240,6 +282,7 @@ func fit(res *Result, limit int) []byte {
 	limit -= 1024 // the message's headers
 	shed := []func(f *Failure) bool{
 		func(f *Failure) bool { ok := f.Path != nil; f.Path = nil; return ok },
+		func(f *Failure) bool { ok := f.Shrunk != nil; f.Shrunk = nil; return ok },
 		func(f *Failure) bool { ok := f.Report != ""; f.Report = ""; return ok },
 		func(f *Failure) bool { ok := f.Saved != nil; f.Saved = nil; return ok },
 	}
