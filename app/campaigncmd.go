@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -77,6 +79,13 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 				pr.Done, pr.Jobs, pr.Runs, float64(pr.Runs)/max(pr.Seconds, 0.001), pr.Failures, pr.States, pr.Workers)
 		}
 	})
+	if errors.Is(err, context.Canceled) && sum != nil {
+		// Interrupted: what was done is reported (and saved); the jobs
+		// not done were withdrawn.
+		fmt.Fprintf(stdout, "interrupted: %d of %d jobs done; the others were withdrawn from the queue\n", sum.Done, sum.Jobs)
+		reportCampaign(stdout, p, name, path, *saveDir, sum)
+		return err
+	}
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,7 +43,7 @@ func (tv *TestView) campaignRow() fyne.CanvasObject {
 	c.workers = newEntry(tv.wb)
 	c.workers.SetText("2")
 	c.nats = newEntry(tv.wb)
-	c.nats.PlaceHolder = "NATS URL (empty: built in)"
+	c.nats.PlaceHolder = "NATS URL (optional)"
 	c.button = widget.NewButton("Campaign", tv.StartCampaign)
 	c.shrink = widget.NewCheck("shrink", nil) // each job's first failing run, on its worker
 	return container.NewBorder(nil, nil, widget.NewLabel("local workers"), container.NewHBox(c.shrink, c.button),
@@ -237,6 +239,8 @@ func (tv *TestView) campaignFinished(gen int, sum *campaign.Summary, workerErrs 
 	tv.running(false)
 	text := ""
 	switch {
+	case errors.Is(err, context.Canceled) && sum != nil:
+		text = fmt.Sprintf("Campaign stopped: %d of %d jobs done, %d runs: %s; the other jobs were withdrawn.", sum.Done, sum.Jobs, sum.Runs, sum.Tally)
 	case err != nil && sum != nil:
 		text = fmt.Sprintf("Campaign stopped (%v): %d of %d jobs done, %d runs: %s.", err, sum.Done, sum.Jobs, sum.Runs, sum.Tally)
 	case err != nil:

@@ -131,6 +131,28 @@ func TestCampaignStopAndBadSettings(t *testing.T) {
 			t.Errorf("workers %q: %q", tc.workers, tv.verdicts.Text)
 		}
 	}
+	// Stopped midway: what was done, and the other jobs withdrawn.
+	bin := filepath.Join(dir, "fakeadapter")
+	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	tv.adapter.SetText(bin + " good")
+	tv.runs.SetText("5000")
+	tv.camp.workers.SetText("1")
+	tv.camp.nats.SetText("")
+	stopped := false
+	tv.camp.OnDone = func(*campaign.Summary, error) { stopped = true }
+	test.Tap(tv.camp.button)
+	if !pump(60*time.Second, func() bool { return len(tv.chart.points) >= 2 }) {
+		t.Fatal("no job done")
+	}
+	test.Tap(tv.stop)
+	if !pump(30*time.Second, func() bool { return stopped }) {
+		t.Fatal("the campaign did not stop")
+	}
+	if !strings.Contains(tv.verdicts.Text, "Campaign stopped: ") || !strings.Contains(tv.verdicts.Text, "withdrawn") || tv.camp.button.Disabled() {
+		t.Errorf("stopped: %q", tv.verdicts.Text)
+	}
 	// A server nobody listens on: the campaign ends with the error.
 	tv.camp.workers.SetText("0")
 	tv.camp.nats.SetText("nats://user:secret@127.0.0.1:1")

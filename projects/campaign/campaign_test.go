@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -308,5 +309,42 @@ func TestFitResult(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) || (len(data) > tc.limit-1024 && len(back.Failures) > 1) {
 			t.Errorf("limit %d: paths, reports, saved, kept, dropped = %v, want %v (%d bytes)", tc.limit, got, want, len(data))
 		}
+	}
+}
+
+// A campaign stopped on purpose withdraws its jobs: none is left on the
+// queue for workers to run for nobody.
+func TestStoppedCampaignWithdrawsItsJobs(t *testing.T) {
+	bin := buildChat(t)
+	url := embedded(t)
+	spec := Spec{ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 400, Steps: 20, Seed: 11, JobRuns: 5}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sum, err := Run(ctx, spec, Where{URL: url, Workers: 1, Adapter: bin + " adapter --fixed"}, func(p Progress) {
+		if p.Done >= 2 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || sum == nil || sum.Done < 2 || sum.Done >= sum.Jobs {
+		t.Fatalf("%v: %+v", err, sum)
+	}
+	nc, err := connect(url, "test", Auth{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	c, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	s, err := js.Stream(c, jobsStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(c, jetstream.WithSubjectFilter("modex.jobs.>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 0 {
+		t.Errorf("%d jobs left on the queue after the campaign stopped (%d of %d done)", info.State.Msgs, sum.Done, sum.Jobs)
 	}
 }

@@ -2,8 +2,11 @@ package campaign
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Where says where a campaign runs: on the NATS server at URL (with Auth),
@@ -46,5 +49,34 @@ func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (
 			}
 		}()
 	}
-	return Coordinate(ctx, url, where.Auth, spec, progress)
+	sum, err := Coordinate(ctx, url, where.Auth, spec, progress)
+	if errors.Is(err, context.Canceled) && sum != nil {
+		// Stopped on purpose (a coordinator that crashes leaves its jobs,
+		// and resumes when started again): its jobs are withdrawn, so
+		// that workers do not run them for nobody.
+		if perr := Withdraw(url, where.Auth, sum.Campaign); perr != nil {
+			return sum, fmt.Errorf("%w; its jobs could not be withdrawn: %v", err, perr)
+		}
+	}
+	return sum, err
+}
+
+// Withdraw removes a campaign's jobs not yet done from the work queue.
+func Withdraw(url string, auth Auth, campaign string) error {
+	nc, err := connect(url, "modex coordinator", auth)
+	if err != nil {
+		return redact(err, url)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	return retry(context.Background(), 3, func(c context.Context) error {
+		s, err := js.Stream(c, jobsStream)
+		if err != nil {
+			return err
+		}
+		return s.Purge(c, jetstream.WithPurgeSubject("modex.jobs."+campaign))
+	})
 }
