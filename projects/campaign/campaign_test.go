@@ -348,3 +348,71 @@ func TestStoppedCampaignWithdrawsItsJobs(t *testing.T) {
 		t.Errorf("%d jobs left on the queue after the campaign stopped (%d of %d done)", info.State.Msgs, sum.Done, sum.Jobs)
 	}
 }
+
+// The built-in server serves one campaign at a time: jobs another
+// campaign left (its coordinator killed) are withdrawn before the workers
+// start, so none of them is run.
+func TestBuiltInServerDropsOtherCampaignsJobs(t *testing.T) {
+	bin := buildChat(t)
+	dir := t.TempDir()
+	srv, url, err := StartEmbedded(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := connect(url, "test", Auth{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	other := Spec{Runs: 30, JobRuns: 10}
+	other.defaults()
+	if _, _, err := setup(ctx, js, &other); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		b, _ := json.Marshal(Job{Campaign: "cother", ID: i, Bundle: "nothing", Config: "hi_bye", Seed: uint64(i), Runs: 10, Steps: 20})
+		if _, err := js.Publish(ctx, "modex.jobs.cother", b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nc.Close()
+	srv.Shutdown()
+	spec := Spec{ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 10, Steps: 20, Seed: 2, JobRuns: 5}
+	var ran []string
+	sum, err := Run(ctx, spec, Where{Dir: dir, Workers: 1, Adapter: bin + " adapter --fixed"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w, n := range sum.Workers {
+		ran = append(ran, fmt.Sprintf("%s %d", w, n))
+	}
+	if sum.Runs != 10 || sum.Done != 2 || len(sum.JobErrors) > 0 {
+		t.Errorf("%d runs, %d jobs, %v", sum.Runs, sum.Done, sum.JobErrors)
+	}
+	srv, url, err = StartEmbedded(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	nc, err = connect(url, "test", Auth{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ = jetstream.New(nc)
+	for stream, subject := range map[string]string{jobsStream: "modex.jobs.cother", resultsStream: "modex.results.cother"} {
+		s, err := js.Stream(ctx, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := s.Info(ctx, jetstream.WithSubjectFilter(subject))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := info.State.Subjects[subject]; n != 0 {
+			t.Errorf("%s: %d messages of the other campaign (jobs per worker: %v)", subject, n, ran)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -35,6 +36,18 @@ func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (
 		}
 		defer srv.Shutdown()
 		url = u
+		// The built-in server serves one campaign at a time: jobs left
+		// by another (a coordinator killed) are withdrawn; this
+		// campaign's own are kept, so that it resumes.
+		_, hash, err := makeBundle(spec.ProjectFile)
+		if err != nil {
+			return nil, err
+		}
+		s := spec
+		s.defaults()
+		if err := withdrawOthers(url, where.Auth, s.ID(hash)); err != nil {
+			return nil, fmt.Errorf("embedded NATS server: %w", err)
+		}
 	}
 	var wg sync.WaitGroup
 	wctx, stopWorkers := context.WithCancel(ctx)
@@ -63,6 +76,17 @@ func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (
 
 // Withdraw removes a campaign's jobs not yet done from the work queue.
 func Withdraw(url string, auth Auth, campaign string) error {
+	return purgeJobs(url, auth, func(c string) bool { return c == campaign })
+}
+
+// withdrawOthers removes the jobs of every campaign but keep.
+func withdrawOthers(url string, auth Auth, keep string) error {
+	return purgeJobs(url, auth, func(c string) bool { return c != keep })
+}
+
+// purgeJobs removes from the work queue the jobs of the campaigns drop
+// says yes to.
+func purgeJobs(url string, auth Auth, drop func(campaign string) bool) error {
 	nc, err := connect(url, "modex coordinator", auth)
 	if err != nil {
 		return redact(err, url)
@@ -74,9 +98,23 @@ func Withdraw(url string, auth Auth, campaign string) error {
 	}
 	return retry(context.Background(), 3, func(c context.Context) error {
 		s, err := js.Stream(c, jobsStream)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			return nil // no campaign yet
+		}
 		if err != nil {
 			return err
 		}
-		return s.Purge(c, jetstream.WithPurgeSubject("modex.jobs."+campaign))
+		info, err := s.Info(c, jetstream.WithSubjectFilter("modex.jobs.>"))
+		if err != nil {
+			return err
+		}
+		for subject := range info.State.Subjects {
+			if id := strings.TrimPrefix(subject, "modex.jobs."); drop(id) {
+				if err := s.Purge(c, jetstream.WithPurgeSubject(subject)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
 	})
 }
