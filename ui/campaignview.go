@@ -246,7 +246,8 @@ func (tv *TestView) campaignFinished(gen int, sum *campaign.Summary, workerErrs 
 	case err != nil:
 		text = "Campaign: " + err.Error()
 	default:
-		text = sum.String()
+		text = fmt.Sprintf("Campaign %s: %d runs: %s; covered %d states and %d transitions; %d of %d jobs done, %d given up, %d duplicates dropped; %.1f s.",
+			sum.Campaign, sum.Runs, sum.Tally, len(sum.Covered.States), len(sum.Covered.Transitions), sum.Done, sum.Jobs, sum.GivenUp, sum.Duplicates, sum.Seconds)
 		for _, e := range sum.JobErrors {
 			text += "\njob error: " + e
 		}

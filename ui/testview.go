@@ -121,9 +121,11 @@ func NewTestView(wb *Workbench) *TestView {
 			tv.jump(tv.lines[i].node)
 		}
 	}
-	form := container.NewGridWithColumns(2,
-		widget.NewLabel("runs"), tv.runs, widget.NewLabel("steps per run"), tv.steps,
-		widget.NewLabel("seed"), tv.seed, widget.NewLabel("strategy"), tv.strategy)
+	field := func(label string, w fyne.CanvasObject) fyne.CanvasObject {
+		return container.NewBorder(nil, nil, widget.NewLabel(label), nil, w)
+	}
+	form := container.NewGridWithColumns(2, field("runs", tv.runs), field("steps per run", tv.steps),
+		field("seed", tv.seed), field("strategy", tv.strategy))
 	top := container.NewVBox(form, tv.adapter, container.NewHBox(tv.startB, tv.stop), tv.campaignRow(), tv.counters, tv.verdicts,
 		tv.chartTitle, tv.chart)
 	// The failure panel: the first failure of a test, whole, selectable and
@@ -146,7 +148,11 @@ func NewTestView(wb *Workbench) *TestView {
 	tv.bottom = container.NewAppTabs(
 		container.NewTabItem("Step log", tv.log),
 		container.NewTabItem("Failure", container.NewBorder(nil, container.NewHBox(copyB, tv.shrinkB), nil, nil, tv.failure)))
-	tv.content = container.NewBorder(top, nil, nil, nil, tv.bottom)
+	// The settings and figures above, the log and failure below: the user
+	// moves the divider (a campaign's figures take room the log needs).
+	split := container.NewVSplit(container.NewVScroll(top), tv.bottom)
+	split.Offset = 0.6
+	tv.content = split
 	return tv
 }
 

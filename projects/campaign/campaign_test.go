@@ -204,8 +204,20 @@ func TestCoordinatorRestartResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Runs != 60 || sum.Done != 6 || sum.Tally[conform.Pass] != 60 {
-		t.Errorf("after the restart: %d runs, %d jobs done, %v", sum.Runs, sum.Done, sum.Tally)
+	if sum.Runs != 60 || sum.Done != 6 || sum.Tally[conform.Pass] != 60 || sum.Campaign != first.Campaign {
+		t.Errorf("after the restart: %s (was %s), %d runs, %d jobs done, %v", sum.Campaign, first.Campaign, sum.Runs, sum.Done, sum.Tally)
+	}
+	// Once it ended, the same campaign started again runs afresh (a new
+	// run id; its jobs are published again, not taken for duplicates):
+	// twice.
+	for n := 1; n <= 2; n++ {
+		again, err := Coordinate(ctx2, url, Auth{}, spec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("%s-%d", first.Campaign, n); again.Campaign != want || again.Runs != 60 || again.Done != 6 || again.Duplicates != 0 {
+			t.Errorf("started again: %s (want %s), %d runs, %d jobs done, %d duplicates", again.Campaign, want, again.Runs, again.Done, again.Duplicates)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -135,6 +136,9 @@ func Coordinate(ctx context.Context, url string, auth Auth, spec Spec, progress 
 		report(progress, sum, done, jobs, start)
 	}
 	sum.Done = len(done) - sum.GivenUp
+	if err := recordEnd(ctx, js, id); err != nil {
+		return sum, err
+	}
 	sort.Slice(sum.Failures, func(i, j int) bool { return sum.Failures[i].Seed < sum.Failures[j].Seed })
 	sum.Seconds = time.Since(start).Seconds()
 	return sum, nil
@@ -193,7 +197,20 @@ func publish(ctx context.Context, js jetstream.JetStream, spec Spec, bundle []by
 	}); err != nil {
 		return "", nil, fmt.Errorf("sending the project: %w", err)
 	}
+	// A campaign that ended (done, or stopped on purpose) runs afresh when
+	// started again: the run's id counts the ends recorded; one that did
+	// not end (its coordinator crashed) resumes.
 	id := spec.ID(hash)
+	var ends uint64
+	if err := retry(ctx, setupTries, func(c context.Context) (err error) {
+		ends, err = countEnds(c, js, id)
+		return err
+	}); err != nil {
+		return "", nil, err
+	}
+	if ends > 0 {
+		id = fmt.Sprintf("%s-%d", id, ends)
+	}
 	jobs := spec.jobs(id, hash)
 	for _, j := range jobs {
 		b, _ := json.Marshal(&j)
@@ -275,4 +292,33 @@ func report(progress func(Progress), sum *Summary, done map[int]bool, jobs []Job
 	sum.reported = len(sum.Failures)
 	progress(Progress{Done: len(done), Jobs: len(jobs), Runs: sum.Runs, Steps: sum.Steps, Failures: len(sum.Failures),
 		States: len(sum.Covered.States), Workers: len(sum.Workers), Seconds: time.Since(start).Seconds(), PerWorker: per, New: fresh})
+}
+
+// endsSubject prefixes the subjects on the results stream that record the
+// ends of a campaign's runs (one message per end).
+const endsSubject = "modex.results._ends."
+
+// countEnds counts the recorded ends of campaign base (its id without the
+// run number).
+func countEnds(ctx context.Context, js jetstream.JetStream, base string) (uint64, error) {
+	s, err := js.Stream(ctx, resultsStream)
+	if err != nil {
+		return 0, err
+	}
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(endsSubject+base))
+	if err != nil {
+		return 0, err
+	}
+	return info.State.Subjects[endsSubject+base], nil
+}
+
+// recordEnd records that a run of campaign id ended: started again, the
+// campaign runs afresh.
+func recordEnd(ctx context.Context, js jetstream.JetStream, id string) error {
+	base, _, _ := strings.Cut(id, "-")
+	return retry(ctx, setupTries, func(c context.Context) error {
+		// The message id makes a repeated record count once.
+		_, err := js.Publish(c, endsSubject+base, []byte(id), jetstream.WithMsgID("end/"+id))
+		return err
+	})
 }

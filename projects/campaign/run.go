@@ -70,6 +70,9 @@ func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (
 		if perr := Withdraw(url, where.Auth, sum.Campaign); perr != nil {
 			return sum, fmt.Errorf("%w; its jobs could not be withdrawn: %v", err, perr)
 		}
+		if perr := endOf(url, where.Auth, sum.Campaign); perr != nil {
+			return sum, fmt.Errorf("%w; its jobs could not be withdrawn: %v", err, perr)
+		}
 	}
 	return sum, err
 }
@@ -81,7 +84,10 @@ func Withdraw(url string, auth Auth, campaign string) error {
 
 // withdrawOthers removes the jobs of every campaign but keep.
 func withdrawOthers(url string, auth Auth, keep string) error {
-	return purgeJobs(url, auth, func(c string) bool { return c != keep })
+	return purgeJobs(url, auth, func(c string) bool {
+		base, _, _ := strings.Cut(c, "-") // without the run number
+		return base != keep
+	})
 }
 
 // purgeJobs removes from the work queue the jobs of the campaigns drop
@@ -117,4 +123,18 @@ func purgeJobs(url string, auth Auth, drop func(campaign string) bool) error {
 		}
 		return nil
 	})
+}
+
+// endOf records the end of campaign run id (see recordEnd).
+func endOf(url string, auth Auth, id string) error {
+	nc, err := connect(url, "modex coordinator", auth)
+	if err != nil {
+		return redact(err, url)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	return recordEnd(context.Background(), js, id)
 }
