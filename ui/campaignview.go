@@ -203,7 +203,11 @@ func (tv *TestView) campaignProgress(gen int, pr campaign.Progress) {
 	}
 	for _, f := range pr.New {
 		tv.camp.fails = append(tv.camp.fails, f)
-		tv.lines = append(tv.lines, logLine{text: fmt.Sprintf("seed %d  ✗ %s at step %d: %s (%s)", f.Seed, f.Kind, f.Step, f.Message, f.Worker),
+		shrunk := ""
+		if f.ShrunkSteps > 0 {
+			shrunk = fmt.Sprintf(" → %d", f.ShrunkSteps)
+		}
+		tv.lines = append(tv.lines, logLine{text: fmt.Sprintf("seed %d  ✗ %s at step %d%s: %s (%s)", f.Seed, f.Kind, f.Step, shrunk, f.Message, f.Worker),
 			fail: true, camp: len(tv.camp.fails)})
 		if tv.report == "" {
 			tv.report = f.Report

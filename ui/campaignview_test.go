@@ -64,10 +64,17 @@ func TestCampaignInTestTab(t *testing.T) {
 		t.Errorf("on screen: %q / %q", tv.counters.Text, tv.verdicts.Text)
 	}
 	var fails []int
+	shrunk := 0
 	for i, l := range tv.lines {
 		if l.camp > 0 && l.fail && strings.Contains(l.text, "output-mismatch") {
 			fails = append(fails, i)
 		}
+		if strings.Contains(l.text, " → 2: ") {
+			shrunk++
+		}
+	}
+	if shrunk != 4 { // the first failure of each job
+		t.Errorf("%d failures say they shrank to 2 steps, want 4", shrunk)
 	}
 	if len(fails) != 12 || len(tv.chart.points) != 4 || tv.chart.Unit != "jobs" || !strings.Contains(tv.report, "output-mismatch") {
 		t.Fatalf("%d failures listed of %d lines, %d chart points, report %q", len(fails), len(tv.lines), len(tv.chart.points), tv.report)

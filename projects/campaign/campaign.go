@@ -118,8 +118,9 @@ type Failure struct {
 	// Shrunk is the shortest run found that fails the same way (when the
 	// campaign shrinks, for a job's first failing run); ShrunkNote says
 	// how short and how often it fails, or why it was not shrunk.
-	Shrunk     json.RawMessage `json:"shrunk,omitempty"`
-	ShrunkNote string          `json:"shrunk_note,omitempty"`
+	Shrunk      json.RawMessage `json:"shrunk,omitempty"`
+	ShrunkNote  string          `json:"shrunk_note,omitempty"`
+	ShrunkSteps int             `json:"shrunk_steps,omitempty"`
 }
 
 // ID is the campaign's identity: the same spec and project give the same
