@@ -287,11 +287,16 @@ func (tv *TestView) showCampaignFailure(i int) {
 		} else {
 			text += fmt.Sprintf("(not saved: %v)\n", err)
 		}
+		// The shrunk run first: it is what to read.
+		shrunk := ""
 		if f.ShrunkNote != "" {
-			text += "\n" + f.ShrunkNote + "\n"
+			shrunk = f.ShrunkNote + "\n"
 		}
 		if file, err := campaign.SaveShrunk(ri.project, ri.config, "", f); err == nil {
-			text += fmt.Sprintf("saved: %s\nrerun it: modex test %s --config %s --rerun %s\n", file, ri.path, ri.config, file)
+			shrunk += fmt.Sprintf("saved: %s\nrerun it: modex test %s --config %s --rerun %s\n", file, ri.path, ri.config, file)
+		}
+		if shrunk != "" {
+			text = shrunk + "— the failing run —\n" + text
 		}
 		v, d, err := failureDrawing(m, f, tv.wb.graph.DrawScale)
 		tv.wb.do(func() {
