@@ -109,6 +109,9 @@ func reportCampaign(stdout io.Writer, p *projects.Project, config, path, saveDir
 			fmt.Fprintf(stdout, "  saved: %s\n  rerun it: modex test %s --rerun %s\n", file, path, file)
 		}
 	}
+	if sum.Stripped > 0 {
+		fmt.Fprintf(stdout, "%d failures after the first %d are kept without their saved runs (rerun one with modex test --runs 1 --seed S)\n", sum.Stripped, campaign.MaxDetailedFailures)
+	}
 	fmt.Fprintln(stdout, sum)
 	switch {
 	case sum.Tally[conform.ModelError] > 0:

@@ -20,7 +20,7 @@ import (
 	"github.com/modex/modex/engine/conform"
 )
 
-func buildChat(t *testing.T) string {
+func buildChat(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "chatimpl")
 	if msg, err := exec.Command("go", "build", "-o", bin, "../chat/impl").CombinedOutput(); err != nil {
@@ -62,7 +62,7 @@ func coordinateAsync(ctx context.Context, t *testing.T, url string, spec Spec) <
 	return done
 }
 
-func embedded(t *testing.T) string {
+func embedded(t testing.TB) string {
 	t.Helper()
 	s, url, err := StartEmbedded(t.TempDir())
 	if err != nil {
@@ -426,5 +426,32 @@ func TestBuiltInServerDropsOtherCampaignsJobs(t *testing.T) {
 		if n := info.State.Subjects[subject]; n != 0 {
 			t.Errorf("%s: %d messages of the other campaign (jobs per worker: %v)", subject, n, ran)
 		}
+	}
+}
+
+// A coordinator keeps the first MaxDetailedFailures failures whole and the
+// rest without their saved runs, reports and paths: its memory is bounded
+// however many runs fail.
+func TestFailuresKeptBounded(t *testing.T) {
+	s := &Summary{Tally: conform.Tally{}, Workers: map[string]int{},
+		Covered: conform.Covered{States: map[string]bool{}, Transitions: map[string]bool{}}}
+	for job := 0; job*10 < MaxDetailedFailures+30; job++ {
+		r := &Result{Campaign: "c", Job: job, Worker: "w", Runs: 10, Tally: map[conform.Verdict]int{conform.Fail: 10}}
+		for i := range 10 {
+			r.Failures = append(r.Failures, Failure{Seed: uint64(job*10 + i), Kind: "k", Message: "m", Report: "r",
+				Saved: json.RawMessage(`{}`), Path: []conform.PathStep{{Kind: "controllable"}}})
+		}
+		s.add(r)
+	}
+	whole := 0
+	for _, f := range s.Failures {
+		if f.Report != "" && f.Saved != nil && f.Path != nil {
+			whole++
+		} else if f.Message != "m" || f.Kind != "k" {
+			t.Fatalf("a stripped failure lost its kind or message: %+v", f)
+		}
+	}
+	if len(s.Failures) != MaxDetailedFailures+30 || whole != MaxDetailedFailures || s.Stripped != 30 {
+		t.Errorf("%d failures, %d whole, %d stripped", len(s.Failures), whole, s.Stripped)
 	}
 }

@@ -31,10 +31,18 @@ type Summary struct {
 	JobErrors                 []string // why jobs could not run
 	Workers                   map[string]int
 	Seconds                   float64
+	// Stripped counts the failures kept without their saved run, report
+	// and path (those after the first MaxDetailedFailures).
+	Stripped int
 
 	perWorker map[string]WorkerStat
 	reported  int // failures already reported as New
 }
+
+// MaxDetailedFailures bounds the failures a coordinator keeps whole (a
+// failure of a chat run is about 12 KB): later ones keep their seed, kind,
+// step and message only.
+const MaxDetailedFailures = 1000
 
 // Progress is reported as results arrive.
 type Progress struct {
@@ -252,7 +260,15 @@ func (s *Summary) add(r *Result) {
 	for _, k := range r.Transitions {
 		s.Covered.Transitions[string(k)] = true
 	}
-	s.Failures = append(s.Failures, r.Failures...)
+	for _, f := range r.Failures {
+		if len(s.Failures) >= MaxDetailedFailures {
+			// Bounded memory: the seed, kind and message still say which
+			// run failed and how (its choices come again with its seed).
+			f = Failure{Seed: f.Seed, Kind: f.Kind, Step: f.Step, Message: f.Message, Worker: f.Worker}
+			s.Stripped++
+		}
+		s.Failures = append(s.Failures, f)
+	}
 	if r.Dropped > 0 {
 		s.JobErrors = append(s.JobErrors, fmt.Sprintf("job %d on %s: %d more failures not sent (the result would exceed the server's message size)", r.Job, r.Worker, r.Dropped))
 	}
@@ -268,8 +284,14 @@ func collect(batch jetstream.MessageBatch) []jetstream.Msg {
 
 // take merges a result message, once per job, and acknowledges it.
 func (s *Summary) take(msg jetstream.Msg, id string, jobs []Job, done map[int]bool) {
+	s.merge(msg.Data(), id, len(jobs), done)
+	msg.Ack()
+}
+
+// merge merges a result (JSON) of campaign id, once per job.
+func (s *Summary) merge(data []byte, id string, jobs int, done map[int]bool) {
 	var r Result
-	if json.Unmarshal(msg.Data(), &r) == nil && r.Campaign == id && r.Job >= 0 && r.Job < len(jobs) {
+	if json.Unmarshal(data, &r) == nil && r.Campaign == id && r.Job >= 0 && r.Job < jobs {
 		if done[r.Job] {
 			s.Duplicates++
 		} else {
@@ -277,7 +299,6 @@ func (s *Summary) take(msg jetstream.Msg, id string, jobs []Job, done map[int]bo
 			s.add(&r)
 		}
 	}
-	msg.Ack()
 }
 
 func report(progress func(Progress), sum *Summary, done map[int]bool, jobs []Job, start time.Time) {
