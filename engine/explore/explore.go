@@ -380,8 +380,7 @@ func (e *explorer) run() error {
 			e.ex.Stats.StoppedBy = "max depth"
 			return nil
 		}
-		results := e.expandLevel(level)
-		next, stopped := e.merge(level, results, depth)
+		next, stopped := e.expandAndMerge(level, depth)
 		if stopped != "" {
 			e.ex.Stats.StoppedBy = stopped
 			e.markFrontier(next)
@@ -391,6 +390,28 @@ func (e *explorer) run() error {
 		e.snapshot(false)
 	}
 	return nil
+}
+
+// levelChunk is how many states of a level are expanded before their
+// results are merged: what waits for the merge (pending transitions, the
+// targets' keys and facts) is bounded by a chunk, not by a level, which in
+// a breadth-first search can hold half of all states.
+var levelChunk = 4096 // a variable for tests
+
+// expandAndMerge expands a level chunk by chunk, merging each chunk's
+// results in level order before the next is expanded: the graph is the one
+// a whole-level merge gives (a target a chunk added is known to the next,
+// as it would be found in the map by the whole-level merge).
+func (e *explorer) expandAndMerge(level []int32, depth int32) (next []int32, stopped string) {
+	for off := 0; off < len(level); off += levelChunk {
+		part := level[off:min(off+levelChunk, len(level))]
+		n, s := e.merge(part, e.expandLevel(part), depth)
+		next = append(next, n...)
+		if stopped == "" {
+			stopped = s
+		}
+	}
+	return next, stopped
 }
 
 // snapshot hands a copy of the graph so far to cfg.Snapshot, rate-limited.

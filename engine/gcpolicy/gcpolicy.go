@@ -11,7 +11,7 @@ import (
 )
 
 // Base is the heap size below which the collector runs rarely (GOGC 400).
-const Base = 128 << 20
+const Base = 64 << 20
 
 // Tune sets GOGC 400, bounded by a soft memory limit of max(Base, twice the
 // live heap), which a watcher raises as the live data grows: peak memory

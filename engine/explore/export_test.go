@@ -1,0 +1,9 @@
+package explore
+
+// SetLevelChunk sets how many states of a level are expanded before a
+// merge, for tests; it returns a function that restores the default.
+func SetLevelChunk(n int) (restore func()) {
+	old := levelChunk
+	levelChunk = n
+	return func() { levelChunk = old }
+}
