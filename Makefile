@@ -54,7 +54,7 @@ bench: deps
 FUZZTIME ?= 30s
 FUZZ := ./projects/conference/impl:FuzzDecodePDU ./engine/model:FuzzDecodeValue ./engine/explore:FuzzLoadModel ./engine/conform:FuzzParseTrace \
         ./engine/conform:FuzzReadSavedRun ./projects:FuzzParseProject ./projects:FuzzReadSuite \
-        ./projects:FuzzPreserveLayout ./graph:FuzzPretty
+        ./projects:FuzzPreserveLayout ./graph:FuzzPretty ./graph:FuzzAppendJSONString
 
 fuzz: deps
 	@for t in $(FUZZ); do \

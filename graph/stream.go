@@ -15,27 +15,26 @@ import (
 // strings), and writing starts at once.
 func WriteGraphJSON(w io.Writer, g *explore.Graph, vars VarsFunc, opt JSONOptions) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	elem := func(first bool, v any) error {
+	var buf []byte
+	put := func(first bool) error {
 		if !first {
 			bw.WriteString(",")
 		}
 		bw.WriteString("\n  ")
-		b, err := json.MarshalIndent(v, "  ", " ")
-		if err != nil {
-			return err
-		}
-		_, err = bw.Write(b)
+		_, err := bw.Write(buf)
 		return err
 	}
 	bw.WriteString("{\n \"states\": [")
+	var ds State
 	for i, s := range g.States {
-		ds := State{ID: s.ID, Label: s.Label, Initial: s.Initial, Accepting: s.Accepting, Kind: string(s.Kind), Error: s.Error, Frontier: s.Frontier, Vars: Vars{}, Count: s.Count}
+		ds = State{ID: s.ID, Label: s.Label, Initial: s.Initial, Accepting: s.Accepting, Kind: string(s.Kind), Error: s.Error, Frontier: s.Frontier, Vars: ds.Vars[:0], Count: s.Count}
 		if vars != nil {
 			for _, v := range vars(i) {
 				ds.Vars = append(ds.Vars, Var{Name: v.Name, Value: model.Format(v.Value)})
 			}
 		}
-		if err := elem(i == 0, &ds); err != nil {
+		buf = appendStateJSON(buf[:0], &ds)
+		if err := put(i == 0); err != nil {
 			return err
 		}
 	}
@@ -44,7 +43,8 @@ func WriteGraphJSON(w io.Writer, g *explore.Graph, vars VarsFunc, opt JSONOption
 	for i := range g.Trans {
 		t := &g.Trans[i]
 		dt := Transition{From: g.States[t.From].ID, To: g.States[t.To].ID, Action: t.Action, Args: t.ArgStrings(), Output: t.OutputString(), Kind: t.Kind.String(), Label: t.Label()}
-		if err := elem(i == 0, &dt); err != nil {
+		buf = appendTransitionJSON(buf[:0], &dt)
+		if err := put(i == 0); err != nil {
 			return err
 		}
 	}
