@@ -285,7 +285,7 @@ func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, a
 	}
 	pt.key = o.Next.Key()
 	pt.hk = e.hash(pt.key)
-	if id, known := e.concrete[pt.hk]; known {
+	if id, known := e.concrete.get(pt.hk); known {
 		pt.known, pt.to = true, id
 		return pt, true
 	}
@@ -353,7 +353,7 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 			default:
 				id, known := pt.to, pt.known
 				if !known {
-					id, known = e.concrete[pt.hk]
+					id, known = e.concrete.get(pt.hk)
 				}
 				if known {
 					if id == filteredID || id == prunedID {
@@ -365,24 +365,24 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 				info := pt.info
 				if info.err != nil {
 					to = e.errorState(info.err.Error(), depth+1)
-					e.concrete[pt.hk] = to
+					e.concrete.set(pt.hk, to)
 					break
 				}
 				if info.filtered {
-					e.concrete[pt.hk] = filteredID
+					e.concrete.set(pt.hk, filteredID)
 					e.ex.Stats.Filtered++
 					continue
 				}
 				isNew := len(e.groups) == 0
 				for g, gm := range e.groups {
-					if _, seen := gm[info.groupKeys[g]]; !seen {
+					if _, seen := gm.get(info.groupKeys[g]); !seen {
 						isNew = true
 					}
 				}
 				if !isNew {
 					// Pruned with the transition that reached it (never
 					// redirected to the state with the same values).
-					e.concrete[pt.hk] = prunedID
+					e.concrete.set(pt.hk, prunedID)
 					e.ex.Stats.Pruned++
 					continue
 				}
@@ -391,7 +391,7 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 					stopped = "max states"
 					continue
 				}
-				to = e.addState(pt.key, depth+1, info)
+				to = e.addState(pt.key, pt.hk, depth+1, info)
 				if info.invariant == "" || !e.cfg.StopOnError {
 					next = append(next, to)
 				}

@@ -224,8 +224,8 @@ type explorer struct {
 	// once, in the workers: the maps hold no pointers for the GC to scan and
 	// the sequential merge hashes nothing. (Two different keys colliding on
 	// 128 bits is far less likely than a hardware error.)
-	concrete map[hkey]int32
-	groups   []map[hkey]int32
+	concrete hindex
+	groups   []*hindex
 	seeds    [2]maphash.Seed
 	argIDs   map[string]int32
 	outIDs   map[string]int32
@@ -255,7 +255,6 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 	}
 	e := &explorer{
 		m: m, info: m.Info(), cfg: cfg,
-		concrete: map[hkey]int32{},
 		seeds:    [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
 		argIDs:   map[string]int32{},
 		outIDs:   map[string]int32{},
@@ -274,7 +273,7 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 		return nil, err
 	}
 	for range cfg.Groupings {
-		e.groups = append(e.groups, map[hkey]int32{})
+		e.groups = append(e.groups, &hindex{})
 	}
 	if cfg.MaxTime > 0 {
 		var cancel context.CancelFunc
@@ -363,7 +362,7 @@ func (e *explorer) run() error {
 	if info.err != nil {
 		return info.err
 	}
-	e.addState(st0.Key(), 0, info)
+	e.addState(st0.Key(), e.hash(st0.Key()), 0, info)
 	e.ex.States[0].Initial = true
 	level := []int32{0}
 	if info.invariant != "" && e.cfg.StopOnError {
@@ -450,15 +449,14 @@ func (e *explorer) markFrontier(ids []int32) {
 	}
 }
 
-func (e *explorer) addState(key string, depth int32, info *targetInfo) int32 {
+// addState adds a state: its key, the key's hash, its depth and facts.
+func (e *explorer) addState(key string, hk hkey, depth int32, info *targetInfo) int32 {
 	id := int32(len(e.ex.States))
 	off, n := e.ex.storeKey(key)
 	e.ex.States = append(e.ex.States, MState{keyOff: off, keyLen: n, Depth: depth, Label: info.label, Error: info.invariant, Accepting: info.accepting})
-	e.concrete[e.hash(key)] = id
+	e.concrete.set(hk, id)
 	for i, g := range e.groups {
-		if _, ok := g[info.groupKeys[i]]; !ok {
-			g[info.groupKeys[i]] = id
-		}
+		g.setIfAbsent(info.groupKeys[i], id)
 	}
 	e.nstates.Add(1)
 	return id
@@ -467,13 +465,13 @@ func (e *explorer) addState(key string, depth int32, info *targetInfo) int32 {
 func (e *explorer) errorState(msg string, depth int32) int32 {
 	key := "\xff!" + msg
 	hk := e.hash(key)
-	if id, ok := e.concrete[hk]; ok {
+	if id, ok := e.concrete.get(hk); ok {
 		return id
 	}
 	id := int32(len(e.ex.States))
 	off, n := e.ex.storeKey(key)
 	e.ex.States = append(e.ex.States, MState{keyOff: off, keyLen: n, Depth: depth, Label: "error", Error: msg, ModelErr: true})
-	e.concrete[hk] = id
+	e.concrete.set(hk, id)
 	e.nstates.Add(1)
 	return id
 }

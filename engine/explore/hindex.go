@@ -1,0 +1,76 @@
+package explore
+
+// hindex maps 128-bit key hashes to ids: open addressing with linear
+// probing over one flat, pointer-free table. The hashes are uniform
+// already, so a slot is found from their low bits without hashing again,
+// and the collector never scans the table. Reads may run concurrently while
+// nobody writes (workers read it during a level's expansion; the merge
+// writes it alone).
+type hindex struct {
+	slots []hslot
+	n     int
+}
+
+type hslot struct {
+	k    hkey
+	id   int32
+	full bool
+}
+
+// get returns the id stored for k.
+func (h *hindex) get(k hkey) (int32, bool) {
+	if len(h.slots) == 0 {
+		return 0, false
+	}
+	mask := uint64(len(h.slots) - 1)
+	for i := k.a & mask; ; i = (i + 1) & mask {
+		s := &h.slots[i]
+		if !s.full {
+			return 0, false
+		}
+		if s.k == k {
+			return s.id, true
+		}
+	}
+}
+
+// set stores id for k, replacing what was stored.
+func (h *hindex) set(k hkey, id int32) {
+	if 4*(h.n+1) > 3*len(h.slots) {
+		h.grow()
+	}
+	mask := uint64(len(h.slots) - 1)
+	for i := k.a & mask; ; i = (i + 1) & mask {
+		s := &h.slots[i]
+		if !s.full {
+			*s = hslot{k: k, id: id, full: true}
+			h.n++
+			return
+		}
+		if s.k == k {
+			s.id = id
+			return
+		}
+	}
+}
+
+// setIfAbsent stores id for k unless k has an id already.
+func (h *hindex) setIfAbsent(k hkey, id int32) {
+	if _, ok := h.get(k); !ok {
+		h.set(k, id)
+	}
+}
+
+// len is the number of keys stored.
+func (h *hindex) len() int { return h.n }
+
+func (h *hindex) grow() {
+	old := h.slots
+	h.slots = make([]hslot, max(1024, 2*len(old)))
+	h.n = 0
+	for _, s := range old {
+		if s.full {
+			h.set(s.k, s.id)
+		}
+	}
+}
