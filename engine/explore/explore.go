@@ -255,11 +255,11 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 	}
 	e := &explorer{
 		m: m, info: m.Info(), cfg: cfg,
-		seeds:    [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
-		argIDs:   map[string]int32{},
-		outIDs:   map[string]int32{},
-		ex:       &Exploration{Model: m, Config: cfg},
-		start:    time.Now(),
+		seeds:  [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
+		argIDs: map[string]int32{},
+		outIDs: map[string]int32{},
+		ex:     &Exploration{Model: m, Config: cfg},
+		start:  time.Now(),
 	}
 	for i := 0; i < n; i++ {
 		w, err := m.NewWorker()
