@@ -269,8 +269,8 @@ func Summary(project, config string, x *explore.Exploration) string {
 	st := x.Stats
 	end := st.Ending()
 	errs := 0
-	for _, s := range x.States {
-		if s.Error != "" {
+	for i := range x.States {
+		if x.StateError(i) != "" {
 			errs++
 		}
 	}

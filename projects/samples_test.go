@@ -38,9 +38,9 @@ func TestSamplesExplore(t *testing.T) {
 				if !x.Stats.Complete {
 					t.Errorf("incomplete: %s", x.Stats.StoppedBy)
 				}
-				for _, s := range x.States {
-					if s.Error != "" {
-						t.Errorf("error state: %s", s.Error)
+				for i := range x.States {
+					if e := x.StateError(i); e != "" {
+						t.Errorf("error state: %s", e)
 					}
 				}
 				checkTransitions(t, m, x)
@@ -122,7 +122,7 @@ func checkTransitions(t *testing.T, m model.Model, x *explore.Exploration) {
 		if !found {
 			false_++
 			if false_ <= 3 {
-				t.Errorf("false transition %s %s(%s) → %s: the action does not lead there", from.Label, m.Info().Actions[tr.Action].Name, model.FormatArgs(x.ArgsOf(tr)), to.Label)
+				t.Errorf("false transition %s %s(%s) → %s: the action does not lead there", x.StateLabel(int(tr.From)), m.Info().Actions[tr.Action].Name, model.FormatArgs(x.ArgsOf(tr)), x.StateLabel(int(tr.To)))
 			}
 		}
 	}

@@ -18,7 +18,7 @@ import (
 func fingerprint(x *explore.Exploration) string {
 	h := fnv.New64a()
 	for i, s := range x.States {
-		fmt.Fprintf(h, "%q %d %q %q %v %v %v %v %v\n", x.StateKey(i), s.Depth, s.Label, s.Error, s.Initial, s.Accepting, s.Expanded, s.Frontier, s.ModelErr)
+		fmt.Fprintf(h, "%q %d %q %q %v %v %v %v %v\n", x.StateKey(i), s.Depth, x.StateLabel(i), x.StateError(i), s.Initial, s.Accepting, s.Expanded, s.Frontier, s.ModelErr)
 	}
 	for _, t := range x.Trans {
 		fmt.Fprintln(h, t)

@@ -106,9 +106,9 @@ func errorsOf(t *testing.T, path string, c errorCase) []string {
 		msgs = append(msgs, err.Error())
 	}
 	if x != nil {
-		for _, s := range x.States {
-			if s.Error != "" {
-				msgs = append(msgs, s.Error)
+		for i := range x.States {
+			if e := x.StateError(i); e != "" {
+				msgs = append(msgs, e)
 			}
 		}
 	}

@@ -339,7 +339,7 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 		e.ex.Stats.Tried += r.tried
 		e.ex.States[src].Expanded = true
 		if r.err != nil {
-			e.ex.States[src].Error = r.err.Error()
+			e.ex.States[src].err = e.ex.intern(r.err.Error())
 		}
 		groupStart := len(e.ex.Trans)
 		for _, pt := range r.trans {

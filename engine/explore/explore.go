@@ -15,14 +15,16 @@ import (
 )
 
 // MState is a state of the explored model (before the timeout extension).
-// Its canonical encoding (Exploration.StateKey) lives in the exploration's
-// key arena: no pointer per state for the garbage collector to follow.
+// Its canonical encoding (Exploration.StateKey), label and error live in
+// the exploration's tables: an MState holds no pointer for the garbage
+// collector to follow (read them with Exploration.StateLabel and
+// StateError).
 type MState struct {
 	keyOff    int64 // the key in Exploration.keys
 	keyLen    int32
 	Depth     int32
-	Label     string // the grouping values, when groupings are set
-	Error     string // invariant violation or model error
+	label     int32 // the grouping values, when groupings are set (Exploration.strs)
+	err       int32 // invariant violation or model error (Exploration.strs)
 	Initial   bool
 	Accepting bool
 	Expanded  bool
@@ -79,6 +81,36 @@ type Exploration struct {
 	// that are never moved or changed once written (strings point into
 	// them).
 	keys [][]byte
+	// strs holds the states' labels and errors (0 is "").
+	strs []string
+}
+
+// StateLabel returns the label of model state i: its grouping values when
+// groupings are set, else "".
+func (x *Exploration) StateLabel(i int) string { return x.str(x.States[i].label) }
+
+// StateError returns the error of model state i: an invariant violation or
+// a model error, "" for none.
+func (x *Exploration) StateError(i int) string { return x.str(x.States[i].err) }
+
+func (x *Exploration) str(id int32) string {
+	if id == 0 {
+		return ""
+	}
+	return x.strs[id]
+}
+
+// intern stores s in strs and returns its id (0 for "", which is not
+// stored). Labels are mostly distinct: they are not looked up again.
+func (x *Exploration) intern(s string) int32 {
+	if s == "" {
+		return 0
+	}
+	if len(x.strs) == 0 {
+		x.strs = append(x.strs, "")
+	}
+	x.strs = append(x.strs, s)
+	return int32(len(x.strs) - 1)
 }
 
 // keyChunk is the size of a chunk of the key arena.
@@ -435,6 +467,8 @@ func (e *explorer) snapshot(force bool) {
 	x.OutTable = e.ex.OutTable[:len(e.ex.OutTable):len(e.ex.OutTable)]
 	// The key arena's chunks only grow past what the copied states use.
 	x.keys = append([][]byte(nil), e.ex.keys...)
+	// The string table only grows: share what exists now.
+	x.strs = e.ex.strs[:len(e.ex.strs):len(e.ex.strs)]
 	x.Stats.States, x.Stats.Transitions = len(x.States), len(x.Trans)
 	x.Stats.Seconds = time.Since(e.start).Seconds()
 	e.cfg.Snapshot(&x)
@@ -453,7 +487,7 @@ func (e *explorer) markFrontier(ids []int32) {
 func (e *explorer) addState(key string, hk hkey, depth int32, info *targetInfo) int32 {
 	id := int32(len(e.ex.States))
 	off, n := e.ex.storeKey(key)
-	e.ex.States = append(e.ex.States, MState{keyOff: off, keyLen: n, Depth: depth, Label: info.label, Error: info.invariant, Accepting: info.accepting})
+	e.ex.States = append(e.ex.States, MState{keyOff: off, keyLen: n, Depth: depth, label: e.ex.intern(info.label), err: e.ex.intern(info.invariant), Accepting: info.accepting})
 	e.concrete.set(hk, id)
 	for i, g := range e.groups {
 		g.setIfAbsent(info.groupKeys[i], id)
@@ -470,7 +504,7 @@ func (e *explorer) errorState(msg string, depth int32) int32 {
 	}
 	id := int32(len(e.ex.States))
 	off, n := e.ex.storeKey(key)
-	e.ex.States = append(e.ex.States, MState{keyOff: off, keyLen: n, Depth: depth, Label: "error", Error: msg, ModelErr: true})
+	e.ex.States = append(e.ex.States, MState{keyOff: off, keyLen: n, Depth: depth, label: e.ex.intern("error"), err: e.ex.intern(msg), ModelErr: true})
 	e.concrete.set(hk, id)
 	e.nstates.Add(1)
 	return id

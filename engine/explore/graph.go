@@ -153,7 +153,7 @@ func (x *Exploration) Graph() *Graph {
 	hasObs := x.hasObservables()
 	add := func(m int, kind StateKind) int {
 		s := &x.States[m]
-		gs := GState{Model: int32(m), Label: s.Label, Kind: kind, Accepting: s.Accepting, Frontier: s.Frontier, Error: s.Error}
+		gs := GState{Model: int32(m), Label: x.StateLabel(m), Kind: kind, Accepting: s.Accepting, Frontier: s.Frontier, Error: x.StateError(m)}
 		g.States = append(g.States, gs)
 		return len(g.States) - 1
 	}

@@ -127,8 +127,8 @@ func TestChooseNewInternal(t *testing.T) {
 		t.Errorf("internal Tick never taken: %v", labels)
 	}
 	errs := 0
-	for _, s := range x.States {
-		if s.Error == "too many coins" {
+	for i := range x.States {
+		if x.StateError(i) == "too many coins" {
 			errs++
 		}
 	}
