@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -160,6 +162,24 @@ func TestCampaignStopAndBadSettings(t *testing.T) {
 	if !strings.Contains(tv.verdicts.Text, "Campaign stopped: ") || !strings.Contains(tv.verdicts.Text, "withdrawn") || tv.camp.button.Disabled() {
 		t.Errorf("stopped: %q", tv.verdicts.Text)
 	}
+	// Opening another project stops the campaign (its workers and the
+	// server in Modex with it); the new project's Test tab is idle.
+	var endErr error
+	ended := false
+	tv.camp.OnDone = func(_ *campaign.Summary, err error) { endErr, ended = err, true }
+	test.Tap(tv.camp.button)
+	if !pump(60*time.Second, func() bool { return len(tv.chart.points) >= 1 }) {
+		t.Fatal("no job done")
+	}
+	b.open("../projects/chat/chat.toml")
+	if !pump(30*time.Second, func() bool { return ended }) {
+		t.Fatal("the campaign went on after the project was closed")
+	}
+	if !errors.Is(endErr, context.Canceled) || b.wb.s.test == tv || b.wb.s.test.startB.Disabled() {
+		t.Errorf("after opening another project: %v", endErr)
+	}
+	b.open("../projects/stack/stack.toml")
+	tv = b.wb.s.test
 	// A server nobody listens on: the campaign ends with the error.
 	tv.camp.workers.SetText("0")
 	tv.camp.nats.SetText("nats://user:secret@127.0.0.1:1")

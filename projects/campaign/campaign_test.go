@@ -455,3 +455,31 @@ func TestFailuresKeptBounded(t *testing.T) {
 		t.Errorf("%d failures, %d whole, %d stripped", len(s.Failures), whole, s.Stripped)
 	}
 }
+
+// Jobs come from the network: sizes out of bounds are refused with a
+// sentence, before any project is fetched.
+func TestJobBounds(t *testing.T) {
+	for _, tc := range []struct {
+		job Job
+		ok  bool
+	}{
+		{Job{Runs: 10, Steps: 30}, true},
+		{Job{Runs: 1, Steps: 0, EndWait: 2}, true},
+		{Job{Runs: 0, Steps: 30}, false},
+		{Job{Runs: maxJobRuns + 1, Steps: 30}, false},
+		{Job{Runs: 10, Steps: -1}, false},
+		{Job{Runs: 10, Steps: maxJobSteps + 1}, false},
+		{Job{Runs: 10, Steps: 30, EndWait: 1e9}, false},
+	} {
+		err := tc.job.check()
+		if (err == nil) != tc.ok || (err != nil && !strings.Contains(err.Error(), "out of bounds")) {
+			t.Errorf("%+v: %v", tc.job, err)
+		}
+		if !tc.ok {
+			w := &Worker{Name: "w", CacheDir: t.TempDir()}
+			if res := w.run(context.Background(), nil, tc.job); !strings.Contains(res.Error, "out of bounds") {
+				t.Errorf("%+v ran: %q", tc.job, res.Error)
+			}
+		}
+	}
+}

@@ -170,6 +170,9 @@ func (w *Worker) run(ctx context.Context, obj jetstream.ObjectStore, job Job) Re
 		res.Seconds = time.Since(start).Seconds()
 		return res
 	}
+	if err := job.check(); err != nil {
+		return fail(err)
+	}
 	path, err := w.project(ctx, obj, job.Bundle)
 	if err != nil {
 		return fail(err)
@@ -235,6 +238,21 @@ func (w *Worker) run(ctx context.Context, obj jetstream.ObjectStore, job Job) Re
 	}
 	res.Seconds = time.Since(start).Seconds()
 	return res
+}
+
+// Bounds on a job received: jobs come from the network.
+const (
+	maxJobRuns  = 100_000
+	maxJobSteps = 1_000_000
+)
+
+// check refuses a job whose sizes are out of bounds.
+func (j *Job) check() error {
+	if j.Runs <= 0 || j.Runs > maxJobRuns || j.Steps < 0 || j.Steps > maxJobSteps || j.EndWait < 0 || j.EndWait > 3600 {
+		return fmt.Errorf("job %d out of bounds: %d runs (1 to %d), %d steps (0 to %d), end wait %g s (0 to 3600)",
+			j.ID, j.Runs, maxJobRuns, j.Steps, maxJobSteps, j.EndWait)
+	}
+	return nil
 }
 
 // shrink shrinks a failing run against the worker's implementation (see
