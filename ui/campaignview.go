@@ -134,18 +134,8 @@ func (tv *TestView) startCampaign(workers int) {
 	})
 	tv.camp.fails = nil
 	tv.camp.info = runInfo{gen: gen, started: time.Now(), project: p.Name, path: p.Path, config: config, tc: tc}
-	tv.lines, tv.actions = nil, 0
-	tv.report = ""
-	tv.failure.SetText("")
-	tv.firstFail, tv.failFile = nil, ""
-	tv.shrinkB.Disable()
-	tv.bottom.SelectIndex(0)
-	tv.log.Refresh()
-	tv.chart.Reset()
-	tv.chart.Unit = "jobs"
-	tv.chartTitle.SetText("states covered over jobs done")
 	tv.camp.perWorker = nil
-	tv.running(true)
+	tv.clear("jobs", "states covered over jobs done")
 	tv.counters.SetText(fmt.Sprintf("Campaign: %d runs of %d steps in jobs of %d, seed %d, %d local workers, %s…", spec.Runs, spec.Steps, jobRuns, spec.Seed, workers, on))
 	tv.verdicts.SetText("")
 	wb.s.details.Clear("Click a failure to draw its run.")

@@ -44,10 +44,7 @@ func campaignAndWait(t *testing.T, tv *TestView) *campaign.Summary {
 func TestCampaignInTestTab(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", dir)
-	bin := filepath.Join(dir, "fakeadapter")
-	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, msg)
-	}
+	bin := buildFakeAdapter(t, dir)
 	b := newBench(t)
 	b.wb.AutoExplore = false
 	b.open("../projects/stack/stack.toml")
@@ -141,10 +138,7 @@ func TestCampaignStopAndBadSettings(t *testing.T) {
 		}
 	}
 	// Stopped midway: what was done, and the other jobs withdrawn.
-	bin := filepath.Join(dir, "fakeadapter")
-	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, msg)
-	}
+	bin := buildFakeAdapter(t, dir)
 	tv.adapter.SetText(bin + " good")
 	tv.runs.SetText("5000")
 	tv.camp.workers.SetText("1")
@@ -192,4 +186,14 @@ func TestCampaignStopAndBadSettings(t *testing.T) {
 	if !strings.Contains(tv.verdicts.Text, "connecting to NATS") || strings.Contains(tv.verdicts.Text, "secret") || tv.startB.Disabled() {
 		t.Errorf("%q", tv.verdicts.Text)
 	}
+}
+
+// buildFakeAdapter builds the adapter of engine/adapter's tests into dir.
+func buildFakeAdapter(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "fakeadapter")
+	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	return bin
 }

@@ -237,17 +237,7 @@ func (tv *TestView) start() {
 		tv.queue = nil
 		tv.visited, tv.cfg = visited, cfg
 	})
-	tv.lines, tv.actions = nil, 0
-	tv.report = ""
-	tv.failure.SetText("")
-	tv.firstFail, tv.failFile = nil, ""
-	tv.shrinkB.Disable()
-	tv.bottom.SelectIndex(0)
-	tv.log.Refresh()
-	tv.chart.Reset()
-	tv.chart.Unit = "steps"
-	tv.chartTitle.SetText("states covered over steps")
-	tv.running(true)
+	tv.clear("steps", "states covered over steps")
 	tv.verdicts.SetText(fmt.Sprintf("Testing %s [%s], seed %d…", p.Name, wb.configs.Selected, tc.Seed))
 	wb.s.details.Clear("Click a state of the test's graph to see its details.")
 	wb.Cancel()        // an exploration would fight over the graph view
@@ -286,6 +276,22 @@ func (tv *TestView) start() {
 		<-pumped // the last steps and failures are on screen before the verdict
 		wb.do(func() { tv.finished(gen, res, size, err) })
 	}()
+}
+
+// clear empties the log, failure panel and chart for a new test or
+// campaign (its chart counting unit, under title) and marks it running.
+func (tv *TestView) clear(unit, title string) {
+	tv.lines, tv.actions = nil, 0
+	tv.report = ""
+	tv.failure.SetText("")
+	tv.firstFail, tv.failFile = nil, ""
+	tv.shrinkB.Disable()
+	tv.bottom.SelectIndex(0)
+	tv.log.Refresh()
+	tv.chart.Reset()
+	tv.chart.Unit = unit
+	tv.chartTitle.SetText(title)
+	tv.running(true)
 }
 
 // newJob cancels what the tab was running and starts a new job: its context

@@ -174,10 +174,7 @@ func TestLiveOnlineTest(t *testing.T) {
 // whose Pop answers 42 fails at its first Pop: the shortest failing run is
 // one Push, then the cleanup phase's Pop.
 func TestShrinkButton(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "fakeadapter")
-	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, msg)
-	}
+	bin := buildFakeAdapter(t, t.TempDir())
 	b := newBench(t)
 	b.wb.AutoExplore = false
 	b.open("../projects/stack/stack.toml")

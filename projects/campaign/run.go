@@ -93,15 +93,10 @@ func withdrawOthers(url string, auth Auth, keep string) error {
 // purgeJobs removes from the work queue the jobs of the campaigns drop
 // says yes to.
 func purgeJobs(url string, auth Auth, drop func(campaign string) bool) error {
-	nc, err := connect(url, "modex coordinator", auth)
-	if err != nil {
-		return redact(err, url)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return err
-	}
+	return withJS(url, auth, func(js jetstream.JetStream) error { return purgeWith(js, drop) })
+}
+
+func purgeWith(js jetstream.JetStream, drop func(campaign string) bool) error {
 	return retry(context.Background(), 3, func(c context.Context) error {
 		s, err := js.Stream(c, jobsStream)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
@@ -127,6 +122,11 @@ func purgeJobs(url string, auth Auth, drop func(campaign string) bool) error {
 
 // endOf records the end of campaign run id (see recordEnd).
 func endOf(url string, auth Auth, id string) error {
+	return withJS(url, auth, func(js jetstream.JetStream) error { return recordEnd(context.Background(), js, id) })
+}
+
+// withJS runs f with a JetStream context on a connection of its own.
+func withJS(url string, auth Auth, f func(jetstream.JetStream) error) error {
 	nc, err := connect(url, "modex coordinator", auth)
 	if err != nil {
 		return redact(err, url)
@@ -136,5 +136,5 @@ func endOf(url string, auth Auth, id string) error {
 	if err != nil {
 		return err
 	}
-	return recordEnd(context.Background(), js, id)
+	return f(js)
 }
