@@ -30,6 +30,8 @@ type campaignPanel struct {
 	button  *widget.Button
 	shrink  *widget.Check
 	fails   []campaign.Failure
+	// unlisted counts the failures beyond maxListedFailures, not listed.
+	unlisted int
 	// perWorker is the last report's figures per worker.
 	perWorker map[string]campaign.WorkerStat
 	info      runInfo // the campaign's project, configuration and settings
@@ -49,6 +51,10 @@ func (tv *TestView) campaignRow() fyne.CanvasObject {
 	return container.NewBorder(nil, nil, widget.NewLabel("local workers"), container.NewHBox(c.shrink, c.button),
 		container.NewBorder(nil, nil, container.NewGridWrap(fyne.NewSize(50, c.workers.MinSize().Height), c.workers), nil, c.nats))
 }
+
+// maxListedFailures bounds the failures a campaign lists in the Test tab
+// (the command line saves them all).
+const maxListedFailures = 2000
 
 // campaignReportEvery is the least time between two campaign reports drawn
 // (reports with new failures are always drawn).
@@ -132,7 +138,7 @@ func (tv *TestView) startCampaign(workers int) {
 		tv.queue = nil
 		tv.visited, tv.cfg = nil, cfg
 	})
-	tv.camp.fails = nil
+	tv.camp.fails, tv.camp.unlisted = nil, 0
 	tv.camp.info = runInfo{gen: gen, started: time.Now(), project: p.Name, path: p.Path, config: config, tc: tc}
 	tv.camp.perWorker = nil
 	tv.clear("jobs", "states covered over jobs done")
@@ -192,6 +198,10 @@ func (tv *TestView) campaignProgress(gen int, pr campaign.Progress) {
 		tv.chart.Add(pr.States)
 	}
 	for _, f := range pr.New {
+		if len(tv.camp.fails) >= maxListedFailures {
+			tv.camp.unlisted++ // the campaign's summary counts them
+			continue
+		}
 		tv.camp.fails = append(tv.camp.fails, f)
 		shrunk := ""
 		if f.ShrunkSteps > 0 {
@@ -245,6 +255,9 @@ func (tv *TestView) campaignFinished(gen int, sum *campaign.Summary, workerErrs 
 		for _, e := range sum.JobErrors {
 			text += "\njob error: " + e
 		}
+	}
+	if tv.camp.unlisted > 0 {
+		text += fmt.Sprintf("\n%d failures after the first %d are not listed here (modex campaign saves them all).", tv.camp.unlisted, maxListedFailures)
 	}
 	if w := workerLines(tv.camp.perWorker); w != "" {
 		text += "\n" + w
