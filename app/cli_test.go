@@ -428,7 +428,9 @@ func TestCampaignCommand(t *testing.T) {
 		t.Errorf("rerun of a shrunk campaign failure: exit %d\n%s", code, out)
 	}
 	out, errOut, code = cli("campaign", "../projects/stack/stack.toml", "--adapter", bin+" good", "--runs", "10", "--job-runs", "5", "--steps", "20", "--seed", "5")
-	if code != 0 || !strings.Contains(out, "10 runs: 10 pass, 0 fail") {
+	// Coverage in the words of modex test: against the configuration's
+	// size.
+	if code != 0 || !strings.Contains(out, "10 runs: 10 pass, 0 fail") || !regexp.MustCompile(`covered \d+ of \d+ states and \d+ of \d+ transitions`).MatchString(out) {
 		t.Errorf("correct implementation: exit %d\n%s\n%s", code, out, errOut)
 	}
 	_, errOut, code = cli("campaign", "../projects/stack/stack.toml", "--nats", "tls://user:secret@127.0.0.1:1", "--nats-cert", "c.pem", "--workers", "0")

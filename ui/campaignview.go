@@ -190,7 +190,7 @@ func (tv *TestView) campaignProgress(gen int, pr campaign.Progress) {
 	if gen != tv.gen {
 		return
 	}
-	tv.counters.SetText(fmt.Sprintf("%d of %d jobs, %d runs (%.0f runs/s), %d steps, %d failures, %d model states covered; %.1f s",
+	tv.counters.SetText(fmt.Sprintf("%d of %d jobs, %d runs (%.0f runs/s), %d steps, %d failures, %d model states visited; %.1f s",
 		pr.Done, pr.Jobs, pr.Runs, float64(pr.Runs)/max(pr.Seconds, 0.001), pr.Steps, pr.Failures, pr.States, pr.Seconds))
 	tv.camp.perWorker = pr.PerWorker
 	tv.verdicts.SetText(workerLines(pr.PerWorker))
@@ -250,8 +250,8 @@ func (tv *TestView) campaignFinished(gen int, sum *campaign.Summary, workerErrs 
 	case err != nil:
 		text = "Campaign: " + err.Error()
 	default:
-		text = fmt.Sprintf("Campaign %s: %d runs: %s; covered %d states and %d transitions; %d of %d jobs done, %d given up, %d duplicates dropped; %.1f s.",
-			sum.Campaign, sum.Runs, sum.Tally, len(sum.Covered.States), len(sum.Covered.Transitions), sum.Done, sum.Jobs, sum.GivenUp, sum.Duplicates, sum.Seconds)
+		text = fmt.Sprintf("Campaign %s: %d runs: %s; %s; %d of %d jobs done, %d given up, %d duplicates dropped; %.1f s.",
+			sum.Campaign, sum.Runs, sum.Tally, sum.Covered.Coverage(sum.Size), sum.Done, sum.Jobs, sum.GivenUp, sum.Duplicates, sum.Seconds)
 		for _, e := range sum.JobErrors {
 			text += "\njob error: " + e
 		}

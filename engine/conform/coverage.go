@@ -69,14 +69,19 @@ func SizeOf(ctx context.Context, m model.Model, cfg *explore.Config, maxStates i
 // SizeOf); states the test met outside it (a grouping keeps one state per
 // group, a filter drops some, but the implementation goes where it goes)
 // are said apart. Without a complete size, the plain counts.
-func (r *TestResult) Coverage(size ModelSize) string {
+func (r *TestResult) Coverage(size ModelSize) string { return r.Covered().Coverage(size) }
+
+// Coverage says how much of the model the set covers, in the words of
+// TestResult.Coverage (a campaign's merged coverage reads as one test's).
+func (c Covered) Coverage(size ModelSize) string {
+	met, metTrans := len(c.States), len(c.Transitions)
 	if !size.Complete || size.States == 0 {
-		return fmt.Sprintf("covered %d states and %d transitions", r.States, r.Transitions)
+		return fmt.Sprintf("covered %d states and %d transitions", met, metTrans)
 	}
-	states, trans := size.Count(r.Covered())
+	states, trans := size.Count(c)
 	text := fmt.Sprintf("covered %d of %d states and %d of %d transitions (%.0f %% of the states)",
 		states, size.States, trans, size.Transitions, 100*float64(states)/float64(size.States))
-	if out := r.States - states; out > 0 {
+	if out := met - states; out > 0 {
 		plural := "s"
 		if out == 1 {
 			plural = ""

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/projects"
 )
 
 // Summary is a campaign's aggregated result.
@@ -34,6 +35,10 @@ type Summary struct {
 	// Stripped counts the failures kept without their saved run, report
 	// and path (those after the first MaxDetailedFailures).
 	Stripped int
+
+	// Size is the configuration's size, when it could be explored whole
+	// quickly (conform.SizeOf): the coverage is then given against it.
+	Size conform.ModelSize
 
 	perWorker map[string]WorkerStat
 	reported  int // failures already reported as New
@@ -149,6 +154,7 @@ func Coordinate(ctx context.Context, url string, auth Auth, spec Spec, progress 
 	}
 	sort.Slice(sum.Failures, func(i, j int) bool { return sum.Failures[i].Seed < sum.Failures[j].Seed })
 	sum.Seconds = time.Since(start).Seconds()
+	sum.Size = sizeOf(ctx, spec) // after the campaign's time: it is not part of it
 	return sum, nil
 }
 
@@ -342,4 +348,23 @@ func recordEnd(ctx context.Context, js jetstream.JetStream, id string) error {
 		_, err := js.Publish(c, endsSubject+base, []byte(id), jetstream.WithMsgID("end/"+id))
 		return err
 	})
+}
+
+// sizeOf sizes the campaign's configuration for its coverage figures (the
+// zero size when it cannot be explored whole quickly).
+func sizeOf(ctx context.Context, spec Spec) conform.ModelSize {
+	p, err := projects.Load(spec.ProjectFile)
+	if err != nil {
+		return conform.ModelSize{}
+	}
+	m, err := p.LoadModelFor(spec.Config)
+	if err != nil {
+		return conform.ModelSize{}
+	}
+	cfg, err := p.Build(m, spec.Config)
+	if err != nil {
+		return conform.ModelSize{}
+	}
+	size, _ := conform.SizeOf(ctx, m, cfg, conform.SizeStates, conform.SizeTime)
+	return size
 }

@@ -18,9 +18,9 @@ func (s *Summary) String() string {
 		workers = append(workers, fmt.Sprintf("%s %d", w, n))
 	}
 	sort.Strings(workers)
-	return fmt.Sprintf("campaign %s: %d of %d jobs done, %d given up, %d duplicate results dropped; %d runs: %s; %d steps; covered %d states and %d transitions; %.1f s (%.0f runs/s); jobs per worker: %s",
+	return fmt.Sprintf("campaign %s: %d of %d jobs done, %d given up, %d duplicate results dropped; %d runs: %s; %d steps; %s; %.1f s (%.0f runs/s); jobs per worker: %s",
 		s.Campaign, s.Done, s.Jobs, s.GivenUp, s.Duplicates, s.Runs, s.Tally, s.Steps,
-		len(s.Covered.States), len(s.Covered.Transitions), s.Seconds, float64(s.Runs)/max(s.Seconds, 0.001), strings.Join(workers, ", "))
+		s.Covered.Coverage(s.Size), s.Seconds, float64(s.Runs)/max(s.Seconds, 0.001), strings.Join(workers, ", "))
 }
 
 // SaveFailure writes a failure's saved run (checked as a saved run first)
