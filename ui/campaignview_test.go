@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -59,7 +60,8 @@ func TestCampaignInTestTab(t *testing.T) {
 	if sum == nil || sum.Runs != 12 || sum.Tally[conform.Fail] != 12 || sum.Jobs != 4 { // jobs of 12/(2×2) runs
 		t.Fatalf("summary %v", sum)
 	}
-	if !strings.Contains(tv.verdicts.Text, "12 runs: 0 pass, 12 fail") || !strings.Contains(tv.counters.Text, "4 of 4 jobs, 12 runs") {
+	if !strings.Contains(tv.verdicts.Text, "12 runs: 0 pass, 12 fail") || !strings.Contains(tv.counters.Text, "4 of 4 jobs, 12 runs") ||
+		!regexp.MustCompile(`covered \d+ of \d+ states`).MatchString(tv.verdicts.Text) {
 		t.Errorf("on screen: %q / %q", tv.counters.Text, tv.verdicts.Text)
 	}
 	var fails []int
