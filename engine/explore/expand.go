@@ -283,12 +283,13 @@ func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, a
 		x := extra()
 		x.out, x.outKey = o.Output, string(w.buf)
 	}
-	pt.key = o.Next.Key()
-	pt.hk = e.hash(pt.key)
+	key := o.Next.Key()
+	pt.hk = e.hash(key)
 	if id, known := e.concrete.get(pt.hk); known {
-		pt.known, pt.to = true, id
+		pt.known, pt.to = true, id // its key is not kept until the merge
 		return pt, true
 	}
+	pt.key = key
 	info, ok := cache[pt.hk]
 	if !ok {
 		info = e.evalTargetInto(w.Worker, o.Next, false, w.info())
