@@ -88,34 +88,19 @@ func (tv *TestView) StartCampaign() {
 		tv.startCampaign(0)
 		return
 	}
-	command := tv.adapter.Text
-	if command == p.AdapterCommandLine() {
-		command = ""
-	}
+	command := tv.command()
 	wb.consented(command, func() { tv.startCampaign(workers) })
 }
 
 func (tv *TestView) startCampaign(workers int) {
 	wb := tv.wb
-	p, m := wb.s.project, wb.s.model
-	if p == nil || m == nil {
-		return
-	}
+	p := wb.s.project
 	config := wb.configs.Selected
-	cfg, err := p.Build(m, config)
-	if err != nil {
-		tv.verdicts.SetText("Configuration error: " + err.Error())
+	cfg, tc, ok := tv.prepare()
+	if !ok {
 		return
 	}
-	tc, err := tv.setup()
-	if err != nil {
-		tv.verdicts.SetText(err.Error())
-		return
-	}
-	command := tv.adapter.Text
-	if command == p.AdapterCommandLine() {
-		command = ""
-	}
+	command := tv.command()
 	// Jobs of at most 10 runs, at least two per worker.
 	jobRuns := max(1, min(10, tc.Runs/max(1, 2*workers)))
 	spec := campaign.Spec{ProjectFile: p.Path, Config: config, Runs: tc.Runs, Steps: tc.Steps, Seed: tc.Seed, Strategy: string(tc.Strategy),

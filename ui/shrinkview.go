@@ -49,10 +49,7 @@ func (tv *TestView) Shrink() {
 		tv.verdicts.SetText("Configuration error: " + err.Error())
 		return
 	}
-	command := tv.adapter.Text
-	if command == p.AdapterCommandLine() {
-		command = ""
-	}
+	command := tv.command()
 	ctx, gen := tv.newJob(nil)
 	tv.running(true)
 	tv.shrinkB.Disable()

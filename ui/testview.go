@@ -205,27 +205,44 @@ func (tv *TestView) Start() {
 	if tv.wb.s.project == nil || tv.wb.s.model == nil {
 		return
 	}
-	command := tv.adapter.Text
-	if command == tv.wb.s.project.AdapterCommandLine() {
-		command = ""
-	}
+	command := tv.command()
 	tv.wb.consented(command, tv.start)
+}
+
+// command is the adapter command typed in the tab, "" when it is the
+// project's own.
+func (tv *TestView) command() string {
+	if c := tv.adapter.Text; c != tv.wb.s.project.AdapterCommandLine() {
+		return c
+	}
+	return ""
+}
+
+// prepare builds the selected configuration and reads the settings for a
+// test or campaign; false (the reason shown) when it cannot start.
+func (tv *TestView) prepare() (*explore.Config, conform.TestConfig, bool) {
+	p, m := tv.wb.s.project, tv.wb.s.model
+	if p == nil || m == nil {
+		return nil, conform.TestConfig{}, false
+	}
+	cfg, err := p.Build(m, tv.wb.configs.Selected)
+	if err != nil {
+		tv.verdicts.SetText("Configuration error: " + err.Error())
+		return nil, conform.TestConfig{}, false
+	}
+	tc, err := tv.setup()
+	if err != nil {
+		tv.verdicts.SetText(err.Error())
+		return nil, conform.TestConfig{}, false
+	}
+	return cfg, tc, true
 }
 
 func (tv *TestView) start() {
 	wb := tv.wb
 	p, m := wb.s.project, wb.s.model
-	if p == nil || m == nil {
-		return
-	}
-	cfg, err := p.Build(m, wb.configs.Selected)
-	if err != nil {
-		tv.verdicts.SetText("Configuration error: " + err.Error())
-		return
-	}
-	tc, err := tv.setup()
-	if err != nil {
-		tv.verdicts.SetText(err.Error())
+	cfg, tc, ok := tv.prepare()
+	if !ok {
 		return
 	}
 	visited, err := conform.NewVisited(m)
@@ -244,10 +261,7 @@ func (tv *TestView) start() {
 	wb.graph.FitNext() // the visited graph starts fitted, not at the last graph's zoom
 	tc.OnStep = func(s conform.StepRecord) { tv.push(s) }
 	tc.OnRun = func(r conform.RunResult) { tv.push(r) }
-	command := tv.adapter.Text
-	if command == p.AdapterCommandLine() {
-		command = ""
-	}
+	command := tv.command()
 	started := time.Now()
 	done := make(chan struct{})
 	pumped := make(chan struct{})
