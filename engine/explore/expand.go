@@ -88,10 +88,10 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 		wg.Add(1)
 		go func(w *expWorker) {
 			defer wg.Done()
-			// A fresh slab per level (results live until the merge), sized
-			// from the last level.
-			w.trans = make([]pendTrans, 0, int(e.perState*float64(len(level))/float64(nw)*1.1)+16)
-			cache := make(map[hkey]*targetInfo, 2*len(level)/nw+8)
+			// The slab (results live until the merge) sized from the last
+			// chunk; the scratch of the last chunk is used again.
+			w.newChunk(int(e.perState*float64(len(level))/float64(nw)*1.1) + 16)
+			cache := w.cache
 			for {
 				start := int(next.Add(chunk)) - chunk
 				if start >= len(level) {

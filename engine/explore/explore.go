@@ -169,19 +169,47 @@ type expWorker struct {
 	// trans is this worker's slab of pending transitions for the level:
 	// every srcResult takes a segment of it (no slice per state).
 	trans []pendTrans
-	// infos is a slab of target infos, handed out one by one.
-	infos []targetInfo
+	// infos are blocks of target infos, handed out one by one and used
+	// again for the next chunk once a chunk is merged (infoBlock and
+	// infoUsed say how far this chunk got).
+	infos               [][]targetInfo
+	infoBlock, infoUsed int
+	// cache maps the targets met in this chunk to their infos.
+	cache map[hkey]*targetInfo
 	// keys caches the canonical keys of scalar domain values.
 	keys map[model.Value]string
 }
 
-// info hands out a zeroed targetInfo from the worker's slab.
+// info hands out a zeroed targetInfo from the worker's blocks.
 func (w *expWorker) info() *targetInfo {
-	if len(w.infos) == cap(w.infos) {
-		w.infos = make([]targetInfo, 0, 256)
+	for w.infoBlock < len(w.infos) && w.infoUsed == len(w.infos[w.infoBlock]) {
+		w.infoBlock, w.infoUsed = w.infoBlock+1, 0
 	}
-	w.infos = w.infos[:len(w.infos)+1]
-	return &w.infos[len(w.infos)-1]
+	if w.infoBlock == len(w.infos) {
+		w.infos = append(w.infos, make([]targetInfo, 256))
+	}
+	t := &w.infos[w.infoBlock][w.infoUsed]
+	w.infoUsed++
+	*t = targetInfo{groupKeys: t.groupKeys[:0]}
+	return t
+}
+
+// newChunk makes the worker's scratch ready for a chunk: the last chunk's
+// results are merged, nothing refers to its pending transitions, infos or
+// cache any more.
+func (w *expWorker) newChunk(slab int) {
+	if cap(w.trans) < slab {
+		w.trans = make([]pendTrans, 0, slab)
+	} else {
+		clear(w.trans[:cap(w.trans)]) // let the last chunk's keys and infos go
+		w.trans = w.trans[:0]
+	}
+	w.infoBlock, w.infoUsed = 0, 0
+	if w.cache == nil {
+		w.cache = make(map[hkey]*targetInfo, slab)
+	} else {
+		clear(w.cache)
+	}
 }
 
 // key returns the canonical key of a domain value, cached for scalars.
