@@ -2,7 +2,6 @@ package explore
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -330,7 +329,7 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 	for i := range results {
 		pending += len(results[i].trans)
 	}
-	e.ex.Trans = slices.Grow(e.ex.Trans, pending)
+	e.ex.Trans = grow(e.ex.Trans, pending)
 	for i, src := range level {
 		r := &results[i]
 		if !r.done {
@@ -450,4 +449,24 @@ func (e *explorer) internOut(pt pendTrans) int32 {
 	e.ex.OutTable = append(e.ex.OutTable, out)
 	e.outIDs[pt.x.outKey] = id
 	return id
+}
+
+// grow makes room for n more elements, doubling the capacity when it must
+// grow (append grows large slices by a quarter, copying them again and
+// again as an exploration goes on).
+func grow[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	t := make([]T, len(s), max(2*cap(s), len(s)+n, 64))
+	copy(t, s)
+	return t
+}
+
+// trim returns s with no more than an eighth of its capacity unused.
+func trim[T any](s []T) []T {
+	if cap(s)-len(s) <= len(s)/8 {
+		return s
+	}
+	return append([]T(nil), s...)
 }

@@ -365,6 +365,9 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 	if err != nil {
 		return nil, err
 	}
+	// Growth by doubling may leave up to half the arrays unused: what the
+	// exploration keeps is trimmed to size.
+	e.ex.States, e.ex.Trans = trim(e.ex.States), trim(e.ex.Trans)
 	e.ex.Stats.States = len(e.ex.States)
 	e.ex.Stats.Transitions = len(e.ex.Trans)
 	e.ex.Stats.Seconds = time.Since(e.start).Seconds()
@@ -515,7 +518,7 @@ func (e *explorer) markFrontier(ids []int32) {
 func (e *explorer) addState(key string, hk hkey, depth int32, info *targetInfo) int32 {
 	id := int32(len(e.ex.States))
 	off, n := e.ex.storeKey(key)
-	e.ex.States = append(e.ex.States, MState{keyOff: off, keyLen: n, Depth: depth, label: e.ex.intern(info.label), err: e.ex.intern(info.invariant), Accepting: info.accepting})
+	e.ex.States = append(grow(e.ex.States, 1), MState{keyOff: off, keyLen: n, Depth: depth, label: e.ex.intern(info.label), err: e.ex.intern(info.invariant), Accepting: info.accepting})
 	e.concrete.set(hk, id)
 	for i, g := range e.groups {
 		g.setIfAbsent(info.groupKeys[i], id)
