@@ -201,7 +201,7 @@ func (w *expWorker) newChunk(slab int) {
 	if cap(w.trans) < slab {
 		w.trans = make([]pendTrans, 0, slab)
 	} else {
-		clear(w.trans[:cap(w.trans)]) // let the last chunk's keys and infos go
+		clear(w.trans) // let the last chunk's keys and infos go (its length is what it used)
 		w.trans = w.trans[:0]
 	}
 	w.infoBlock, w.infoUsed = 0, 0
