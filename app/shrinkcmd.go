@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/modex/modex/engine/conform"
@@ -61,15 +62,9 @@ func shrink(ctx context.Context, stdout io.Writer, j shrinkJob) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "shrunk: %d steps (from %d), fails %d of %d re-runs; %d runs, %d candidates the model rejects skipped, %.1f s\n",
-		res.Steps, res.From, res.Fails, res.Of, res.Runs, res.Skipped, res.Seconds)
-	if res.Stopped != "" {
-		fmt.Fprintf(stdout, "  stopped early (%s): the shortest failing run found so far\n", res.Stopped)
-	}
+	fmt.Fprintln(stdout, strings.ReplaceAll(res.Summary(), "\n", "\n  "))
 	io.WriteString(stdout, conform.FailureReport(res.Run, "  "))
-	run := conform.SaveRun(j.saved.Project, j.saved.Config, j.tc, res.Run)
-	run.Seed, run.Strategy, run.Steps = j.saved.Seed, j.saved.Strategy, j.saved.Steps
-	file, err := projects.SaveShrunk(j.file, run)
+	file, err := projects.SaveShrunk(j.file, res.Saved(j.saved))
 	if err != nil {
 		return fmt.Errorf("saving the shrunk run: %w", err)
 	}

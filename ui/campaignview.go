@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -179,8 +180,8 @@ func (tv *TestView) campaignProgress(gen int, pr campaign.Progress) {
 		pr.Done, pr.Jobs, pr.Runs, float64(pr.Runs)/max(pr.Seconds, 0.001), pr.Steps, pr.Failures, pr.States, pr.Seconds))
 	tv.camp.perWorker = pr.PerWorker
 	tv.verdicts.SetText(workerLines(pr.PerWorker))
-	for range pr.Done - len(tv.chart.points) { // a point per job done
-		tv.chart.Add(pr.States)
+	if n := pr.Done - len(tv.chart.points); n > 0 { // a point per job done
+		tv.chart.Add(slices.Repeat([]int{pr.States}, n)...)
 	}
 	for _, f := range pr.New {
 		if len(tv.camp.fails) >= maxListedFailures {

@@ -74,7 +74,7 @@ func (tv *TestView) Shrink() {
 		var text string
 		var d drawing
 		if err == nil {
-			text = shrinkReport(ri, file, res)
+			text = shrinkReport(ri, file, saved, res)
 			d, err = shrunkDrawing(m, res, tv.wb.graph.DrawScale)
 		}
 		wb.do(func() { tv.shrunk(gen, res, text, d, err) })
@@ -83,18 +83,14 @@ func (tv *TestView) Shrink() {
 
 // shrinkReport is the text added to the failure panel for a shrunk run; it
 // saves the run next to the original.
-func shrinkReport(ri runInfo, file string, res *conform.ShrinkResult) string {
+func shrinkReport(ri runInfo, file string, orig *conform.SavedRun, res *conform.ShrinkResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nshrunk: %d steps (from %d), fails %d of %d re-runs; %d runs, %.1f s\n", res.Steps, res.From, res.Fails, res.Of, res.Runs, res.Seconds)
-	if res.Stopped != "" {
-		fmt.Fprintf(&b, "stopped early (%s): the shortest failing run found so far\n", res.Stopped)
-	}
+	b.WriteString("\n" + res.Summary() + "\n")
 	b.WriteString(conform.FailureReport(res.Run, ""))
-	run := conform.SaveRun(ri.project, ri.config, ri.tc, res.Run)
 	if file == "" {
 		return b.String()
 	}
-	if out, err := projects.SaveShrunk(file, run); err != nil {
+	if out, err := projects.SaveShrunk(file, res.Saved(orig)); err != nil {
 		fmt.Fprintf(&b, "(the shrunk run could not be saved: %v)\n", err)
 	} else {
 		fmt.Fprintf(&b, "saved: %s\nrerun it: modex test %s --rerun %s\n", out, ri.path, out)

@@ -432,9 +432,7 @@ func (tv *TestView) flush(ri runInfo) {
 		}
 		tv.log.Refresh()
 		tv.log.ScrollToBottom()
-		for _, p := range points {
-			tv.chart.Add(p)
-		}
+		tv.chart.Add(points...)
 		tv.actions += steps
 		total := tv.actions
 		tv.counters.SetText(fmt.Sprintf("%d steps, %.0f steps/s; %d model states visited", total, float64(total)/max(elapsed, 0.001), models))
@@ -641,9 +639,10 @@ func NewCoverageChart() *CoverageChart {
 // Reset clears the chart.
 func (c *CoverageChart) Reset() { c.points = nil; c.Refresh() }
 
-// Add appends a point (states covered after the next step).
-func (c *CoverageChart) Add(v int) {
-	c.points = append(c.points, v)
+// Add appends points (states covered after each next step or job) and
+// redraws once.
+func (c *CoverageChart) Add(vs ...int) {
+	c.points = append(c.points, vs...)
 	c.Refresh()
 }
 

@@ -55,6 +55,26 @@ type ShrinkResult struct {
 	Stopped string
 }
 
+// Summary says what shrinking gave, on one line ("shrunk: N steps (from M),
+// fails R of K re-runs; …"), and why it stopped early if it did: the words
+// of the command line, the workbench and campaigns alike.
+func (r *ShrinkResult) Summary() string {
+	text := fmt.Sprintf("shrunk: %d steps (from %d), fails %d of %d re-runs; %d runs, %d candidates the model rejects skipped, %.1f s",
+		r.Steps, r.From, r.Fails, r.Of, r.Runs, r.Skipped, r.Seconds)
+	if r.Stopped != "" {
+		text += fmt.Sprintf("\nstopped early (%s): the shortest failing run found so far", r.Stopped)
+	}
+	return text
+}
+
+// Saved is the shrunk run as a saved run, with the original's project,
+// configuration, seed, strategy and steps: what rerunning it needs.
+func (r *ShrinkResult) Saved(orig *SavedRun) *SavedRun {
+	s := SaveRun(orig.Project, orig.Config, TestConfig{Strategy: orig.Strategy, Steps: orig.Steps}, r.Run)
+	s.Seed = orig.Seed
+	return s
+}
+
 // reproduceTries is how many times Repeats runs the original failing run
 // gets to fail again before shrinking gives up.
 const reproduceTries = 4

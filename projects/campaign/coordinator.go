@@ -73,11 +73,17 @@ type WorkerStat struct {
 // the streams (its consumer is durable, results are keyed by job).
 func Coordinate(ctx context.Context, url string, auth Auth, spec Spec, progress func(Progress)) (*Summary, error) {
 	spec.defaults()
-	start := time.Now()
 	data, hash, err := makeBundle(spec.ProjectFile)
 	if err != nil {
 		return nil, err
 	}
+	return coordinate(ctx, url, auth, spec, data, hash, progress)
+}
+
+// coordinate is Coordinate with the project already bundled (data, its
+// hash) and spec's defaults set.
+func coordinate(ctx context.Context, url string, auth Auth, spec Spec, data []byte, hash string, progress func(Progress)) (*Summary, error) {
+	start := time.Now()
 	nc, err := connect(url, "modex coordinator", auth)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to NATS: %w", redact(err, url))

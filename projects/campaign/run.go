@@ -28,6 +28,11 @@ type Where struct {
 // no URL is given and the local workers, coordinates the campaign (see
 // Coordinate), then stops them.
 func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (*Summary, error) {
+	spec.defaults()
+	data, hash, err := makeBundle(spec.ProjectFile)
+	if err != nil {
+		return nil, err
+	}
 	url := where.URL
 	if url == "" {
 		srv, u, err := StartEmbedded(where.Dir)
@@ -39,13 +44,7 @@ func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (
 		// The built-in server serves one campaign at a time: jobs left
 		// by another (a coordinator killed) are withdrawn; this
 		// campaign's own are kept, so that it resumes.
-		_, hash, err := makeBundle(spec.ProjectFile)
-		if err != nil {
-			return nil, err
-		}
-		s := spec
-		s.defaults()
-		if err := withdrawOthers(url, where.Auth, s.ID(hash)); err != nil {
+		if err := withdrawOthers(url, where.Auth, spec.ID(hash)); err != nil {
 			return nil, fmt.Errorf("embedded NATS server: %w", err)
 		}
 	}
@@ -62,7 +61,7 @@ func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (
 			}
 		}()
 	}
-	sum, err := Coordinate(ctx, url, where.Auth, spec, progress)
+	sum, err := coordinate(ctx, url, where.Auth, spec, data, hash, progress)
 	if errors.Is(err, context.Canceled) && sum != nil {
 		// Stopped on purpose (a coordinator that crashes leaves its jobs,
 		// and resumes when started again): its jobs are withdrawn, so
@@ -70,33 +69,35 @@ func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (
 		if perr := Withdraw(url, where.Auth, sum.Campaign); perr != nil {
 			return sum, fmt.Errorf("%w; its jobs could not be withdrawn: %v", err, perr)
 		}
-		if perr := endOf(url, where.Auth, sum.Campaign); perr != nil {
-			return sum, fmt.Errorf("%w; its jobs could not be withdrawn: %v", err, perr)
-		}
 	}
 	return sum, err
 }
 
-// Withdraw removes a campaign's jobs not yet done from the work queue.
+// Withdraw ends a run of a campaign (id as in Summary.Campaign): its jobs
+// not yet done leave the work queue, and its end is recorded, so that the
+// campaign started again runs afresh.
 func Withdraw(url string, auth Auth, campaign string) error {
-	return purgeJobs(url, auth, func(c string) bool { return c == campaign })
+	return withJS(url, auth, func(js jetstream.JetStream) error {
+		if err := purgeJobs(js, func(c string) bool { return c == campaign }); err != nil {
+			return err
+		}
+		return recordEnd(context.Background(), js, campaign)
+	})
 }
 
 // withdrawOthers removes the jobs of every campaign but keep.
 func withdrawOthers(url string, auth Auth, keep string) error {
-	return purgeJobs(url, auth, func(c string) bool {
-		base, _, _ := strings.Cut(c, "-") // without the run number
-		return base != keep
+	return withJS(url, auth, func(js jetstream.JetStream) error {
+		return purgeJobs(js, func(c string) bool {
+			base, _, _ := strings.Cut(c, "-") // without the run number
+			return base != keep
+		})
 	})
 }
 
 // purgeJobs removes from the work queue the jobs of the campaigns drop
 // says yes to.
-func purgeJobs(url string, auth Auth, drop func(campaign string) bool) error {
-	return withJS(url, auth, func(js jetstream.JetStream) error { return purgeWith(js, drop) })
-}
-
-func purgeWith(js jetstream.JetStream, drop func(campaign string) bool) error {
+func purgeJobs(js jetstream.JetStream, drop func(campaign string) bool) error {
 	return retry(context.Background(), 3, func(c context.Context) error {
 		s, err := js.Stream(c, jobsStream)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
@@ -118,11 +119,6 @@ func purgeWith(js jetstream.JetStream, drop func(campaign string) bool) error {
 		}
 		return nil
 	})
-}
-
-// endOf records the end of campaign run id (see recordEnd).
-func endOf(url string, auth Auth, id string) error {
-	return withJS(url, auth, func(js jetstream.JetStream) error { return recordEnd(context.Background(), js, id) })
 }
 
 // withJS runs f with a JetStream context on a connection of its own.

@@ -275,13 +275,7 @@ func (w *Worker) shrink(ctx context.Context, p *projects.Project, job Job, m mod
 		f.ShrunkNote = "not shrunk: " + err.Error()
 		return
 	}
-	run := conform.SaveRun(p.Name, job.Config, tc, res.Run)
-	run.Seed, run.Strategy, run.Steps = saved.Seed, saved.Strategy, saved.Steps
-	f.Shrunk, f.ShrunkSteps = rawRun(run), res.Steps
-	f.ShrunkNote = fmt.Sprintf("shrunk: %d steps (from %d), fails %d of %d re-runs; %d runs, %.1f s", res.Steps, res.From, res.Fails, res.Of, res.Runs, res.Seconds)
-	if res.Stopped != "" {
-		f.ShrunkNote += " (stopped early: " + res.Stopped + ")"
-	}
+	f.Shrunk, f.ShrunkSteps, f.ShrunkNote = rawRun(res.Saved(saved)), res.Steps, res.Summary()
 }
 
 // rawRun is a saved run as JSON.
