@@ -2,6 +2,7 @@ package explore_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -97,28 +98,65 @@ func peakHeap(f func()) (time.Duration, uint64) {
 	return d, peak.Load()
 }
 
-// BenchmarkSideBySide explores the 131,071-state bounded stack (capacity 16,
-// Starlark) with the naive reference explorer (Go's default GC) and with
-// Modex (two workers, the modex binary's GC policy), in one run, and
-// reports both times and peak heaps and their ratios (issue 15's targets:
-// at least 3× faster, at most half the memory).
-func BenchmarkSideBySide(b *testing.B) {
+// stackSource is the bounded stack of bigstack.star with another capacity.
+func stackSource(tb testing.TB, capacity int) string {
 	src, err := os.ReadFile("testdata/bigstack.star")
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	m, err := model.LoadStarlarkSource("stack16.star", []byte(strings.Replace(string(src), "CAPACITY = 14", "CAPACITY = 16", 1)))
+	return strings.Replace(string(src), "CAPACITY = 14", fmt.Sprintf("CAPACITY = %d", capacity), 1)
+}
+
+// The reference explorers count what Modex counts.
+func TestNaiveExplorersAgree(t *testing.T) {
+	for _, capacity := range []int{0, 1, 5} {
+		src := stackSource(t, capacity)
+		m, err := model.LoadStarlarkSource("stack.star", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := explore.Explore(context.Background(), m, explore.DefaultConfig(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := [2]int{len(x.States), len(x.Trans)}
+		if want[0] != 1<<(capacity+1)-1 {
+			t.Fatalf("capacity %d: Modex has %d states", capacity, want[0])
+		}
+		ns, nt := naiveExplore(t, m)
+		ss, st := naiveStarExplore(t, src)
+		if got := [2]int{ns, nt}; got != want {
+			t.Errorf("capacity %d: lean naive explorer %v, Modex %v", capacity, got, want)
+		}
+		if got := [2]int{ss, st}; got != want {
+			t.Errorf("capacity %d: naive explorer %v, Modex %v", capacity, got, want)
+		}
+	}
+}
+
+// BenchmarkSideBySide explores the 131,071-state bounded stack (capacity 16,
+// Starlark) in one run with the naive reference explorer as issue 15
+// describes it (naiveStarExplore: deep copy and canonical string per state,
+// Go's default GC), with a lean variant of it (naiveExplore: Modex's model
+// layer, compact keys) and with Modex (two workers, the modex binary's GC
+// policy), and reports the times, peak heaps and Modex's ratios to both
+// (issue 15's targets: at least 3× faster, at most half the memory).
+func BenchmarkSideBySide(b *testing.B) {
+	src := stackSource(b, 16)
+	m, err := model.LoadStarlarkSource("stack16.star", []byte(src))
 	if err != nil {
 		b.Fatal(err)
 	}
-	var naiveT, modexT time.Duration
-	var naiveH, modexH uint64
+	var naiveT, leanT, modexT time.Duration
+	var naiveH, leanH, modexH uint64
 	for i := 0; i < b.N; i++ {
 		old := debug.SetGCPercent(100)
-		var n int
-		t, h := peakHeap(func() { n, _ = naiveExplore(b, m) })
-		debug.SetGCPercent(old)
+		var n, nl int
+		t, h := peakHeap(func() { n, _ = naiveStarExplore(b, src) })
 		naiveT, naiveH = naiveT+t, max(naiveH, h)
+		t, h = peakHeap(func() { nl, _ = naiveExplore(b, m) })
+		leanT, leanH = leanT+t, max(leanH, h)
+		debug.SetGCPercent(old)
 		restore := gcpolicy.Tune()
 		var x *explore.Exploration
 		cfg := explore.DefaultConfig(m)
@@ -126,14 +164,19 @@ func BenchmarkSideBySide(b *testing.B) {
 		t, h = peakHeap(func() { x, _ = explore.Explore(context.Background(), m, cfg) })
 		restore()
 		modexT, modexH = modexT+t, max(modexH, h)
-		if x == nil || len(x.States) != n || n != 131071 {
-			b.Fatalf("naive %d states, Modex %v", n, x)
+		if x == nil || len(x.States) != n || n != 131071 || nl != n {
+			b.Fatalf("naive %d states, lean %d, Modex %v", n, nl, x)
 		}
 	}
-	b.ReportMetric(naiveT.Seconds()/float64(b.N), "naive-s")
-	b.ReportMetric(modexT.Seconds()/float64(b.N), "modex-s")
+	sec := func(d time.Duration) float64 { return d.Seconds() / float64(b.N) }
+	b.ReportMetric(sec(naiveT), "naive-s")
+	b.ReportMetric(sec(leanT), "lean-s")
+	b.ReportMetric(sec(modexT), "modex-s")
 	b.ReportMetric(float64(naiveH)/(1<<20), "naive-peak-MB")
+	b.ReportMetric(float64(leanH)/(1<<20), "lean-peak-MB")
 	b.ReportMetric(float64(modexH)/(1<<20), "modex-peak-MB")
 	b.ReportMetric(naiveT.Seconds()/modexT.Seconds(), "speedup")
 	b.ReportMetric(float64(modexH)/float64(naiveH), "memory-ratio")
+	b.ReportMetric(leanT.Seconds()/modexT.Seconds(), "lean-speedup")
+	b.ReportMetric(float64(modexH)/float64(leanH), "lean-memory-ratio")
 }

@@ -106,6 +106,9 @@ type fastRequire struct {
 }
 
 func builtinRequire(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) == 1 && len(kwargs) == 0 && args[0].Truth() {
+		return starlark.None, nil // the common case, without UnpackArgs' allocations
+	}
 	var cond starlark.Value
 	var why string
 	if err := starlark.UnpackArgs("require", args, kwargs, "cond", &cond, "why?", &why); err != nil {

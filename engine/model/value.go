@@ -409,8 +409,10 @@ func deepCopy(v Value) Value {
 		}
 		return out
 	case *starlark.List:
+		// Room for one more element: state lists are copied to be changed,
+		// most often by an append, which would otherwise copy them again.
 		n := x.Len()
-		elems := make([]Value, n)
+		elems := make([]Value, n, n+1)
 		for i := 0; i < n; i++ {
 			elems[i] = deepCopy(x.Index(i))
 		}
