@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -90,7 +91,6 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 			// The slab (results live until the merge) sized from the last
 			// chunk; the scratch of the last chunk is used again.
 			w.newChunk(int(e.perState*float64(len(level))/float64(nw)*1.1) + 16)
-			cache := w.cache
 			for {
 				start := int(next.Add(chunk)) - chunk
 				if start >= len(level) {
@@ -100,7 +100,7 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 					if e.ctx.Err() != nil {
 						return
 					}
-					results[i] = e.expand(w, level[i], cache)
+					results[i] = e.expand(w, level[i])
 				}
 			}
 		}(e.workers[wi])
@@ -118,7 +118,7 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 
 // expand tries every included action with every input combination in one
 // state.
-func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (res srcResult) {
+func (e *explorer) expand(w *expWorker, id int32) (res srcResult) {
 	var tried int64
 	start := len(w.trans)
 	res.trans = w.trans[start:start]
@@ -157,7 +157,7 @@ func (e *explorer) expand(w *expWorker, id int32, cache map[hkey]*targetInfo) (r
 		if !ok {
 			continue
 		}
-		if !e.tryInputs(w, st, ai, doms, cache, &res, &tried) {
+		if !e.tryInputs(w, st, ai, doms, &res, &tried) {
 			return res // cancelled
 		}
 	}
@@ -201,7 +201,7 @@ func (e *explorer) inputs(w *expWorker, st model.State, ai int, ac *ActionConfig
 
 // tryInputs tries the action with every combination of inputs from doms
 // and appends the pending transitions to res; false when cancelled.
-func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]model.Value, cache map[hkey]*targetInfo, res *srcResult, tried *int64) bool {
+func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]model.Value, res *srcResult, tried *int64) bool {
 	idx := w.idx[:0]
 	for range doms {
 		idx = append(idx, 0)
@@ -241,16 +241,21 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 			}
 		}
 		*tried++
-		outs, _, err := w.Step(st, ai, args)
+		var outs []model.Outcome
+		var err error
+		if w.scratch != nil {
+			outs, _, err = w.scratch.StepScratch(st, ai, args)
+		} else {
+			outs, _, err = w.Step(st, ai, args)
+		}
 		if err != nil {
 			return false // cancelled
 		}
 		for k, o := range outs {
-			pt, ok := e.pending(w, ai, argsID, argsKey, args, k == 0, o, cache)
-			if !ok {
+			res.trans = append(res.trans, pendTrans{})
+			if !e.pending(w, ai, argsID, argsKey, args, k == 0, o, &res.trans[len(res.trans)-1]) {
 				return false
 			}
-			res.trans = append(res.trans, pt)
 		}
 		if !nextCombination(idx, doms) {
 			return true
@@ -258,10 +263,10 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 	}
 }
 
-// pending makes the pending transition of one outcome of a step, looking up
-// (or evaluating once per level) its target; false when cancelled.
-func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, args []model.Value, first bool, o model.Outcome, cache map[hkey]*targetInfo) (pendTrans, bool) {
-	pt := pendTrans{action: int32(ai), argsID: argsID, outID: -1, first: first}
+// pending fills pt, the pending transition of one outcome of a step, looking
+// up (or evaluating once per chunk) its target; false when cancelled.
+func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, args []model.Value, first bool, o model.Outcome, pt *pendTrans) bool {
+	*pt = pendTrans{action: int32(ai), argsID: argsID, outID: -1, first: first}
 	extra := func() *pendExtra {
 		if pt.x == nil {
 			pt.x = &pendExtra{args: args, argsKey: argsKey}
@@ -273,10 +278,9 @@ func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, a
 	}
 	if o.Err != nil {
 		extra().err = o.Err
-		return pt, true
+		return true
 	}
-	w.buf, _ = model.AppendValuePath(w.buf[:0], o.Output, "output")
-	if id, ok := e.outIDs[string(w.buf)]; ok {
+	if id := e.outID(w, o.Output); id >= 0 {
 		pt.outID = id
 	} else {
 		x := extra()
@@ -286,19 +290,25 @@ func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, a
 	pt.hk = e.hash(key)
 	if id, known := e.concrete.get(pt.hk); known {
 		pt.known, pt.to = true, id // its key is not kept until the merge
-		return pt, true
+		return true
+	}
+	if w.scratch != nil {
+		key = strings.Clone(key) // the worker's scratch holds it until its next step
 	}
 	pt.key = key
-	info, ok := cache[pt.hk]
-	if !ok {
+	var info *targetInfo
+	if i, ok := w.cache.get(pt.hk); ok {
+		info = w.cached[i]
+	} else {
 		info = e.evalTargetInto(w.Worker, o.Next, false, w.info())
 		if info.err != nil && e.ctx.Err() != nil {
-			return pt, false
+			return false
 		}
-		cache[pt.hk] = info
+		w.cache.set(pt.hk, int32(len(w.cached)))
+		w.cached = append(w.cached, info)
 	}
 	pt.info = info
-	return pt, true
+	return true
 }
 
 // nextCombination advances idx, an odometer of indices into doms, to the

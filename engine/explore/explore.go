@@ -162,10 +162,11 @@ func (e *explorer) hash(key string) hkey {
 // expWorker is a model worker with the explorer's scratch space.
 type expWorker struct {
 	model.Worker
-	buf   []byte
-	doms  [][]model.Value
-	dkeys [][]string
-	idx   []int
+	scratch model.ScratchStepper // nil when the worker has no StepScratch
+	buf     []byte
+	doms    [][]model.Value
+	dkeys   [][]string
+	idx     []int
 	// trans is this worker's slab of pending transitions for the level:
 	// every srcResult takes a segment of it (no slice per state).
 	trans []pendTrans
@@ -174,10 +175,13 @@ type expWorker struct {
 	// infoUsed say how far this chunk got).
 	infos               [][]targetInfo
 	infoBlock, infoUsed int
-	// cache maps the targets met in this chunk to their infos.
-	cache map[hkey]*targetInfo
-	// keys caches the canonical keys of scalar domain values.
+	// cache maps the targets met in this chunk to their infos in cached.
+	cache  hindex
+	cached []*targetInfo
+	// keys caches the canonical keys of scalar domain values, outs the ids
+	// of interned scalar outputs.
 	keys map[model.Value]string
+	outs map[model.Value]int32
 }
 
 // info hands out a zeroed targetInfo from the worker's blocks.
@@ -205,17 +209,48 @@ func (w *expWorker) newChunk(slab int) {
 		w.trans = w.trans[:0]
 	}
 	w.infoBlock, w.infoUsed = 0, 0
-	if w.cache == nil {
-		w.cache = make(map[hkey]*targetInfo, slab)
-	} else {
-		clear(w.cache)
+	w.cache.reset()
+	clear(w.cached)
+	w.cached = w.cached[:0]
+}
+
+// scalar tells whether v is a value cached by its own identity (comparable
+// with ==, equal when its key is).
+func scalar(v model.Value) bool {
+	switch v.(type) {
+	case starlark.Int, starlark.String, starlark.Bool, starlark.NoneType, model.Object:
+		return true
 	}
+	return false
+}
+
+// outID returns the id of an interned output, or -1 with the output's
+// canonical key in w.buf; the ids of scalar outputs are cached (interned ids
+// never change during an exploration).
+func (e *explorer) outID(w *expWorker, out model.Value) int32 {
+	sc := scalar(out)
+	if sc {
+		if id, ok := w.outs[out]; ok {
+			return id
+		}
+	}
+	w.buf, _ = model.AppendValuePath(w.buf[:0], out, "output")
+	id, ok := e.outIDs[string(w.buf)]
+	if !ok {
+		return -1
+	}
+	if sc && len(w.outs) < 1<<16 {
+		if w.outs == nil {
+			w.outs = map[model.Value]int32{}
+		}
+		w.outs[out] = id
+	}
+	return id
 }
 
 // key returns the canonical key of a domain value, cached for scalars.
 func (w *expWorker) key(v model.Value) string {
-	switch v.(type) {
-	case starlark.Int, starlark.String, starlark.Bool, starlark.NoneType, model.Object:
+	if scalar(v) {
 		if k, ok := w.keys[v]; ok {
 			return k
 		}
@@ -327,7 +362,9 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 			return nil, err
 		}
 		w.SetBudget(cfg.StepBudget)
-		e.workers = append(e.workers, &expWorker{Worker: w})
+		ew := &expWorker{Worker: w}
+		ew.scratch, _ = w.(model.ScratchStepper)
+		e.workers = append(e.workers, ew)
 	}
 	if err := cfg.Check(m, e.workers[0].Worker); err != nil {
 		return nil, err

@@ -61,6 +61,12 @@ func (h *hindex) setIfAbsent(k hkey, id int32) {
 	}
 }
 
+// reset removes every key, keeping the table's room.
+func (h *hindex) reset() {
+	clear(h.slots)
+	h.n = 0
+}
+
 // len is the number of keys stored.
 func (h *hindex) len() int { return h.n }
 

@@ -204,6 +204,14 @@ type Worker interface {
 	Cancel(reason string)
 }
 
+// ScratchStepper is a Worker that can also step without allocating the
+// states it returns: with StepScratch, the outcomes' states and their keys
+// are valid only until the worker's next StepScratch or Step, so a caller
+// that keeps a key copies it. The explorer uses it when a worker has it.
+type ScratchStepper interface {
+	StepScratch(st State, action int, args []Value) (outs []Outcome, why string, err error)
+}
+
 // isIdentifier reports whether s is a Starlark identifier.
 func isIdentifier(s string) bool {
 	if s == "" {

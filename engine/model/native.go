@@ -109,6 +109,7 @@ type nativeWorker[S any] struct {
 	m    *nativeModel[S]
 	buf  []byte
 	outs [1]Outcome
+	next nstate[S] // StepScratch's state, its key in buf
 }
 
 func (m *nativeModel[S]) NewWorker() (Worker, error) { return &nativeWorker[S]{m: m}, nil }
@@ -146,6 +147,22 @@ func (w *nativeWorker[S]) Step(st State, action int, args []Value) ([]Outcome, s
 	}
 	// The slice is reused: callers consume outcomes before the next Step.
 	w.outs[0] = Outcome{Output: out, Next: w.wrap(next)}
+	return w.outs[:], "", nil
+}
+
+// StepScratch is Step with the outcome's state in the worker's scratch
+// (see ScratchStepper).
+func (w *nativeWorker[S]) StepScratch(st State, action int, args []Value) ([]Outcome, string, error) {
+	next, out, ok, why := w.m.def.Actions[action].Step(st.(*nstate[S]).s, args)
+	if !ok {
+		return nil, why, nil
+	}
+	if out == nil {
+		out = None
+	}
+	w.buf = w.m.def.Encode(w.buf[:0], next)
+	w.next = nstate[S]{key: unsafe.String(unsafe.SliceData(w.buf), len(w.buf)), s: next}
+	w.outs[0] = Outcome{Output: out, Next: &w.next}
 	return w.outs[:], "", nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
@@ -25,6 +26,9 @@ type starWorker struct {
 	argv    starlark.Tuple
 	cur     []starlark.Value
 	touched []bool
+	// StepScratch's keys and states
+	skeys   []byte
+	sstates []sstate
 }
 
 // NewWorker returns a Worker for one goroutine.
@@ -135,6 +139,31 @@ func (w *starWorker) Domain(st State, action, param int) ([]Value, bool, error) 
 }
 
 func (w *starWorker) Step(st State, action int, args []Value) ([]Outcome, string, error) {
+	return w.step(st, action, args, false)
+}
+
+// StepScratch is Step with the outcomes' states and keys in the worker's
+// scratch (see ScratchStepper).
+func (w *starWorker) StepScratch(st State, action int, args []Value) ([]Outcome, string, error) {
+	w.skeys, w.sstates = w.skeys[:0], w.sstates[:0]
+	return w.step(st, action, args, true)
+}
+
+// outState is the lazy state of an outcome with key k: new, or in the
+// worker's scratch (earlier outcomes of the same step keep theirs: a slab
+// that grows leaves them in its old array).
+func (w *starWorker) outState(k []byte, scratch bool) *sstate {
+	if !scratch {
+		return lazyState(string(k))
+	}
+	start := len(w.skeys)
+	w.skeys = append(w.skeys, k...)
+	key := unsafe.String(unsafe.SliceData(w.skeys[start:]), len(k))
+	w.sstates = append(w.sstates, sstate{key: key})
+	return &w.sstates[len(w.sstates)-1]
+}
+
+func (w *starWorker) step(st State, action int, args []Value, scratch bool) ([]Outcome, string, error) {
 	s, err := w.m.ensure(st)
 	if err != nil {
 		return nil, "", err
@@ -188,7 +217,7 @@ func (w *starWorker) Step(st State, action int, args []Value) ([]Outcome, string
 				if _, err := Key(res); err != nil {
 					outs = append(outs, Outcome{Err: &PosError{Pos: fnPos(fn), Msg: "action " + fn.Name() + " output: " + err.Error()}})
 				} else {
-					outs = append(outs, Outcome{Output: res, Next: lazyState(string(buf))})
+					outs = append(outs, Outcome{Output: res, Next: w.outState(buf, scratch)})
 				}
 			}
 		}
