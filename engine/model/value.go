@@ -166,7 +166,14 @@ func AppendValuePath(b []byte, v Value, path string) ([]byte, error) {
 		b = appendUvarint(b, uint64(n))
 		var err error
 		for i := 0; i < n; i++ {
-			if b, err = AppendValuePath(b, x.Index(i), path); err != nil {
+			e := x.Index(i)
+			if iv, ok := e.(starlark.Int); ok { // the common element, without the call
+				if k, ok := iv.Int64(); ok {
+					b = binary.AppendVarint(append(b, tagInt), k)
+					continue
+				}
+			}
+			if b, err = AppendValuePath(b, e, path); err != nil {
 				return nil, annotate(err, path, i)
 			}
 		}
@@ -414,7 +421,12 @@ func deepCopy(v Value) Value {
 		n := x.Len()
 		elems := make([]Value, n, n+1)
 		for i := 0; i < n; i++ {
-			elems[i] = deepCopy(x.Index(i))
+			switch e := x.Index(i); e.(type) {
+			case starlark.Int, starlark.String, starlark.Bool, starlark.NoneType:
+				elems[i] = e // immutable: the common elements, without the call
+			default:
+				elems[i] = deepCopy(e)
+			}
 		}
 		return starlark.NewList(elems)
 	case *starlark.Dict:
