@@ -135,7 +135,13 @@ func (e *explorer) expand(w *expWorker, id int32) (res srcResult) {
 		res.tried = tried
 		e.tried.Add(tried)
 	}()
-	st, err := w.Decode(e.ex.StateKey(int(id)))
+	var st model.State
+	var err error
+	if w.scratch != nil {
+		st, err = w.scratch.DecodeScratch(e.ex.StateKey(int(id)))
+	} else {
+		st, err = w.Decode(e.ex.StateKey(int(id)))
+	}
 	if err != nil {
 		res.err = err
 		res.done = true

@@ -210,6 +210,9 @@ type Worker interface {
 // that keeps a key copies it. The explorer uses it when a worker has it.
 type ScratchStepper interface {
 	StepScratch(st State, action int, args []Value) (outs []Outcome, why string, err error)
+	// DecodeScratch is Decode for the worker's goroutine alone: the state
+	// is valid until the next DecodeScratch.
+	DecodeScratch(key string) (State, error)
 }
 
 // isIdentifier reports whether s is a Starlark identifier.

@@ -150,6 +150,9 @@ func (w *nativeWorker[S]) Step(st State, action int, args []Value) ([]Outcome, s
 	return w.outs[:], "", nil
 }
 
+// DecodeScratch is Decode (a native state is decoded whole).
+func (w *nativeWorker[S]) DecodeScratch(key string) (State, error) { return w.Decode(key) }
+
 // StepScratch is Step with the outcome's state in the worker's scratch
 // (see ScratchStepper).
 func (w *nativeWorker[S]) StepScratch(st State, action int, args []Value) ([]Outcome, string, error) {

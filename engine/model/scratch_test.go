@@ -1,20 +1,28 @@
 package model
 
 import (
+	"fmt"
 	"testing"
 )
 
-// StepScratch gives what Step gives, each outcome of a step its own state,
-// for Starlark and Go-native models.
+// StepScratch from a DecodeScratch state gives what Step gives from a
+// decoded one, each outcome of a step its own state, for Starlark (lists,
+// dicts, sets, a list in a tuple, changed from their encodings) and Go-native
+// models.
 func TestStepScratchMatchesStep(t *testing.T) {
 	star, err := LoadStarlarkSource("coin.star", []byte(`
 def init():
-    return {"side": None, "n": 0}
+    return {"side": None, "n": 0, "l": [], "d": {}, "t": ([], 1), "set": set()}
 
 def Toss(s, k):
     require(s.side == None)
+    require(len(s.l) < 3)
     s.side = choose(["heads", "tails", "edge"])
     s.n += k
+    s.l.append(k)
+    s.d[s.side] = len(s.l)
+    s.t[0].append(s.n)
+    s.set.add(k)
     return s.n
 
 def Reset(s):
@@ -55,6 +63,10 @@ domains = {Toss: {"k": [1, 2]}}
 			if err != nil {
 				t.Fatal(err)
 			}
+			sst, err := sw.DecodeScratch(queue[0])
+			if err != nil {
+				t.Fatal(err)
+			}
 			queue = queue[1:]
 			for ai, a := range m.Info().Actions {
 				var combos [][]Value = [][]Value{nil}
@@ -70,7 +82,7 @@ domains = {Toss: {"k": [1, 2]}}
 					for _, o := range outs {
 						want = append(want, Format(o.Output)+" "+o.Next.Key())
 					}
-					souts, swhy, err := sw.StepScratch(st, ai, args)
+					souts, swhy, err := sw.StepScratch(sst, ai, args)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -87,6 +99,11 @@ domains = {Toss: {"k": [1, 2]}}
 						}
 					}
 				}
+			}
+			// After the steps (which changed its variables from their
+			// encodings), the scratch state shows what the decoded one shows.
+			if got, want := fmt.Sprint(w.Vars(sst)), fmt.Sprint(w.Vars(st)); got != want {
+				t.Errorf("%s: Vars %s, want %s", m.Info().Name, got, want)
 			}
 		}
 		if len(seen) < 5 {

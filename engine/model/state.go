@@ -20,6 +20,66 @@ type sstate struct {
 	vals []starlark.Value // nil until decoded
 	encs []string         // per-variable encodings (substrings of key)
 	objs []objCount
+	// lazy states (a worker's DecodeScratch) decode a variable when it is
+	// read (vals[i] nil until then) and make a changed variable straight
+	// from its encoding; they belong to one goroutine.
+	lazy bool
+}
+
+// val returns variable i, decoding it first in a lazy state.
+func (s *sstate) val(i int) (starlark.Value, error) {
+	if v := s.vals[i]; v != nil || !s.lazy {
+		return v, nil
+	}
+	d := decoder{b: s.encs[i]}
+	v, err := d.value()
+	if err != nil {
+		return nil, err
+	}
+	s.vals[i] = v
+	return v, nil
+}
+
+// mutable returns a copy of variable i that a step may change.
+func (s *sstate) mutable(i int) (starlark.Value, error) {
+	if v := s.vals[i]; v != nil || !s.lazy {
+		return deepCopy(v), nil
+	}
+	d := decoder{b: s.encs[i], thaw: true}
+	return d.value()
+}
+
+// decodeLazy makes dst the lazy state of key, reusing dst's slices: the
+// key's structure is checked now, the variables are decoded when read.
+func (m *StarModel) decodeLazy(dst *sstate, key string) error {
+	n := len(m.info.Vars)
+	vals, encs, objs := dst.vals[:0], dst.encs[:0], dst.objs[:0]
+	if cap(vals) < n {
+		vals, encs = make([]starlark.Value, n), make([]string, n)
+	}
+	vals, encs = vals[:n], encs[:n]
+	clear(vals)
+	if objs == nil {
+		objs = []objCount{}
+	}
+	*dst = sstate{key: key, vals: vals, encs: encs, lazy: true}
+	d := decoder{b: key}
+	for i := range encs {
+		start := d.pos
+		if err := d.skip(); err != nil {
+			return err
+		}
+		encs[i] = key[start:d.pos]
+	}
+	objs, err := d.objs(objs)
+	if err != nil {
+		return err
+	}
+	dst.objs = objs
+	if d.pos != len(key) {
+		return d.fail("trailing bytes")
+	}
+	return nil
 }
 
 func (s *sstate) Key() string { return s.key }
@@ -53,6 +113,19 @@ func (m *StarModel) decode(key string) (*sstate, error) {
 		st.vals[i] = v
 		st.encs[i] = key[start:d.pos]
 	}
+	objs, err := d.objs(st.objs)
+	if err != nil {
+		return nil, err
+	}
+	st.objs = objs
+	if d.pos != len(key) {
+		return nil, d.fail("trailing bytes")
+	}
+	return st, nil
+}
+
+// objs reads the object counters that end a state's encoding.
+func (d *decoder) objs(objs []objCount) ([]objCount, error) {
 	n, err := d.uvarint()
 	if err != nil {
 		return nil, err
@@ -66,12 +139,9 @@ func (m *StarModel) decode(key string) (*sstate, error) {
 		if err != nil {
 			return nil, err
 		}
-		st.objs = append(st.objs, objCount{k, int(c)})
+		objs = append(objs, objCount{k, int(c)})
 	}
-	if d.pos != len(key) {
-		return nil, d.fail("trailing bytes")
-	}
-	return st, nil
+	return objs, nil
 }
 
 // rec is the state record s seen by actions and expressions.
@@ -119,7 +189,11 @@ func (r *rec) value(i int) starlark.Value {
 	if r.st == nil {
 		return starlark.None
 	}
-	return r.st.vals[i]
+	v, err := r.st.val(i)
+	if err != nil {
+		return starlark.String("<" + err.Error() + ">")
+	}
+	return v
 }
 
 func (r *rec) Attr(name string) (starlark.Value, error) {
@@ -128,10 +202,14 @@ func (r *rec) Attr(name string) (starlark.Value, error) {
 		return nil, starlark.NoSuchAttrError(fmt.Sprintf("the state has no variable %q (variables: %s)", name, strings.Join(r.m.info.Vars, ", ")))
 	}
 	if r.readonly {
-		return r.st.vals[i], nil
+		return r.st.val(i)
 	}
 	if !r.touched[i] {
-		r.cur[i] = deepCopy(r.st.vals[i])
+		v, err := r.st.mutable(i)
+		if err != nil {
+			return nil, err
+		}
+		r.cur[i] = v
 		r.touched[i] = true
 	}
 	return r.cur[i], nil

@@ -61,6 +61,24 @@ func FuzzDecodeValue(f *testing.F) {
 	}
 	f.Add([]byte("d\x02sa\x01isa\x02"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// skip (lazy states) accepts what value accepts, and ends where it
+		// ends; a thawed value encodes as the frozen one.
+		ds, dv, dt := decoder{b: string(data)}, decoder{b: string(data)}, decoder{b: string(data), thaw: true}
+		errSkip := ds.skip()
+		fv, errVal := dv.value()
+		tv, errThaw := dt.value()
+		if (errThaw == nil) != (errVal == nil) {
+			t.Fatalf("thawed decoding: %v, frozen: %v", errThaw, errVal)
+		}
+		if errVal == nil {
+			if errSkip != nil || ds.pos != dv.pos {
+				t.Fatalf("skip: %v at %d, value ends at %d", errSkip, ds.pos, dv.pos)
+			}
+			kf, _ := Key(fv)
+			if kt, _ := Key(tv); kt != kf {
+				t.Fatalf("thawed %q, frozen %q", kt, kf)
+			}
+		}
 		v, err := DecodeValue(string(data))
 		if err != nil {
 			return

@@ -26,9 +26,10 @@ type starWorker struct {
 	argv    starlark.Tuple
 	cur     []starlark.Value
 	touched []bool
-	// StepScratch's keys and states
+	// StepScratch's keys and states, DecodeScratch's state
 	skeys   []byte
 	sstates []sstate
+	src     sstate
 }
 
 // NewWorker returns a Worker for one goroutine.
@@ -147,6 +148,16 @@ func (w *starWorker) Step(st State, action int, args []Value) ([]Outcome, string
 func (w *starWorker) StepScratch(st State, action int, args []Value) ([]Outcome, string, error) {
 	w.skeys, w.sstates = w.skeys[:0], w.sstates[:0]
 	return w.step(st, action, args, true)
+}
+
+// DecodeScratch is Decode into the worker's scratch (see ScratchStepper):
+// the variables are decoded when read, and a variable a step changes is
+// made from its encoding instead of copied from its decoded value.
+func (w *starWorker) DecodeScratch(key string) (State, error) {
+	if err := w.m.decodeLazy(&w.src, key); err != nil {
+		return nil, err
+	}
+	return &w.src, nil
 }
 
 // outState is the lazy state of an outcome with key k: new, or in the
@@ -310,7 +321,11 @@ func (w *starWorker) Vars(st State) []Var {
 		return nil
 	}
 	out := make([]Var, len(s.vals))
-	for i, v := range s.vals {
+	for i := range s.vals {
+		v, err := s.val(i)
+		if err != nil {
+			v = starlark.String("<" + err.Error() + ">")
+		}
 		out[i] = Var{Name: w.m.info.Vars[i], Value: v}
 	}
 	return out
