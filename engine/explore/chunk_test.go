@@ -95,3 +95,58 @@ func TestLevelChunksGiveTheSameGraph(t *testing.T) {
 		})
 	}
 }
+
+// The explorer remembers an action's inputs from state to state; a model
+// that fills the same domain slice with other values each time (or gives
+// values of other kinds) still gets, and labels, the inputs of each state.
+func TestInputMemoFollowsTheDomain(t *testing.T) {
+	counter := func(reuse bool) model.Model {
+		buf := make([]model.Value, 2)
+		m, err := model.Native(&model.NativeModel[int]{
+			Name: "counter", Vars: []string{"n"},
+			Init:   func() int { return 0 },
+			Encode: func(dst []byte, s int) []byte { return append(dst, byte(s)) },
+			Decode: func(k []byte) (int, error) { return int(k[0]), nil },
+			Actions: []model.NativeAction[int]{{Name: "Add", Params: []string{"x"},
+				Domains: []func(int) []model.Value{func(n int) []model.Value {
+					var d []model.Value
+					if reuse {
+						d = buf[:0]
+					}
+					if n%3 == 2 {
+						return append(d, model.Tuple(model.Int(1)), model.Str("one")) // not scalars
+					}
+					return append(d, model.Int(n%2+1), model.Int(n%2+2))
+				}},
+				Step: func(n int, args []model.Value) (int, model.Value, bool, string) {
+					x, ok := model.AsInt(args[0])
+					if !ok {
+						x = 1
+					}
+					return min(n+x, 12), nil, n < 12, "full"
+				}}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	var labels [2]string
+	for i, reuse := range []bool{false, true} {
+		x, err := explore.Explore(context.Background(), counter(reuse), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, tr := range x.Trans {
+			fmt.Fprintf(&b, "%s-%s(%s)->%s ", x.StateKey(int(tr.From)), x.Model.Info().Actions[tr.Action].Name, model.FormatArgs(x.ArgsOf(&tr)), x.StateKey(int(tr.To)))
+		}
+		labels[i] = b.String()
+	}
+	if labels[0] != labels[1] {
+		t.Errorf("a reused domain slice gave\n%s\nfresh slices\n%s", labels[1], labels[0])
+	}
+	if !strings.Contains(labels[0], "Add((1,))") || !strings.Contains(labels[0], `Add("one")`) || !strings.Contains(labels[0], "Add(3)") {
+		t.Errorf("inputs missing: %s", labels[0])
+	}
+}

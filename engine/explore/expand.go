@@ -213,15 +213,24 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 		idx = append(idx, 0)
 	}
 	w.idx = idx
-	// Canonical keys of the domain values, computed once per state.
+	// Canonical keys of the domain values, computed once per state, or
+	// remembered with their input ids from the last state that had the
+	// same domain (no parameter, or one).
+	memo := w.memo(ai, len(e.info.Actions), doms)
 	for len(w.dkeys) < len(doms) {
 		w.dkeys = append(w.dkeys, nil)
 	}
 	dkeys := w.dkeys[:len(doms)]
-	for p, vals := range doms {
-		dkeys[p] = dkeys[p][:0]
-		for _, v := range vals {
-			dkeys[p] = append(dkeys[p], w.key(v))
+	if memo != nil {
+		if len(doms) == 1 {
+			dkeys[0] = memo.keys
+		}
+	} else {
+		for p, vals := range doms {
+			dkeys[p] = dkeys[p][:0]
+			for _, v := range vals {
+				dkeys[p] = append(dkeys[p], w.key(v))
+			}
 		}
 	}
 	for {
@@ -235,7 +244,12 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 				argsKey += dkeys[p][idx[p]]
 			}
 		}
-		argsID, known := e.argIDs[argsKey]
+		argsID, known := memo.id(idx), false
+		if argsID >= 0 {
+			known = true
+		} else if argsID, known = e.argIDs[argsKey]; known {
+			memo.learn(idx, argsID)
+		}
 		var args []model.Value
 		if known {
 			args = e.ex.ArgTable[argsID]
@@ -315,6 +329,81 @@ func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, a
 	}
 	pt.info = info
 	return true
+}
+
+// inputMemo remembers an action's last domain (of scalars; none for an
+// action without parameters), its values' keys and the ids of the inputs
+// interned so far (-1 until known; interned ids never change).
+type inputMemo struct {
+	dom  []model.Value // a copy: a model may fill the same slice again
+	keys []string
+	ids  []int32
+}
+
+// memo returns the memo of action ai when doms is its last domain (or has
+// no parameter), made afresh when the domain changed; nil when the action
+// has two parameters or more, or a value that is not a scalar.
+func (w *expWorker) memo(ai, nactions int, doms [][]model.Value) *inputMemo {
+	if len(doms) > 1 {
+		return nil
+	}
+	if w.memos == nil {
+		w.memos = make([]inputMemo, nactions)
+	}
+	m := &w.memos[ai]
+	if len(doms) == 0 {
+		if len(m.ids) == 0 {
+			m.ids = []int32{-1}
+		}
+		return m
+	}
+	vals := doms[0]
+	if len(vals) == len(m.dom) && len(m.ids) == len(vals) {
+		same := true
+		for i, v := range vals {
+			if v != m.dom[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return m
+		}
+	}
+	for _, v := range vals {
+		if !scalar(v) {
+			return nil
+		}
+	}
+	m.dom, m.keys, m.ids = append(m.dom[:0], vals...), m.keys[:0], m.ids[:0]
+	for _, v := range vals {
+		m.keys = append(m.keys, w.key(v))
+		m.ids = append(m.ids, -1)
+	}
+	return m
+}
+
+// id returns the remembered id of the inputs at idx, or -1.
+func (m *inputMemo) id(idx []int) int32 {
+	if m == nil {
+		return -1
+	}
+	if len(idx) == 0 {
+		return m.ids[0]
+	}
+	return m.ids[idx[0]]
+}
+
+// learn remembers the id of the inputs at idx.
+func (m *inputMemo) learn(idx []int, id int32) {
+	if m == nil {
+		return
+	}
+	if len(idx) == 0 {
+		m.ids[0] = id
+	} else {
+		m.ids[idx[0]] = id
+	}
 }
 
 // nextCombination advances idx, an odometer of indices into doms, to the

@@ -182,6 +182,8 @@ type expWorker struct {
 	// of interned scalar outputs.
 	keys map[model.Value]string
 	outs map[model.Value]int32
+	// memos remember each action's inputs from state to state.
+	memos []inputMemo
 }
 
 // info hands out a zeroed targetInfo from the worker's blocks.

@@ -110,6 +110,7 @@ type nativeWorker[S any] struct {
 	buf  []byte
 	outs [1]Outcome
 	next nstate[S] // StepScratch's state, its key in buf
+	src  nstate[S] // DecodeScratch's state
 }
 
 func (m *nativeModel[S]) NewWorker() (Worker, error) { return &nativeWorker[S]{m: m}, nil }
@@ -150,8 +151,15 @@ func (w *nativeWorker[S]) Step(st State, action int, args []Value) ([]Outcome, s
 	return w.outs[:], "", nil
 }
 
-// DecodeScratch is Decode (a native state is decoded whole).
-func (w *nativeWorker[S]) DecodeScratch(key string) (State, error) { return w.Decode(key) }
+// DecodeScratch is Decode into the worker's scratch (see ScratchStepper).
+func (w *nativeWorker[S]) DecodeScratch(key string) (State, error) {
+	s, err := w.m.def.Decode(unsafe.Slice(unsafe.StringData(key), len(key)))
+	if err != nil {
+		return nil, err
+	}
+	w.src = nstate[S]{key: key, s: s}
+	return &w.src, nil
+}
 
 // StepScratch is Step with the outcome's state in the worker's scratch
 // (see ScratchStepper).
