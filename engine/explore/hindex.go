@@ -70,13 +70,21 @@ func (h *hindex) reset() {
 // len is the number of keys stored.
 func (h *hindex) len() int { return h.n }
 
+// grow doubles the table. Keys are distinct, so each goes to the first
+// free slot from its home; taken in the old table's order, they land near
+// the same place or half a table further, and the writes stay in order.
 func (h *hindex) grow() {
 	old := h.slots
 	h.slots = make([]hslot, max(1024, 2*len(old)))
-	h.n = 0
-	for _, s := range old {
-		if s.full {
-			h.set(s.k, s.id)
+	mask := uint64(len(h.slots) - 1)
+	for j := range old {
+		if !old[j].full {
+			continue
 		}
+		i := old[j].k.a & mask
+		for h.slots[i].full {
+			i = (i + 1) & mask
+		}
+		h.slots[i] = old[j]
 	}
 }
