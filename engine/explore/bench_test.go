@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/gcpolicy"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/projects"
 )
@@ -60,39 +61,51 @@ func bigStack(b *testing.B) (model.Model, *explore.Config) {
 }
 
 // BenchmarkExploreStack measures tried transitions per second and bytes per
-// stored state on the same 32767-state model written in Starlark and in Go.
+// stored state on the same 32767-state model written in Starlark and in Go,
+// with Go's default GC (as a program embedding the engine runs) and with the
+// modex binary's GC policy (gc=binary).
 func BenchmarkExploreStack(b *testing.B) {
 	for _, kind := range []string{"starlark", "native"} {
 		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%s/workers=%d", kind, workers), func(b *testing.B) {
-				var m model.Model
-				if kind == "starlark" {
-					m, _ = bigStack(b)
-				} else {
-					m = stackModel(14)
-				}
-				cfg := explore.DefaultConfig(m)
-				cfg.Workers = workers
-				var tried int64
-				var x *explore.Exploration
-				for i := 0; i < b.N; i++ {
-					var err error
-					x, err = explore.Explore(context.Background(), m, cfg)
-					if err != nil {
-						b.Fatal(err)
+			for _, gc := range []string{"default", "binary"} {
+				b.Run(fmt.Sprintf("%s/workers=%d/gc=%s", kind, workers, gc), func(b *testing.B) {
+					if gc == "binary" {
+						defer gcpolicy.Tune()()
 					}
-					tried += x.Stats.Tried
-				}
-				b.ReportMetric(float64(tried)/b.Elapsed().Seconds(), "tried/s")
-				b.ReportMetric(float64(len(x.States)), "states")
-				b.StopTimer()
-				b.ReportMetric(bytesPerState(func() *explore.Exploration {
-					y, _ := explore.Explore(context.Background(), m, cfg)
-					return y
-				}), "B/state")
-			})
+					benchStack(b, kind, workers)
+				})
+			}
 		}
 	}
+}
+
+// benchStack explores the stack of the given kind b.N times.
+func benchStack(b *testing.B, kind string, workers int) {
+	var m model.Model
+	if kind == "starlark" {
+		m, _ = bigStack(b)
+	} else {
+		m = stackModel(14)
+	}
+	cfg := explore.DefaultConfig(m)
+	cfg.Workers = workers
+	var tried int64
+	var x *explore.Exploration
+	for i := 0; i < b.N; i++ {
+		var err error
+		x, err = explore.Explore(context.Background(), m, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tried += x.Stats.Tried
+	}
+	b.ReportMetric(float64(tried)/b.Elapsed().Seconds(), "tried/s")
+	b.ReportMetric(float64(len(x.States)), "states")
+	b.StopTimer()
+	b.ReportMetric(bytesPerState(func() *explore.Exploration {
+		y, _ := explore.Explore(context.Background(), m, cfg)
+		return y
+	}), "B/state")
 }
 
 // bytesPerState measures the heap retained by an exploration per state.
