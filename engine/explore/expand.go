@@ -447,7 +447,8 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 			e.ex.States[src].err = e.ex.intern(r.err.Error())
 		}
 		groupStart := len(e.ex.Trans)
-		for _, pt := range r.trans {
+		for j := range r.trans {
+			pt := &r.trans[j]
 			if pt.first {
 				groupStart = len(e.ex.Trans)
 			}
@@ -526,7 +527,7 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 	return next, stopped
 }
 
-func (e *explorer) internArgs(pt pendTrans) int32 {
+func (e *explorer) internArgs(pt *pendTrans) int32 {
 	if pt.argsID >= 0 {
 		return pt.argsID
 	}
@@ -539,7 +540,7 @@ func (e *explorer) internArgs(pt pendTrans) int32 {
 	return id
 }
 
-func (e *explorer) internOut(pt pendTrans) int32 {
+func (e *explorer) internOut(pt *pendTrans) int32 {
 	if pt.outID >= 0 {
 		return pt.outID
 	}
