@@ -139,16 +139,7 @@ func (w *nativeWorker[S]) Domain(st State, action, param int) ([]Value, bool, er
 }
 
 func (w *nativeWorker[S]) Step(st State, action int, args []Value) ([]Outcome, string, error) {
-	next, out, ok, why := w.m.def.Actions[action].Step(st.(*nstate[S]).s, args)
-	if !ok {
-		return nil, why, nil
-	}
-	if out == nil {
-		out = None
-	}
-	// The slice is reused: callers consume outcomes before the next Step.
-	w.outs[0] = Outcome{Output: out, Next: w.wrap(next)}
-	return w.outs[:], "", nil
+	return w.step(st, action, args, false)
 }
 
 // DecodeScratch is Decode into the worker's scratch (see ScratchStepper).
@@ -164,6 +155,10 @@ func (w *nativeWorker[S]) DecodeScratch(key string) (State, error) {
 // StepScratch is Step with the outcome's state in the worker's scratch
 // (see ScratchStepper).
 func (w *nativeWorker[S]) StepScratch(st State, action int, args []Value) ([]Outcome, string, error) {
+	return w.step(st, action, args, true)
+}
+
+func (w *nativeWorker[S]) step(st State, action int, args []Value, scratch bool) ([]Outcome, string, error) {
 	next, out, ok, why := w.m.def.Actions[action].Step(st.(*nstate[S]).s, args)
 	if !ok {
 		return nil, why, nil
@@ -171,9 +166,14 @@ func (w *nativeWorker[S]) StepScratch(st State, action int, args []Value) ([]Out
 	if out == nil {
 		out = None
 	}
-	w.buf = w.m.def.Encode(w.buf[:0], next)
-	w.next = nstate[S]{key: unsafe.String(unsafe.SliceData(w.buf), len(w.buf)), s: next}
-	w.outs[0] = Outcome{Output: out, Next: &w.next}
+	// The slice is reused: callers consume outcomes before the next Step.
+	if scratch {
+		w.buf = w.m.def.Encode(w.buf[:0], next)
+		w.next = nstate[S]{key: unsafe.String(unsafe.SliceData(w.buf), len(w.buf)), s: next}
+		w.outs[0] = Outcome{Output: out, Next: &w.next}
+	} else {
+		w.outs[0] = Outcome{Output: out, Next: w.wrap(next)}
+	}
 	return w.outs[:], "", nil
 }
 
