@@ -188,13 +188,18 @@ func (wb *Workbench) present(gen, seq int, x *explore.Exploration, final bool) {
 		if stale {
 			return
 		}
+		fresh := false
 		if final {
 			wb.finishRun()
 			wb.mu.Lock()
+			fresh = wb.s.last != x
 			wb.s.last = x
 			wb.mu.Unlock()
 		}
 		wb.show(x, d, final)
+		if fresh {
+			wb.refreshDetails()
+		}
 		if final {
 			wb.shown()
 		}
@@ -262,6 +267,21 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 			wb.graph.Select(i)
 		}
 	}
+}
+
+// refreshDetails shows the selected state's details from the graph just
+// explored, or clears them when it has no such state: the details of a state
+// of an earlier exploration (another configuration, an edited model) are
+// never left beside the new graph.
+func (wb *Workbench) refreshDetails() {
+	wb.mu.Lock()
+	id, doc := wb.s.center, wb.s.doc
+	wb.mu.Unlock()
+	if id != "" && doc != nil && doc.StateIndex(id) >= 0 {
+		wb.selectDocState(id)
+		return
+	}
+	wb.s.details.Clear("Click a state to see its details.")
 }
 
 // redraw shows the last exploration again (after the view settings changed).

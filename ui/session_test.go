@@ -126,3 +126,37 @@ func TestAdapterCommandConsent(t *testing.T) {
 		t.Errorf("cancelled prompt: ran %v, %d prompts", ran, len(b.asked))
 	}
 }
+
+// A new exploration (here of another configuration) refreshes the details
+// panel: the selected state's details come from the new graph, or the panel
+// is cleared; the old state's label and variables are not left on screen.
+func TestNewExplorationRefreshesDetails(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/webshop/webshop.toml")
+	b.wb.configs.SetSelected("some_items")
+	b.wait()
+	b.wb.SelectState("S3")
+	labels := func() string {
+		var all []string
+		for _, o := range b.wb.s.details.box.Objects {
+			if l, ok := o.(*widget.Label); ok {
+				all = append(all, l.Text)
+			}
+		}
+		return strings.Join(all, "\n")
+	}
+	old := labels()
+	if !strings.Contains(old, `"Flowers"`) {
+		t.Fatalf("S3 of some_items shows %q", old)
+	}
+	b.wb.configs.SetSelected("more_items")
+	b.wait()
+	now := labels()
+	if now == old || strings.Contains(now, "set([") {
+		t.Errorf("after exploring more_items the details still show some_items' S3:\n%s", now)
+	}
+	doc := b.wb.s.doc
+	if i := doc.StateIndex("S3"); i >= 0 && !strings.Contains(now, doc.States[i].Vars[0].Value) {
+		t.Errorf("the details do not show more_items' S3 (%v):\n%s", doc.States[i].Vars, now)
+	}
+}
