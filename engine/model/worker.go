@@ -26,6 +26,7 @@ type starWorker struct {
 	argv    starlark.Tuple
 	cur     []starlark.Value
 	touched []bool
+	obuf    []byte // outputs' encodings, checked
 	// StepScratch's keys and states, DecodeScratch's state
 	skeys   []byte
 	sstates []sstate
@@ -225,7 +226,8 @@ func (w *starWorker) step(st State, action int, args []Value, scratch bool) ([]O
 				outs = append(outs, Outcome{Err: &PosError{Pos: fnPos(fn), Msg: "action " + fn.Name() + ": " + err.Error()}})
 			} else {
 				w.buf = buf
-				if _, err := Key(res); err != nil {
+				var err error // the output must be encodable too
+				if w.obuf, err = AppendValue(w.obuf[:0], res); err != nil {
 					outs = append(outs, Outcome{Err: &PosError{Pos: fnPos(fn), Msg: "action " + fn.Name() + " output: " + err.Error()}})
 				} else {
 					outs = append(outs, Outcome{Output: res, Next: w.outState(buf, scratch)})
