@@ -20,22 +20,12 @@ import (
 // campaignAndWait taps Campaign and waits for the campaign's end.
 func campaignAndWait(t *testing.T, tv *TestView) *campaign.Summary {
 	t.Helper()
-	var sum *campaign.Summary
-	finished := false
-	tv.camp.OnDone = func(s *campaign.Summary, err error) {
-		if err != nil {
-			t.Error(err)
+	return runAndWait(t, &tv.camp.OnDone, func() {
+		test.Tap(tv.camp.button)
+		if !tv.startB.Disabled() || !tv.camp.button.Disabled() || tv.stop.Disabled() {
+			t.Error("the buttons do not say a campaign runs")
 		}
-		sum, finished = s, true
-	}
-	test.Tap(tv.camp.button)
-	if !tv.startB.Disabled() || !tv.camp.button.Disabled() || tv.stop.Disabled() {
-		t.Error("the buttons do not say a campaign runs")
-	}
-	if !pump(90*time.Second, func() bool { return finished }) {
-		t.Fatal("the campaign never finished")
-	}
-	return sum
+	}, "campaign", 90*time.Second)
 }
 
 // The Test tab runs a campaign with two local workers on the server in

@@ -17,17 +17,24 @@ import (
 // startAndWait starts a test in the Test tab and waits for its result.
 func startAndWait(t *testing.T, tv *TestView) *conform.TestResult {
 	t.Helper()
-	var res *conform.TestResult
+	return runAndWait(t, &tv.OnDone, tv.Start, "test", 60*time.Second)
+}
+
+// runAndWait sets *onDone, calls start and pumps the UI queue until the run
+// reports its result (an error fails the test); what names the run.
+func runAndWait[R any](t *testing.T, onDone *func(R, error), start func(), what string, limit time.Duration) R {
+	t.Helper()
+	var res R
 	finished := false
-	tv.OnDone = func(r *conform.TestResult, err error) {
+	*onDone = func(r R, err error) {
 		if err != nil {
 			t.Error(err)
 		}
 		res, finished = r, true
 	}
-	tv.Start()
-	if !pump(60*time.Second, func() bool { return finished }) {
-		t.Fatal("the test never finished")
+	start()
+	if !pump(limit, func() bool { return finished }) {
+		t.Fatalf("the %s never finished", what)
 	}
 	return res
 }
