@@ -124,7 +124,17 @@ func TestInputMemoFollowsTheDomain(t *testing.T) {
 						x = 1
 					}
 					return min(n+x, 12), nil, n < 12, "full"
-				}}},
+				}},
+				// Two parameters: never remembered; its keys must not
+				// overwrite the ones remembered for Add.
+				{Name: "Pair", Params: []string{"p", "q"},
+					Domains: []func(int) []model.Value{
+						func(int) []model.Value { return []model.Value{model.Str("p1"), model.Str("p2")} },
+						func(int) []model.Value { return []model.Value{model.Str("q")} },
+					},
+					Step: func(n int, _ []model.Value) (int, model.Value, bool, string) {
+						return n, nil, n == 0, "only at 0"
+					}}},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -139,9 +149,22 @@ func TestInputMemoFollowsTheDomain(t *testing.T) {
 		}
 		var b strings.Builder
 		for _, tr := range x.Trans {
-			fmt.Fprintf(&b, "%s-%s(%s)->%s ", x.StateKey(int(tr.From)), x.Model.Info().Actions[tr.Action].Name, model.FormatArgs(x.ArgsOf(&tr)), x.StateKey(int(tr.To)))
+			fmt.Fprintf(&b, "%q-%s(%s)->%q\n", x.StateKey(int(tr.From)), x.Model.Info().Actions[tr.Action].Name, model.FormatArgs(x.ArgsOf(&tr)), x.StateKey(int(tr.To)))
 		}
 		labels[i] = b.String()
+		seen := map[string]bool{}
+		for _, args := range x.ArgTable {
+			if k := model.FormatArgs(args); seen[k] {
+				t.Errorf("inputs %s interned twice", k)
+			} else {
+				seen[k] = true
+			}
+		}
+	}
+	for _, tr := range strings.Split(strings.TrimSpace(labels[0]), "\n") {
+		if strings.Contains(tr, "Add(") && strings.Contains(tr, `"p`) || strings.Contains(tr, "Pair(") && !strings.Contains(tr, `"q"`) {
+			t.Errorf("an action has another's inputs: %s", tr)
+		}
 	}
 	if labels[0] != labels[1] {
 		t.Errorf("a reused domain slice gave\n%s\nfresh slices\n%s", labels[1], labels[0])

@@ -223,7 +223,7 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 	dkeys := w.dkeys[:len(doms)]
 	if memo != nil {
 		if len(doms) == 1 {
-			dkeys[0] = memo.keys
+			dkeys = [][]string{memo.keys} // not into w.dkeys: the next action would write over the memo's keys
 		}
 	} else {
 		for p, vals := range doms {
