@@ -254,21 +254,11 @@ func (d *decoder) skip() error {
 	case tagNone, tagTrue, tagFalse:
 		return nil
 	case tagInt:
-		_, k := binary.Varint([]byte(d.b[d.pos:min(len(d.b), d.pos+10)]))
-		if k <= 0 {
-			return d.fail("bad int")
-		}
-		d.pos += k
-		return nil
+		_, err := d.varint()
+		return err
 	case tagBigInt:
-		s, err := d.str()
-		if err != nil {
-			return err
-		}
-		if _, ok := new(big.Int).SetString(s, 10); !ok {
-			return d.fail("bad big int")
-		}
-		return nil
+		_, err := d.bigInt()
+		return err
 	case tagString, tagBytes:
 		_, err := d.str()
 		return err
@@ -312,6 +302,29 @@ func (d *decoder) uvarint() (uint64, error) {
 	return n, nil
 }
 
+// varint reads an int's varint.
+func (d *decoder) varint() (int64, error) {
+	n, k := binary.Varint([]byte(d.b[d.pos:min(len(d.b), d.pos+10)]))
+	if k <= 0 {
+		return 0, d.fail("bad int")
+	}
+	d.pos += k
+	return n, nil
+}
+
+// bigInt reads a big int's decimal digits.
+func (d *decoder) bigInt() (*big.Int, error) {
+	s, err := d.str()
+	if err != nil {
+		return nil, err
+	}
+	bi, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		return nil, d.fail("bad big int")
+	}
+	return bi, nil
+}
+
 func (d *decoder) str() (string, error) {
 	n, err := d.uvarint()
 	if err != nil {
@@ -339,20 +352,15 @@ func (d *decoder) value() (Value, error) {
 	case tagFalse:
 		return starlark.False, nil
 	case tagInt:
-		n, k := binary.Varint([]byte(d.b[d.pos:min(len(d.b), d.pos+10)]))
-		if k <= 0 {
-			return nil, d.fail("bad int")
-		}
-		d.pos += k
-		return starlark.MakeInt64(n), nil
-	case tagBigInt:
-		s, err := d.str()
+		n, err := d.varint()
 		if err != nil {
 			return nil, err
 		}
-		bi, ok := new(big.Int).SetString(s, 10)
-		if !ok {
-			return nil, d.fail("bad big int")
+		return starlark.MakeInt64(n), nil
+	case tagBigInt:
+		bi, err := d.bigInt()
+		if err != nil {
+			return nil, err
 		}
 		return starlark.MakeBigInt(bi), nil
 	case tagString:
