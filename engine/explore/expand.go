@@ -135,13 +135,7 @@ func (e *explorer) expand(w *expWorker, id int32) (res srcResult) {
 		res.tried = tried
 		e.tried.Add(tried)
 	}()
-	var st model.State
-	var err error
-	if w.scratch != nil {
-		st, err = w.scratch.DecodeScratch(e.ex.StateKey(int(id)))
-	} else {
-		st, err = w.Decode(e.ex.StateKey(int(id)))
-	}
+	st, err := w.decodeSource(e.ex.StateKey(int(id)))
 	if err != nil {
 		res.err = err
 		res.done = true
@@ -261,13 +255,7 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 			}
 		}
 		*tried++
-		var outs []model.Outcome
-		var err error
-		if w.scratch != nil {
-			outs, _, err = w.scratch.StepScratch(st, ai, args)
-		} else {
-			outs, _, err = w.Step(st, ai, args)
-		}
+		outs, err := w.step(st, ai, args)
 		if err != nil {
 			return false // cancelled
 		}

@@ -186,6 +186,26 @@ type expWorker struct {
 	memos []inputMemo
 }
 
+// decodeSource decodes a state to expand, in the worker's scratch when it
+// has one.
+func (w *expWorker) decodeSource(key string) (model.State, error) {
+	if w.scratch != nil {
+		return w.scratch.DecodeScratch(key)
+	}
+	return w.Decode(key)
+}
+
+// step tries an action, its outcomes' states in the worker's scratch when it
+// has one (a key the explorer keeps is copied: see pending).
+func (w *expWorker) step(st model.State, ai int, args []model.Value) ([]model.Outcome, error) {
+	if w.scratch != nil {
+		outs, _, err := w.scratch.StepScratch(st, ai, args)
+		return outs, err
+	}
+	outs, _, err := w.Step(st, ai, args)
+	return outs, err
+}
+
 // info hands out a zeroed targetInfo from the worker's blocks.
 func (w *expWorker) info() *targetInfo {
 	for w.infoBlock < len(w.infos) && w.infoUsed == len(w.infos[w.infoBlock]) {
