@@ -61,11 +61,13 @@ func bigStack(b *testing.B) (model.Model, *explore.Config) {
 }
 
 // BenchmarkExploreStack measures tried transitions per second and bytes per
-// stored state on the same 32767-state model written in Starlark and in Go,
+// stored state on the same 32767-state model written in Starlark and in Go
+// (twice: with a string for the state, which allocates at every push, and
+// with an array, which does not allocate),
 // with Go's default GC (as a program embedding the engine runs) and with the
 // modex binary's GC policy (gc=binary).
 func BenchmarkExploreStack(b *testing.B) {
-	for _, kind := range []string{"starlark", "native"} {
+	for _, kind := range []string{"starlark", "native", "native-array"} {
 		for _, workers := range []int{1, 2} {
 			for _, gc := range []string{"default", "binary"} {
 				b.Run(fmt.Sprintf("%s/workers=%d/gc=%s", kind, workers, gc), func(b *testing.B) {
@@ -82,10 +84,13 @@ func BenchmarkExploreStack(b *testing.B) {
 // benchStack explores the stack of the given kind b.N times.
 func benchStack(b *testing.B, kind string, workers int) {
 	var m model.Model
-	if kind == "starlark" {
+	switch kind {
+	case "starlark":
 		m, _ = bigStack(b)
-	} else {
+	case "native":
 		m = stackModel(14)
+	default:
+		m = arrayStackModel(14)
 	}
 	cfg := explore.DefaultConfig(m)
 	cfg.Workers = workers

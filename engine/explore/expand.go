@@ -2,7 +2,6 @@ package explore
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -84,27 +83,31 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 	if len(level) < 2*chunk {
 		nw = 1
 	}
-	for wi := 0; wi < nw; wi++ {
+	work := func(w *expWorker) {
+		// The slab (results live until the merge) sized from the last
+		// chunk; the scratch of the last chunk is used again.
+		w.newChunk(int(e.perState*float64(len(level))/float64(nw)*1.1) + 16)
+		for {
+			start := int(next.Add(chunk)) - chunk
+			if start >= len(level) {
+				return
+			}
+			for i := start; i < min(start+chunk, len(level)); i++ {
+				if e.ctx.Err() != nil {
+					return
+				}
+				results[i] = e.expand(w, level[i])
+			}
+		}
+	}
+	for wi := 1; wi < nw; wi++ {
 		wg.Add(1)
 		go func(w *expWorker) {
 			defer wg.Done()
-			// The slab (results live until the merge) sized from the last
-			// chunk; the scratch of the last chunk is used again.
-			w.newChunk(int(e.perState*float64(len(level))/float64(nw)*1.1) + 16)
-			for {
-				start := int(next.Add(chunk)) - chunk
-				if start >= len(level) {
-					return
-				}
-				for i := start; i < min(start+chunk, len(level)); i++ {
-					if e.ctx.Err() != nil {
-						return
-					}
-					results[i] = e.expand(w, level[i])
-				}
-			}
+			work(w)
 		}(e.workers[wi])
 	}
+	work(e.workers[0]) // on this goroutine: no wake-up when there is one worker
 	wg.Wait()
 	if len(level) > 0 {
 		n := 0
@@ -301,7 +304,7 @@ func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, a
 		return true
 	}
 	if w.scratch != nil {
-		key = strings.Clone(key) // the worker's scratch holds it until its next step
+		key = w.keep(key) // the worker's scratch holds it until its next step
 	}
 	pt.key = key
 	var info *targetInfo

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/maphash"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -184,6 +185,32 @@ type expWorker struct {
 	outs map[model.Value]int32
 	// memos remember each action's inputs from state to state.
 	memos []inputMemo
+	// kept holds, in blocks, the keys of the chunk's new targets until the
+	// merge has stored them (kblock is the block being filled).
+	kept   [][]byte
+	kblock int
+}
+
+// keptBlock is the size of a block of kept keys.
+const keptBlock = 64 << 10
+
+// keep copies a key out of the model's scratch into the worker's blocks,
+// where it stays until the next chunk (no allocation per key).
+func (w *expWorker) keep(key string) string {
+	if len(key) == 0 || len(key) > keptBlock/4 {
+		return strings.Clone(key)
+	}
+	for w.kblock < len(w.kept) && cap(w.kept[w.kblock])-len(w.kept[w.kblock]) < len(key) {
+		w.kblock++
+	}
+	if w.kblock == len(w.kept) {
+		w.kept = append(w.kept, make([]byte, 0, keptBlock))
+	}
+	b := w.kept[w.kblock]
+	off := len(b)
+	b = append(b, key...)
+	w.kept[w.kblock] = b
+	return unsafe.String(&b[off], len(key))
 }
 
 // decodeSource decodes a state to expand, in the worker's scratch when it
@@ -231,6 +258,10 @@ func (w *expWorker) newChunk(slab int) {
 		w.trans = w.trans[:0]
 	}
 	w.infoBlock, w.infoUsed = 0, 0
+	for i := range w.kept {
+		w.kept[i] = w.kept[i][:0]
+	}
+	w.kblock = 0
 	w.cache.reset()
 	clear(w.cached)
 	w.cached = w.cached[:0]

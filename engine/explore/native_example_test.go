@@ -3,6 +3,10 @@ package explore_test
 import (
 	"context"
 	"fmt"
+	"strings"
+	"testing"
+
+	"go.starlark.net/starlark"
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
@@ -72,4 +76,133 @@ func Example_native() {
 	// S0 Push(2) S2
 	// S1 Push(1) S3
 	// S1 Push(2) S4
+}
+
+// arrayStack is the state of arrayStackModel: the values in a fixed array,
+// so that a step copies the state without allocating.
+type arrayStack struct {
+	n int
+	v [16]byte
+}
+
+// arrayStackModel is stackModel written as a Go user writes a model for
+// speed: the state is a value with no pointers, steps and decoding do not
+// allocate. It has the same states and transitions as stackModel.
+func arrayStackModel(capacity int) model.Model {
+	if capacity > len(arrayStack{}.v) {
+		panic("arrayStackModel: capacity too large")
+	}
+	digits := []model.Value{model.Int(1), model.Int(2)}
+	outs := []model.Value{model.None, model.Int(1), model.Int(2)}
+	m, err := model.Native(&model.NativeModel[arrayStack]{
+		Name:   "stack",
+		Vars:   []string{"stack"},
+		Init:   func() arrayStack { return arrayStack{} },
+		Encode: func(dst []byte, s arrayStack) []byte { return append(dst, s.v[:s.n]...) },
+		Decode: func(key []byte) (arrayStack, error) {
+			var s arrayStack
+			if len(key) > len(s.v) {
+				return s, fmt.Errorf("stack key of %d bytes", len(key))
+			}
+			s.n = copy(s.v[:], key)
+			return s, nil
+		},
+		Show: func(s arrayStack) []model.Value {
+			var vs []model.Value
+			for _, c := range s.v[:s.n] {
+				vs = append(vs, model.Int(int(c)))
+			}
+			return []model.Value{model.Tuple(vs...)}
+		},
+		Actions: []model.NativeAction[arrayStack]{
+			{Name: "Push", Params: []string{"x"},
+				Domains: []func(arrayStack) []model.Value{func(arrayStack) []model.Value { return digits }},
+				Step: func(s arrayStack, args []model.Value) (arrayStack, model.Value, bool, string) {
+					if s.n >= capacity {
+						return s, nil, false, "the stack is full"
+					}
+					x, _ := model.AsInt(args[0])
+					s.v[s.n] = byte(x)
+					s.n++
+					return s, nil, true, ""
+				}},
+			{Name: "Pop",
+				Step: func(s arrayStack, _ []model.Value) (arrayStack, model.Value, bool, string) {
+					if s.n == 0 {
+						return s, nil, false, "the stack is empty"
+					}
+					s.n--
+					return s, outs[s.v[s.n]], true, ""
+				}},
+		},
+		Accepting: func(s arrayStack) bool { return s.n == 0 },
+		Properties: map[string]func(arrayStack) model.Value{
+			"size": func(s arrayStack) model.Value { return model.Int(s.n) },
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// The benchmark's three stacks (Starlark, Go with a string, Go with an
+// array) have the same graph: the same transitions between states with the
+// same variables, in the same order.
+func TestStackTwinsAgree(t *testing.T) {
+	star, err := model.LoadStarlark("testdata/bigstack.star")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i, m := range []model.Model{star, stackModel(14), arrayStackModel(14)} {
+		x, err := explore.Explore(context.Background(), m, explore.DefaultConfig(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(x.States) != 32767 || len(x.Trans) != 65532 {
+			t.Fatalf("model %d: %d states, %d transitions", i, len(x.States), len(x.Trans))
+		}
+		w, err := m.NewWorker()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		g := x.Graph()
+		for j := range x.Trans {
+			tr := &x.Trans[j]
+			from, err := x.StateVars(w, int(tr.From))
+			if err != nil {
+				t.Fatal(err)
+			}
+			to, err := x.StateVars(w, int(tr.To))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprintf("%s %s %s -> %s", elems(from[0].Value), g.Trans[j].Label(), model.Format(x.OutputOf(tr)), elems(to[0].Value)))
+		}
+		if i == 0 {
+			want = got
+			continue
+		}
+		for j := range want {
+			if got[j] != want[j] {
+				t.Fatalf("model %d, transition %d: %s, Starlark %s", i, j, got[j], want[j])
+			}
+		}
+	}
+}
+
+// elems formats the elements of a list or tuple (a stack shown by Starlark
+// or by Go).
+func elems(v model.Value) string {
+	seq, ok := v.(starlark.Indexable)
+	if !ok {
+		return "not a sequence: " + model.Format(v)
+	}
+	var b strings.Builder
+	for i := 0; i < seq.Len(); i++ {
+		b.WriteString(model.Format(seq.Index(i)) + " ")
+	}
+	return b.String()
 }
