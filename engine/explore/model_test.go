@@ -465,3 +465,62 @@ func TestGraphSize(t *testing.T) {
 		}
 	}
 }
+
+// An output that is (or holds) a list the step changed stays what it was
+// when later steps change other lists: the worker uses the arrays of the
+// lists it changes again from step to step only while no output may share
+// them.
+func TestOutputsKeepTheirLists(t *testing.T) {
+	m, err := model.LoadStarlarkSource("lists.star", []byte(`
+def init():
+    return {"l": [], "m": []}
+
+def Add(s, x):
+    require(len(s.l) < 3)
+    s.l.append(x)
+    return s.l
+
+def Both(s, x):
+    require(len(s.m) < 2)
+    s.m.append(x)
+    s.l.append(choose([x, x + 10]))
+    return (s.m, len(s.l))
+
+actions = [Add, Both]
+domains = {Add: {"x": [1, 2]}, Both: {"x": [3]}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 2} {
+		cfg := explore.DefaultConfig(m)
+		cfg.Workers = workers
+		x, err := explore.Explore(context.Background(), m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := m.NewWorker()
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked := 0
+		for i := range x.Trans {
+			tr := &x.Trans[i]
+			vars, err := x.StateVars(w, int(tr.To))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := model.Format(vars[0].Value) // l
+			if tr.Action == 1 {
+				want = "(" + model.Format(vars[1].Value) + ", " + model.Format(model.Int(len(strings.Split(strings.Trim(want, "[]"), ",")))) + ")"
+			}
+			if got := model.Format(x.OutputOf(tr)); got != want {
+				t.Errorf("workers %d, transition %d (%s): output %s, want %s", workers, i, x.Graph().Trans[i].Label(), got, want)
+			}
+			checked++
+		}
+		if checked < 20 {
+			t.Fatalf("only %d transitions", checked)
+		}
+	}
+}

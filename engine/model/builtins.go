@@ -109,6 +109,9 @@ func builtinRequire(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	if len(args) == 1 && len(kwargs) == 0 && args[0].Truth() {
 		return starlark.None, nil // the common case, without UnpackArgs' allocations
 	}
+	if len(args) == 1 && len(kwargs) == 0 {
+		return failRequire(t, "") // no reason: nothing to unpack
+	}
 	var cond starlark.Value
 	var why string
 	if err := starlark.UnpackArgs("require", args, kwargs, "cond", &cond, "why?", &why); err != nil {
@@ -117,6 +120,11 @@ func builtinRequire(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	if cond.Truth() {
 		return starlark.None, nil
 	}
+	return failRequire(t, why)
+}
+
+// failRequire is a require() that failed, with its reason.
+func failRequire(t *starlark.Thread, why string) (starlark.Value, error) {
 	if fr, _ := t.Local(localFast).(*fastRequire); fr != nil && !fr.detail {
 		fr.why = why
 		return nil, fr.sentinel

@@ -24,6 +24,40 @@ type sstate struct {
 	// read (vals[i] nil until then) and make a changed variable straight
 	// from its encoding; they belong to one goroutine.
 	lazy bool
+	// slab, in a worker's DecodeScratch state, holds the elements of the
+	// sequences a step makes to change (see valSlab).
+	slab *valSlab
+}
+
+// valSlab hands out the element arrays of the lists and tuples a scratch
+// step decodes to change: they die with the step (the explorer keeps
+// outcomes by their keys), so the slab is used again by the next step,
+// unless an output that is not a scalar (which may share them) was kept.
+type valSlab struct {
+	buf    []starlark.Value
+	pinned bool
+}
+
+// take returns n elements with room for c.
+func (s *valSlab) take(n, c int) []starlark.Value {
+	if s == nil || c > 256 {
+		return make([]starlark.Value, n, c)
+	}
+	if cap(s.buf)-len(s.buf) < c {
+		s.buf = make([]starlark.Value, 0, 4096)
+	}
+	off := len(s.buf)
+	s.buf = s.buf[:off+c]
+	return s.buf[off : off+n : off+c]
+}
+
+// reset makes the slab ready for the next step: the same array, or a new
+// one when the last step's outputs may refer to it.
+func (s *valSlab) reset() {
+	if s.pinned {
+		s.buf, s.pinned = nil, false
+	}
+	s.buf = s.buf[:0]
 }
 
 // val returns variable i, decoding it first in a lazy state.
@@ -45,7 +79,7 @@ func (s *sstate) mutable(i int) (starlark.Value, error) {
 	if v := s.vals[i]; v != nil || !s.lazy {
 		return deepCopy(v), nil
 	}
-	d := decoder{b: s.encs[i], thaw: true}
+	d := decoder{b: s.encs[i], thaw: true, slab: s.slab}
 	return d.value()
 }
 
@@ -62,7 +96,7 @@ func (m *StarModel) decodeLazy(dst *sstate, key string) error {
 	if objs == nil {
 		objs = []objCount{}
 	}
-	*dst = sstate{key: key, vals: vals, encs: encs, lazy: true}
+	*dst = sstate{key: key, vals: vals, encs: encs, lazy: true, slab: dst.slab}
 	d := decoder{b: key}
 	for i := range encs {
 		start := d.pos

@@ -239,6 +239,7 @@ type decoder struct {
 	b    string
 	pos  int
 	thaw bool
+	slab *valSlab // where a thawed sequence's elements go (nil: allocated)
 }
 
 // skip moves past one value, checking its structure as value does, without
@@ -417,7 +418,12 @@ func (d *decoder) sequence(tag byte) (Value, error) {
 	if n > uint64(len(d.b)) {
 		return nil, d.fail("bad count")
 	}
-	elems := make([]Value, n, n+uint64(b2i(d.thaw))) // a list to change has room for one append
+	var elems []Value
+	if d.thaw {
+		elems = d.slab.take(int(n), int(n)+1) // a list to change has room for one append
+	} else {
+		elems = make([]Value, n)
+	}
 	for i := range elems {
 		if elems[i], err = d.value(); err != nil {
 			return nil, err

@@ -31,6 +31,7 @@ type starWorker struct {
 	skeys   []byte
 	sstates []sstate
 	src     sstate
+	slab    valSlab // the element arrays of the sequences StepScratch changes
 }
 
 // NewWorker returns a Worker for one goroutine.
@@ -141,6 +142,7 @@ func (w *starWorker) Domain(st State, action, param int) ([]Value, bool, error) 
 }
 
 func (w *starWorker) Step(st State, action int, args []Value) ([]Outcome, string, error) {
+	w.slab.pinned = true // what this step makes may be kept
 	return w.step(st, action, args, false)
 }
 
@@ -148,13 +150,30 @@ func (w *starWorker) Step(st State, action int, args []Value) ([]Outcome, string
 // scratch (see ScratchStepper).
 func (w *starWorker) StepScratch(st State, action int, args []Value) ([]Outcome, string, error) {
 	w.skeys, w.sstates = w.skeys[:0], w.sstates[:0]
-	return w.step(st, action, args, true)
+	w.slab.reset()
+	outs, why, err := w.step(st, action, args, true)
+	for _, o := range outs {
+		if o.Output != nil && !scalarValue(o.Output) {
+			w.slab.pinned = true // the output may share the slab's arrays
+		}
+	}
+	return outs, why, err
+}
+
+// scalarValue tells whether v holds no other value.
+func scalarValue(v Value) bool {
+	switch v.(type) {
+	case starlark.Int, starlark.String, starlark.Bool, starlark.NoneType, starlark.Float, Object:
+		return true
+	}
+	return false
 }
 
 // DecodeScratch is Decode into the worker's scratch (see ScratchStepper):
 // the variables are decoded when read, and a variable a step changes is
 // made from its encoding instead of copied from its decoded value.
 func (w *starWorker) DecodeScratch(key string) (State, error) {
+	w.src.slab = &w.slab
 	if err := w.m.decodeLazy(&w.src, key); err != nil {
 		return nil, err
 	}
