@@ -94,8 +94,9 @@ domains = {Toss: {"k": [1, 2]}}
 							t.Errorf("%s %s outcome %d: StepScratch %q, Step %q", m.Info().Name, a.Name, i, got, want[i])
 						}
 						if k := o.Next.Key(); !seen[k] {
+							k = string([]byte(k)) // the key is the worker's scratch
 							seen[k] = true
-							queue = append(queue, string([]byte(k)))
+							queue = append(queue, k)
 						}
 					}
 				}

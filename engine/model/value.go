@@ -305,6 +305,11 @@ func (d *decoder) uvarint() (uint64, error) {
 
 // varint reads an int's varint.
 func (d *decoder) varint() (int64, error) {
+	if d.pos < len(d.b) && d.b[d.pos] < 0x80 { // one byte: -64..63
+		x := uint64(d.b[d.pos])
+		d.pos++
+		return int64(x>>1) ^ -int64(x&1), nil
+	}
 	n, k := binary.Varint([]byte(d.b[d.pos:min(len(d.b), d.pos+10)]))
 	if k <= 0 {
 		return 0, d.fail("bad int")
