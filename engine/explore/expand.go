@@ -291,7 +291,7 @@ func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, a
 		extra().err = o.Err
 		return true
 	}
-	if id := e.outID(w, o.Output); id >= 0 {
+	if id := e.outID(w, ai, o.Output); id >= 0 {
 		pt.outID = id
 	} else {
 		x := extra()

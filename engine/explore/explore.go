@@ -183,6 +183,7 @@ type expWorker struct {
 	// of interned scalar outputs.
 	keys map[model.Value]string
 	outs map[model.Value]int32
+	last []lastOuts // per action
 	// memos remember each action's inputs from state to state.
 	memos []inputMemo
 	// kept holds, in blocks, the keys of the chunk's new targets until the
@@ -280,10 +281,21 @@ func scalar(v model.Value) bool {
 // outID returns the id of an interned output, or -1 with the output's
 // canonical key in w.buf; the ids of scalar outputs are cached (interned ids
 // never change during an exploration).
-func (e *explorer) outID(w *expWorker, out model.Value) int32 {
+func (e *explorer) outID(w *expWorker, ai int, out model.Value) int32 {
 	sc := scalar(out)
+	var last *lastOuts
 	if sc {
+		if w.last == nil {
+			w.last = make([]lastOuts, len(e.info.Actions))
+		}
+		last = &w.last[ai]
+		for i := range last.v {
+			if last.v[i] == out && last.v[i] != nil {
+				return last.id[i]
+			}
+		}
 		if id, ok := w.outs[out]; ok {
+			last.put(out, id)
 			return id
 		}
 	}
@@ -297,8 +309,22 @@ func (e *explorer) outID(w *expWorker, out model.Value) int32 {
 			w.outs = map[model.Value]int32{}
 		}
 		w.outs[out] = id
+		last.put(out, id)
 	}
 	return id
+}
+
+// lastOuts are the last two interned scalar outputs of an action and their
+// ids (an action's outputs repeat: compared first, before the map).
+type lastOuts struct {
+	v  [2]model.Value
+	id [2]int32
+}
+
+// put makes out the most recent.
+func (l *lastOuts) put(out model.Value, id int32) {
+	l.v[1], l.id[1] = l.v[0], l.id[0]
+	l.v[0], l.id[0] = out, id
 }
 
 // key returns the canonical key of a domain value, cached for scalars.

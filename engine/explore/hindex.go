@@ -70,12 +70,19 @@ func (h *hindex) reset() {
 // len is the number of keys stored.
 func (h *hindex) len() int { return h.n }
 
-// grow doubles the table. Keys are distinct, so each goes to the first
+// grow makes the table larger. Keys are distinct, so each goes to the first
 // free slot from its home; taken in the old table's order, they land near
-// the same place or half a table further, and the writes stay in order.
+// the same place or a multiple of the old size further, and the writes go
+// forward in a few streams.
 func (h *hindex) grow() {
 	old := h.slots
-	h.slots = make([]hslot, max(1024, 2*len(old)))
+	// Four times as large while small (fewer moves for a table still
+	// growing), twice beyond 64K slots (1.5 MB).
+	n := 2 * len(old)
+	if len(old) < 1<<16 {
+		n = 4 * len(old)
+	}
+	h.slots = make([]hslot, max(1024, n))
 	mask := uint64(len(h.slots) - 1)
 	for j := range old {
 		if !old[j].full {

@@ -230,8 +230,24 @@ func (r *rec) value(i int) starlark.Value {
 	return v
 }
 
+// varOf returns the index of variable name: by comparing names when the
+// model has a few (a Starlark name is compared by its length first), else
+// from the index.
+func (m *StarModel) varOf(name string) (int, bool) {
+	if len(m.info.Vars) <= 8 {
+		for i, v := range m.info.Vars {
+			if v == name {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	i, ok := m.varIndex[name]
+	return i, ok
+}
+
 func (r *rec) Attr(name string) (starlark.Value, error) {
-	i, ok := r.m.varIndex[name]
+	i, ok := r.m.varOf(name)
 	if !ok {
 		return nil, starlark.NoSuchAttrError(fmt.Sprintf("the state has no variable %q (variables: %s)", name, strings.Join(r.m.info.Vars, ", ")))
 	}
@@ -250,7 +266,7 @@ func (r *rec) Attr(name string) (starlark.Value, error) {
 }
 
 func (r *rec) SetField(name string, v starlark.Value) error {
-	i, ok := r.m.varIndex[name]
+	i, ok := r.m.varOf(name)
 	if !ok {
 		return starlark.NoSuchAttrError(fmt.Sprintf("the state has no variable %q (variables: %s)", name, strings.Join(r.m.info.Vars, ", ")))
 	}
