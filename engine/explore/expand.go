@@ -75,7 +75,11 @@ func (e *explorer) evalTargetInto(w model.Worker, st model.State, initial bool, 
 // expandLevel computes the successors of every state of a level, in
 // parallel; results are in level order.
 func (e *explorer) expandLevel(level []int32) []srcResult {
-	results := make([]srcResult, len(level))
+	if cap(e.results) < len(level) {
+		e.results = make([]srcResult, len(level))
+	}
+	results := e.results[:len(level)]
+	clear(results)
 	var next atomic.Int64
 	const chunk = 8
 	var wg sync.WaitGroup

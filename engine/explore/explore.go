@@ -412,6 +412,8 @@ type explorer struct {
 	// level, to size the next level's slabs (growing them by doubling
 	// copied every pending transition about twice).
 	perState float64
+	// results is the chunk's results, its array used again by the next.
+	results []srcResult
 }
 
 // Explore explores the model under the configuration into a state graph.
