@@ -96,11 +96,14 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 			if start >= len(level) {
 				return
 			}
-			for i := start; i < min(start+chunk, len(level)); i++ {
-				if e.ctx.Err() != nil {
-					return
-				}
+			var tried int64 // counted for the progress reports once per block
+			for i := start; i < min(start+chunk, len(level)) && e.ctx.Err() == nil; i++ {
 				results[i] = e.expand(w, level[i])
+				tried += results[i].tried
+			}
+			e.tried.Add(tried)
+			if e.ctx.Err() != nil {
+				return
 			}
 		}
 	}
@@ -140,7 +143,6 @@ func (e *explorer) expand(w *expWorker, id int32) (res srcResult) {
 		}
 		res.trans = w.trans[start : start+n : start+n]
 		res.tried = tried
-		e.tried.Add(tried)
 	}()
 	st, err := w.decodeSource(e.ex.StateKey(int(id)))
 	if err != nil {
@@ -516,7 +518,6 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 				continue
 			}
 			e.ex.Trans = append(e.ex.Trans, t)
-			e.ntrans.Add(1)
 		}
 	}
 	return next, stopped

@@ -545,6 +545,7 @@ func (e *explorer) run() error {
 	}
 	e.addState(st0.Key(), e.hash(st0.Key()), 0, info)
 	e.ex.States[0].Initial = true
+	e.counted()
 	level := []int32{0}
 	if info.invariant != "" && e.cfg.StopOnError {
 		level = nil
@@ -586,6 +587,7 @@ func (e *explorer) expandAndMerge(level []int32, depth int32) (next []int32, sto
 	for off := 0; off < len(level); off += levelChunk {
 		part := level[off:min(off+levelChunk, len(level))]
 		n, s := e.merge(part, e.expandLevel(part), depth)
+		e.counted()
 		next = append(next, n...)
 		if stopped == "" {
 			stopped = s
@@ -623,6 +625,13 @@ func (e *explorer) snapshot(force bool) {
 	e.cfg.Snapshot(&x)
 }
 
+// counted sets the states and transitions counted for progress reports
+// (they are counted once per merge, not one by one).
+func (e *explorer) counted() {
+	e.nstates.Store(int64(len(e.ex.States)))
+	e.ntrans.Store(int64(len(e.ex.Trans)))
+}
+
 func (e *explorer) markFrontier(ids []int32) {
 	for _, id := range ids {
 		s := &e.ex.States[id]
@@ -641,7 +650,6 @@ func (e *explorer) addState(key string, hk hkey, depth int32, info *targetInfo) 
 	for i, g := range e.groups {
 		g.setIfAbsent(info.groupKeys[i], id)
 	}
-	e.nstates.Add(1)
 	return id
 }
 
@@ -655,7 +663,6 @@ func (e *explorer) errorState(msg string, depth int32) int32 {
 	off, n := e.ex.storeKey(key)
 	e.ex.States = append(e.ex.States, MState{keyOff: off, keyLen: n, Depth: depth, label: e.ex.intern("error"), err: e.ex.intern(msg), ModelErr: true})
 	e.concrete.set(hk, id)
-	e.nstates.Add(1)
 	return id
 }
 
