@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
@@ -127,6 +128,51 @@ func ReadJSON(r io.Reader) (*Doc, error) {
 }
 
 // dotQuote quotes a string for DOT.
+// WrapWidth is the width, in characters, past which a state's label is
+// broken over lines for the layout: a wide node widens the whole graph,
+// which then fits a window only at a scale too small to read.
+const WrapWidth = 28
+
+// WrapLabel breaks a label over lines of at most width characters where it
+// can: after a ", " or before a " | " (between grouping values). A piece
+// longer than width stays whole.
+func WrapLabel(label string, width int) string {
+	if utf8.RuneCountInString(label) <= width || strings.Contains(label, "\n") {
+		return label
+	}
+	var pieces []string
+	rest := label
+	for rest != "" {
+		i := strings.Index(rest, ", ")
+		j := strings.Index(rest, " | ")
+		switch {
+		case i < 0 && j < 0:
+			pieces, rest = append(pieces, rest), ""
+		case j < 0 || i >= 0 && i < j:
+			pieces, rest = append(pieces, rest[:i+1]), rest[i+2:]
+		default:
+			pieces, rest = append(pieces, rest[:j]), rest[j+1:] // the next piece starts with "| "
+		}
+	}
+	var b strings.Builder
+	line := 0
+	for k, p := range pieces {
+		n := utf8.RuneCountInString(p)
+		if k > 0 {
+			if line+1+n > width {
+				b.WriteByte('\n')
+				line = 0
+			} else {
+				b.WriteByte(' ')
+				line++
+			}
+		}
+		b.WriteString(p)
+		line += n
+	}
+	return b.String()
+}
+
 func dotQuote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -175,7 +221,7 @@ func (d *Doc) WriteDOT(w io.Writer) error {
 		if s.Kind == string(explore.Passive) {
 			shape = "diamond"
 		}
-		label := s.Label
+		label := WrapLabel(s.Label, WrapWidth)
 		if s.Count > 0 {
 			label += fmt.Sprintf("\n%d states", s.Count)
 		}
