@@ -128,6 +128,13 @@ func ReadJSON(r io.Reader) (*Doc, error) {
 }
 
 // dotQuote quotes a string for DOT.
+// StateFontSize and ArcFontSize are the sizes, in layout points, of the
+// states' and the arcs' labels.
+const (
+	StateFontSize = 11
+	ArcFontSize   = 10
+)
+
 // WrapWidth is the width, in characters, past which a state's label is
 // broken over lines for the layout: a wide node widens the whole graph,
 // which then fits a window only at a scale too small to read.
@@ -215,7 +222,7 @@ func (d *Doc) WriteDOT(w io.Writer) error {
 	b := bufio.NewWriterSize(w, 1<<16) // streamed: a large graph is not held twice
 	// overlap and sep matter to the force-directed layouts used for large
 	// graphs (dot ignores them): without them sfdp piles nodes on each other.
-	b.WriteString("digraph modex {\n  rankdir=TB;\n  overlap=scale;\n  sep=\"+4\";\n  node [fontname=\"Helvetica\", fontsize=11];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
+	fmt.Fprintf(b, "digraph modex {\n  rankdir=TB;\n  overlap=scale;\n  sep=\"+4\";\n  node [fontname=\"Helvetica\", fontsize=%d];\n  edge [fontname=\"Helvetica\", fontsize=%d];\n", StateFontSize, ArcFontSize)
 	for _, s := range d.States {
 		shape := "ellipse"
 		if s.Kind == string(explore.Passive) {

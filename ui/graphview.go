@@ -110,7 +110,7 @@ func (g *GraphView) DrawScale(l *graph.Layout) float64 {
 	if z := g.userZoomF.Load(); z != 0 {
 		zoom = float64(math.Float32frombits(z))
 	} else if w > 10 && h > 10 && l.Width > 0 && l.Height > 0 {
-		zoom = min((w-2*graphPad)/l.Width, (h-2*graphPad)/l.Height, 2)
+		zoom = fitZoom(w, h, l, cs)
 	}
 	s := zoom * cs
 	if px := l.Width * l.Height * s * s; px > MaxImagePixels {
@@ -218,9 +218,26 @@ func (g *GraphView) Fit() {
 	if s.Width < 10 || s.Height < 10 {
 		return
 	}
-	zx := (s.Width - 2*graphPad) / float32(g.lay.Width)
-	zy := (s.Height - 2*graphPad) / float32(g.lay.Height)
-	g.SetZoom(min(zx, zy, 2))
+	g.SetZoom(float32(fitZoom(float64(s.Width), float64(s.Height), g.lay, float64(g.canvasScaleNow()))))
+}
+
+// readableSlack is how much larger than the view a graph may be drawn by
+// Fit so that its labels can be read.
+const readableSlack = 1.3
+
+// fitZoom is the zoom that fits a layout in a w × h view: the whole graph,
+// at most twice its size; or, when that would draw the arcs' labels too
+// small to read (graph.MinTextPx) and a graph at most readableSlack times
+// the view would not, the smallest zoom that shows them (the rest is a
+// short scroll away). cs is the canvas scale (pixels per Fyne unit).
+func fitZoom(w, h float64, l *graph.Layout, cs float64) float64 {
+	vw, vh := w-2*graphPad, h-2*graphPad
+	z := min(vw/l.Width, vh/l.Height, 2)
+	read := graph.MinTextPx / (graph.ArcFontSize * cs)
+	if z < read && l.Width*read <= readableSlack*vw && l.Height*read <= readableSlack*vh {
+		return read
+	}
+	return z
 }
 
 // Select marks a state as selected and scrolls it into view.

@@ -101,3 +101,27 @@ func TestArrowKeysFollowTransitions(t *testing.T) {
 		t.Errorf("Back after the walk: %s, want S3", wb.s.center)
 	}
 }
+
+// Fit shows the whole graph, unless its arcs' labels would then be too
+// small to read and a graph a little larger than the view would show them.
+func TestFitZoomKeepsLabelsReadable(t *testing.T) {
+	read := float64(graph.MinTextPx) / graph.ArcFontSize // at canvas scale 1
+	view := 500.0 + 2*graphPad
+	for _, c := range []struct {
+		name string
+		w, h float64 // the layout's size, in points
+		cs   float64
+		want float64
+	}{
+		{"small: at most twice its size", 100, 50, 1, 2},
+		{"fits at a readable zoom", 400, 250, 1, 1.25},
+		{"a fifth too wide: readable, scrolled", 500 / read * 1.2, 100, 1, read},
+		{"twice too wide: the whole graph", 500 / read * 2, 100, 1, 500 / (500 / read * 2)},
+		{"a fifth too tall on a 2× canvas", 100, 500 / (read / 2) * 1.2, 2, read / 2},
+	} {
+		got := fitZoom(view, view, &graph.Layout{Width: c.w, Height: c.h}, c.cs)
+		if math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%s: zoom %.4f, want %.4f", c.name, got, c.want)
+		}
+	}
+}
