@@ -43,6 +43,7 @@ type GraphView struct {
 	img    image.Image
 	zoom   float32
 	scroll *container.Scroll
+	frame  *fyne.Container // the scroll in a layout that fits again on resizing
 
 	hover    string // tooltip text, "" for none
 	hoverAt  fyne.Position
@@ -81,8 +82,37 @@ func NewGraphView() *GraphView {
 	return g
 }
 
-// Container returns the scroll container holding the view.
-func (g *GraphView) Container() fyne.CanvasObject { return g.scroll }
+// Container returns the view in its scroll container, in a frame that fits
+// the graph again when its room changes (unless the user zoomed by hand).
+func (g *GraphView) Container() fyne.CanvasObject {
+	if g.frame == nil {
+		g.frame = container.New(&refitLayout{g: g}, g.scroll)
+	}
+	return g.frame
+}
+
+// refitLayout gives the scroll all the room and fits the graph again when
+// that room changes (the window resized, a status line wrapped, a panel
+// moved) while the zoom is the fitted one: a fitted graph stays whole.
+type refitLayout struct {
+	g    *GraphView
+	last fyne.Size
+}
+
+func (l *refitLayout) MinSize(objs []fyne.CanvasObject) fyne.Size { return objs[0].MinSize() }
+
+func (l *refitLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(size)
+	if size == l.last {
+		return
+	}
+	resized := l.last.Width > 0
+	l.last = size
+	if g := l.g; resized && g.lay != nil && !g.userZoom {
+		g.Fit()
+	}
+}
 
 // SetGraph shows a laid-out graph; img is the layout drawn at some scale.
 func (g *GraphView) SetGraph(doc *graph.Doc, lay *graph.Layout, img image.Image, scale float64) {

@@ -125,3 +125,32 @@ func TestFitZoomKeepsLabelsReadable(t *testing.T) {
 		}
 	}
 }
+
+// A fitted graph is fitted again when its room changes (here the window
+// gets shorter), so that it stays whole; a zoom set by hand stays.
+func TestFittedGraphRefitsOnResize(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wait()
+	g := b.wb.Graph()
+	whole := func() bool {
+		view := g.scroll.Size()
+		return float32(g.lay.Width)*g.zoom+2*graphPad <= view.Width+0.5 &&
+			float32(g.lay.Height)*g.zoom+2*graphPad <= view.Height+0.5
+	}
+	if !whole() {
+		t.Fatalf("the graph is not fitted at first: zoom %.3f, view %v", g.Zoom(), g.scroll.Size())
+	}
+	z0 := g.Zoom()
+	b.win.Resize(fyne.NewSize(1400, 560))
+	if !pump(5*time.Second, func() bool { return g.Zoom() < z0 && whole() }) {
+		t.Fatalf("after a resize the zoom is %.3f (was %.3f) for a view of %v", g.Zoom(), z0, g.scroll.Size())
+	}
+	g.ZoomIn()
+	z1 := g.Zoom()
+	b.win.Resize(fyne.NewSize(1400, 860))
+	pump(time.Second, func() bool { return false })
+	if g.Zoom() != z1 {
+		t.Errorf("a zoom set by hand changed on resizing: %.3f, was %.3f", g.Zoom(), z1)
+	}
+}

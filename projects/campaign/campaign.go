@@ -174,31 +174,39 @@ func setup(ctx context.Context, js jetstream.JetStream, spec *Spec) (jetstream.C
 		{Name: resultsStream, Subjects: []string{"modex.results.>"}, Storage: jetstream.FileStorage, Duplicates: time.Hour,
 			MaxAge: 7 * 24 * time.Hour, Replicas: replicas},
 	}
+	// A worker creates only what the server says is missing (a lookup that
+	// failed otherwise, say while a cluster elects a leader, is tried
+	// again), and with Create, which never changes what another client
+	// made meanwhile: an update with a worker's defaults would take a
+	// coordinator's replicas away.
 	for _, sc := range streams {
-		if !coordinator {
-			if _, err := js.Stream(ctx, sc.Name); err == nil {
-				continue
-			}
+		var err error
+		if coordinator {
+			_, err = js.CreateOrUpdateStream(ctx, sc)
+		} else if _, err = js.Stream(ctx, sc.Name); errors.Is(err, jetstream.ErrStreamNotFound) {
+			_, err = js.CreateStream(ctx, sc)
 		}
-		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
+		if err != nil {
 			return nil, nil, fmt.Errorf("stream %s: %w", sc.Name, err)
 		}
 	}
+	cc := jetstream.ConsumerConfig{Durable: workersName, AckPolicy: jetstream.AckExplicitPolicy, AckWait: spec.AckWait, MaxDeliver: spec.MaxDeliver}
 	var cons jetstream.Consumer
 	var err error
-	if !coordinator {
-		cons, err = js.Consumer(ctx, jobsStream, workersName)
-	}
-	if coordinator || err != nil {
-		cons, err = js.CreateOrUpdateConsumer(ctx, jobsStream, jetstream.ConsumerConfig{Durable: workersName,
-			AckPolicy: jetstream.AckExplicitPolicy, AckWait: spec.AckWait, MaxDeliver: spec.MaxDeliver})
+	if coordinator {
+		cons, err = js.CreateOrUpdateConsumer(ctx, jobsStream, cc)
+	} else if cons, err = js.Consumer(ctx, jobsStream, workersName); errors.Is(err, jetstream.ErrConsumerNotFound) {
+		cons, err = js.CreateConsumer(ctx, jobsStream, cc)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("workers' consumer: %w", err)
 	}
-	obj, err := js.ObjectStore(ctx, bucket)
-	if err != nil {
-		obj, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: bucket, Storage: jetstream.FileStorage, Replicas: replicas})
+	oc := jetstream.ObjectStoreConfig{Bucket: bucket, Storage: jetstream.FileStorage, Replicas: replicas}
+	var obj jetstream.ObjectStore
+	if coordinator {
+		obj, err = js.CreateOrUpdateObjectStore(ctx, oc)
+	} else if obj, err = js.ObjectStore(ctx, bucket); errors.Is(err, jetstream.ErrBucketNotFound) {
+		obj, err = js.CreateObjectStore(ctx, oc)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("project store: %w", err)
