@@ -216,7 +216,7 @@ func (g *GraphView) anchor() fyne.Position {
 	}
 	for _, n := range g.lay.Nodes {
 		if n.State == g.selected {
-			p := fyne.NewPos(float32(n.Center.X)*g.zoom+graphPad, float32(n.Center.Y)*g.zoom+graphPad).Subtract(g.scroll.Offset)
+			p := g.toScreen(n.Center).Subtract(g.scroll.Offset)
 			if p.X >= 0 && p.Y >= 0 && p.X <= view.Width && p.Y <= view.Height {
 				return p
 			}
@@ -229,10 +229,9 @@ func (g *GraphView) anchor() fyne.Position {
 // (view coordinates) where it is.
 func (g *GraphView) zoomAround(z float32, at fyne.Position) {
 	g.userZoom = true
-	content := g.scroll.Offset.Add(at)
-	lx, ly := (content.X-graphPad)/g.zoom, (content.Y-graphPad)/g.zoom
+	l := g.toLayout(g.scroll.Offset.Add(at))
 	g.SetZoom(z)
-	g.setOffset(fyne.NewPos(lx*g.zoom+graphPad-at.X, ly*g.zoom+graphPad-at.Y))
+	g.setOffset(g.toScreen(l).Subtract(at))
 }
 
 // UserZoomed reports whether the user set the zoom by hand since the last Fit.
@@ -307,11 +306,20 @@ func (g *GraphView) node(state int) *graph.NodeShape {
 }
 
 func (g *GraphView) toScreen(p graph.Point) fyne.Position {
-	return fyne.NewPos(graphPad+float32(p.X)*g.zoom, graphPad+float32(p.Y)*g.zoom)
+	return fyne.NewPos(g.left()+float32(p.X)*g.zoom, graphPad+float32(p.Y)*g.zoom)
 }
 
 func (g *GraphView) toLayout(p fyne.Position) graph.Point {
-	return graph.Point{X: float64((p.X - graphPad) / g.zoom), Y: float64((p.Y - graphPad) / g.zoom)}
+	return graph.Point{X: float64((p.X - g.left()) / g.zoom), Y: float64((p.Y - graphPad) / g.zoom)}
+}
+
+// left is where the drawn graph starts across the view: centred when it is
+// narrower than the view, else after the margin.
+func (g *GraphView) left() float32 {
+	if g.lay == nil {
+		return graphPad
+	}
+	return graphPad + max(0, (g.scroll.Size().Width-(float32(g.lay.Width)*g.zoom+2*graphPad))/2)
 }
 
 // MinSize is the drawn graph at the current zoom.
@@ -557,7 +565,7 @@ func (r *graphRenderer) Layout(size fyne.Size) {
 		r.image.Refresh()
 	}
 	r.image.Resize(fyne.NewSize(float32(g.lay.Width)*g.zoom, float32(g.lay.Height)*g.zoom))
-	r.image.Move(fyne.NewPos(graphPad, graphPad))
+	r.image.Move(fyne.NewPos(g.left(), graphPad))
 	r.objs = append(r.objs, r.image)
 	if vp := &g.vp; vp.img != nil && vp.lay == g.lay {
 		if r.vp.Image != vp.img {

@@ -70,9 +70,10 @@ func (g *GraphView) visibleRegion() (graph.Point, float64, float64, float64) {
 	view, off := g.scroll.Size(), g.scroll.Offset
 	z := float64(g.zoom)
 	px := z * float64(g.canvasScaleNow())
-	x0 := max(0, float64(off.X-graphPad)/z)
+	left := g.left()
+	x0 := max(0, float64(off.X-left)/z)
 	y0 := max(0, float64(off.Y-graphPad)/z)
-	x1 := min(g.lay.Width, float64(off.X+view.Width-graphPad)/z)
+	x1 := min(g.lay.Width, float64(off.X+view.Width-left)/z)
 	y1 := min(g.lay.Height, float64(off.Y+view.Height-graphPad)/z)
 	return graph.Point{X: x0, Y: y0}, x1 - x0, y1 - y0, px
 }

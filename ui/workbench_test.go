@@ -482,7 +482,7 @@ func TestCompareTwoStates(t *testing.T) {
 		i := g.Doc().StateIndex(id)
 		for _, n := range g.lay.Nodes {
 			if n.State == i {
-				return fyne.NewPos(float32(n.Center.X)*g.Zoom()+graphPad, float32(n.Center.Y)*g.Zoom()+graphPad)
+				return g.toScreen(n.Center)
 			}
 		}
 		t.Fatalf("no node %s", id)
@@ -527,7 +527,7 @@ func TestZoomKeepsAnchor(t *testing.T) {
 	screen := func(state int) fyne.Position {
 		for _, n := range g.lay.Nodes {
 			if n.State == state {
-				return fyne.NewPos(float32(n.Center.X)*g.Zoom()+graphPad, float32(n.Center.Y)*g.Zoom()+graphPad).Subtract(g.scroll.Offset)
+				return g.toScreen(n.Center).Subtract(g.scroll.Offset)
 			}
 		}
 		t.Fatal("no node")
@@ -549,11 +549,10 @@ func TestZoomKeepsAnchor(t *testing.T) {
 	}
 	// The wheel: the layout point under the pointer stays under it.
 	at := fyne.NewPos(200, 150)
-	content := g.scroll.Offset.Add(at)
-	lx, ly := (content.X-graphPad)/g.Zoom(), (content.Y-graphPad)/g.Zoom()
+	l := g.toLayout(g.scroll.Offset.Add(at))
 	g.zoomAround(g.Zoom()*1.25, at)
-	content = g.scroll.Offset.Add(at)
-	if dx, dy := (content.X-graphPad)/g.Zoom()-lx, (content.Y-graphPad)/g.Zoom()-ly; dx*dx+dy*dy > 1 {
+	if m := g.toLayout(g.scroll.Offset.Add(at)); (m.X-l.X)*(m.X-l.X)+(m.Y-l.Y)*(m.Y-l.Y) > 1 {
+		dx, dy := m.X-l.X, m.Y-l.Y
 		t.Errorf("the point under the pointer moved by (%.1f, %.1f)", dx, dy)
 	}
 }
