@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 
 	"github.com/modex/modex/graph"
 )
@@ -152,5 +153,30 @@ func TestFittedGraphRefitsOnResize(t *testing.T) {
 	pump(time.Second, func() bool { return false })
 	if g.Zoom() != z1 {
 		t.Errorf("a zoom set by hand changed on resizing: %.3f, was %.3f", g.Zoom(), z1)
+	}
+}
+
+// A graph narrower than the view is drawn in its middle, and a click on a
+// state there selects that state.
+func TestNarrowGraphIsCentred(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wait()
+	g := b.wb.Graph()
+	view := g.scroll.Size()
+	drawn := float32(g.lay.Width) * g.Zoom()
+	if drawn+2*graphPad >= view.Width-1 {
+		t.Skipf("the graph is not narrower than the view: %.0f of %.0f", drawn, view.Width)
+	}
+	if left, right := g.left(), view.Width-g.left()-drawn; math.Abs(float64(left-right)) > 1 {
+		t.Errorf("the graph is drawn %.1f from the left and %.1f from the right", left, right)
+	}
+	// Where S4 is drawn, worked out from the view: the graph's margin is
+	// half of what the view has to spare.
+	n := g.node(g.Doc().StateIndex("S4"))
+	at := fyne.NewPos((view.Width-drawn)/2+float32(n.Center.X)*g.Zoom(), graphPad+float32(n.Center.Y)*g.Zoom())
+	test.TapAt(g, at)
+	if g.Selected() != n.State {
+		t.Errorf("a click at S4's centre selected %d, not %d", g.Selected(), n.State)
 	}
 }
