@@ -23,7 +23,7 @@ type Details struct {
 
 // NewDetails returns an empty details panel.
 func NewDetails() *Details {
-	d := &Details{box: container.NewVBox(widget.NewLabel("Click a state to see its details."))}
+	d := &Details{box: container.NewVBox(hintLabel("Click a state to see its details."))}
 	d.actions = container.NewVBox()
 	d.content = container.NewVScroll(d.box)
 	return d
@@ -35,8 +35,16 @@ func (d *Details) Content() fyne.CanvasObject { return d.content }
 // Clear empties the panel, saying what to do instead (another graph is
 // shown: the details of a state of the last one would be stale).
 func (d *Details) Clear(hint string) {
-	d.box.Objects = []fyne.CanvasObject{widget.NewLabel(hint)}
+	d.box.Objects = []fyne.CanvasObject{hintLabel(hint)}
 	d.box.Refresh()
+}
+
+// hintLabel is a sentence that wraps to the panel's width (the panel may be
+// narrow).
+func hintLabel(s string) *widget.Label {
+	l := widget.NewLabel(s)
+	l.Wrapping = fyne.TextWrapWord
+	return l
 }
 
 func mono(s string) *widget.Label {

@@ -133,6 +133,7 @@ func NewTestView(wb *Workbench) *TestView {
 	// command that reruns it.
 	tv.failure = widget.NewMultiLineEntry()
 	tv.failure.TextStyle = fyne.TextStyle{Monospace: true}
+	tv.failure.Wrapping = fyne.TextWrapWord // the verdict's line is long: read without scrolling sideways
 	tv.failure.SetPlaceHolder("The first failure of a test shows here, whole.")
 	tv.failure.OnChanged = func(s string) {
 		if s != tv.report {
