@@ -223,7 +223,7 @@ func (d drawer) node(n NodeShape) {
 	}
 	size := min(max(ShortTextPx, n.H*d.s*0.6), 14)
 	d.dc.SetFontFace(d.fc.get(size))
-	short, room := n.Short, max(n.W*d.s*0.9, size*5)
+	short, room := n.Short, max(n.W*d.s*0.9, size*8) // room for "depth 12 (132)"
 	if n.State < 0 {
 		return
 	}

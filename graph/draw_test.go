@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -167,5 +168,35 @@ func BenchmarkDrawViewport(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// Too small to read, the classes of an overview show their value and how
+// many states they hold.
+func TestOverviewShortFormsCount(t *testing.T) {
+	x := exploreSample(t, "webshop", "more_items", 0)
+	q, _, err := x.QuotientBy("depth", "overview")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := graph.FromGraph(q, nil)
+	l, err := graph.LayoutDoc(context.Background(), d, "dot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := min(680/l.Width, 560/l.Height)
+	if 11*fit >= graph.MinTextPx {
+		t.Fatalf("fit scale %.2f draws labels: the test needs a smaller scale", fit)
+	}
+	texts := l.Texts(graph.Point{}, int(math.Ceil(l.Width*fit)), int(math.Ceil(l.Height*fit)), fit)
+	total, shown := 0, 0
+	for _, s := range d.States {
+		total += s.Count
+		if slices.Contains(texts, fmt.Sprintf("%s (%d)", s.Label, s.Count)) {
+			shown++
+		}
+	}
+	if total != 1111 || shown < len(d.States)*3/4 {
+		t.Errorf("%d of %d classes (%d states) show their value and size: %q", shown, len(d.States), total, texts)
 	}
 }

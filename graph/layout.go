@@ -50,7 +50,7 @@ type NodeShape struct {
 	ID    string // state id, e.g. S3
 	State int    // index in Doc.States, -1 for the start marker
 	// Short is drawn instead of the label when the label would be too small
-	// to read: the state id, or a quotient class's value.
+	// to read: the state id, or a quotient class's value and size.
 	Short  string
 	Center Point
 	W, H   float64
@@ -165,7 +165,9 @@ func parseLayout(data []byte, d *Doc) (*Layout, error) {
 		h, _ := strconv.ParseFloat(o.Height, 64)
 		n := NodeShape{ID: o.Name, State: st, W: w * 72, H: h * 72, Short: o.Name}
 		if st >= 0 && d.States[st].Count > 0 {
-			n.Short = d.States[st].Label
+			// A class of an overview: its value and how many states it has
+			// (the count is the point of an overview).
+			n.Short = fmt.Sprintf("%s (%d)", d.States[st].Label, d.States[st].Count)
 		}
 		if len(p) == 2 {
 			n.Center = flip(p[0], p[1])
