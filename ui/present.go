@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,6 +36,7 @@ type viewSpec struct {
 	overview string          // "" for none, overviewAuto, or an expression
 	within   map[string]bool // the states of an opened class (nil: all)
 	class    string          // its label
+	limit    int             // the largest graph drawn whole (0: OverviewAbove)
 }
 
 // prepare builds the document and lays out what will be shown: the whole
@@ -59,14 +61,14 @@ func prepare(ctx context.Context, x *explore.Exploration, vs viewSpec, scale fun
 			d.view = inside.Neighbourhood(center, radius)
 			d.note += fmt.Sprintf(" Showing the %d within %d steps of %s.", len(d.view.States), radius, center)
 		}
-	} else if n := len(d.doc.States); n > DrawLimit && (vs.overview == "" || !overviewAny(x, vs.overview, &d)) {
+	} else if n := len(d.doc.States); n > cmp.Or(vs.limit, OverviewAbove) && (vs.overview == "" || !overviewAny(x, vs.overview, &d)) {
 		why := d.note // why there is no overview, if one was asked for
 		if center == "" || d.doc.StateIndex(center) < 0 {
 			center = "S0"
 		}
 		d.view = d.doc.Neighbourhood(center, radius)
-		d.note = why + fmt.Sprintf("%d states, %d transitions: too many to draw whole. Showing the %d states within %d steps of %s (click a state to move; dashed states have more beyond).",
-			n, len(d.doc.Transitions), len(d.view.States), radius, center)
+		d.note = why + fmt.Sprintf("%d states, %d transitions: %s. Showing the %d states within %d steps of %s (click a state to move; dashed states have more beyond).",
+			n, len(d.doc.Transitions), tooMany(n), len(d.view.States), radius, center)
 		if len(d.view.States) > DrawLimit {
 			d.note = why + fmt.Sprintf("%d states, %d transitions; even %d steps around %s hold %d states. Lower the steps, narrow the configuration, or export the graph.",
 				n, len(d.doc.Transitions), radius, center, len(d.view.States))
@@ -123,8 +125,19 @@ func overviewOf(x *explore.Exploration, by string, d *drawing) bool {
 		}
 	}
 	d.view = graph.FromGraph(q, nil)
-	d.note = fmt.Sprintf("%d states, %d transitions: the overview by %s, %d classes (each with its number of states). Click a class to see its states.",
-		len(d.doc.States), len(d.doc.Transitions), by, len(q.States))
+	// The classes count model states; the graph drawn may have more states
+	// (a state where the tester waits is drawn twice: active and passive).
+	inClasses := 0
+	for _, c := range q.States {
+		inClasses += c.Count
+	}
+	if inClasses == len(d.doc.States) {
+		d.note = fmt.Sprintf("%d states, %d transitions: the overview by %s, %d classes (each with its number of states). Click a class to see its states.",
+			len(d.doc.States), len(d.doc.Transitions), by, len(q.States))
+	} else {
+		d.note = fmt.Sprintf("%d states, %d transitions: the overview by %s of its %d model states (the whole graph shows a state where the tester waits twice: passive, then active), %d classes (each with its number of model states). Click a class to see its states.",
+			len(d.doc.States), len(d.doc.Transitions), by, inClasses, len(q.States))
+	}
 	return true
 }
 
@@ -165,7 +178,10 @@ var drawScaleBase = 2.0
 // and shows it unless something newer has been shown meanwhile.
 func (wb *Workbench) present(gen, seq int, x *explore.Exploration, final bool) {
 	wb.mu.Lock()
-	vs := viewSpec{center: wb.s.center, radius: wb.radius, overview: wb.s.overview, within: wb.s.within, class: wb.s.withinLabel}
+	vs := viewSpec{center: wb.s.center, radius: wb.radius, overview: wb.s.overview, within: wb.s.within, class: wb.s.withinLabel, limit: OverviewAbove}
+	if wb.s.whole {
+		vs.limit = DrawLimit
+	}
 	// A newer presentation supersedes this one: its layout (a child
 	// process when graph.LayoutCommand is set) is killed.
 	if wb.layoutCancel != nil {
@@ -307,13 +323,23 @@ const (
 const (
 	largeOverview      = "overview"
 	largeNeighbourhood = "neighbourhood"
+	largeWhole         = "whole graph" // whole up to DrawLimit states, then the overview
 )
+
+// tooMany says why a graph of n states is not drawn whole.
+func tooMany(n int) string {
+	if n <= DrawLimit {
+		return fmt.Sprintf("too many to read whole (large graphs: whole graph draws up to %d)", DrawLimit)
+	}
+	return "too many to draw whole"
+}
 
 // setLargeMode shows large graphs as an overview (by the expression typed,
 // else the default) or as the neighbourhood of the selection.
 func (wb *Workbench) setLargeMode(mode string) {
 	wb.mu.Lock()
 	wb.s.within = nil // a mode chosen by hand leaves an opened class
+	wb.s.whole = mode == largeWhole
 	switch {
 	case mode == largeNeighbourhood:
 		wb.s.overview = ""

@@ -29,6 +29,9 @@ type session struct {
 	// quotient by this expression (overviewAuto: the first grouping, or
 	// depth), or "" for the neighbourhood of center.
 	overview string
+	// whole draws graphs up to DrawLimit states whole (large graphs: whole
+	// graph); else graphs past OverviewAbove show as overview or neighbourhood.
+	whole bool
 	// classes maps the shown overview's classes to a state of each,
 	// members to all their graph states, classLabels to their labels.
 	classes     map[string]string

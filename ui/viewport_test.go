@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -178,5 +179,42 @@ func TestNarrowGraphIsCentred(t *testing.T) {
 	test.TapAt(g, at)
 	if g.Selected() != n.State {
 		t.Errorf("a click at S4's centre selected %d, not %d", g.Selected(), n.State)
+	}
+}
+
+// A graph of a few hundred states opens as its overview (whole, it is a knot
+// at Fit); large graphs: whole graph draws it whole, and the neighbourhood
+// says how to get the whole graph.
+func TestMidSizeGraphOpensAsOverview(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/threadpool/threadpool.toml") // small: 223 states
+	b.wait()
+	d, err := graph.FromExploration(b.wb.Last())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(d.States); n <= OverviewAbove || n > DrawLimit {
+		t.Fatalf("the test needs a graph of %d to %d states, not %d", OverviewAbove+1, DrawLimit, n)
+	}
+	v := b.wb.Graph().Doc()
+	if v == nil || v.States[0].Count == 0 || !strings.Contains(b.wb.note.Text, "overview by") {
+		t.Fatalf("no overview: note %q", b.wb.note.Text)
+	}
+	// The classes count model states, and the note says so when the graph
+	// drawn has more (its waiting states drawn twice).
+	inClasses := 0
+	for _, c := range v.States {
+		inClasses += c.Count
+	}
+	if want := fmt.Sprintf("of its %d model states", inClasses); inClasses == len(d.States) || !strings.Contains(b.wb.note.Text, want) {
+		t.Errorf("classes hold %d of %d states; note %q", inClasses, len(d.States), b.wb.note.Text)
+	}
+	b.wb.largeMode.SetSelected(largeWhole)
+	if !pump(10*time.Second, func() bool { v := b.wb.Graph().Doc(); return v != nil && len(v.States) == len(d.States) }) {
+		t.Fatalf("whole graph: note %q", b.wb.note.Text)
+	}
+	b.wb.largeMode.SetSelected(largeNeighbourhood)
+	if !pump(10*time.Second, func() bool { return strings.Contains(b.wb.note.Text, "whole graph draws up to 300") }) {
+		t.Errorf("neighbourhood note %q", b.wb.note.Text)
 	}
 }

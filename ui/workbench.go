@@ -28,9 +28,14 @@ import (
 	"github.com/modex/modex/projects"
 )
 
-// DrawLimit is the largest graph (in states) drawn whole; larger graphs show
-// the neighbourhood of the selected state.
+// DrawLimit is the largest graph (in states) drawn whole at all; larger
+// graphs show their overview or the neighbourhood of the selected state.
 const DrawLimit = 300
+
+// OverviewAbove is the largest graph drawn whole unless the user asks for
+// the whole graph (large graphs: whole graph): past about a hundred states a
+// whole graph at Fit is a knot of arcs, and the overview reads better.
+const OverviewAbove = 100
 
 // LiveLimit is the largest partial graph drawn while exploration runs.
 const LiveLimit = 150
@@ -157,7 +162,7 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb.radiusS.SetSelected("2")
 
 	bar := container.NewHBox(wb.title, widget.NewLabel("Configuration:"), wb.configs, cfgMenu, wb.explore, wb.stop, wb.progress, wb.counts)
-	wb.largeMode = widget.NewSelect([]string{largeOverview, largeNeighbourhood}, wb.setLargeMode)
+	wb.largeMode = widget.NewSelect([]string{largeOverview, largeNeighbourhood, largeWhole}, wb.setLargeMode)
 	wb.overviewBy = newEntry(wb)
 	wb.overviewBy.SetPlaceHolder("by: first grouping, or depth")
 	wb.overviewBy.OnSubmitted = func(string) { wb.setLargeMode(largeOverview) }
