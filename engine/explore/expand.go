@@ -368,7 +368,7 @@ func (w *expWorker) memo(ai, nactions int, doms [][]model.Value) *inputMemo {
 		}
 	}
 	for _, v := range vals {
-		if !scalar(v) {
+		if !model.Scalar(v) {
 			return nil
 		}
 	}

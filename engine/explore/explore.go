@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/modex/modex/engine/model"
-	"go.starlark.net/starlark"
 )
 
 // MState is a state of the explored model (before the timeout extension).
@@ -268,21 +267,11 @@ func (w *expWorker) newChunk(slab int) {
 	w.cached = w.cached[:0]
 }
 
-// scalar tells whether v is a value cached by its own identity (comparable
-// with ==, equal when its key is).
-func scalar(v model.Value) bool {
-	switch v.(type) {
-	case starlark.Int, starlark.String, starlark.Bool, starlark.NoneType, model.Object:
-		return true
-	}
-	return false
-}
-
 // outID returns the id of an interned output, or -1 with the output's
 // canonical key in w.buf; the ids of scalar outputs are cached (interned ids
 // never change during an exploration).
 func (e *explorer) outID(w *expWorker, ai int, out model.Value) int32 {
-	sc := scalar(out)
+	sc := model.Scalar(out)
 	var last *lastOuts
 	if sc {
 		if w.last == nil {
@@ -329,7 +318,7 @@ func (l *lastOuts) put(out model.Value, id int32) {
 
 // key returns the canonical key of a domain value, cached for scalars.
 func (w *expWorker) key(v model.Value) string {
-	if scalar(v) {
+	if model.Scalar(v) {
 		if k, ok := w.keys[v]; ok {
 			return k
 		}

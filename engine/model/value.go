@@ -463,6 +463,17 @@ func b2i(b bool) int {
 	return 0
 }
 
+// Scalar tells whether v is an int, string, bool, None or object: a value
+// that holds no other, compared by == (equal values by == have equal
+// canonical keys), so that it can be cached by its own identity.
+func Scalar(v Value) bool {
+	switch v.(type) {
+	case starlark.Int, starlark.String, starlark.Bool, starlark.NoneType, Object:
+		return true
+	}
+	return false
+}
+
 // DecodeValue decodes one canonical encoding made by AppendValue.
 func DecodeValue(enc string) (Value, error) {
 	d := decoder{b: enc}

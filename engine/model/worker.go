@@ -153,20 +153,11 @@ func (w *starWorker) StepScratch(st State, action int, args []Value) ([]Outcome,
 	w.slab.reset()
 	outs, why, err := w.step(st, action, args, true)
 	for _, o := range outs {
-		if o.Output != nil && !scalarValue(o.Output) {
+		if o.Output != nil && !Scalar(o.Output) {
 			w.slab.pinned = true // the output may share the slab's arrays
 		}
 	}
 	return outs, why, err
-}
-
-// scalarValue tells whether v holds no other value.
-func scalarValue(v Value) bool {
-	switch v.(type) {
-	case starlark.Int, starlark.String, starlark.Bool, starlark.NoneType, starlark.Float, Object:
-		return true
-	}
-	return false
 }
 
 // DecodeScratch is Decode into the worker's scratch (see ScratchStepper):
