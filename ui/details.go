@@ -23,7 +23,7 @@ type Details struct {
 
 // NewDetails returns an empty details panel.
 func NewDetails() *Details {
-	d := &Details{box: container.NewVBox(hintLabel("Click a state to see its details."))}
+	d := &Details{box: container.NewVBox(hintLabel(detailsHint))}
 	d.actions = container.NewVBox()
 	d.content = container.NewVScroll(d.box)
 	return d
@@ -38,6 +38,9 @@ func (d *Details) Clear(hint string) {
 	d.box.Objects = []fyne.CanvasObject{hintLabel(hint)}
 	d.box.Refresh()
 }
+
+// detailsHint is what the panel says when no state is selected.
+const detailsHint = "Click a state to see its details."
 
 // hintLabel is a sentence that wraps to the panel's width (the panel may be
 // narrow).

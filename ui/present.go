@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,7 +35,7 @@ type viewSpec struct {
 	overview string          // "" for none, overviewAuto, or an expression
 	within   map[string]bool // the states of an opened class (nil: all)
 	class    string          // its label
-	limit    int             // the largest graph drawn whole (0: OverviewAbove)
+	whole    bool            // draw graphs up to DrawLimit states whole, not OverviewAbove
 }
 
 // prepare builds the document and lays out what will be shown: the whole
@@ -61,7 +60,7 @@ func prepare(ctx context.Context, x *explore.Exploration, vs viewSpec, scale fun
 			d.view = inside.Neighbourhood(center, radius)
 			d.note += fmt.Sprintf(" Showing the %d within %d steps of %s.", len(d.view.States), radius, center)
 		}
-	} else if n := len(d.doc.States); n > cmp.Or(vs.limit, OverviewAbove) && (vs.overview == "" || !overviewAny(x, vs.overview, &d)) {
+	} else if n := len(d.doc.States); n > wholeUpTo(vs.whole) && (vs.overview == "" || !overviewAny(x, vs.overview, &d)) {
 		why := d.note // why there is no overview, if one was asked for
 		if center == "" || d.doc.StateIndex(center) < 0 {
 			center = "S0"
@@ -131,13 +130,13 @@ func overviewOf(x *explore.Exploration, by string, d *drawing) bool {
 	for _, c := range q.States {
 		inClasses += c.Count
 	}
-	if inClasses == len(d.doc.States) {
-		d.note = fmt.Sprintf("%d states, %d transitions: the overview by %s, %d classes (each with its number of states). Click a class to see its states.",
-			len(d.doc.States), len(d.doc.Transitions), by, len(q.States))
-	} else {
-		d.note = fmt.Sprintf("%d states, %d transitions: the overview by %s of its %d model states (the whole graph shows a state where the tester waits twice: passive, then active), %d classes (each with its number of model states). Click a class to see its states.",
-			len(d.doc.States), len(d.doc.Transitions), by, inClasses, len(q.States))
+	of, counted := "", "states"
+	if inClasses != len(d.doc.States) {
+		of = fmt.Sprintf(" of its %d model states (the whole graph shows a state where the tester waits twice: passive, then active)", inClasses)
+		counted = "model states"
 	}
+	d.note = fmt.Sprintf("%d states, %d transitions: the overview by %s%s, %d classes (each with its number of %s). Click a class to see its states.",
+		len(d.doc.States), len(d.doc.Transitions), by, of, len(q.States), counted)
 	return true
 }
 
@@ -178,10 +177,7 @@ var drawScaleBase = 2.0
 // and shows it unless something newer has been shown meanwhile.
 func (wb *Workbench) present(gen, seq int, x *explore.Exploration, final bool) {
 	wb.mu.Lock()
-	vs := viewSpec{center: wb.s.center, radius: wb.radius, overview: wb.s.overview, within: wb.s.within, class: wb.s.withinLabel, limit: OverviewAbove}
-	if wb.s.whole {
-		vs.limit = DrawLimit
-	}
+	vs := viewSpec{center: wb.s.center, radius: wb.radius, overview: wb.s.overview, within: wb.s.within, class: wb.s.withinLabel, whole: wb.s.whole}
 	// A newer presentation supersedes this one: its layout (a child
 	// process when graph.LayoutCommand is set) is killed.
 	if wb.layoutCancel != nil {
@@ -297,7 +293,7 @@ func (wb *Workbench) refreshDetails() {
 		wb.selectDocState(id)
 		return
 	}
-	wb.s.details.Clear("Click a state to see its details.")
+	wb.s.details.Clear(detailsHint)
 }
 
 // redraw shows the last exploration again (after the view settings changed).
@@ -325,6 +321,15 @@ const (
 	largeNeighbourhood = "neighbourhood"
 	largeWhole         = "whole graph" // whole up to DrawLimit states, then the overview
 )
+
+// wholeUpTo is the largest graph drawn whole: DrawLimit states when the
+// user asked for whole graphs, else OverviewAbove.
+func wholeUpTo(whole bool) int {
+	if whole {
+		return DrawLimit
+	}
+	return OverviewAbove
+}
 
 // tooMany says why a graph of n states is not drawn whole.
 func tooMany(n int) string {
