@@ -313,14 +313,17 @@ func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, a
 		key = w.keep(key) // the worker's scratch holds it until its next step
 	}
 	pt.key = key
-	var info *targetInfo
-	if i, ok := w.cache.get(pt.hk); ok {
-		info = w.cached[i]
-	} else {
-		info = e.evalTargetInto(w.Worker, o.Next, false, w.info())
-		if info.err != nil && e.ctx.Err() != nil {
-			return false
+	if !w.cheap {
+		if i, ok := w.cache.get(pt.hk); ok {
+			pt.info = w.cached[i]
+			return true
 		}
+	}
+	info := e.evalTargetInto(w.Worker, o.Next, false, w.info())
+	if info.err != nil && e.ctx.Err() != nil {
+		return false
+	}
+	if !w.cheap {
 		w.cache.set(pt.hk, int32(len(w.cached)))
 		w.cached = append(w.cached, info)
 	}

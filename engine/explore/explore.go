@@ -175,7 +175,9 @@ type expWorker struct {
 	// infoUsed say how far this chunk got).
 	infos               [][]targetInfo
 	infoBlock, infoUsed int
-	// cache maps the targets met in this chunk to their infos in cached.
+	// cache maps the targets met in this chunk to their infos in cached
+	// (not used when the worker's facts are cheap to evaluate again).
+	cheap  bool
 	cache  hindex
 	cached []*targetInfo
 	// keys caches the canonical keys of scalar domain values, outs the ids
@@ -386,7 +388,8 @@ type explorer struct {
 	// values (hashed) to representatives. Keys are 128-bit hashes computed
 	// once, in the workers: the maps hold no pointers for the GC to scan and
 	// the sequential merge hashes nothing. (Two different keys colliding on
-	// 128 bits is far less likely than a hardware error.)
+	// the 96 bits the index keeps is far less likely than a hardware error:
+	// see hslot.)
 	concrete hindex
 	groups   []*hindex
 	seeds    [2]maphash.Seed
@@ -434,6 +437,7 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 		w.SetBudget(cfg.StepBudget)
 		ew := &expWorker{Worker: w}
 		ew.scratch, _ = w.(model.ScratchStepper)
+		_, ew.cheap = w.(model.CheapFacts)
 		e.workers = append(e.workers, ew)
 	}
 	if err := cfg.Check(m, e.workers[0].Worker); err != nil {

@@ -11,11 +11,17 @@ type hindex struct {
 	n     int
 }
 
+// hslot keeps 96 of the key's 128 bits (its first word whole, the low half
+// of its second), 16 bytes a slot instead of 24: a third less memory and
+// fewer cache misses. Two of n keys agree on 96 bits with probability
+// about n²/2⁹⁷: 6·10⁻¹⁴ for a hundred million states.
 type hslot struct {
-	k    hkey
-	id   int32
-	full bool
+	a uint64
+	b uint32
+	v int32 // the id + 3 (ids start at prunedID, -2); 0 for an empty slot
 }
+
+func (s *hslot) is(k hkey) bool { return s.a == k.a && s.b == uint32(k.b) }
 
 // get returns the id stored for k.
 func (h *hindex) get(k hkey) (int32, bool) {
@@ -25,11 +31,11 @@ func (h *hindex) get(k hkey) (int32, bool) {
 	mask := uint64(len(h.slots) - 1)
 	for i := k.a & mask; ; i = (i + 1) & mask {
 		s := &h.slots[i]
-		if !s.full {
+		if s.v == 0 {
 			return 0, false
 		}
-		if s.k == k {
-			return s.id, true
+		if s.is(k) {
+			return s.v - 3, true
 		}
 	}
 }
@@ -42,13 +48,13 @@ func (h *hindex) set(k hkey, id int32) {
 	mask := uint64(len(h.slots) - 1)
 	for i := k.a & mask; ; i = (i + 1) & mask {
 		s := &h.slots[i]
-		if !s.full {
-			*s = hslot{k: k, id: id, full: true}
+		if s.v == 0 {
+			*s = hslot{a: k.a, b: uint32(k.b), v: id + 3}
 			h.n++
 			return
 		}
-		if s.k == k {
-			s.id = id
+		if s.is(k) {
+			s.v = id + 3
 			return
 		}
 	}
@@ -77,7 +83,7 @@ func (h *hindex) len() int { return h.n }
 func (h *hindex) grow() {
 	old := h.slots
 	// Four times as large while small (fewer moves for a table still
-	// growing), twice beyond 64K slots (1.5 MB).
+	// growing), twice beyond 64K slots (1 MB).
 	n := 2 * len(old)
 	if len(old) < 1<<16 {
 		n = 4 * len(old)
@@ -85,11 +91,11 @@ func (h *hindex) grow() {
 	h.slots = make([]hslot, max(1024, n))
 	mask := uint64(len(h.slots) - 1)
 	for j := range old {
-		if !old[j].full {
+		if old[j].v == 0 {
 			continue
 		}
-		i := old[j].k.a & mask
-		for h.slots[i].full {
+		i := old[j].a & mask
+		for h.slots[i].v != 0 {
 			i = (i + 1) & mask
 		}
 		h.slots[i] = old[j]

@@ -215,6 +215,14 @@ type ScratchStepper interface {
 	DecodeScratch(key string) (State, error)
 }
 
+// CheapFacts is a Worker whose state filter, acceptance, invariant and
+// compiled expressions are plain Go functions: evaluating a state's facts
+// again costs less than looking up the facts already evaluated, so the
+// explorer does not remember them per target. Go-native workers have it.
+type CheapFacts interface {
+	CheapFacts()
+}
+
 // isIdentifier reports whether s is a Starlark identifier.
 func isIdentifier(s string) bool {
 	if s == "" {

@@ -222,5 +222,8 @@ func (w *nativeWorker[S]) Vars(st State) []Var {
 	return out
 }
 
+// CheapFacts marks the worker's facts as Go functions (see CheapFacts).
+func (w *nativeWorker[S]) CheapFacts() {}
+
 func (w *nativeWorker[S]) SetBudget(uint64) {}
 func (w *nativeWorker[S]) Cancel(string)    {}
