@@ -191,6 +191,9 @@ type expWorker struct {
 	// merge has stored them (kblock is the block being filled).
 	kept   [][]byte
 	kblock int
+	// The worker's fields are written at every step: padded so that two
+	// workers never share a cache line (see model's cacheLinePad).
+	_ [128]byte
 }
 
 // keptBlock is the size of a block of kept keys.

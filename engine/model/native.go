@@ -111,6 +111,7 @@ type nativeWorker[S any] struct {
 	outs [1]Outcome
 	next nstate[S] // StepScratch's state, its key in buf
 	src  nstate[S] // DecodeScratch's state
+	_    cacheLinePad
 }
 
 func (m *nativeModel[S]) NewWorker() (Worker, error) { return &nativeWorker[S]{m: m}, nil }
