@@ -172,3 +172,66 @@ def accepting(s):
 	b.ReportMetric(float64(s.Length), "tour-steps")
 	b.ReportMetric(float64(len(s.Cases)), "cases")
 }
+
+// BenchmarkBareLoop is the floor under BenchmarkExploreStack's Go-native
+// figure: the same model definition (its Init, Domains, Steps and Encode)
+// explored breadth-first by a loop that does nothing else — a Go map from
+// keys to ids and a flat list of (from, action, input, to) — as the binary's
+// GC policy runs. What the explorer adds on top (interned inputs and
+// outputs, each new state's facts, duplicate and error checks, the worker
+// and merge split that keeps the graph the same on any number of cores,
+// bounds, cancellation, progress) is the difference.
+func BenchmarkBareLoop(b *testing.B) {
+	defer gcpolicy.Tune()()
+	def := stackDef(14)
+	type trans struct{ from, action, input, to int32 }
+	var tried int64
+	var states int
+	for i := 0; i < b.N; i++ {
+		ids := map[string]int32{}
+		var keys []string
+		var ts []trans
+		var buf []byte
+		id := func(s string) int32 {
+			buf = def.Encode(buf[:0], s)
+			if n, ok := ids[string(buf)]; ok {
+				return n
+			}
+			n := int32(len(keys))
+			k := string(buf)
+			ids[k] = n
+			keys = append(keys, k)
+			return n
+		}
+		id(def.Init())
+		for from := 0; from < len(keys); from++ {
+			s, err := def.Decode([]byte(keys[from]))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for ai, a := range def.Actions {
+				var dom []model.Value
+				if len(a.Domains) > 0 {
+					dom = a.Domains[0](s)
+				}
+				for in := 0; in < max(1, len(dom)); in++ {
+					var args []model.Value
+					if dom != nil {
+						args = dom[in : in+1]
+					}
+					tried++
+					next, _, ok, _ := a.Step(s, args)
+					if ok {
+						ts = append(ts, trans{int32(from), int32(ai), int32(in), id(next)})
+					}
+				}
+			}
+		}
+		states = len(keys)
+		if states != 32767 || len(ts) != 65532 {
+			b.Fatalf("%d states, %d transitions; the explorer finds 32767 and 65532", states, len(ts))
+		}
+	}
+	b.ReportMetric(float64(tried)/b.Elapsed().Seconds(), "tried/s")
+	b.ReportMetric(float64(states), "states")
+}

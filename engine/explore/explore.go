@@ -176,7 +176,8 @@ type expWorker struct {
 	infos               [][]targetInfo
 	infoBlock, infoUsed int
 	// cache maps the targets met in this chunk to their infos in cached
-	// (not used when the worker's facts are cheap to evaluate again).
+	// (not used when the worker's facts are cheap to evaluate again and
+	// there is no grouping).
 	cheap  bool
 	cache  hindex
 	cached []*targetInfo
@@ -440,7 +441,9 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 		w.SetBudget(cfg.StepBudget)
 		ew := &expWorker{Worker: w}
 		ew.scratch, _ = w.(model.ScratchStepper)
-		_, ew.cheap = w.(model.CheapFacts)
+		// Groupings format and hash their values: worth remembering.
+		_, cheap := w.(model.CheapFacts)
+		ew.cheap = cheap && len(cfg.Groupings) == 0
 		e.workers = append(e.workers, ew)
 	}
 	if err := cfg.Check(m, e.workers[0].Worker); err != nil {

@@ -15,8 +15,17 @@ import (
 // stackModel is a bounded stack as a Go-native model. The state is a string
 // of digits (immutable, so steps cannot change it by accident).
 func stackModel(capacity int) model.Model {
+	m, err := model.Native(stackDef(capacity))
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// stackDef is stackModel's definition.
+func stackDef(capacity int) *model.NativeModel[string] {
 	digits := []model.Value{model.Int(1), model.Int(2)}
-	m, err := model.Native(&model.NativeModel[string]{
+	return &model.NativeModel[string]{
 		Name:   "stack",
 		Vars:   []string{"stack"},
 		Init:   func() string { return "" },
@@ -51,11 +60,7 @@ func stackModel(capacity int) model.Model {
 		Properties: map[string]func(string) model.Value{
 			"size": func(s string) model.Value { return model.Int(len(s)) },
 		},
-	})
-	if err != nil {
-		panic(err)
 	}
-	return m
 }
 
 // A Go-native model explores like a Starlark one.
@@ -205,4 +210,105 @@ func elems(v model.Value) string {
 		b.WriteString(model.Format(seq.Index(i)) + " ")
 	}
 	return b.String()
+}
+
+// hiddenCheapFacts is a model whose workers hide model.CheapFacts (and
+// keep model.ScratchStepper): the explorer then remembers each target's
+// facts per chunk, as it does for Starlark.
+type hiddenCheapFacts struct{ model.Model }
+
+func (m hiddenCheapFacts) NewWorker() (model.Worker, error) {
+	w, err := m.Model.NewWorker()
+	if err != nil {
+		return nil, err
+	}
+	return factsCached{w, w.(model.ScratchStepper)}, nil
+}
+
+type factsCached struct {
+	model.Worker
+	model.ScratchStepper
+}
+
+// Facts evaluated again for every transition (a Go-native worker) or
+// remembered per target (the same worker with CheapFacts hidden) give the
+// same graph: the model's filter and invariant, a project filter, the
+// acceptance, with and without a grouping, on one and two workers and in
+// chunks of a few states (a target reached several times in a chunk).
+func TestCheapFactsGiveTheSameGraph(t *testing.T) {
+	def := stackDef(8)
+	def.Filter = func(s string) bool { return !strings.Contains(s, "121") }
+	def.Invariant = func(s string) string {
+		if strings.HasSuffix(s, "2222") {
+			return "four 2s on top"
+		}
+		return ""
+	}
+	def.Properties["shallow"] = func(s string) model.Value { return starlark.Bool(len(s) < 7) }
+	native, err := model.Native(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := mustWorker(t, native).(model.CheapFacts); !ok {
+		t.Fatal("a Go-native worker should have CheapFacts")
+	}
+	cached := hiddenCheapFacts{native}
+	if _, ok := mustWorker(t, cached).(model.CheapFacts); ok {
+		t.Fatal("the wrapper should hide CheapFacts")
+	}
+	for _, grouping := range []string{"", "size(s)"} {
+		var want string
+		for _, m := range []model.Model{native, cached} {
+			for _, workers := range []int{1, 2} {
+				for _, chunk := range []int{4096, 3} {
+					cfg := explore.DefaultConfig(m)
+					cfg.Workers = workers
+					f, err := m.Compile("shallow(s)", model.Pos{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					cfg.Filters = []model.Expr{f}
+					if grouping != "" {
+						g, err := m.Compile(grouping, model.Pos{})
+						if err != nil {
+							t.Fatal(err)
+						}
+						cfg.Groupings = []model.Expr{g}
+					}
+					restore := explore.SetLevelChunk(chunk)
+					x, err := explore.Explore(context.Background(), m, cfg)
+					restore()
+					if err != nil {
+						t.Fatal(err)
+					}
+					got := fingerprint(x)
+					if want == "" {
+						want = got
+						broken := 0
+						for i := range x.States {
+							if x.StateError(i) != "" {
+								broken++
+							}
+						}
+						if x.Stats.Filtered == 0 || (grouping == "" && (x.Stats.States < 50 || broken == 0)) || (grouping != "" && x.Stats.Pruned == 0) {
+							t.Fatalf("grouping %q: the filters, invariant and grouping should all act (%d states break the invariant): %s", grouping, broken, got)
+						}
+						continue
+					}
+					if got != want {
+						t.Errorf("grouping %q, %T, %d workers, chunks of %d: %s, want %s", grouping, m, workers, chunk, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func mustWorker(t *testing.T, m model.Model) model.Worker {
+	t.Helper()
+	w, err := m.NewWorker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
