@@ -452,78 +452,81 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 			if pt.first {
 				groupStart = len(e.ex.Trans)
 			}
-			var to int32
-			switch {
-			case pt.x != nil && pt.x.err != nil:
-				to = e.errorState(pt.x.err.Error(), depth+1)
-			default:
-				id, known := pt.to, pt.known
-				if !known {
-					id, known = e.concrete.get(pt.hk)
-				}
-				if known {
-					if id == filteredID || id == prunedID {
-						continue
-					}
-					to = id
-					break
-				}
-				info := pt.info
-				if info.err != nil {
-					to = e.errorState(info.err.Error(), depth+1)
-					e.concrete.set(pt.hk, to)
-					break
-				}
-				if info.filtered {
-					e.concrete.set(pt.hk, filteredID)
-					e.ex.Stats.Filtered++
-					continue
-				}
-				isNew := len(e.groups) == 0
-				for g, gm := range e.groups {
-					if _, seen := gm.get(info.groupKeys[g]); !seen {
-						isNew = true
-					}
-				}
-				if !isNew {
-					// Pruned with the transition that reached it (never
-					// redirected to the state with the same values).
-					e.concrete.set(pt.hk, prunedID)
-					e.ex.Stats.Pruned++
-					continue
-				}
-				if e.cfg.MaxStates > 0 && len(e.ex.States) >= e.cfg.MaxStates {
-					e.ex.States[src].Frontier = true
-					stopped = "max states"
-					continue
-				}
-				to = e.addState(pt.key, pt.hk, depth+1, info)
-				if info.invariant == "" || !e.cfg.StopOnError {
-					next = append(next, to)
-				}
+			if s := e.settle(src, pt, depth, groupStart, &next); s != "" {
+				stopped = s
 			}
-			t := MTrans{From: src, To: to, Action: pt.action, Args: e.internArgs(pt), Out: e.internOut(pt)}
-			// Duplicates (same source, action, inputs, output and target)
-			// can only come from one invocation: its choose() branches.
-			dup := false
-			for j := len(e.ex.Trans) - 1; j >= groupStart; j-- {
-				if e.ex.Trans[j] == t {
-					dup = true
-					break
-				}
-			}
-			if dup {
-				continue
-			}
-			if e.cfg.MaxTransitions > 0 && len(e.ex.Trans) >= e.cfg.MaxTransitions {
-				e.ex.States[src].Frontier = true
-				stopped = "max transitions"
-				continue
-			}
-			e.ex.Trans = append(e.ex.Trans, t)
 		}
 	}
 	return next, stopped
+}
+
+// settle adds the pending transition pt from src to the graph (and its
+// target, when new, to next); groupStart is where the transitions of pt's
+// invocation begin. It returns why the search must stop, if it must.
+func (e *explorer) settle(src int32, pt *pendTrans, depth int32, groupStart int, next *[]int32) (stopped string) {
+	var to int32
+	switch {
+	case pt.x != nil && pt.x.err != nil:
+		to = e.errorState(pt.x.err.Error(), depth+1)
+	default:
+		id, known := pt.to, pt.known
+		if !known {
+			id, known = e.concrete.get(pt.hk)
+		}
+		if known {
+			if id == filteredID || id == prunedID {
+				return ""
+			}
+			to = id
+			break
+		}
+		info := pt.info
+		if info.err != nil {
+			to = e.errorState(info.err.Error(), depth+1)
+			e.concrete.set(pt.hk, to)
+			break
+		}
+		if info.filtered {
+			e.concrete.set(pt.hk, filteredID)
+			e.ex.Stats.Filtered++
+			return ""
+		}
+		isNew := len(e.groups) == 0
+		for g, gm := range e.groups {
+			if _, seen := gm.get(info.groupKeys[g]); !seen {
+				isNew = true
+			}
+		}
+		if !isNew {
+			// Pruned with the transition that reached it (never
+			// redirected to the state with the same values).
+			e.concrete.set(pt.hk, prunedID)
+			e.ex.Stats.Pruned++
+			return ""
+		}
+		if e.cfg.MaxStates > 0 && len(e.ex.States) >= e.cfg.MaxStates {
+			e.ex.States[src].Frontier = true
+			return "max states"
+		}
+		to = e.addState(pt.key, pt.hk, depth+1, info)
+		if info.invariant == "" || !e.cfg.StopOnError {
+			*next = append(*next, to)
+		}
+	}
+	t := MTrans{From: src, To: to, Action: pt.action, Args: e.internArgs(pt), Out: e.internOut(pt)}
+	// Duplicates (same source, action, inputs, output and target) can only
+	// come from one invocation: its choose() branches.
+	for j := len(e.ex.Trans) - 1; j >= groupStart; j-- {
+		if e.ex.Trans[j] == t {
+			return ""
+		}
+	}
+	if e.cfg.MaxTransitions > 0 && len(e.ex.Trans) >= e.cfg.MaxTransitions {
+		e.ex.States[src].Frontier = true
+		return "max transitions"
+	}
+	e.ex.Trans = append(e.ex.Trans, t)
+	return ""
 }
 
 func (e *explorer) internArgs(pt *pendTrans) int32 {
