@@ -144,6 +144,9 @@ func (e *explorer) expand(w *expWorker, id int32) (res srcResult) {
 		res.trans = w.trans[start : start+n : start+n]
 		res.tried = tried
 	}()
+	if e.one != nil {
+		e.one.src = id
+	}
 	st, err := w.decodeSource(e.ex.StateKey(int(id)))
 	if err != nil {
 		res.err = err
@@ -269,6 +272,14 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 			return false // cancelled
 		}
 		for k, o := range outs {
+			if e.one != nil {
+				var pt pendTrans
+				if !e.pending(w, ai, argsID, argsKey, args, k == 0, o, &pt) {
+					return false
+				}
+				e.one.settle(e, &pt)
+				continue
+			}
 			res.trans = append(res.trans, pendTrans{})
 			if !e.pending(w, ai, argsID, argsKey, args, k == 0, o, &res.trans[len(res.trans)-1]) {
 				return false
@@ -309,7 +320,9 @@ func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, a
 		pt.known, pt.to = true, id // its key is not kept until the merge
 		return true
 	}
-	if w.scratch != nil {
+	if e.one != nil {
+		pt.absent = true // settled before the next step: no copy, no second look
+	} else if w.scratch != nil {
 		key = w.keep(key) // the worker's scratch holds it until its next step
 	}
 	pt.key = key
@@ -441,11 +454,7 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 			e.markFrontier(level[i:])
 			return next, e.stopReason()
 		}
-		e.ex.Stats.Tried += r.tried
-		e.ex.States[src].Expanded = true
-		if r.err != nil {
-			e.ex.States[src].err = e.ex.intern(r.err.Error())
-		}
+		e.expanded(src, r)
 		groupStart := len(e.ex.Trans)
 		for j := range r.trans {
 			pt := &r.trans[j]
@@ -460,6 +469,15 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 	return next, stopped
 }
 
+// expanded records that src was expanded, with what it tried and its error.
+func (e *explorer) expanded(src int32, r *srcResult) {
+	e.ex.Stats.Tried += r.tried
+	e.ex.States[src].Expanded = true
+	if r.err != nil {
+		e.ex.States[src].err = e.ex.intern(r.err.Error())
+	}
+}
+
 // settle adds the pending transition pt from src to the graph (and its
 // target, when new, to next); groupStart is where the transitions of pt's
 // invocation begin. It returns why the search must stop, if it must.
@@ -470,7 +488,7 @@ func (e *explorer) settle(src int32, pt *pendTrans, depth int32, groupStart int,
 		to = e.errorState(pt.x.err.Error(), depth+1)
 	default:
 		id, known := pt.to, pt.known
-		if !known {
+		if !known && !pt.absent {
 			id, known = e.concrete.get(pt.hk)
 		}
 		if known {
@@ -525,7 +543,7 @@ func (e *explorer) settle(src int32, pt *pendTrans, depth int32, groupStart int,
 		e.ex.States[src].Frontier = true
 		return "max transitions"
 	}
-	e.ex.Trans = append(e.ex.Trans, t)
+	e.ex.Trans = append(grow(e.ex.Trans, 1), t)
 	return ""
 }
 

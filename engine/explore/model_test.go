@@ -3,6 +3,7 @@ package explore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -244,26 +245,114 @@ func TestBounds(t *testing.T) {
 	}
 }
 
-// Cancelling returns the partial graph, marked incomplete.
+// Cancelling returns the partial graph, marked incomplete and whole: with
+// one worker (which settles transitions as it finds them, so the state
+// being expanded may keep some) and with two (which merge whole states),
+// every transition leaves an expanded or frontier state, every state but
+// the initial one is reached, and every state not expanded is frontier.
 func TestCancel(t *testing.T) {
 	m, _ := model.LoadStarlark("testdata/bigstack.star")
-	ctx, cancel := context.WithCancel(context.Background())
-	cfg := explore.DefaultConfig(m)
-	cfg.ProgressEvery = time.Millisecond
-	cfg.Progress = func(p explore.Progress) {
-		if p.States > 1000 {
-			cancel()
-		}
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			cfg := explore.DefaultConfig(m)
+			cfg.Workers = workers
+			cfg.ProgressEvery = time.Millisecond
+			cfg.Progress = func(p explore.Progress) {
+				if p.Tried > 3000 {
+					cancel()
+				}
+			}
+			x, err := explore.Explore(ctx, m, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x.Stats.Complete || x.Stats.StoppedBy != "cancelled" {
+				t.Errorf("complete=%v stopped=%q", x.Stats.Complete, x.Stats.StoppedBy)
+			}
+			if len(x.States) < 1000 || len(x.States) >= 32767 {
+				t.Errorf("%d states kept", len(x.States))
+			}
+			reached := make([]bool, len(x.States))
+			for _, tr := range x.Trans {
+				if from := x.States[tr.From]; !from.Expanded && !from.Frontier {
+					t.Fatalf("a transition from S%d, neither expanded nor frontier", tr.From)
+				}
+				reached[tr.To] = true
+			}
+			frontier := 0
+			for i, s := range x.States {
+				if !s.Initial && !reached[i] {
+					t.Fatalf("S%d is reached by no transition", i)
+				}
+				if !s.Expanded && !s.ModelErr && !s.Frontier {
+					t.Fatalf("S%d is neither expanded nor frontier", i)
+				}
+				if s.Frontier {
+					frontier++
+				}
+			}
+			if frontier == 0 {
+				t.Error("no frontier states after a cancel")
+			}
+		})
 	}
-	x, err := explore.Explore(ctx, m, cfg)
+}
+
+// A state whose expansion is cut off half-way: with one worker it keeps the
+// transitions found before the cut (frontier, like a state a bound cut
+// off); with two, whose merge takes whole states, it keeps none.
+func TestCancelHalfWayThroughAState(t *testing.T) {
+	m, err := model.LoadStarlarkSource("slow.star", []byte(`
+def init():
+    return {"n": 0}
+
+def Inc(s):
+    require(s.n < 3)
+    s.n += 1
+
+def Spin(s):
+    require(s.n == 2)
+    for i in range(100000000):
+        pass
+
+actions = [Inc, Spin]
+`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if x.Stats.Complete || x.Stats.StoppedBy != "cancelled" {
-		t.Errorf("complete=%v stopped=%q", x.Stats.Complete, x.Stats.StoppedBy)
-	}
-	if len(x.States) < 1000 || len(x.States) >= 32767 {
-		t.Errorf("%d states kept", len(x.States))
+	for _, tc := range []struct {
+		workers int
+		keeps   int
+	}{{1, 1}, {2, 0}} {
+		cfg := explore.DefaultConfig(m)
+		cfg.Workers = tc.workers
+		cfg.StepBudget = 1 << 50 // Spin runs until the time is up
+		cfg.MaxTime = 300 * time.Millisecond
+		x, err := explore.Explore(context.Background(), m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.Stats.StoppedBy != "max time" || len(x.States) != 3+tc.keeps {
+			t.Fatalf("%d workers: %d states, stopped by %q", tc.workers, len(x.States), x.Stats.StoppedBy)
+		}
+		s2 := x.States[2]
+		if s2.Expanded || !s2.Frontier {
+			t.Errorf("%d workers: S2 expanded=%v frontier=%v", tc.workers, s2.Expanded, s2.Frontier)
+		}
+		from2 := 0
+		for _, tr := range x.Trans {
+			if tr.From == 2 {
+				from2++
+			}
+		}
+		if from2 != tc.keeps {
+			t.Errorf("%d workers: S2 keeps %d transitions, want %d", tc.workers, from2, tc.keeps)
+		}
+		if tc.keeps > 0 && !x.States[3].Frontier {
+			t.Errorf("%d workers: S3, reached by the cut-off state, is not frontier", tc.workers)
+		}
 	}
 }
 
