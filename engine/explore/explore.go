@@ -357,8 +357,8 @@ type pendTrans struct {
 	argsID int32 // -1 when the inputs are not interned yet (see x)
 	outID  int32 // -1 when the output is not interned yet (see x)
 	to     int32 // the target's id when known was set
-	known  bool  // the target was known when the level started
-	absent bool  // not known just now, and settled before anything is added
+	known  bool  // the target was in the index when the step found it
+	absent bool  // it was not, and pt is settled before the index changes (one worker)
 	first  bool  // the first outcome of its (action, inputs) invocation
 	hk     hkey
 	key    string
