@@ -14,7 +14,9 @@ import (
 // complete graph without model errors, and the graph has no false
 // transitions (seed 001 §6.2: the FSM may miss transitions but has no false
 // ones): every transition's target is a state its action produces from its
-// source, with the output it records.
+// source, with the output it records. One worker (which settles each
+// transition as it finds it) and two (which expand and then merge) find the
+// same graph.
 func TestSamplesExplore(t *testing.T) {
 	for _, name := range SampleNames() {
 		p, err := Load(filepath.Join(name, name+".toml"))
@@ -31,10 +33,18 @@ func TestSamplesExplore(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				cfg.Workers = 2
 				x, err := explore.Explore(context.Background(), m, cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
+				one := *cfg
+				one.Workers = 1
+				x1, err := explore.Explore(context.Background(), m, &one)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameExploration(t, x1, x)
 				if !x.Stats.Complete {
 					t.Errorf("incomplete: %s", x.Stats.StoppedBy)
 				}
@@ -50,6 +60,31 @@ func TestSamplesExplore(t *testing.T) {
 					t.Errorf("suspiciously small graph")
 				}
 			})
+		}
+	}
+}
+
+// sameExploration fails t unless a and b hold the same states (keys, depths,
+// labels, errors, flags) in the same order and the same transitions.
+func sameExploration(t *testing.T, a, b *explore.Exploration) {
+	t.Helper()
+	if len(a.States) != len(b.States) || len(a.Trans) != len(b.Trans) || a.Stats.Tried != b.Stats.Tried {
+		t.Fatalf("one worker: %d states, %d transitions, %d tried; two: %d, %d, %d",
+			len(a.States), len(a.Trans), a.Stats.Tried, len(b.States), len(b.Trans), b.Stats.Tried)
+	}
+	for i := range a.States {
+		sa, sb := a.States[i], b.States[i]
+		if a.StateKey(i) != b.StateKey(i) || a.StateLabel(i) != b.StateLabel(i) || a.StateError(i) != b.StateError(i) ||
+			sa.Depth != sb.Depth || sa.Accepting != sb.Accepting || sa.Expanded != sb.Expanded || sa.Frontier != sb.Frontier {
+			t.Fatalf("state %d differs: one worker %q %+v, two %q %+v", i, a.StateLabel(i), sa, b.StateLabel(i), sb)
+		}
+	}
+	for i := range a.Trans {
+		ta, tb := a.Trans[i], b.Trans[i]
+		if ta.From != tb.From || ta.To != tb.To || ta.Action != tb.Action ||
+			model.Format(model.Tuple(a.ArgsOf(&ta)...)) != model.Format(model.Tuple(b.ArgsOf(&tb)...)) ||
+			model.Format(a.OutputOf(&ta)) != model.Format(b.OutputOf(&tb)) {
+			t.Fatalf("transition %d differs: one worker %+v, two %+v", i, ta, tb)
 		}
 	}
 }

@@ -147,6 +147,51 @@ func TestChooseNewInternal(t *testing.T) {
 	}
 }
 
+// Branches of choose() that end in the same state with the same output are
+// one transition, not several; branches that differ stay apart — on one
+// worker (settling as it goes) and on two (merging).
+func TestChooseBranchesThatAgreeAreOneTransition(t *testing.T) {
+	m, err := model.LoadStarlarkSource("agree.star", []byte(`
+def init():
+    return {"n": 0}
+
+def Same(s):
+    require(s.n == 0)
+    c = choose([1, 2, 3])
+    s.n = 1
+
+def Differ(s):
+    require(s.n == 0)
+    s.n = choose([1, 2, 2])
+    return s.n
+
+def Reset(s):
+    require(s.n > 0)
+    s.n = 0
+
+actions = [Same, Differ, Reset]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 2} {
+		cfg := explore.DefaultConfig(m)
+		cfg.Workers = workers
+		x, err := explore.Explore(context.Background(), m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		labels := map[string]int{}
+		for _, tr := range x.Graph().Trans {
+			labels[tr.Label()]++
+		}
+		want := map[string]int{"Same()": 1, "Differ()/1": 1, "Differ()/2": 1, "Reset()": 2}
+		if fmt.Sprint(labels) != fmt.Sprint(want) {
+			t.Errorf("%d workers: %v, want %v", workers, labels, want)
+		}
+	}
+}
+
 // load() reads files next to the model; sets are state values.
 func TestLoadAndSets(t *testing.T) {
 	m := mustLoad(t, "testdata/lib/counter.star")
