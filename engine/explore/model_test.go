@@ -253,6 +253,11 @@ func TestBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	full, err := explore.Explore(context.Background(), m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := outgoing(full)
 	for _, tc := range []struct {
 		name    string
 		set     func(*explore.Config)
@@ -262,31 +267,102 @@ func TestBounds(t *testing.T) {
 		{"states", func(c *explore.Config) { c.MaxStates = 100 }, "max states", func(x *explore.Exploration) bool { return len(x.States) == 100 }},
 		{"transitions", func(c *explore.Config) { c.MaxTransitions = 50 }, "max transitions", func(x *explore.Exploration) bool { return len(x.Trans) == 50 }},
 		{"depth", func(c *explore.Config) { c.MaxDepth = 3 }, "max depth", func(x *explore.Exploration) bool { return len(x.States) == 15 }},
-		{"time", func(c *explore.Config) { c.MaxTime = time.Millisecond; c.Workers = 1 }, "max time", func(x *explore.Exploration) bool { return len(x.States) < 32767 }},
+		{"time", func(c *explore.Config) { c.MaxTime = time.Millisecond }, "max time", func(x *explore.Exploration) bool { return len(x.States) < 32767 }},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		for _, workers := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/workers=%d", tc.name, workers), func(t *testing.T) {
+				cfg := explore.DefaultConfig(m)
+				cfg.Workers = workers
+				tc.set(cfg)
+				x, err := explore.Explore(context.Background(), m, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if x.Stats.Complete || x.Stats.StoppedBy != tc.stopped {
+					t.Errorf("complete=%v stopped by %q, want %q", x.Stats.Complete, x.Stats.StoppedBy, tc.stopped)
+				}
+				if !tc.check(x) {
+					t.Errorf("%d states, %d transitions", len(x.States), len(x.Trans))
+				}
+				frontier := 0
+				out := outgoing(x)
+				for i, s := range x.States {
+					if s.Frontier {
+						frontier++
+					}
+					// A state the bound cut off may miss transitions, but
+					// then it says so; none has a false one.
+					got, want := out[x.StateKey(i)], all[x.StateKey(i)]
+					for tr := range got {
+						if !want[tr] {
+							t.Fatalf("S%d: false transition %s", i, tr)
+						}
+					}
+					if s.Expanded && !s.Frontier && len(got) != len(want) {
+						t.Fatalf("S%d is expanded and not frontier with %d of its %d transitions", i, len(got), len(want))
+					}
+				}
+				if frontier == 0 {
+					t.Error("no frontier states: what the bound cut off is invisible")
+				}
+			})
+		}
+	}
+}
+
+// outgoing maps each state's key to its transitions, as "label -> target
+// key" strings.
+func outgoing(x *explore.Exploration) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for i := range x.Trans {
+		tr := &x.Trans[i]
+		from := x.StateKey(int(tr.From))
+		if out[from] == nil {
+			out[from] = map[string]bool{}
+		}
+		label := fmt.Sprintf("%d%s/%s -> %q", tr.Action, model.Format(model.Tuple(x.ArgsOf(tr)...)), model.Format(x.OutputOf(tr)), x.StateKey(int(tr.To)))
+		out[from][label] = true
+	}
+	return out
+}
+
+// With StopOnError the search does not go on from a state that breaks the
+// invariant: the state is kept, marked, and not expanded; without it the
+// search goes through. On one worker and on two.
+func TestStopOnError(t *testing.T) {
+	m, err := model.LoadStarlarkSource("counter.star", []byte(`
+def init():
+    return {"n": 0}
+
+def Inc(s):
+    require(s.n < 4)
+    s.n += 1
+
+def invariant(s):
+    if s.n == 2:
+        return "two is broken"
+    return True
+
+actions = [Inc]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		stop   bool
+		states int
+	}{{true, 3}, {false, 5}} {
+		for _, workers := range []int{1, 2} {
 			cfg := explore.DefaultConfig(m)
-			tc.set(cfg)
+			cfg.Workers, cfg.StopOnError = workers, tc.stop
 			x, err := explore.Explore(context.Background(), m, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if x.Stats.Complete || x.Stats.StoppedBy != tc.stopped {
-				t.Errorf("complete=%v stopped by %q, want %q", x.Stats.Complete, x.Stats.StoppedBy, tc.stopped)
+			if len(x.States) != tc.states || x.StateError(2) != "two is broken" || x.States[2].Expanded == tc.stop {
+				t.Errorf("stop on error %v, %d workers: %d states, S2 error %q expanded %v", tc.stop, workers, len(x.States), x.StateError(2), x.States[2].Expanded)
 			}
-			if !tc.check(x) {
-				t.Errorf("%d states, %d transitions", len(x.States), len(x.Trans))
-			}
-			frontier := 0
-			for _, s := range x.States {
-				if s.Frontier {
-					frontier++
-				}
-			}
-			if frontier == 0 {
-				t.Error("no frontier states: what the bound cut off is invisible")
-			}
-		})
+		}
 	}
 }
 
