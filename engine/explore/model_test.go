@@ -326,46 +326,6 @@ func outgoing(x *explore.Exploration) map[string]map[string]bool {
 	return out
 }
 
-// With StopOnError the search does not go on from a state that breaks the
-// invariant: the state is kept, marked, and not expanded; without it the
-// search goes through. On one worker and on two.
-func TestStopOnError(t *testing.T) {
-	m, err := model.LoadStarlarkSource("counter.star", []byte(`
-def init():
-    return {"n": 0}
-
-def Inc(s):
-    require(s.n < 4)
-    s.n += 1
-
-def invariant(s):
-    if s.n == 2:
-        return "two is broken"
-    return True
-
-actions = [Inc]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		stop   bool
-		states int
-	}{{true, 3}, {false, 5}} {
-		for _, workers := range []int{1, 2} {
-			cfg := explore.DefaultConfig(m)
-			cfg.Workers, cfg.StopOnError = workers, tc.stop
-			x, err := explore.Explore(context.Background(), m, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(x.States) != tc.states || x.StateError(2) != "two is broken" || x.States[2].Expanded == tc.stop {
-				t.Errorf("stop on error %v, %d workers: %d states, S2 error %q expanded %v", tc.stop, workers, len(x.States), x.StateError(2), x.States[2].Expanded)
-			}
-		}
-	}
-}
-
 // Cancelling returns the partial graph, marked incomplete and whole: with
 // one worker (which settles transitions as it finds them, so the state
 // being expanded may keep some) and with two (which merge whole states),
