@@ -27,6 +27,19 @@ func fingerprint(x *explore.Exploration) string {
 	return fmt.Sprintf("%x %d states %d trans %d tried %d filtered %d pruned %q", h.Sum64(), st.States, st.Transitions, st.Tried, st.Filtered, st.Pruned, st.StoppedBy)
 }
 
+// exploreInChunks explores m under cfg, expanding levels in chunks of the
+// given number of states; an error fails t.
+func exploreInChunks(t *testing.T, m model.Model, cfg *explore.Config, chunk int) *explore.Exploration {
+	t.Helper()
+	restore := explore.SetLevelChunk(chunk)
+	defer restore()
+	x, err := explore.Explore(context.Background(), m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
 // Expanding a level chunk by chunk gives the graph a whole-level merge
 // gives: the same states in the same order, the same transitions, the
 // same counts, whatever the chunk size and the number of workers — with
@@ -71,14 +84,9 @@ func TestLevelChunksGiveTheSameGraph(t *testing.T) {
 			var want string
 			for _, chunk := range []int{1 << 30, 4096, 7, 1} {
 				for _, workers := range []int{1, 2} {
-					restore := explore.SetLevelChunk(chunk)
 					cfg := tc.cfg()
 					cfg.Workers = workers
-					x, err := explore.Explore(context.Background(), tc.m, cfg)
-					restore()
-					if err != nil {
-						t.Fatal(err)
-					}
+					x := exploreInChunks(t, tc.m, cfg, chunk)
 					got := fingerprint(x)
 					if want == "" {
 						want = got

@@ -37,12 +37,7 @@ actions = [Inc]
 		states int
 	}{{true, 3}, {false, 5}} {
 		for _, workers := range []int{1, 2} {
-			cfg := explore.DefaultConfig(m)
-			cfg.Workers, cfg.StopOnError = workers, tc.stop
-			x, err := explore.Explore(context.Background(), m, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			x := exploreOn(t, m, workers, func(c *explore.Config) { c.StopOnError = tc.stop })
 			if len(x.States) != tc.states || x.StateError(2) != "two is broken" || x.States[2].Expanded == tc.stop {
 				t.Errorf("stop on error %v, %d workers: %d states, S2 error %q expanded %v", tc.stop, workers, len(x.States), x.StateError(2), x.States[2].Expanded)
 			}
@@ -90,15 +85,12 @@ actions = [Inc]
 		{false, true, 3, 1, "S0 S2"},
 	} {
 		for _, workers := range []int{1, 2} {
-			cfg := explore.DefaultConfig(m)
-			cfg.Workers, cfg.NoModelFilter = workers, tc.ignoreFilter
-			if tc.override {
-				cfg.Accepting = even
-			}
-			x, err := explore.Explore(context.Background(), m, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			x := exploreOn(t, m, workers, func(c *explore.Config) {
+				c.NoModelFilter = tc.ignoreFilter
+				if tc.override {
+					c.Accepting = even
+				}
+			})
 			var acc []string
 			for i, st := range x.States {
 				if st.Accepting {
@@ -110,4 +102,20 @@ actions = [Inc]
 			}
 		}
 	}
+}
+
+// exploreOn explores m on the given number of workers, with the default
+// configuration changed by set (when not nil); an error fails t.
+func exploreOn(t *testing.T, m model.Model, workers int, set func(*explore.Config)) *explore.Exploration {
+	t.Helper()
+	cfg := explore.DefaultConfig(m)
+	cfg.Workers = workers
+	if set != nil {
+		set(cfg)
+	}
+	x, err := explore.Explore(context.Background(), m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
 }

@@ -175,12 +175,7 @@ actions = [Same, Differ, Reset]
 		t.Fatal(err)
 	}
 	for _, workers := range []int{1, 2} {
-		cfg := explore.DefaultConfig(m)
-		cfg.Workers = workers
-		x, err := explore.Explore(context.Background(), m, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		x := exploreOn(t, m, workers, nil)
 		labels := map[string]int{}
 		for _, tr := range x.Graph().Trans {
 			labels[tr.Label()]++
@@ -663,12 +658,7 @@ domains = {Add: {"x": [1, 2]}, Both: {"x": [3]}}
 		t.Fatal(err)
 	}
 	for _, workers := range []int{1, 2} {
-		cfg := explore.DefaultConfig(m)
-		cfg.Workers = workers
-		x, err := explore.Explore(context.Background(), m, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		x := exploreOn(t, m, workers, nil)
 		w, err := m.NewWorker()
 		if err != nil {
 			t.Fatal(err)
