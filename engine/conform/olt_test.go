@@ -425,3 +425,85 @@ actions = [Inc]
 		t.Errorf("%d runs after the budget was exceeded, want 1", len(res.Runs))
 	}
 }
+
+// Verdicts the papers define and no other test pinned (seed 000, §3: the
+// invariant is checked after every step, observable ones too; a run ends
+// in an accepting state within the cleanup bound or fails; the tester gives
+// up, inconclusive, when the model may be in too many states).
+func TestOnlineVerdictBoundaries(t *testing.T) {
+	m, err := model.LoadStarlarkSource("ticks.star", []byte(`
+def init():
+    return {"n": 0, "far": False}
+def Tick(s):
+    s.n += 1
+def Scatter(s):
+    s.n = choose([10, 11, 12, 13, 14, 15])
+def Go(s):
+    require(not s.far and s.n == 0)
+    s.far = True
+    s.n = 5
+def Back(s):
+    require(s.far and s.n > 0)
+    s.n -= 1
+actions = [Go, Back]
+observables = [Tick, Scatter]
+cleanup = [Back]
+def invariant(s):
+    return s.n < 2 or s.far or "two ticks"
+def accepting(s):
+    return s.n == 0
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(impl conform.Implementation, tc conform.TestConfig, wait string) conform.RunResult {
+		t.Helper()
+		cfg := explore.DefaultConfig(m)
+		if wait != "" {
+			cfg.Timeout, _ = m.Compile(wait, model.Pos{File: "t"})
+		}
+		tc.Runs, tc.Seed = 1, 1
+		res, err := conform.Test(context.Background(), m, cfg, impl, tc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Runs[0]
+	}
+	emitting := func(events ...string) *conform.InProcess {
+		p := &conform.InProcess{Do: func(string, []any) (any, error) { return nil, nil }}
+		p.ResetFunc = func() error {
+			for _, ev := range events {
+				p.Emit(ev)
+			}
+			return nil
+		}
+		return p
+	}
+	t.Run("invariant broken by an observed event", func(t *testing.T) {
+		r := run(emitting("Tick", "Tick"), conform.TestConfig{Steps: 10, EndWait: 50 * time.Millisecond}, "0.2")
+		f := r.Failure
+		if f == nil || f.Kind != conform.FailInvariant || !strings.Contains(f.Message, "two ticks") || f.Step != 2 || r.Steps[len(r.Steps)-1].Step != 2 || r.Steps[len(r.Steps)-1].Action != "Tick" {
+			t.Fatalf("want an invariant failure at the second Tick, got %+v", r)
+		}
+	})
+	t.Run("too many model states", func(t *testing.T) {
+		r := run(emitting("Scatter"), conform.TestConfig{Steps: 10, MaxStates: 4, EndWait: 50 * time.Millisecond}, "0.2")
+		if r.Verdict != conform.Inconclusive || !strings.Contains(r.Reason, "more than 4 states") {
+			t.Fatalf("want inconclusive (six possible states, four allowed), got %+v", r)
+		}
+	})
+	t.Run("cleanup bound", func(t *testing.T) {
+		// Go leaves the accepting state five Backs away; the cleanup phase
+		// may take three steps.
+		quiet := &conform.InProcess{Do: func(string, []any) (any, error) { return nil, nil }}
+		r := run(quiet, conform.TestConfig{Steps: 1, CleanupSteps: 3, EndWait: 20 * time.Millisecond}, "")
+		f := r.Failure
+		if f == nil || f.Kind != conform.FailNotAccepting || !strings.Contains(f.Message, "in 3 steps") {
+			t.Fatalf("want a failed cleanup, got %+v", r)
+		}
+		r = run(quiet, conform.TestConfig{Steps: 1, CleanupSteps: 5, EndWait: 20 * time.Millisecond}, "")
+		if r.Verdict != conform.Pass {
+			t.Fatalf("five cleanup steps reach the accepting state: %+v", r)
+		}
+	})
+}

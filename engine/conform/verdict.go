@@ -98,7 +98,7 @@ func (s ModelState) String() string {
 // reports display it without parsing text.
 type Failure struct {
 	Kind     FailureKind
-	Step     int          // index of the failing step (0-based)
+	Step     int          // the failing step's number, as StepRecord.Step counts them from 1 (0: before the first)
 	Message  string       // what happened
 	States   []ModelState // the model states the tester was in
 	Expected []string     // what the model would have accepted
