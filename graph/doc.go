@@ -127,7 +127,6 @@ func ReadJSON(r io.Reader) (*Doc, error) {
 	return &d, nil
 }
 
-// dotQuote quotes a string for DOT.
 // StateFontSize and ArcFontSize are the sizes, in layout points, of the
 // states' and the arcs' labels.
 const (
@@ -180,6 +179,7 @@ func WrapLabel(label string, width int) string {
 	return b.String()
 }
 
+// dotQuote quotes a string for DOT.
 func dotQuote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')

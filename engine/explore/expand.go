@@ -144,9 +144,6 @@ func (e *explorer) expand(w *expWorker, id int32) (res srcResult) {
 		res.trans = w.trans[start : start+n : start+n]
 		res.tried = tried
 	}()
-	if e.one != nil {
-		e.one.src = id
-	}
 	st, err := w.decodeSource(e.ex.StateKey(int(id)))
 	if err != nil {
 		res.err = err
@@ -326,7 +323,7 @@ func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, a
 		key = w.keep(key) // the worker's scratch holds it until its next step
 	}
 	pt.key = key
-	if !w.cheap {
+	if w.remember {
 		if i, ok := w.cache.get(pt.hk); ok {
 			pt.info = w.cached[i]
 			return true
@@ -336,7 +333,7 @@ func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, a
 	if info.err != nil && e.ctx.Err() != nil {
 		return false
 	}
-	if !w.cheap {
+	if w.remember {
 		w.cache.set(pt.hk, int32(len(w.cached)))
 		w.cached = append(w.cached, info)
 	}

@@ -175,12 +175,13 @@ type expWorker struct {
 	// infoUsed say how far this chunk got).
 	infos               [][]targetInfo
 	infoBlock, infoUsed int
-	// cache maps the targets met in this chunk to their infos in cached
-	// (not used when the worker's facts are cheap to evaluate again and
-	// there is no grouping).
-	cheap  bool
-	cache  hindex
-	cached []*targetInfo
+	// cache maps the targets met in this chunk to their infos in cached,
+	// when remember is set: when there are several workers (one worker
+	// settles a target at once: the index knows it next time) and the
+	// facts cost more to evaluate again than to look up.
+	remember bool
+	cache    hindex
+	cached   []*targetInfo
 	// keys caches the canonical keys of scalar domain values, outs the ids
 	// of interned scalar outputs.
 	keys map[model.Value]string
@@ -454,6 +455,7 @@ func (e *explorer) expandAtOnce(level []int32, depth int32) (next []int32, stopp
 		}
 		var r srcResult
 		if e.ctx.Err() == nil {
+			o.src = src
 			r = e.expand(w, src)
 		}
 		if !r.done {
@@ -498,7 +500,7 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 		ew.scratch, _ = w.(model.ScratchStepper)
 		// Groupings format and hash their values: worth remembering.
 		_, cheap := w.(model.CheapFacts)
-		ew.cheap = cheap && len(cfg.Groupings) == 0
+		ew.remember = n > 1 && (!cheap || len(cfg.Groupings) > 0)
 		e.workers = append(e.workers, ew)
 	}
 	if n == 1 {

@@ -231,8 +231,8 @@ type factsCached struct {
 }
 
 // Facts evaluated again for every transition (a Go-native worker) or
-// remembered per target (the same worker with CheapFacts hidden) give the
-// same graph: the model's filter and invariant, a project filter, the
+// remembered per target (the same worker with CheapFacts hidden, on two
+// workers; one worker never needs to remember) give the same graph: the model's filter and invariant, a project filter, the
 // acceptance, with and without a grouping, on one and two workers and in
 // chunks of a few states (a target reached several times in a chunk).
 func TestCheapFactsGiveTheSameGraph(t *testing.T) {
