@@ -270,6 +270,11 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 		}
 		for k, o := range outs {
 			if e.one != nil {
+				if handled, cancelled := e.settleOne(w, ai, argsID, k == 0, o); cancelled {
+					return false
+				} else if handled {
+					continue
+				}
 				var pt pendTrans
 				if !e.pending(w, ai, argsID, argsKey, args, k == 0, o, &pt) {
 					return false
@@ -528,7 +533,13 @@ func (e *explorer) settle(src int32, pt *pendTrans, depth int32, groupStart int,
 			*next = append(*next, to)
 		}
 	}
-	t := MTrans{From: src, To: to, Action: pt.action, Args: e.internArgs(pt), Out: e.internOut(pt)}
+	return e.addTrans(MTrans{From: src, To: to, Action: pt.action, Args: e.internArgs(pt), Out: e.internOut(pt)}, groupStart)
+}
+
+// addTrans adds t to the graph unless an earlier outcome of its invocation
+// (from groupStart on) added the same; it returns why the search must stop,
+// if it must.
+func (e *explorer) addTrans(t MTrans, groupStart int) (stopped string) {
 	// Duplicates (same source, action, inputs, output and target) can only
 	// come from one invocation: its choose() branches.
 	for j := len(e.ex.Trans) - 1; j >= groupStart; j-- {
@@ -537,7 +548,7 @@ func (e *explorer) settle(src int32, pt *pendTrans, depth int32, groupStart int,
 		}
 	}
 	if e.cfg.MaxTransitions > 0 && len(e.ex.Trans) >= e.cfg.MaxTransitions {
-		e.ex.States[src].Frontier = true
+		e.ex.States[t.From].Frontier = true
 		return "max transitions"
 	}
 	e.ex.Trans = append(grow(e.ex.Trans, 1), t)

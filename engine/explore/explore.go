@@ -443,6 +443,46 @@ func (o *settleAtOnce) settle(e *explorer, pt *pendTrans) {
 	}
 }
 
+// settleOne settles, with one worker, an outcome whose inputs and output
+// are interned already (most outcomes once an exploration is under way):
+// a known target with no pending transition, a new one as pending and
+// settle would. handled is false when the outcome is not such a one;
+// cancelled is true when the target's facts were cut off by a cancel.
+func (e *explorer) settleOne(w *expWorker, ai int, argsID int32, first bool, o model.Outcome) (handled, cancelled bool) {
+	if argsID < 0 || o.Err != nil {
+		return false, false
+	}
+	outID := e.outID(w, ai, o.Output)
+	if outID < 0 {
+		return false, false
+	}
+	one := e.one
+	if first {
+		one.group = len(e.ex.Trans)
+	}
+	key := o.Next.Key()
+	hk := e.hash(key)
+	to, known := e.concrete.get(hk)
+	if !known {
+		pt := pendTrans{action: int32(ai), argsID: argsID, outID: outID, absent: true, hk: hk, key: key}
+		pt.info = e.evalTargetInto(w.Worker, o.Next, false, w.info())
+		if pt.info.err != nil && e.ctx.Err() != nil {
+			return true, true
+		}
+		if s := e.settle(one.src, &pt, one.depth, one.group, &one.next); s != "" && one.stopped == "" {
+			one.stopped = s
+		}
+		return true, false
+	}
+	if to == filteredID || to == prunedID {
+		return true, false
+	}
+	if s := e.addTrans(MTrans{From: one.src, To: to, Action: int32(ai), Args: argsID, Out: outID}, one.group); s != "" && one.stopped == "" {
+		one.stopped = s
+	}
+	return true, false
+}
+
 // expandAtOnce expands a level with one worker, settling as it goes.
 func (e *explorer) expandAtOnce(level []int32, depth int32) (next []int32, stopped string) {
 	o := e.one

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
@@ -118,4 +119,100 @@ func exploreOn(t *testing.T, m model.Model, workers int, set func(*explore.Confi
 		t.Fatal(err)
 	}
 	return x
+}
+
+// A target reached again after a filter rejected it, or a grouping pruned
+// it, adds no transition: the second reach finds it in the index, marked,
+// and drops the transition as the first did. On one worker and on two.
+func TestFilteredAndPrunedTargetsReachedAgain(t *testing.T) {
+	m, err := model.LoadStarlarkSource("jump.star", []byte(`
+def init():
+    return {"x": 0}
+
+def Inc(s):
+    require(s.x < 3)
+    s.x += 1
+
+def Jump(s):
+    require(s.x != 3)
+    s.x = 3
+
+def not3(s):
+    return s.x != 3
+
+def positive(s):
+    return s.x >= 1
+
+actions = [Inc, Jump]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	not3, positive := compile(t, m, "not3(s)"), compile(t, m, "positive(s)")
+	for _, tc := range []struct {
+		name             string
+		set              func(*explore.Config)
+		states           int
+		trans            string
+		filtered, pruned int64
+	}{
+		// Jump reaches x=3 from 0, 1 and 2; the filter rejects it once.
+		{"filter", func(c *explore.Config) { c.Filters = []model.Expr{not3} }, 3, "S0 Inc S1, S1 Inc S2", 1, 0},
+		// x=1 is the first positive state; x=3 (reached from 0, 1, 2)
+		// and x=2 are pruned.
+		{"grouping", func(c *explore.Config) { c.Groupings = []model.Expr{positive} }, 2, "S0 Inc S1", 0, 2},
+	} {
+		for _, workers := range []int{1, 2} {
+			x := exploreOn(t, m, workers, tc.set)
+			var trans []string
+			for _, tr := range x.Trans {
+				if tr.From < 0 || tr.To < 0 || int(tr.To) >= len(x.States) {
+					t.Fatalf("%s, %d workers: transition %+v", tc.name, workers, tr)
+				}
+				trans = append(trans, fmt.Sprintf("S%d %s S%d", tr.From, x.Model.Info().Actions[tr.Action].Name, tr.To))
+			}
+			if len(x.States) != tc.states || strings.Join(trans, ", ") != tc.trans || x.Stats.Filtered != tc.filtered || x.Stats.Pruned != tc.pruned {
+				t.Errorf("%s, %d workers: %d states, transitions %v, %d filtered, %d pruned", tc.name, workers, len(x.States), trans, x.Stats.Filtered, x.Stats.Pruned)
+			}
+		}
+	}
+}
+
+// A cancel (here the time bound) that cuts off the evaluation of a new
+// target's facts is not a model error: no error state, the state being
+// expanded is frontier. On one worker and on two.
+func TestCancelWhileEvaluatingATarget(t *testing.T) {
+	m, err := model.LoadStarlarkSource("slowfacts.star", []byte(`
+def init():
+    return {"n": 0}
+
+def Inc(s):
+    require(s.n < 3)
+    s.n += 1
+
+def invariant(s):
+    if s.n == 2:
+        for i in range(100000000):
+            pass
+    return True
+
+actions = [Inc]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 2} {
+		x := exploreOn(t, m, workers, func(c *explore.Config) {
+			c.StepBudget = 1 << 50 // the invariant runs until the time is up
+			c.MaxTime = 300 * time.Millisecond
+		})
+		if x.Stats.StoppedBy != "max time" || len(x.States) != 2 || !x.States[1].Frontier || x.States[1].Expanded {
+			t.Errorf("%d workers: %d states, stopped by %q, last state %+v", workers, len(x.States), x.Stats.StoppedBy, x.States[len(x.States)-1])
+		}
+		for i, s := range x.States {
+			if s.ModelErr || x.StateError(i) != "" {
+				t.Errorf("%d workers: S%d is an error state: %q", workers, i, x.StateError(i))
+			}
+		}
+	}
 }
