@@ -98,7 +98,7 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 			}
 			var tried int64 // counted for the progress reports once per block
 			for i := start; i < min(start+chunk, len(level)) && e.ctx.Err() == nil; i++ {
-				results[i] = e.expand(w, level[i])
+				e.expand(w, level[i], &results[i])
 				tried += results[i].tried
 			}
 			e.tried.Add(tried)
@@ -127,8 +127,10 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 }
 
 // expand tries every included action with every input combination in one
-// state.
-func (e *explorer) expand(w *expWorker, id int32) (res srcResult) {
+// state, into res (not returned: a result copied out of the registers
+// stalls on store forwarding).
+func (e *explorer) expand(w *expWorker, id int32, res *srcResult) {
+	*res = srcResult{}
 	var tried int64
 	start := len(w.trans)
 	res.trans = w.trans[start:start]
@@ -148,7 +150,7 @@ func (e *explorer) expand(w *expWorker, id int32) (res srcResult) {
 	if err != nil {
 		res.err = err
 		res.done = true
-		return res
+		return
 	}
 	for ai := range e.info.Actions {
 		ac := &e.cfg.Actions[ai]
@@ -158,7 +160,7 @@ func (e *explorer) expand(w *expWorker, id int32) (res srcResult) {
 		doms, ok, err := e.inputs(w, st, ai, ac, &tried)
 		if err != nil {
 			if e.ctx.Err() != nil {
-				return res
+				return
 			}
 			res.trans = append(res.trans, pendTrans{action: int32(ai), argsID: -1, outID: -1, first: true, x: &pendExtra{err: err}})
 			continue
@@ -166,12 +168,12 @@ func (e *explorer) expand(w *expWorker, id int32) (res srcResult) {
 		if !ok {
 			continue
 		}
-		if !e.tryInputs(w, st, ai, doms, &res, &tried) {
-			return res // cancelled
+		if !e.tryInputs(w, st, ai, doms, res, &tried) {
+			return // cancelled
 		}
 	}
 	res.done = true
-	return res
+	return
 }
 
 // inputs evaluates an action's enabling condition and parameter domains in
@@ -268,7 +270,8 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 		if err != nil {
 			return false // cancelled
 		}
-		for k, o := range outs {
+		for k := range outs {
+			o := &outs[k] // not a copy: reading it whole stalls on the step's narrow stores
 			if e.one != nil {
 				if handled, cancelled := e.settleOne(w, ai, argsID, k == 0, o); cancelled {
 					return false
@@ -295,7 +298,7 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 
 // pending fills pt, the pending transition of one outcome of a step, looking
 // up (or evaluating once per chunk) its target; false when cancelled.
-func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, args []model.Value, first bool, o model.Outcome, pt *pendTrans) bool {
+func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, args []model.Value, first bool, o *model.Outcome, pt *pendTrans) bool {
 	*pt = pendTrans{action: int32(ai), argsID: argsID, outID: -1, first: first}
 	extra := func() *pendExtra {
 		if pt.x == nil {
@@ -551,7 +554,12 @@ func (e *explorer) addTrans(t MTrans, groupStart int) (stopped string) {
 		e.ex.States[t.From].Frontier = true
 		return "max transitions"
 	}
-	e.ex.Trans = append(grow(e.ex.Trans, 1), t)
+	// Field by field into the array: t built on the stack and copied would
+	// stall the copy's wide loads on the narrow stores (store forwarding).
+	n := len(e.ex.Trans)
+	e.ex.Trans = grow(e.ex.Trans, 1)[:n+1]
+	p := &e.ex.Trans[n]
+	p.From, p.To, p.Action, p.Args, p.Out = t.From, t.To, t.Action, t.Args, t.Out
 	return ""
 }
 

@@ -448,7 +448,7 @@ func (o *settleAtOnce) settle(e *explorer, pt *pendTrans) {
 // a known target with no pending transition, a new one as pending and
 // settle would. handled is false when the outcome is not such a one;
 // cancelled is true when the target's facts were cut off by a cancel.
-func (e *explorer) settleOne(w *expWorker, ai int, argsID int32, first bool, o model.Outcome) (handled, cancelled bool) {
+func (e *explorer) settleOne(w *expWorker, ai int, argsID int32, first bool, o *model.Outcome) (handled, cancelled bool) {
 	if argsID < 0 || o.Err != nil {
 		return false, false
 	}
@@ -464,7 +464,8 @@ func (e *explorer) settleOne(w *expWorker, ai int, argsID int32, first bool, o m
 	hk := e.hash(key)
 	to, known := e.concrete.get(hk)
 	if !known {
-		pt := pendTrans{action: int32(ai), argsID: argsID, outID: outID, absent: true, hk: hk, key: key}
+		var pt pendTrans // field by field (see addTrans)
+		pt.action, pt.argsID, pt.outID, pt.absent, pt.hk, pt.key = int32(ai), argsID, outID, true, hk, key
 		pt.info = e.evalTargetInto(w.Worker, o.Next, false, w.info())
 		if pt.info.err != nil && e.ctx.Err() != nil {
 			return true, true
@@ -496,7 +497,7 @@ func (e *explorer) expandAtOnce(level []int32, depth int32) (next []int32, stopp
 		var r srcResult
 		if e.ctx.Err() == nil {
 			o.src = src
-			r = e.expand(w, src)
+			e.expand(w, src, &r)
 		}
 		if !r.done {
 			e.markFrontier(level[i:])
@@ -747,7 +748,12 @@ func (e *explorer) markFrontier(ids []int32) {
 func (e *explorer) addState(key string, hk hkey, depth int32, info *targetInfo) int32 {
 	id := int32(len(e.ex.States))
 	off, n := e.ex.storeKey(key)
-	e.ex.States = append(grow(e.ex.States, 1), MState{keyOff: off, keyLen: n, Depth: depth, label: e.ex.intern(info.label), err: e.ex.intern(info.invariant), Accepting: info.accepting})
+	// Field by field into the array (see addTrans).
+	e.ex.States = grow(e.ex.States, 1)[:id+1]
+	s := &e.ex.States[id]
+	s.keyOff, s.keyLen, s.Depth = off, n, depth
+	s.label, s.err = e.ex.intern(info.label), e.ex.intern(info.invariant)
+	s.Initial, s.Accepting, s.Expanded, s.Frontier, s.ModelErr = false, info.accepting, false, false, false
 	e.concrete.set(hk, id)
 	for i, g := range e.groups {
 		g.setIfAbsent(info.groupKeys[i], id)

@@ -86,8 +86,8 @@ func Example_native() {
 // arrayStack is the state of arrayStackModel: the values in a fixed array,
 // so that a step copies the state without allocating.
 type arrayStack struct {
-	n int
-	v [16]byte
+	v [15]byte
+	n uint8
 }
 
 // arrayStackModel is stackModel written as a Go user writes a model for
@@ -109,7 +109,7 @@ func arrayStackModel(capacity int) model.Model {
 			if len(key) > len(s.v) {
 				return s, fmt.Errorf("stack key of %d bytes", len(key))
 			}
-			s.n = copy(s.v[:], key)
+			s.n = uint8(copy(s.v[:], key))
 			return s, nil
 		},
 		Show: func(s arrayStack) []model.Value {
@@ -123,7 +123,7 @@ func arrayStackModel(capacity int) model.Model {
 			{Name: "Push", Params: []string{"x"},
 				Domains: []func(arrayStack) []model.Value{func(arrayStack) []model.Value { return digits }},
 				Step: func(s arrayStack, args []model.Value) (arrayStack, model.Value, bool, string) {
-					if s.n >= capacity {
+					if int(s.n) >= capacity {
 						return s, nil, false, "the stack is full"
 					}
 					x, _ := model.AsInt(args[0])
@@ -142,7 +142,7 @@ func arrayStackModel(capacity int) model.Model {
 		},
 		Accepting: func(s arrayStack) bool { return s.n == 0 },
 		Properties: map[string]func(arrayStack) model.Value{
-			"size": func(s arrayStack) model.Value { return model.Int(s.n) },
+			"size": func(s arrayStack) model.Value { return model.Int(int(s.n)) },
 		},
 	})
 	if err != nil {

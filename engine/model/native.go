@@ -15,6 +15,12 @@ import (
 // encodings are equal. Decode reverses Encode; the slice it gets is only
 // valid during the call and must not be changed (it shares the stored key's
 // memory).
+//
+// For speed, make S a value with no pointers whose steps and Decode do not
+// allocate, and whose size is 8 bytes or a multiple of 16: a state is
+// copied several times per step, and on amd64 a 24-byte copy stalls on the
+// stores that wrote it (the benchmark's array stack explored 15 % faster
+// at 16 bytes than at 24; docs/performance.md).
 type NativeModel[S any] struct {
 	Name    string
 	Vars    []string // state variable names, in the order Show returns them
@@ -160,20 +166,31 @@ func (w *nativeWorker[S]) StepScratch(st State, action int, args []Value) ([]Out
 }
 
 func (w *nativeWorker[S]) step(st State, action int, args []Value, scratch bool) ([]Outcome, string, error) {
-	next, out, ok, why := w.m.def.Actions[action].Step(st.(*nstate[S]).s, args)
-	if !ok {
-		return nil, why, nil
-	}
-	if out == nil {
-		out = None
-	}
+	step := w.m.def.Actions[action].Step
+	var out Value
+	var ok bool
+	var why string
 	// The slice is reused: callers consume outcomes before the next Step.
 	if scratch {
-		w.buf = w.m.def.Encode(w.buf[:0], next)
-		w.next = nstate[S]{key: unsafe.String(unsafe.SliceData(w.buf), len(w.buf)), s: next}
+		// Straight into the scratch: each copy of a state costs (a copy of
+		// 24 bytes stalls on store forwarding).
+		w.next.s, out, ok, why = step(st.(*nstate[S]).s, args)
+		if !ok {
+			return nil, why, nil
+		}
+		w.buf = w.m.def.Encode(w.buf[:0], w.next.s)
+		w.next.key = unsafe.String(unsafe.SliceData(w.buf), len(w.buf))
 		w.outs[0] = Outcome{Output: out, Next: &w.next}
 	} else {
+		var next S
+		next, out, ok, why = step(st.(*nstate[S]).s, args)
+		if !ok {
+			return nil, why, nil
+		}
 		w.outs[0] = Outcome{Output: out, Next: w.wrap(next)}
+	}
+	if out == nil {
+		w.outs[0].Output = None
 	}
 	return w.outs[:], "", nil
 }
