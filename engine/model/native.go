@@ -19,7 +19,7 @@ import (
 // For speed, make S a value with no pointers whose steps and Decode do not
 // allocate, and whose size is 8 bytes or a multiple of 16: a state is
 // copied several times per step, and on amd64 a 24-byte copy stalls on the
-// stores that wrote it (the benchmark's array stack explored 15 % faster
+// stores that wrote it (the benchmark's array stack explores a fifth faster
 // at 16 bytes than at 24; docs/performance.md).
 type NativeModel[S any] struct {
 	Name    string
