@@ -113,7 +113,9 @@ func (x *Exploration) intern(s string) int32 {
 	return int32(len(x.strs) - 1)
 }
 
-// keyChunk is the size of a chunk of the key arena.
+// keyChunk is the size of the key arena's chunks: the first is 4 KiB, each
+// next one twice the last, up to keyChunk (a small graph does not keep, or
+// zero, a megabyte for a few keys).
 const keyChunk = 1 << 20
 
 // StateKey returns the canonical encoding of model state i; decode it with
@@ -132,7 +134,11 @@ func (x *Exploration) StateKey(i int) string {
 func (x *Exploration) storeKey(key string) (int64, int32) {
 	n := len(x.keys)
 	if n == 0 || cap(x.keys[n-1])-len(x.keys[n-1]) < len(key) {
-		x.keys = append(x.keys, make([]byte, 0, max(keyChunk, len(key))))
+		size := 4 << 10
+		if n > 0 {
+			size = min(keyChunk, 2*cap(x.keys[n-1]))
+		}
+		x.keys = append(x.keys, make([]byte, 0, max(size, len(key))))
 		n++
 	}
 	chunk := x.keys[n-1]
