@@ -222,7 +222,10 @@ func (d *Doc) WriteDOT(w io.Writer) error {
 	b := bufio.NewWriterSize(w, 1<<16) // streamed: a large graph is not held twice
 	// overlap and sep matter to the force-directed layouts used for large
 	// graphs (dot ignores them): without them sfdp piles nodes on each other.
-	fmt.Fprintf(b, "digraph modex {\n  rankdir=TB;\n  overlap=scale;\n  sep=\"+4\";\n  node [fontname=\"Helvetica\", fontsize=%d];\n  edge [fontname=\"Helvetica\", fontsize=%d];\n", StateFontSize, ArcFontSize)
+	// Unconnected parts (the states of one class of an overview often have
+	// no transitions between them) are packed in a grid, not laid side by
+	// side in one row too wide to read.
+	fmt.Fprintf(b, "digraph modex {\n  rankdir=TB;\n  overlap=scale;\n  sep=\"+4\";\n  pack=true;\n  packmode=\"array\";\n  node [fontname=\"Helvetica\", fontsize=%d];\n  edge [fontname=\"Helvetica\", fontsize=%d];\n", StateFontSize, ArcFontSize)
 	for _, s := range d.States {
 		shape := "ellipse"
 		if s.Kind == string(explore.Passive) {

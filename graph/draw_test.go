@@ -200,3 +200,35 @@ func TestOverviewShortFormsCount(t *testing.T) {
 		t.Errorf("%d of %d classes (%d states) show their value and size: %q", shown, len(d.States), total, texts)
 	}
 }
+
+// States with no transitions between them (one class of an overview by
+// depth often has none) are laid out in a grid, not in one row too wide to
+// read at any zoom that fits it; a connected chain is still one column.
+func TestUnconnectedStatesInAGrid(t *testing.T) {
+	isolated := &graph.Doc{}
+	for i := 0; i < 60; i++ {
+		isolated.States = append(isolated.States, graph.State{ID: fmt.Sprintf("S%d", i), Label: fmt.Sprintf("S%d", i), Kind: "active"})
+	}
+	chain := &graph.Doc{States: append([]graph.State(nil), isolated.States[:10]...)}
+	for i := 0; i+1 < len(chain.States); i++ {
+		chain.Transitions = append(chain.Transitions, graph.Transition{From: chain.States[i].ID, To: chain.States[i+1].ID, Kind: "controllable", Label: "Next"})
+	}
+	for _, tc := range []struct {
+		name     string
+		d        *graph.Doc
+		min, max float64 // width / height
+	}{
+		{"60 unconnected states", isolated, 0.3, 4},
+		{"a chain of 10", chain, 0, 0.5},
+	} {
+		for _, engine := range []string{"dot", graph.DotFast} {
+			l, err := graph.LayoutDoc(context.Background(), tc.d, engine)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := l.Width / l.Height; r < tc.min || r > tc.max || len(l.Nodes) != len(tc.d.States) {
+				t.Errorf("%s, %s: %d nodes in %.0f × %.0f (width/height %.2f, want %.1f–%.1f)", tc.name, engine, len(l.Nodes), l.Width, l.Height, r, tc.min, tc.max)
+			}
+		}
+	}
+}
