@@ -232,3 +232,21 @@ func TestUnconnectedStatesInAGrid(t *testing.T) {
 		}
 	}
 }
+
+// An overview's class says how many model states it stands for, in the
+// singular for one.
+func TestClassCountLabel(t *testing.T) {
+	d := &graph.Doc{States: []graph.State{
+		{ID: "C0", Label: "0", Kind: "active", Count: 1},
+		{ID: "C1", Label: "1", Kind: "active", Count: 10},
+	}}
+	var b strings.Builder
+	if err := d.WriteDOT(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`label="0\n1 state"`, `label="1\n10 states"`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %s in\n%s", want, b.String())
+		}
+	}
+}
