@@ -444,8 +444,13 @@ func (o *settleAtOnce) settle(e *explorer, pt *pendTrans) {
 	if pt.first {
 		o.group = len(e.ex.Trans)
 	}
-	if s := e.settle(o.src, pt, o.depth, o.group, &o.next); s != "" && o.stopped == "" {
-		o.stopped = s
+	o.stop(e.settle(o.src, pt, o.depth, o.group, &o.next))
+}
+
+// stop keeps the first reason why the search must stop ("" for none).
+func (o *settleAtOnce) stop(why string) {
+	if why != "" && o.stopped == "" {
+		o.stopped = why
 	}
 }
 
@@ -463,30 +468,26 @@ func (e *explorer) settleOne(w *expWorker, ai int, argsID int32, first bool, o *
 		return false, false
 	}
 	one := e.one
-	if first {
-		one.group = len(e.ex.Trans)
-	}
 	key := o.Next.Key()
 	hk := e.hash(key)
 	to, known := e.concrete.get(hk)
 	if !known {
 		var pt pendTrans // field by field (see addTrans)
-		pt.action, pt.argsID, pt.outID, pt.absent, pt.hk, pt.key = int32(ai), argsID, outID, true, hk, key
+		pt.action, pt.argsID, pt.outID, pt.first, pt.absent, pt.hk, pt.key = int32(ai), argsID, outID, first, true, hk, key
 		pt.info = e.evalTargetInto(w.Worker, o.Next, false, w.info())
 		if pt.info.err != nil && e.ctx.Err() != nil {
 			return true, true
 		}
-		if s := e.settle(one.src, &pt, one.depth, one.group, &one.next); s != "" && one.stopped == "" {
-			one.stopped = s
-		}
+		one.settle(e, &pt)
 		return true, false
+	}
+	if first {
+		one.group = len(e.ex.Trans)
 	}
 	if to == filteredID || to == prunedID {
 		return true, false
 	}
-	if s := e.addTrans(MTrans{From: one.src, To: to, Action: int32(ai), Args: argsID, Out: outID}, one.group); s != "" && one.stopped == "" {
-		one.stopped = s
-	}
+	one.stop(e.addTrans(MTrans{From: one.src, To: to, Action: int32(ai), Args: argsID, Out: outID}, one.group))
 	return true, false
 }
 
