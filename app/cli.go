@@ -265,7 +265,6 @@ func writeOut(out, summary string, stdout, stderr io.Writer, write func(io.Write
 
 // Summary is the one-line report of an exploration.
 func Summary(project, config string, x *explore.Exploration) string {
-	states, trans := x.GraphSize()
 	st := x.Stats
 	end := st.Ending()
 	errs := 0
@@ -278,8 +277,8 @@ func Summary(project, config string, x *explore.Exploration) string {
 	if errs > 0 {
 		extra = fmt.Sprintf(", %d error states", errs)
 	}
-	return fmt.Sprintf("%s [%s]: %d states, %d transitions, %d tried, %.3f s, %s%s",
-		project, config, states, trans, st.Tried, st.Seconds, end, extra)
+	return fmt.Sprintf("%s [%s]: %s, %d tried, %.3f s, %s%s",
+		project, config, x.SizeText(), st.Tried, st.Seconds, end, extra)
 }
 
 func cmdCheck(args []string, stdout io.Writer) error {

@@ -33,7 +33,7 @@ func TestExploreSummary(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	re := regexp.MustCompile(`^chat \[figure1\]: 9 states, 10 transitions, 38 tried, [0-9.]+ s, complete\n$`)
+	re := regexp.MustCompile(`^chat \[figure1\]: 9 states \(7 model states, 2 passive\), 10 transitions \(2 timeouts\), 38 tried, [0-9.]+ s, complete\n$`)
 	if !re.MatchString(out) {
 		t.Errorf("summary %q", out)
 	}

@@ -248,8 +248,8 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 			errs++
 		}
 	}
-	summary := fmt.Sprintf("%s [%s]: %d states, %d transitions, %d tried, %.3f s, %s",
-		wb.s.project.Name, wb.configs.Selected, len(d.doc.States), len(d.doc.Transitions), st.Tried, st.Seconds, end)
+	summary := fmt.Sprintf("%s [%s]: %s, %d tried, %.3f s, %s",
+		wb.s.project.Name, wb.configs.Selected, explore.SizeWords(len(d.doc.States), len(d.doc.Transitions), len(x.States)), st.Tried, st.Seconds, end)
 	if errs > 0 {
 		summary += fmt.Sprintf(", %d error states", errs)
 	}

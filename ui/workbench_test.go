@@ -82,7 +82,7 @@ func TestOpenExploreHover(t *testing.T) {
 	if got := len(wb.Last().Graph().States); got != 9 {
 		t.Fatalf("%d states, want 9", got)
 	}
-	if !strings.Contains(wb.Status(), "chat [figure1]: 9 states, 10 transitions") {
+	if !strings.Contains(wb.Status(), "chat [figure1]: 9 states (7 model states, 2 passive), 10 transitions (2 timeouts)") {
 		t.Errorf("status %q", wb.Status())
 	}
 	if !strings.Contains(wb.model_.Text(), "def Deliver") {

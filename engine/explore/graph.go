@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -130,6 +131,29 @@ func (x *Exploration) GraphSize() (states, transitions int) {
 		}
 	}
 	return states, transitions + len(x.Trans)
+}
+
+// SizeText says how large the state graph is, in the words the command line
+// and the workbench use: "N states, M transitions". When the graph draws a
+// passive twin of some model states (the tester first waits there, then
+// acts), it says how many of the states are the model's and how many of
+// the transitions are the twins' timeouts — "9 states (5 model states, 4
+// passive), 10 transitions (4 timeouts)" — since a test's coverage counts
+// model states and transitions.
+func (x *Exploration) SizeText() string {
+	states, trans := x.GraphSize()
+	return SizeWords(states, trans, len(x.States))
+}
+
+// SizeWords is SizeText for a graph of states and trans drawn from
+// modelStates model states (each passive twin adds one state and one
+// timeout transition).
+func SizeWords(states, trans, modelStates int) string {
+	twins := states - modelStates
+	if twins <= 0 {
+		return fmt.Sprintf("%d states, %d transitions", states, trans)
+	}
+	return fmt.Sprintf("%d states (%d model states, %d passive), %d transitions (%d timeouts)", states, modelStates, twins, trans, twins)
 }
 
 // hasObservables marks the model states with an observable or internal

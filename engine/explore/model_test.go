@@ -628,6 +628,25 @@ func TestGraphSize(t *testing.T) {
 		if s, tr := x.GraphSize(); s != len(g.States) || tr != len(g.Trans) {
 			t.Errorf("%s/%s: GraphSize %d, %d; Graph %d, %d", c.sample, c.config, s, tr, len(g.States), len(g.Trans))
 		}
+		// SizeText's parts count what the graph draws.
+		passive, timeouts := 0, 0
+		for _, s := range g.States {
+			if s.Kind == explore.Passive {
+				passive++
+			}
+		}
+		for _, tr := range g.Trans {
+			if tr.Action == "" {
+				timeouts++
+			}
+		}
+		want := fmt.Sprintf("%d states, %d transitions", len(g.States), len(g.Trans))
+		if passive > 0 {
+			want = fmt.Sprintf("%d states (%d model states, %d passive), %d transitions (%d timeouts)", len(g.States), len(x.States), passive, len(g.Trans), timeouts)
+		}
+		if got := x.SizeText(); got != want {
+			t.Errorf("%s/%s: SizeText %q, graph %q", c.sample, c.config, got, want)
+		}
 	}
 }
 
