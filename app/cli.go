@@ -275,7 +275,7 @@ func Summary(project, config string, x *explore.Exploration) string {
 	}
 	extra := ""
 	if errs > 0 {
-		extra = fmt.Sprintf(", %d error states", errs)
+		extra = ", " + explore.Count(errs, "error state")
 	}
 	return fmt.Sprintf("%s [%s]: %s, %d tried, %.3f s, %s%s",
 		project, config, x.SizeText(), st.Tried, st.Seconds, end, extra)

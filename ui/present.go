@@ -251,7 +251,7 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 	summary := fmt.Sprintf("%s [%s]: %s, %d tried, %.3f s, %s",
 		wb.s.project.Name, wb.configs.Selected, explore.SizeWords(len(d.doc.States), len(d.doc.Transitions), len(x.States)), st.Tried, st.Seconds, end)
 	if errs > 0 {
-		summary += fmt.Sprintf(", %d error states", errs)
+		summary += ", " + explore.Count(errs, "error state")
 	}
 	if final {
 		wb.status.SetText(summary)

@@ -151,9 +151,18 @@ func (x *Exploration) SizeText() string {
 func SizeWords(states, trans, modelStates int) string {
 	twins := states - modelStates
 	if twins <= 0 {
-		return fmt.Sprintf("%d states, %d transitions", states, trans)
+		return Count(states, "state") + ", " + Count(trans, "transition")
 	}
-	return fmt.Sprintf("%d states (%d model states, %d passive), %d transitions (%d timeouts)", states, modelStates, twins, trans, twins)
+	return fmt.Sprintf("%s (%s, %d passive), %s (%s)", Count(states, "state"), Count(modelStates, "model state"),
+		twins, Count(trans, "transition"), Count(twins, "timeout"))
+}
+
+// Count says n things: "1 state", "2 states".
+func Count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
 }
 
 // hasObservables marks the model states with an observable or internal

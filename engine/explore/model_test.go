@@ -650,6 +650,24 @@ func TestGraphSize(t *testing.T) {
 	}
 }
 
+// SizeWords says each count in its number.
+func TestSizeWords(t *testing.T) {
+	for _, c := range []struct {
+		states, trans, model int
+		want                 string
+	}{
+		{1, 0, 1, "1 state, 0 transitions"},
+		{2, 1, 2, "2 states, 1 transition"},
+		{3, 2, 2, "3 states (2 model states, 1 passive), 2 transitions (1 timeout)"},
+		{9, 10, 7, "9 states (7 model states, 2 passive), 10 transitions (2 timeouts)"},
+		{2, 1, 1, "2 states (1 model state, 1 passive), 1 transition (1 timeout)"},
+	} {
+		if got := explore.SizeWords(c.states, c.trans, c.model); got != c.want {
+			t.Errorf("SizeWords(%d, %d, %d) = %q, want %q", c.states, c.trans, c.model, got, c.want)
+		}
+	}
+}
+
 // An output that is (or holds) a list the step changed stays what it was
 // when later steps change other lists: the worker uses the arrays of the
 // lists it changes again from step to step only while no output may share
