@@ -368,9 +368,13 @@ func TestExploreQuotient(t *testing.T) {
 // replay --shrink: the thread pool's buggy trace already fails after its
 // first 11 records (of 116).
 func TestReplayShrink(t *testing.T) {
-	out, _, code := cli("replay", "../projects/threadpool/threadpool.toml", "../projects/threadpool/traces/buggy-1.xml", "--shrink")
+	out, errOut, code := cli("replay", "../projects/threadpool/threadpool.toml", "../projects/threadpool/traces/buggy-1.xml", "--shrink")
 	if code != 1 || !strings.Contains(out, "shrunk: 11 records (from 116): the first 11 already fail, up to line 12") {
 		t.Errorf("exit %d:\n%s", code, out)
+	}
+	// One trace is said in the singular.
+	if !strings.Contains(out, "threadpool [small]: 1 trace: 0 pass, 1 fail") || !strings.Contains(errOut, "1 of 1 trace failed") {
+		t.Errorf("summary:\n%s\n%s", out, errOut)
 	}
 }
 

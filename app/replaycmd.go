@@ -115,12 +115,12 @@ func cmdReplay(args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "%-32s %-13s %s\n", r.file, r.verdict, r.detail)
 		}
 	}
-	fmt.Fprintf(stdout, "%s [%s]: %d traces: %s\n", p.Name, name, len(files), counts)
+	fmt.Fprintf(stdout, "%s [%s]: %s: %s\n", p.Name, name, explore.Count(len(files), "trace"), counts)
 	if n := counts[conform.ModelError]; n > 0 {
-		return fmt.Errorf("model error in %d of %d traces: fix the model, no verdict about the implementation", n, len(files))
+		return fmt.Errorf("model error in %d of %s: fix the model, no verdict about the implementation", n, explore.Count(len(files), "trace"))
 	}
 	if counts[conform.Fail] > 0 {
-		return fmt.Errorf("%d of %d traces failed", counts[conform.Fail], len(files))
+		return fmt.Errorf("%d of %s failed", counts[conform.Fail], explore.Count(len(files), "trace"))
 	}
 	return nil
 }

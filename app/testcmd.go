@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/projects"
 )
@@ -78,7 +79,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	if saved != nil {
 		fmt.Fprintf(stdout, "rerunning %s: %s [%s], %d saved steps, seed %d\n", *rerunFile, p.Name, name, len(saved.Trace), tc.Seed)
 	} else {
-		fmt.Fprintf(stdout, "testing %s [%s]: %d runs of %d steps, strategy %s, seed %d\n", p.Name, name, tc.Runs, tc.Steps, tc.Strategy, tc.Seed)
+		fmt.Fprintf(stdout, "testing %s [%s]: %s of %s, strategy %s, seed %d\n", p.Name, name, explore.Count(tc.Runs, "run"), explore.Count(tc.Steps, "step"), tc.Strategy, tc.Seed)
 	}
 	res, err := conform.Test(ctx, m, cfg, impl, tc)
 	if err != nil {
@@ -90,8 +91,8 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		size = conform.ModelSize{}
 	}
-	fmt.Fprintf(stdout, "%s [%s]: %d runs: %s; %d steps; %s; %.2f s\n",
-		p.Name, name, len(res.Runs), counts, res.Steps, res.Coverage(size), res.Seconds)
+	fmt.Fprintf(stdout, "%s [%s]: %s: %s; %s; %s; %.2f s\n",
+		p.Name, name, explore.Count(len(res.Runs), "run"), counts, explore.Count(res.Steps, "step"), res.Coverage(size), res.Seconds)
 	if *junit != "" {
 		if err := writeJUnit(*junit, p.Name, name, res); err != nil {
 			return err
@@ -155,10 +156,10 @@ func reportRuns(stdout io.Writer, res *conform.TestResult, tc conform.TestConfig
 // exitVerdict is the command's error for a test's verdicts.
 func exitVerdict(counts conform.Tally, runs int) error {
 	if n := counts[conform.ModelError]; n > 0 {
-		return fmt.Errorf("model error in %d of %d runs: fix the model, no verdict about the implementation", n, runs)
+		return fmt.Errorf("model error in %d of %s: fix the model, no verdict about the implementation", n, explore.Count(runs, "run"))
 	}
 	if n := counts[conform.Fail]; n > 0 {
-		return fmt.Errorf("%d of %d runs failed", n, runs)
+		return fmt.Errorf("%d of %s failed", n, explore.Count(runs, "run"))
 	}
 	if counts[conform.Pass] == 0 {
 		return fmt.Errorf("no run passed")

@@ -604,7 +604,7 @@ func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.Mode
 		for _, r := range res.Runs {
 			counts[r.Verdict]++
 		}
-		text := fmt.Sprintf("%d runs: %s; %s.", len(res.Runs), counts, res.Coverage(size))
+		text := fmt.Sprintf("%s: %s; %s.", explore.Count(len(res.Runs), "run"), counts, res.Coverage(size))
 		for _, r := range res.Runs {
 			if r.Failure != nil {
 				text += fmt.Sprintf("\nrun %d (seed %d) failed: %s at step %d.", r.Run, r.Seed, r.Failure.Kind, r.Failure.Step)
