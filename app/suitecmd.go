@@ -143,17 +143,17 @@ func cmdRun(args []string, stdout io.Writer) error {
 			shrinkCase(ctx, stdout, m, cfg, impl, suite.Cases[i], c, tc)
 		}
 	}
-	fmt.Fprintf(stdout, "%s [%s] %s: %d cases: %s; %.2f s\n", p.Name, name, pos[1], len(res.Cases), counts, res.Seconds)
+	fmt.Fprintf(stdout, "%s [%s] %s: %s: %s; %.2f s\n", p.Name, name, pos[1], explore.Count(len(res.Cases), "case"), counts, res.Seconds)
 	if *junit != "" {
 		if err := writeJUnit(*junit, p.Name, name, tr); err != nil {
 			return err
 		}
 	}
 	if n := counts[conform.ModelError]; n > 0 {
-		return fmt.Errorf("model error in %d of %d test cases: fix the model, no verdict about the implementation", n, len(res.Cases))
+		return fmt.Errorf("model error in %d of %s: fix the model, no verdict about the implementation", n, explore.Count(len(res.Cases), "test case"))
 	}
 	if counts[conform.Fail] > 0 {
-		return fmt.Errorf("%d of %d test cases failed", counts[conform.Fail], len(res.Cases))
+		return fmt.Errorf("%d of %s failed", counts[conform.Fail], explore.Count(len(res.Cases), "test case"))
 	}
 	return nil
 }

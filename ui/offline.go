@@ -329,7 +329,7 @@ func (ov *OfflineView) run() {
 					}
 				}
 			}
-			ov.summary.SetText(fmt.Sprintf("%d cases: %s.", len(res.Cases), counts))
+			ov.summary.SetText(fmt.Sprintf("%s: %s.", explore.Count(len(res.Cases), "case"), counts))
 			ov.cases.Refresh()
 			ov.done()
 		})
