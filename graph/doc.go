@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -414,6 +415,39 @@ func (d *Doc) Arcs() [][]int {
 		arcs[j] = append(arcs[j], i)
 	}
 	return arcs
+}
+
+// ArcShort is an arc's short form, drawn where its label would be too
+// small to read: its transitions' distinct action names (observable ones
+// prefixed with ?; a quotient's arc, which has no action, names those of its
+// label), at most two and "+N" for the rest; "" for a timeout.
+func (d *Doc) ArcShort(arc []int) string {
+	var names []string
+	add := func(name string) {
+		if name != "" && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	for _, i := range arc {
+		t := &d.Transitions[i]
+		switch {
+		case t.Kind == model.Timeout.String():
+		case t.Action == "":
+			// A quotient's arc: "A ×2, ?B ×1" names its actions.
+			for _, part := range strings.Split(t.Label, ", ") {
+				name, _, _ := strings.Cut(part, " ×")
+				add(name)
+			}
+		case t.Kind == model.Observable.String():
+			add("?" + t.Action)
+		default:
+			add(t.Action)
+		}
+	}
+	if len(names) > 2 {
+		return fmt.Sprintf("%s %s +%d", names[0], names[1], len(names)-2)
+	}
+	return strings.Join(names, " ")
 }
 
 // ArcLabel is the stacked label of an arc: its transitions' labels one per

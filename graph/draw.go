@@ -1,11 +1,13 @@
 package graph
 
 import (
+	"golang.org/x/image/math/fixed"
 	"image"
 	"image/color"
 	"image/png"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -30,10 +32,33 @@ func (fs faces) get(size float64) font.Face {
 	size = math.Round(size*4) / 4
 	f, ok := fs[size]
 	if !ok {
-		f = truetype.NewFace(ttFont, &truetype.Options{Size: size, Hinting: font.HintingFull})
+		f = &advanceCache{Face: truetype.NewFace(ttFont, &truetype.Options{Size: size, Hinting: font.HintingFull}), adv: map[rune]advance{}}
 		fs[size] = f
 	}
 	return f
+}
+
+// advanceCache remembers a face's glyph advances: with full hinting the
+// truetype face runs the hinter for every advance it is asked (measuring
+// the labels was most of the time of drawing a graph at fit).
+type advanceCache struct {
+	font.Face
+	adv map[rune]advance
+}
+
+type advance struct {
+	width fixed.Int26_6
+	ok    bool
+}
+
+// GlyphAdvance implements font.Face.
+func (f *advanceCache) GlyphAdvance(r rune) (fixed.Int26_6, bool) {
+	if a, hit := f.adv[r]; hit {
+		return a.width, a.ok
+	}
+	w, ok := f.Face.GlyphAdvance(r)
+	f.adv[r] = advance{w, ok}
+	return w, ok
 }
 
 // Highlight colours states and transitions when drawing.
@@ -114,7 +139,62 @@ func (l *Layout) drawRegion(origin Point, w, h int, scale float64, hl *Highlight
 		}
 		d.node(n)
 	}
+	d.arcShorts(l.Edges, l.Nodes, view)
 	return dc.Image()
+}
+
+// arcShorts draws, on a pill, the short form of each arc whose label is too
+// small to read (its action names), where it covers neither a state nor
+// another short form and is not cut by the picture's edge: at a scale that
+// shows no label, the arcs still say which actions they are.
+func (d drawer) arcShorts(edges []EdgeShape, nodes []NodeShape, view box) {
+	var states []box // the states' shapes, in image pixels
+	for _, n := range nodes {
+		b := box{n.Center.X - n.W/2, n.Center.Y - n.H/2, n.Center.X + n.W/2, n.Center.Y + n.H/2}
+		if view.meets(b) {
+			x0, y0 := d.at(Point{b.x0, b.y0})
+			x1, y1 := d.at(Point{b.x1, b.y1})
+			states = append(states, box{x0, y0, x1, y1})
+		}
+	}
+	size := float64(MinTextPx + 1)
+	for _, e := range edges {
+		if e.Short == "" || !view.meets(opsBox(e.Ops)) || !labelTooSmall(e.Ops, d.s) {
+			continue
+		}
+		d.dc.SetFontFace(d.fc.get(size))
+		tw, _ := d.dc.MeasureString(e.Short)
+		x, y := d.at(e.Label)
+		pill := box{x - tw/2 - 2, y - size*0.55, x + tw/2 + 2, y + size*0.55}
+		inside := pill.x0 >= 0 && pill.y0 >= 0 && pill.x1 <= float64(d.dc.Width()) && pill.y1 <= float64(d.dc.Height())
+		if !inside || slices.ContainsFunc(states, pill.meets) || slices.ContainsFunc(*d.pills, pill.meets) {
+			continue
+		}
+		*d.pills = append(*d.pills, pill)
+		d.dc.DrawRoundedRectangle(pill.x0, pill.y0, pill.x1-pill.x0, pill.y1-pill.y0, 3)
+		d.dc.SetColor(color.NRGBA{R: 255, G: 255, B: 255, A: 220})
+		d.dc.Fill()
+		d.dc.SetColor(color.NRGBA{R: 60, G: 70, B: 95, A: 255})
+		d.dc.DrawStringAnchored(e.Short, x, y, 0.5, 0.35)
+		if d.rec != nil {
+			*d.rec = append(*d.rec, e.Short)
+		}
+	}
+}
+
+// labelTooSmall says whether ops hold a label and none of its lines is
+// drawn at scale s.
+func labelTooSmall(ops []Op, s float64) bool {
+	has := false
+	for _, op := range ops {
+		if op.Kind == OpText {
+			if op.FontSize*s >= MinTextPx {
+				return false
+			}
+			has = true
+		}
+	}
+	return has
 }
 
 // box is an axis-aligned rectangle in layout points.

@@ -95,10 +95,39 @@ func TestArcLabelCapped(t *testing.T) {
 	}
 }
 
+// An arc's short form names its actions, observable ones with ?, at most
+// two; a timeout has none.
+func TestArcShort(t *testing.T) {
+	tr := func(action, kind string) graph.Transition {
+		return graph.Transition{From: "S0", To: "S1", Action: action, Kind: kind}
+	}
+	for _, c := range []struct {
+		trans []graph.Transition
+		want  string
+	}{
+		{[]graph.Transition{tr("Post", "controllable")}, "Post"},
+		{[]graph.Transition{tr("Deliver", "observable"), tr("Deliver", "observable")}, "?Deliver"},
+		{[]graph.Transition{tr("Post", "controllable"), tr("Deliver", "observable")}, "Post ?Deliver"},
+		{[]graph.Transition{tr("A", "controllable"), tr("B", "internal"), tr("C", "observable"), tr("D", "controllable")}, "A B +2"},
+		{[]graph.Transition{tr("", "timeout")}, ""},
+		{[]graph.Transition{{From: "C1", To: "C2", Kind: "controllable", Label: "AddToCart ×2, ?Ack ×1"}}, "AddToCart ?Ack"},
+	} {
+		d := &graph.Doc{Transitions: c.trans}
+		arc := make([]int, len(c.trans))
+		for i := range arc {
+			arc[i] = i
+		}
+		if got := d.ArcShort(arc); got != c.want {
+			t.Errorf("%v: %q, want %q", c.trans, got, c.want)
+		}
+	}
+}
+
 // Level of detail: at the scale that fits hi_bye into a 1400×900 window's
 // graph pane, full labels would be under MinTextPx, so states show their ids
-// and arcs no text; zoomed in, the full labels are drawn, and a region
-// draws only what crosses it.
+// and arcs their action names (where they cover no state and no other short
+// form); zoomed in, the full labels are drawn, and a region draws only what
+// crosses it.
 func TestDrawLevelOfDetail(t *testing.T) {
 	d, l := layoutSample(t, "chat", "hi_bye")
 	fit := min(680/l.Width, 600/l.Height)
@@ -107,12 +136,31 @@ func TestDrawLevelOfDetail(t *testing.T) {
 		t.Fatalf("fit scale %.2f draws labels %.1f px tall: the test needs a smaller scale", fit, 11*fit)
 	}
 	small := l.Texts(graph.Point{}, w, h, fit)
-	want := make([]string, 0, len(d.States))
-	for _, s := range d.States {
-		want = append(want, s.ID)
+	shorts := map[string]bool{}
+	for _, arc := range d.Arcs() {
+		shorts[d.ArcShort(arc)] = true
 	}
-	if got := slices.Sorted(slices.Values(small)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
-		t.Errorf("at fit the text drawn is %q, want the %d state ids", small, len(want))
+	ids, arcs := 0, map[string]int{}
+	for _, x := range small {
+		switch {
+		case d.StateIndex(x) >= 0:
+			ids++
+		case shorts[x]:
+			arcs[x]++
+		default:
+			t.Errorf("at fit %q is drawn: neither a state id nor an arc's action names", x)
+		}
+	}
+	if ids != len(d.States) {
+		t.Errorf("at fit %d state ids drawn, want %d: %q", ids, len(d.States), small)
+	}
+	for _, name := range []string{"Create", "Enter", "Post", "?Deliver"} {
+		if arcs[name] == 0 {
+			t.Errorf("at fit no arc says %s: %q", name, small)
+		}
+	}
+	if shorts[""] && arcs[""] > 0 {
+		t.Errorf("an empty short form drawn (a timeout's)")
 	}
 
 	big := l.Texts(graph.Point{}, int(l.Width*1.5), int(l.Height*1.5), 1.5)

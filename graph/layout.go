@@ -66,6 +66,9 @@ type EdgeShape struct {
 	// Loop is set for a self-loop, whose label is drawn as a badge.
 	Loop  bool
 	Label Point
+	// Short is drawn at Label instead of the label when the label would be
+	// too small to read: the arc's action names (Doc.ArcShort).
+	Short string
 	Ops   []Op
 }
 
@@ -181,6 +184,7 @@ func parseLayout(data []byte, d *Doc) (*Layout, error) {
 			if i, err := strconv.Atoi(e.ID[1:]); err == nil && i >= 0 && i < len(d.Transitions) {
 				es.Trans, es.Group = i, groups[i]
 				es.Loop = d.Transitions[i].From == d.Transitions[i].To
+				es.Short = d.ArcShort(es.Group)
 			}
 		}
 		if p := floats(e.LP); len(p) == 2 {
