@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"golang.org/x/image/math/fixed"
 	"image"
 	"image/color"
 	"image/png"
@@ -16,6 +15,7 @@ import (
 	"github.com/golang/freetype/truetype"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/image/math/fixed"
 )
 
 var (
@@ -65,6 +65,15 @@ func (f *advanceCache) GlyphAdvance(r rune) (fixed.Int26_6, bool) {
 type Highlight struct {
 	States map[int]color.NRGBA // by Doc state index
 	Trans  map[int]color.NRGBA // by Doc transition index
+}
+
+// transColor returns the colour of transition i, if h has one.
+func (h *Highlight) transColor(i int) (color.NRGBA, bool) {
+	if h == nil || i < 0 {
+		return color.NRGBA{}, false
+	}
+	c, ok := h.Trans[i]
+	return c, ok
 }
 
 // MaxPixels bounds the size of a drawn image; larger drawings are scaled
@@ -139,15 +148,16 @@ func (l *Layout) drawRegion(origin Point, w, h int, scale float64, hl *Highlight
 		}
 		d.node(n)
 	}
-	d.arcShorts(l.Edges, l.Nodes, view)
+	d.arcShorts(l.Edges, l.Nodes, view, hl)
 	return dc.Image()
 }
 
 // arcShorts draws, on a pill, the short form of each arc whose label is too
 // small to read (its action names), where it covers neither a state nor
-// another short form and is not cut by the picture's edge: at a scale that
-// shows no label, the arcs still say which actions they are.
-func (d drawer) arcShorts(edges []EdgeShape, nodes []NodeShape, view box) {
+// another short form and is not cut by the picture's edge (in the arc's
+// highlight colour, if any): at a scale that shows no label, the arcs still
+// say which actions they are.
+func (d drawer) arcShorts(edges []EdgeShape, nodes []NodeShape, view box, hl *Highlight) {
 	var states []box // the states' shapes, in image pixels
 	for _, n := range nodes {
 		b := box{n.Center.X - n.W/2, n.Center.Y - n.H/2, n.Center.X + n.W/2, n.Center.Y + n.H/2}
@@ -158,11 +168,11 @@ func (d drawer) arcShorts(edges []EdgeShape, nodes []NodeShape, view box) {
 		}
 	}
 	size := float64(MinTextPx + 1)
+	d.dc.SetFontFace(d.fc.get(size))
 	for _, e := range edges {
 		if e.Short == "" || !view.meets(opsBox(e.Ops)) || !labelTooSmall(e.Ops, d.s) {
 			continue
 		}
-		d.dc.SetFontFace(d.fc.get(size))
 		tw, _ := d.dc.MeasureString(e.Short)
 		x, y := d.at(e.Label)
 		pill := box{x - tw/2 - 2, y - size*0.55, x + tw/2 + 2, y + size*0.55}
@@ -174,7 +184,11 @@ func (d drawer) arcShorts(edges []EdgeShape, nodes []NodeShape, view box) {
 		d.dc.DrawRoundedRectangle(pill.x0, pill.y0, pill.x1-pill.x0, pill.y1-pill.y0, 3)
 		d.dc.SetColor(color.NRGBA{R: 255, G: 255, B: 255, A: 220})
 		d.dc.Fill()
-		d.dc.SetColor(color.NRGBA{R: 60, G: 70, B: 95, A: 255})
+		ink := color.NRGBA{R: 60, G: 70, B: 95, A: 255}
+		if hc, ok := hl.transColor(e.Trans); ok {
+			ink = hc
+		}
+		d.dc.SetColor(ink)
 		d.dc.DrawStringAnchored(e.Short, x, y, 0.5, 0.35)
 		if d.rec != nil {
 			*d.rec = append(*d.rec, e.Short)
