@@ -196,6 +196,15 @@ func (d drawer) arcShorts(edges []EdgeShape, nodes []NodeShape, view box, hl *Hi
 	}
 }
 
+// keepInside moves the centre x of something half wide so that it lies
+// whole within [0, w], when x is within it and the thing fits.
+func keepInside(x, half, w float64) float64 {
+	if x < 0 || x > w || 2*half > w {
+		return x
+	}
+	return min(max(x, half), w-half)
+}
+
 // labelTooSmall says whether ops hold a label and none of its lines is
 // drawn at scale s.
 func labelTooSmall(ops []Op, s float64) bool {
@@ -333,9 +342,12 @@ func (d drawer) node(n NodeShape) {
 		}
 	}
 	// On a white pill, readable over the lines it may cross; none where it
-	// would cover another.
+	// would cover another. A state whose centre is in the picture keeps its
+	// pill whole inside it (a state at the graph's edge may be narrower than
+	// its pill).
 	x, y := d.at(n.Center)
 	tw, _ := d.dc.MeasureString(short)
+	x = keepInside(x, tw/2+2, float64(d.dc.Width()))
 	pill := box{x - tw/2 - 2, y - size*0.55, x + tw/2 + 2, y + size*0.55}
 	for _, p := range *d.pills {
 		if p.meets(pill) {
