@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/projects"
 )
 
 func cli(args ...string) (stdout, stderr string, code int) {
@@ -166,6 +168,14 @@ func TestTestCommand(t *testing.T) {
 	saved, _ := filepath.Glob(filepath.Join(saveDir, "*.json"))
 	if len(saved) != 3 || !strings.Contains(out, "rerun its steps: modex test ../projects/stack/stack.toml --rerun "+saveDir) {
 		t.Fatalf("saved %v:\n%s", saved, out)
+	}
+	// A long test against a broken implementation saves its first
+	// MaxSavedFailures failing runs, not one file per run.
+	manyDir := filepath.Join(dir, "many")
+	out, _, code = cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--runs", strconv.Itoa(projects.MaxSavedFailures+5), "--steps", "5", "--seed", "5", "--save-failures", manyDir)
+	many, _ := filepath.Glob(filepath.Join(manyDir, "*.json"))
+	if code != 1 || len(many) != projects.MaxSavedFailures || strings.Count(out, "not saved, nor the later failing runs") != 1 {
+		t.Errorf("exit %d, %d files saved of %d failing runs:\n%s", code, len(many), projects.MaxSavedFailures+5, out)
 	}
 	out, _, code = cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--rerun", saved[0])
 	if code != 1 || !strings.Contains(out, "reproduced: the run failed again with output-mismatch") {

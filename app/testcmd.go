@@ -118,6 +118,9 @@ type testReport struct {
 	// reportRuns).
 	first      *conform.RunResult
 	firstSaved string
+	// saved counts the failing runs saved (at most
+	// projects.MaxSavedFailures).
+	saved int
 }
 
 // reportRuns prints each run's verdict and, for failures, the trace, the
@@ -139,9 +142,14 @@ func reportRuns(stdout io.Writer, res *conform.TestResult, tc conform.TestConfig
 		if rep.rerun {
 			continue // a rerun saves nothing new
 		}
-		if file, err := projects.SaveFailure(rep.saveDir, rep.project, rep.config, tc, r); err != nil {
+		if rep.saved >= projects.MaxSavedFailures {
+			if rep.saved++; rep.saved == projects.MaxSavedFailures+1 {
+				fmt.Fprintf(stdout, "  (not saved, nor the later failing runs: a test saves its first %d)\n", projects.MaxSavedFailures)
+			}
+		} else if file, err := projects.SaveFailure(rep.saveDir, rep.project, rep.config, tc, r); err != nil {
 			fmt.Fprintf(stdout, "  (the run could not be saved: %v)\n", err)
 		} else {
+			rep.saved++
 			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: modex test %s --rerun %s\n", file, rep.path, file)
 			if rep.first == nil && r.Verdict == conform.Fail {
 				rep.first, rep.firstSaved = &res.Runs[i], file

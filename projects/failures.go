@@ -19,6 +19,11 @@ func FailuresDir(project string) (string, error) {
 	return filepath.Join(cache, "modex", "failures", project), nil
 }
 
+// MaxSavedFailures is how many failing runs one modex test saves: the first
+// ones (a long test against a broken implementation would otherwise write a
+// file per run).
+const MaxSavedFailures = 20
+
 // SaveFailure writes a failing run (conform.SavedRun) into dir (""
 // FailuresDir) and returns the file's path, for modex test --rerun.
 func SaveFailure(dir, project, config string, tc conform.TestConfig, r conform.RunResult) (string, error) {

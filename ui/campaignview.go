@@ -193,7 +193,7 @@ func (tv *TestView) campaignProgress(gen int, pr campaign.Progress) {
 		if f.ShrunkSteps > 0 {
 			shrunk = fmt.Sprintf(" → %d", f.ShrunkSteps)
 		}
-		tv.lines = append(tv.lines, logLine{text: fmt.Sprintf("seed %d  ✗ %s at step %d%s: %s (%s)", f.Seed, f.Kind, f.Step, shrunk, f.Message, f.Worker),
+		tv.appendLines(logLine{text: fmt.Sprintf("seed %d  ✗ %s at step %d%s: %s (%s)", f.Seed, f.Kind, f.Step, shrunk, f.Message, f.Worker),
 			fail: true, camp: len(tv.camp.fails)})
 		if tv.report == "" {
 			tv.report = f.Report

@@ -3,13 +3,11 @@ package ui
 import (
 	"context"
 	"fmt"
-	"image/color"
 	"strconv"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 	"github.com/modex/modex/engine/conform"
@@ -37,10 +35,12 @@ type TestView struct {
 	chartTitle *widget.Label
 	log        *widget.List
 	lines      []logLine // UI goroutine only
-	failure    *widget.Entry
-	report     string // the failure panel's text; UI goroutine only
-	bottom     *container.AppTabs
-	shrinkB    *widget.Button
+	// dropped counts the oldest log lines let go (see MaxLogLines).
+	dropped int
+	failure *widget.Entry
+	report  string // the failure panel's text; UI goroutine only
+	bottom  *container.AppTabs
+	shrinkB *widget.Button
 	// The test's first failing run, its test and saved file, for Shrink
 	// (UI goroutine).
 	firstFail *conform.RunResult
@@ -68,6 +68,29 @@ type logLine struct {
 	fail  bool
 	title bool
 	camp  int // 1 + the index of a campaign failure, 0 for none
+}
+
+// MaxLogLines bounds the step log: past it the oldest lines are let go
+// (down to nine tenths of it, behind one line that says how many), so that a
+// run of any length takes the same memory; the Failure panel keeps the
+// first failure whole.
+const MaxLogLines = 10_000
+
+// appendLines adds lines to the log, within MaxLogLines (UI goroutine).
+func (tv *TestView) appendLines(lines ...logLine) {
+	tv.lines = append(tv.lines, lines...)
+	if len(tv.lines) <= MaxLogLines {
+		return
+	}
+	body := tv.lines
+	if tv.dropped > 0 {
+		body = body[1:] // the previous notice
+	}
+	keep := MaxLogLines * 9 / 10
+	drop := len(body) - keep
+	tv.dropped += drop
+	notice := logLine{text: fmt.Sprintf("… %d earlier lines not kept (the log keeps the last %d)", tv.dropped, keep), title: true}
+	tv.lines = append([]logLine{notice}, body[drop:]...)
 }
 
 // NewTestView builds the Test tab of a workbench.
@@ -296,7 +319,7 @@ func (tv *TestView) start() {
 // clear empties the log, failure panel and chart for a new test or
 // campaign (its chart counting unit, under title) and marks it running.
 func (tv *TestView) clear(unit, title string) {
-	tv.lines, tv.actions = nil, 0
+	tv.lines, tv.actions, tv.dropped = nil, 0, 0
 	tv.report = ""
 	tv.failure.SetText("")
 	tv.firstFail, tv.failFile = nil, ""
@@ -424,7 +447,7 @@ func (tv *TestView) flush(ri runInfo) {
 		if gen != tv.gen {
 			return
 		}
-		tv.lines = append(tv.lines, lines...)
+		tv.appendLines(lines...)
 		if report != "" && tv.report == "" {
 			tv.report = report
 			tv.failure.SetText(report)
@@ -619,95 +642,6 @@ func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.Mode
 	if tv.OnDone != nil {
 		tv.OnDone(res, err)
 	}
-}
-
-// CoverageChart draws covered states over steps as a small line chart.
-type CoverageChart struct {
-	widget.BaseWidget
-	points []int
-	// Unit names the x axis's points: "steps" (a test), "jobs" (a
-	// campaign); the default is steps.
-	Unit string
-}
-
-// NewCoverageChart returns an empty chart.
-func NewCoverageChart() *CoverageChart {
-	c := &CoverageChart{}
-	c.ExtendBaseWidget(c)
-	return c
-}
-
-// Reset clears the chart.
-func (c *CoverageChart) Reset() { c.points = nil; c.Refresh() }
-
-// Add appends points (states covered after each next step or job) and
-// redraws once.
-func (c *CoverageChart) Add(vs ...int) {
-	c.points = append(c.points, vs...)
-	c.Refresh()
-}
-
-// MinSize is part of fyne.Widget.
-func (c *CoverageChart) MinSize() fyne.Size { return fyne.NewSize(200, 70) }
-
-// CreateRenderer is part of fyne.Widget.
-func (c *CoverageChart) CreateRenderer() fyne.WidgetRenderer {
-	bg := canvas.NewRectangle(color.NRGBA{R: 40, G: 44, B: 52, A: 255})
-	label := canvas.NewText("", color.NRGBA{R: 200, G: 200, B: 200, A: 255})
-	label.TextSize = 11
-	return &chartRenderer{c: c, bg: bg, label: label}
-}
-
-type chartRenderer struct {
-	c     *CoverageChart
-	bg    *canvas.Rectangle
-	label *canvas.Text
-	lines []*canvas.Line
-	objs  []fyne.CanvasObject
-}
-
-func (r *chartRenderer) Destroy()                     {}
-func (r *chartRenderer) MinSize() fyne.Size           { return r.c.MinSize() }
-func (r *chartRenderer) Objects() []fyne.CanvasObject { return r.objs }
-func (r *chartRenderer) Refresh()                     { r.Layout(r.c.Size()); canvas.Refresh(r.c) }
-
-func (r *chartRenderer) Layout(size fyne.Size) {
-	r.bg.Resize(size)
-	r.objs = append(r.objs[:0], r.bg)
-	pts := r.c.points
-	if len(pts) == 0 {
-		return
-	}
-	const n = 80 // segments drawn at most
-	top := 1
-	for _, p := range pts {
-		top = max(top, p)
-	}
-	at := func(i int) fyne.Position {
-		x := float32(i) / float32(max(len(pts)-1, 1)) * (size.Width - 8)
-		y := size.Height - 4 - float32(pts[i])/float32(top)*(size.Height-18)
-		return fyne.NewPos(4+x, y)
-	}
-	step := max(1, len(pts)/n)
-	k := 0
-	for i := step; i < len(pts); i += step {
-		for len(r.lines) <= k {
-			l := canvas.NewLine(color.NRGBA{R: 90, G: 200, B: 120, A: 255})
-			l.StrokeWidth = 2
-			r.lines = append(r.lines, l)
-		}
-		l := r.lines[k]
-		l.Position1, l.Position2 = at(i-step), at(i)
-		r.objs = append(r.objs, l)
-		k++
-	}
-	unit := r.c.Unit
-	if unit == "" {
-		unit = "steps"
-	}
-	r.label.Text = fmt.Sprintf("%d states after %d %s", pts[len(pts)-1], len(pts), unit)
-	r.label.Move(fyne.NewPos(6, 2))
-	r.objs = append(r.objs, r.label)
 }
 
 // showing reports whether the graph view shows this view's visited graph

@@ -25,7 +25,13 @@ type Visited struct {
 	edges   map[string]bool
 	current int
 	states  map[string]bool // distinct model states met
+	fails   int             // failure nodes added
 }
+
+// MaxFailureNodes bounds the failure nodes of a visited graph: the failures
+// of later runs add none (the graph stays the size of what was visited, not
+// of how many runs failed; the test's report counts them all).
+const MaxFailureNodes = 1000
 
 // NewVisited starts an empty visited graph for the model.
 func NewVisited(m model.Model) (*Visited, error) {
@@ -88,10 +94,15 @@ func (v *Visited) Add(s StepRecord) int {
 
 // Fail adds the failure of a run as a terminal node after the current one
 // and returns it. Its variables are those of the model state the tester was
-// in (the first, when the model may have been in several).
+// in (the first, when the model may have been in several). Past
+// MaxFailureNodes it adds nothing and returns the current node.
 func (v *Visited) Fail(r RunResult) int {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if v.fails >= MaxFailureNodes && v.current >= 0 {
+		return v.current
+	}
+	v.fails++
 	f := r.Failure
 	i := len(v.g.States)
 	label := "✗ " + string(f.Kind)
