@@ -434,9 +434,12 @@ func (d *Doc) ArcShort(arc []int) string {
 		case t.Kind == model.Timeout.String():
 		case t.Action == "":
 			// A quotient's arc: "A ×2, ?B ×1" names its actions.
+			// Other arcs without an action (a test's failure arcs, led to the
+			// failure's own node) have none.
 			for _, part := range strings.Split(t.Label, ", ") {
-				name, _, _ := strings.Cut(part, " ×")
-				add(name)
+				if name, _, ok := strings.Cut(part, " ×"); ok {
+					add(name)
+				}
 			}
 		case t.Kind == model.Observable.String():
 			add("?" + t.Action)

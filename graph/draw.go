@@ -196,6 +196,15 @@ func (d drawer) arcShorts(edges []EdgeShape, nodes []NodeShape, view box, hl *Hi
 	}
 }
 
+// drawable replaces the marks the drawing font lacks by ones it has: a
+// failure's ✗ (in the labels of a test's failure nodes and arcs) by ×.
+func drawable(text string) string {
+	if !strings.ContainsAny(text, "✗✘") {
+		return text
+	}
+	return strings.NewReplacer("✗", "×", "✘", "×").Replace(text)
+}
+
 // keepInside moves the centre x of something half wide so that it lies
 // whole within [0, w], when x is within it and the thing fits.
 func keepInside(x, half, w float64) float64 {
@@ -422,9 +431,10 @@ func drawOp(d drawer, op Op, override *color.NRGBA) {
 		dc.SetFontFace(fc.get(op.FontSize * s))
 		dc.SetColor(stroke)
 		x, y := pt(op.Center)
-		dc.DrawStringAnchored(op.Text, x, y, op.Align, 0)
+		text := drawable(op.Text)
+		dc.DrawStringAnchored(text, x, y, op.Align, 0)
 		if d.rec != nil {
-			*d.rec = append(*d.rec, op.Text)
+			*d.rec = append(*d.rec, text)
 		}
 	}
 }

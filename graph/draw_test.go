@@ -111,6 +111,7 @@ func TestArcShort(t *testing.T) {
 		{[]graph.Transition{tr("A", "controllable"), tr("B", "internal"), tr("C", "observable"), tr("D", "controllable")}, "A B +2"},
 		{[]graph.Transition{tr("", "timeout")}, ""},
 		{[]graph.Transition{{From: "C1", To: "C2", Kind: "controllable", Label: "AddToCart ×2, ?Ack ×1"}}, "AddToCart ?Ack"},
+		{[]graph.Transition{{From: "V3", To: "F1", Kind: "observable", Label: "✗ unexpected-observable"}}, ""},
 	} {
 		d := &graph.Doc{Transitions: c.trans}
 		arc := make([]int, len(c.trans))

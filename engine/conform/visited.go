@@ -13,7 +13,8 @@ import (
 // from the steps and failures a test reports (TestConfig.OnStep, OnRun), in
 // the shape of the timeout extension: a passive and an active node per model
 // state as the tester met it, timeouts between them, and a terminal node per
-// failed run carrying the failure. Nodes are named V0, V1, … and F<run>.
+// failure carrying it (runs failing the same way in the same place share
+// one). Nodes are named V0, V1, … and F<run> (the first run to fail so).
 // Its methods are safe for concurrent use.
 type Visited struct {
 	mu      sync.Mutex
@@ -25,12 +26,14 @@ type Visited struct {
 	edges   map[string]bool
 	current int
 	states  map[string]bool // distinct model states met
-	fails   int             // failure nodes added
+	// failNodes maps a failure (node it happened after, kind, message) to
+	// its node: runs that fail the same way in the same place share it.
+	failNodes map[string]int
 }
 
-// MaxFailureNodes bounds the failure nodes of a visited graph: the failures
-// of later runs add none (the graph stays the size of what was visited, not
-// of how many runs failed; the test's report counts them all).
+// MaxFailureNodes bounds the failure nodes of a visited graph: past it, the
+// failures of later runs add none (the graph stays the size of what was
+// visited, not of how many runs failed; the test's report counts them all).
 const MaxFailureNodes = 1000
 
 // NewVisited starts an empty visited graph for the model.
@@ -39,7 +42,7 @@ func NewVisited(m model.Model) (*Visited, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Visited{w: w, nodes: map[string]int{}, edges: map[string]bool{}, states: map[string]bool{}, current: -1}, nil
+	return &Visited{w: w, nodes: map[string]int{}, edges: map[string]bool{}, states: map[string]bool{}, failNodes: map[string]int{}, current: -1}, nil
 }
 
 func (v *Visited) node(key string, active bool) int {
@@ -93,18 +96,25 @@ func (v *Visited) Add(s StepRecord) int {
 }
 
 // Fail adds the failure of a run as a terminal node after the current one
-// and returns it. Its variables are those of the model state the tester was
-// in (the first, when the model may have been in several). Past
-// MaxFailureNodes it adds nothing and returns the current node.
+// and returns it; a run that fails the same way (kind and message) after
+// the same node shares the earlier run's node. Its variables are those of
+// the model state the tester was in (the first, when the model may have
+// been in several). Past MaxFailureNodes it adds nothing and returns the
+// current node.
 func (v *Visited) Fail(r RunResult) int {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.fails >= MaxFailureNodes && v.current >= 0 {
+	f := r.Failure
+	key := fmt.Sprintf("%d|%s|%s", v.current, f.Kind, f.Message)
+	if i, ok := v.failNodes[key]; ok {
+		v.current = i
+		return i
+	}
+	if len(v.failNodes) >= MaxFailureNodes && v.current >= 0 {
 		return v.current
 	}
-	v.fails++
-	f := r.Failure
 	i := len(v.g.States)
+	v.failNodes[key] = i
 	label := "✗ " + string(f.Kind)
 	v.g.States = append(v.g.States, explore.GState{ID: "F" + strconv.Itoa(r.Run), Model: -1, Label: label, Kind: explore.Terminal, Error: f.Message})
 	var vars []model.Var

@@ -1,6 +1,7 @@
 package conform_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -8,7 +9,7 @@ import (
 	"github.com/modex/modex/engine/model"
 )
 
-// A visited graph adds a failure node per failed run up to
+// A visited graph adds a failure node per distinct failure up to
 // MaxFailureNodes, then none: it stays the size of what was visited.
 func TestVisitedFailureNodesBounded(t *testing.T) {
 	m, err := model.LoadStarlarkSource("inc.star", []byte(`
@@ -37,7 +38,8 @@ actions = [Inc]
 	at := v.Add(step)
 	last := -1
 	for run := 1; run <= conform.MaxFailureNodes+50; run++ {
-		last = v.Fail(conform.RunResult{Run: run, Failure: &conform.Failure{Kind: conform.FailUnexpected, Message: "boom"}})
+		v.Add(step) // each run fails after the same step, each in its own way
+		last = v.Fail(conform.RunResult{Run: run, Failure: &conform.Failure{Kind: conform.FailUnexpected, Message: fmt.Sprint("boom ", run)}})
 		if run == conform.MaxFailureNodes+1 && last != v.Current() {
 			t.Errorf("past the bound Fail returned %d, the current node is %d", last, v.Current())
 		}
@@ -50,5 +52,47 @@ actions = [Inc]
 	}
 	if fails != conform.MaxFailureNodes || at < 0 {
 		t.Errorf("%d failure nodes after %d failed runs, want %d", fails, conform.MaxFailureNodes+50, conform.MaxFailureNodes)
+	}
+}
+
+// Runs that fail the same way after the same state share one failure node;
+// another message, or another state, gets its own.
+func TestVisitedSameFailuresShareANode(t *testing.T) {
+	m, err := model.LoadStarlarkSource("inc.star", []byte(`
+def init():
+    return {"x": 0}
+
+def Inc(s):
+    require(s.x < 2)
+    s.x += 1
+
+actions = [Inc]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := m.NewWorker()
+	s0, _ := w.Init()
+	o1, _, _ := w.Step(s0, 0, nil)
+	s1 := o1[0].Next
+	o2, _, _ := w.Step(s1, 0, nil)
+	keys := []string{s0.Key(), s1.Key(), o2[0].Next.Key()}
+	v, _ := conform.NewVisited(m)
+	fail := func(run, steps int, msg string) int {
+		for i := 0; i < steps; i++ {
+			v.Add(conform.StepRecord{Step: i + 1, Kind: model.Controllable, Action: "Inc", From: []string{keys[i]}, States: []string{keys[i+1]}, Active: true})
+		}
+		return v.Fail(conform.RunResult{Run: run, Failure: &conform.Failure{Kind: conform.FailUnexpected, Message: msg}})
+	}
+	a := fail(1, 1, "boom")
+	b := fail(2, 1, "boom")  // the same failure in the same place
+	c := fail(3, 1, "other") // another message
+	d := fail(4, 2, "boom")  // another place
+	if a != b || a == c || a == d || c == d {
+		t.Errorf("failure nodes %d %d %d %d: want the first two shared, the others apart", a, b, c, d)
+	}
+	g := v.Graph()
+	if id := g.States[a].ID; id != "F1" {
+		t.Errorf("the shared node is %s, want F1 (the first run's)", id)
 	}
 }
