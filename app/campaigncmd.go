@@ -97,13 +97,19 @@ func reportCampaign(stdout io.Writer, p *projects.Project, config, path, saveDir
 	for _, e := range sum.JobErrors {
 		fmt.Fprintf(stdout, "job error: %s\n", e)
 	}
-	for _, f := range sum.Failures {
+	for i, f := range sum.Failures {
 		fmt.Fprintf(stdout, "run with seed %d: FAIL %s at step %d: %s\n", f.Seed, f.Kind, f.Step, f.Message)
-		if file, err := campaign.SaveFailure(p.Name, config, saveDir, f); err == nil {
-			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: modex test %s --rerun %s\n", file, path, file)
-		}
 		if f.ShrunkNote != "" {
 			fmt.Fprintf(stdout, "  %s\n", f.ShrunkNote)
+		}
+		if i >= projects.MaxSavedFailures { // as modex test: the first ones
+			if i == projects.MaxSavedFailures {
+				fmt.Fprintf(stdout, "  (not saved, nor the later failing runs: a campaign saves its first %d)\n", projects.MaxSavedFailures)
+			}
+			continue
+		}
+		if file, err := campaign.SaveFailure(p.Name, config, saveDir, f); err == nil {
+			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: modex test %s --rerun %s\n", file, path, file)
 		}
 		if file, err := campaign.SaveShrunk(p.Name, config, saveDir, f); err == nil {
 			fmt.Fprintf(stdout, "  saved: %s\n  rerun it: modex test %s --rerun %s\n", file, path, file)

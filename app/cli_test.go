@@ -408,8 +408,8 @@ func TestPictureTooBig(t *testing.T) {
 }
 
 // modex campaign on the embedded server with two local workers: the bug is
-// found, every run counted once, each failure saved for --rerun (which
-// reproduces it); the correct implementation passes; TLS flags are checked.
+// found, every run counted once, each failure reported and the first ones
+// saved for --rerun (which reproduces it); the correct implementation passes; TLS flags are checked.
 func TestCampaignCommand(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
@@ -418,11 +418,13 @@ func TestCampaignCommand(t *testing.T) {
 		t.Fatalf("%v\n%s", err, msg)
 	}
 	saveDir := filepath.Join(dir, "failures")
-	out, errOut, code := cli("campaign", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--runs", "20", "--job-runs", "5",
+	out, errOut, code := cli("campaign", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--runs", "25", "--job-runs", "5",
 		"--steps", "20", "--seed", "5", "--workers", "2", "--save-failures", saveDir)
 	saved, _ := filepath.Glob(filepath.Join(saveDir, "*-campaign-seed*.json"))
-	if code != 1 || !strings.Contains(out, "4 of 4 jobs done, 0 given up") || !strings.Contains(out, "20 runs: 0 pass, 20 fail") ||
-		len(saved) != 20 || !strings.Contains(out, "FAIL output-mismatch") || !strings.Contains(out, "on an embedded NATS server ("+filepath.Join(dir, "cache")) {
+	// Every failure reported, the first MaxSavedFailures saved.
+	if code != 1 || !strings.Contains(out, "5 of 5 jobs done, 0 given up") || !strings.Contains(out, "25 runs: 0 pass, 25 fail") ||
+		strings.Count(out, "FAIL output-mismatch") != 25 || len(saved) != projects.MaxSavedFailures || strings.Count(out, "a campaign saves its first") != 1 ||
+		!strings.Contains(out, "on an embedded NATS server ("+filepath.Join(dir, "cache")) {
 		t.Fatalf("exit %d, %d saved\n%s\n%s", code, len(saved), out, errOut)
 	}
 	out, _, code = cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--rerun", saved[0])
