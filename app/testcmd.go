@@ -44,6 +44,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	tc.KeepFailingSteps = projects.MaxSavedFailures // the runs saved keep their whole log
 	var saved *conform.SavedRun
 	if *rerunFile != "" {
 		if saved, err = readSavedRun(*rerunFile, p.Name); err != nil {

@@ -220,6 +220,7 @@ func (tv *TestView) setup() (conform.TestConfig, error) {
 		o.Seed = s
 	}
 	tc, _, err := tv.wb.s.project.TestSetup(o)
+	tc.KeepFailingSteps = projects.MaxSavedFailures // the panel reports the first failure, seen whole by OnRun
 	return tc, err
 }
 

@@ -43,6 +43,12 @@ type TestConfig struct {
 	// (OnStep and OnRun see every step either way), so that memory does not
 	// grow with the number of runs.
 	KeepPassingSteps bool
+	// KeepFailingSteps, when above 0, keeps the whole step log of only the
+	// first KeepFailingSteps runs with a failure; later ones keep their last
+	// FailureTraceLen entries (what FailureReport prints) and count the
+	// others in RunResult.StepsDropped, so that memory does not grow with
+	// the steps of every failing run. OnRun sees every run whole.
+	KeepFailingSteps int
 	// Script, when set, drives the run's controllable steps in this order
 	// (a rerun of a saved run, see SavedRun) instead of choosing them; the
 	// run waits up to EndWait where the script observed an event, and
@@ -91,9 +97,12 @@ type RunResult struct {
 	// observable, the cleanup phase included; timeouts are not steps.
 	Actions int
 	Steps   []StepRecord // the log: every action and timeout
-	Failure *Failure
-	Reason  string // why the run was inconclusive
-	Seconds float64
+	// StepsDropped counts the entries let go from the start of Steps (see
+	// TestConfig.KeepFailingSteps).
+	StepsDropped int
+	Failure      *Failure
+	Reason       string // why the run was inconclusive
+	Seconds      float64
 }
 
 // TestResult is the outcome of online testing.
@@ -169,6 +178,7 @@ func Test(ctx context.Context, m model.Model, cfg *explore.Config, impl Implemen
 	defer t.watchMemory()()
 	start := time.Now()
 	res := &TestResult{}
+	failing := 0 // runs with a failure so far
 	for r := 1; r <= tc.Runs; r++ {
 		if tc.TotalSteps > 0 && t.total >= tc.TotalSteps {
 			break
@@ -182,6 +192,12 @@ func Test(ctx context.Context, m model.Model, cfg *explore.Config, impl Implemen
 		}
 		if run.Verdict == Pass && !tc.KeepPassingSteps {
 			run.Steps = nil // memory stays flat over long campaigns
+		}
+		if run.Failure != nil && tc.KeepFailingSteps > 0 {
+			if failing++; failing > tc.KeepFailingSteps && len(run.Steps) > FailureTraceLen {
+				run.StepsDropped = len(run.Steps) - FailureTraceLen
+				run.Steps = append([]StepRecord(nil), run.Steps[run.StepsDropped:]...)
+			}
 		}
 		res.Runs = append(res.Runs, run)
 		if run.Failure != nil && run.Failure.Kind.Fatal() {

@@ -507,3 +507,48 @@ def accepting(s):
 		}
 	})
 }
+
+// With KeepFailingSteps, failing runs past the first ones keep only the end
+// of their log — exactly what their failure report prints, so the report is
+// the same — while OnRun sees every run whole.
+func TestFailingRunsKeepTheirLastSteps(t *testing.T) {
+	m, cfg := stackModelForTest(t)
+	inner := stackImpl(3, "")
+	calls := 0
+	late := &conform.InProcess{ // right for 40 calls a run, then a wrong Pop
+		ResetFunc: func() error { calls = 0; return inner.ResetFunc() },
+		Do: func(action string, args []any) (any, error) {
+			calls++
+			out, err := inner.Do(action, args)
+			if action == "Pop" && calls > 40 && err == nil {
+				return out.(int) + 100, nil
+			}
+			return out, err
+		},
+	}
+	var whole []conform.RunResult
+	tc := conform.TestConfig{Runs: 4, Steps: 80, Seed: 3, KeepFailingSteps: 2, OnRun: func(r conform.RunResult) { whole = append(whole, r) }}
+	res, err := conform.Test(context.Background(), m, cfg, late, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 4 || len(whole) != 4 {
+		t.Fatalf("%d runs, %d seen", len(res.Runs), len(whole))
+	}
+	for i, r := range res.Runs {
+		w := whole[i]
+		if r.Failure == nil || r.Failure.Kind != conform.FailOutput || len(w.Steps) <= conform.FailureTraceLen {
+			t.Fatalf("run %d: %v after %d entries; the test needs a late output failure", r.Run, r.Failure, len(w.Steps))
+		}
+		if i < 2 && (len(r.Steps) != len(w.Steps) || r.StepsDropped != 0) {
+			t.Errorf("run %d (of the first two): %d entries kept of %d", r.Run, len(r.Steps), len(w.Steps))
+		}
+		if i >= 2 && (len(r.Steps) != conform.FailureTraceLen || r.StepsDropped != len(w.Steps)-conform.FailureTraceLen ||
+			r.Steps[len(r.Steps)-1].Index != w.Steps[len(w.Steps)-1].Index) {
+			t.Errorf("run %d: %d entries kept, %d dropped, of %d", r.Run, len(r.Steps), r.StepsDropped, len(w.Steps))
+		}
+		if got, want := conform.FailureReport(r, ""), conform.FailureReport(w, ""); got != want {
+			t.Errorf("run %d: the report changed:\n%s\nwant\n%s", r.Run, got, want)
+		}
+	}
+}

@@ -117,8 +117,12 @@ func (t Tally) String() string {
 	return s
 }
 
+// FailureTraceLen is how many of a failed run's last log entries
+// FailureReport prints.
+const FailureTraceLen = 25
+
 // FailureReport prints a failed run for people: the failure with its step,
-// the last 25 entries of the log (steps numbered, timeouts not), the model
+// the last FailureTraceLen entries of the log (steps numbered, timeouts not), the model
 // states the tester was in and what the model allowed; every line starts
 // with indent.
 func FailureReport(r RunResult, indent string) string {
@@ -128,9 +132,9 @@ func FailureReport(r RunResult, indent string) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%sFAIL %s at step %d: %s\n", indent, f.Kind, f.Step, f.Message)
-	from := max(0, len(r.Steps)-25)
-	if from > 0 {
-		fmt.Fprintf(&b, "%strace (the last %d of %d entries; steps are numbered, timeouts are not steps):\n", indent, len(r.Steps)-from, len(r.Steps))
+	from := max(0, len(r.Steps)-FailureTraceLen)
+	if total := len(r.Steps) + r.StepsDropped; from+r.StepsDropped > 0 {
+		fmt.Fprintf(&b, "%strace (the last %d of %d entries; steps are numbered, timeouts are not steps):\n", indent, len(r.Steps)-from, total)
 	} else {
 		fmt.Fprintf(&b, "%strace (steps are numbered, timeouts are not steps):\n", indent)
 	}
