@@ -333,7 +333,16 @@ func (d drawer) node(n NodeShape) {
 	if readable || n.Short == "" {
 		return
 	}
+	// The same size for every state (a diamond is taller than an oval with
+	// the same label), growing with the zoom toward the size at which the
+	// labels themselves become readable.
 	size := min(max(ShortTextPx, n.H*d.s*0.6), 14)
+	for _, op := range n.Ops {
+		if op.Kind == OpText {
+			size = min(max(ShortTextPx, op.FontSize*d.s*1.4), 14)
+			break
+		}
+	}
 	d.dc.SetFontFace(d.fc.get(size))
 	short, room := n.Short, max(n.W*d.s*0.9, size*8) // room for "depth 12 (132)"
 	if n.State < 0 {
