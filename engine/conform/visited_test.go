@@ -9,9 +9,10 @@ import (
 	"github.com/modex/modex/engine/model"
 )
 
-// A visited graph adds a failure node per distinct failure up to
-// MaxFailureNodes, then none: it stays the size of what was visited.
-func TestVisitedFailureNodesBounded(t *testing.T) {
+// incModel loads a counter model with one action, Inc, and returns it with
+// the keys of its first n+1 states (0, 1, …, n).
+func incModel(t *testing.T, n int) (model.Model, []string) {
+	t.Helper()
 	m, err := model.LoadStarlarkSource("inc.star", []byte(`
 def init():
     return {"x": 0}
@@ -25,16 +26,31 @@ actions = [Inc]
 		t.Fatal(err)
 	}
 	w, _ := m.NewWorker()
-	s0, _ := w.Init()
-	outs, _, err := w.Step(s0, 0, nil)
-	if err != nil || len(outs) != 1 {
-		t.Fatal(outs, err)
+	s, err := w.Init()
+	if err != nil {
+		t.Fatal(err)
 	}
+	keys := []string{s.Key()}
+	for len(keys) <= n {
+		outs, _, err := w.Step(s, 0, nil)
+		if err != nil || len(outs) != 1 {
+			t.Fatal(outs, err)
+		}
+		s = outs[0].Next
+		keys = append(keys, s.Key())
+	}
+	return m, keys
+}
+
+// A visited graph adds a failure node per distinct failure up to
+// MaxFailureNodes, then none: it stays the size of what was visited.
+func TestVisitedFailureNodesBounded(t *testing.T) {
+	m, keys := incModel(t, 1)
 	v, err := conform.NewVisited(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	step := conform.StepRecord{Step: 1, Kind: model.Controllable, Action: "Inc", From: []string{s0.Key()}, States: []string{outs[0].Next.Key()}, Active: true}
+	step := conform.StepRecord{Step: 1, Kind: model.Controllable, Action: "Inc", From: []string{keys[0]}, States: []string{keys[1]}, Active: true}
 	at := v.Add(step)
 	last := -1
 	for run := 1; run <= conform.MaxFailureNodes+50; run++ {
@@ -58,25 +74,7 @@ actions = [Inc]
 // Runs that fail the same way after the same state share one failure node;
 // another message, or another state, gets its own.
 func TestVisitedSameFailuresShareANode(t *testing.T) {
-	m, err := model.LoadStarlarkSource("inc.star", []byte(`
-def init():
-    return {"x": 0}
-
-def Inc(s):
-    require(s.x < 2)
-    s.x += 1
-
-actions = [Inc]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, _ := m.NewWorker()
-	s0, _ := w.Init()
-	o1, _, _ := w.Step(s0, 0, nil)
-	s1 := o1[0].Next
-	o2, _, _ := w.Step(s1, 0, nil)
-	keys := []string{s0.Key(), s1.Key(), o2[0].Next.Key()}
+	m, keys := incModel(t, 2)
 	v, _ := conform.NewVisited(m)
 	fail := func(run, steps int, msg string) int {
 		for i := 0; i < steps; i++ {
