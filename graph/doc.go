@@ -234,10 +234,7 @@ func (d *Doc) WriteDOT(w io.Writer) error {
 		}
 		label := WrapLabel(s.Label, WrapWidth)
 		if s.Count > 0 {
-			label += fmt.Sprintf("\n%d state", s.Count)
-			if s.Count != 1 {
-				label += "s"
-			}
+			label += "\n" + explore.Count(s.Count, "state")
 		}
 		attrs := []string{"label=" + dotQuote(label), "shape=" + shape}
 		if s.Accepting {

@@ -127,10 +127,8 @@ func (l *Layout) drawRegion(origin Point, w, h int, scale float64, hl *Highlight
 			continue
 		}
 		var c *color.NRGBA
-		if hl != nil && e.Trans >= 0 {
-			if hc, ok := hl.Trans[e.Trans]; ok {
-				c = &hc
-			}
+		if hc, ok := hl.transColor(e.Trans); ok {
+			c = &hc
 		}
 		d.edge(e, c)
 	}
@@ -175,24 +173,14 @@ func (d drawer) arcShorts(edges []EdgeShape, nodes []NodeShape, view box, hl *Hi
 		}
 		tw, _ := d.dc.MeasureString(e.Short)
 		x, y := d.at(e.Label)
-		pill := box{x - tw/2 - 2, y - size*0.55, x + tw/2 + 2, y + size*0.55}
-		inside := pill.x0 >= 0 && pill.y0 >= 0 && pill.x1 <= float64(d.dc.Width()) && pill.y1 <= float64(d.dc.Height())
-		if !inside || slices.ContainsFunc(states, pill.meets) || slices.ContainsFunc(*d.pills, pill.meets) {
-			continue
+		if x-tw/2-2 < 0 || y-size*0.55 < 0 || x+tw/2+2 > float64(d.dc.Width()) || y+size*0.55 > float64(d.dc.Height()) {
+			continue // cut by the picture's edge
 		}
-		*d.pills = append(*d.pills, pill)
-		d.dc.DrawRoundedRectangle(pill.x0, pill.y0, pill.x1-pill.x0, pill.y1-pill.y0, 3)
-		d.dc.SetColor(color.NRGBA{R: 255, G: 255, B: 255, A: 220})
-		d.dc.Fill()
 		ink := color.NRGBA{R: 60, G: 70, B: 95, A: 255}
 		if hc, ok := hl.transColor(e.Trans); ok {
 			ink = hc
 		}
-		d.dc.SetColor(ink)
-		d.dc.DrawStringAnchored(e.Short, x, y, 0.5, 0.35)
-		if d.rec != nil {
-			*d.rec = append(*d.rec, e.Short)
-		}
+		d.pill(e.Short, x, y, tw, size, ink, states)
 	}
 }
 
@@ -366,21 +354,27 @@ func (d drawer) node(n NodeShape) {
 	x, y := d.at(n.Center)
 	tw, _ := d.dc.MeasureString(short)
 	x = keepInside(x, tw/2+2, float64(d.dc.Width()))
+	d.pill(short, x, y, tw, size, ink, nil)
+}
+
+// pill draws text (tw wide, at size) centred at x, y on a white pill, unless
+// the pill would cover another pill or one of the boxes in avoid (image
+// pixels); false when it left it out.
+func (d drawer) pill(text string, x, y, tw, size float64, ink color.NRGBA, avoid []box) bool {
 	pill := box{x - tw/2 - 2, y - size*0.55, x + tw/2 + 2, y + size*0.55}
-	for _, p := range *d.pills {
-		if p.meets(pill) {
-			return
-		}
+	if slices.ContainsFunc(avoid, pill.meets) || slices.ContainsFunc(*d.pills, pill.meets) {
+		return false
 	}
 	*d.pills = append(*d.pills, pill)
 	d.dc.DrawRoundedRectangle(pill.x0, pill.y0, pill.x1-pill.x0, pill.y1-pill.y0, 3)
 	d.dc.SetColor(color.NRGBA{R: 255, G: 255, B: 255, A: 220})
 	d.dc.Fill()
 	d.dc.SetColor(ink)
-	d.dc.DrawStringAnchored(short, x, y, 0.5, 0.35)
+	d.dc.DrawStringAnchored(text, x, y, 0.5, 0.35)
 	if d.rec != nil {
-		*d.rec = append(*d.rec, short)
+		*d.rec = append(*d.rec, text)
 	}
+	return true
 }
 
 func drawOp(d drawer, op Op, override *color.NRGBA) {

@@ -82,11 +82,7 @@ func (c Covered) Coverage(size ModelSize) string {
 	text := fmt.Sprintf("covered %d of %d states and %d of %d transitions (%.0f %% of the states)",
 		states, size.States, trans, size.Transitions, 100*float64(states)/float64(size.States))
 	if out := met - states; out > 0 {
-		plural := "s"
-		if out == 1 {
-			plural = ""
-		}
-		text += fmt.Sprintf("; %d more state%s met outside the configuration's graph (pruned by its groupings or filters)", out, plural)
+		text += "; " + explore.Count(out, "more state") + " met outside the configuration's graph (pruned by its groupings or filters)"
 	}
 	return text
 }
