@@ -122,9 +122,36 @@ func appendStr(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
+// MaxValueDepth bounds how deeply values nest (a list in a list in ...): a
+// value deeper than that, or one that contains itself (a list appended to
+// itself, a dict stored in itself), is a model error, not a Go stack
+// overflow. TLA+-style states nest a few levels; 1000 leaves room for
+// linked structures built of tuples.
+const MaxValueDepth = 1000
+
+// maxPathLen bounds the paths named in encoding errors: deeper dicts keep
+// their start.
+const maxPathLen = 80
+
+// DepthError reports a value nested deeper than MaxValueDepth: most often
+// one that contains itself.
+type DepthError struct {
+	Path string // where the value stands, e.g. output or clients
+}
+
+// Error names where the value stands and the likely cause.
+func (e *DepthError) Error() string {
+	return fmt.Sprintf("the value at %s nests more than %d levels deep: a list, dict or set that contains itself, or a structure too deep for a state", e.Path, MaxValueDepth)
+}
+
 // AppendValuePath appends the canonical encoding of v to b; path names
-// where v stands (for example "input" or "output") in errors.
+// where v stands (for example "input" or "output") in errors. A value that
+// contains itself, or nests deeper than MaxValueDepth, is a *DepthError.
 func AppendValuePath(b []byte, v Value, path string) ([]byte, error) {
+	return appendValue(b, v, path, 0)
+}
+
+func appendValue(b []byte, v Value, path string, depth int) ([]byte, error) {
 	switch x := v.(type) {
 	case starlark.NoneType:
 		return append(b, tagNone), nil
@@ -151,16 +178,22 @@ func AppendValuePath(b []byte, v Value, path string) ([]byte, error) {
 		b = appendStr(b, x.Kind)
 		return appendUvarint(b, uint64(x.N)), nil
 	case starlark.Tuple:
+		if depth >= MaxValueDepth {
+			return nil, &DepthError{Path: path}
+		}
 		b = append(b, tagTuple)
 		b = appendUvarint(b, uint64(len(x)))
 		var err error
 		for i, e := range x {
-			if b, err = AppendValuePath(b, e, path); err != nil {
+			if b, err = appendValue(b, e, path, depth+1); err != nil {
 				return nil, annotate(err, path, i)
 			}
 		}
 		return b, nil
 	case *starlark.List:
+		if depth >= MaxValueDepth {
+			return nil, &DepthError{Path: path}
+		}
 		b = append(b, tagList)
 		n := x.Len()
 		b = appendUvarint(b, uint64(n))
@@ -173,27 +206,34 @@ func AppendValuePath(b []byte, v Value, path string) ([]byte, error) {
 					continue
 				}
 			}
-			if b, err = AppendValuePath(b, e, path); err != nil {
+			if b, err = appendValue(b, e, path, depth+1); err != nil {
 				return nil, annotate(err, path, i)
 			}
 		}
 		return b, nil
 	case *starlark.Dict:
+		if depth >= MaxValueDepth {
+			return nil, &DepthError{Path: path}
+		}
 		items := x.Items()
 		parts := make([][]byte, len(items))
 		for i, kv := range items {
-			p, err := AppendValuePath(nil, kv[0], path+"[key]")
+			p, err := appendValue(nil, kv[0], path+"[key]", depth+1)
 			if err != nil {
 				return nil, err
 			}
-			if p, err = AppendValuePath(p, kv[1], path+"["+kv[0].String()+"]"); err != nil {
+			sub := path
+			if len(path) < maxPathLen { // a path through nested dicts is named by its start
+				sub = path + "[" + kv[0].String() + "]"
+			}
+			if p, err = appendValue(p, kv[1], sub, depth+1); err != nil {
 				return nil, err
 			}
 			parts[i] = p
 		}
 		return appendSorted(append(b, tagDict), parts), nil
 	case *starlark.Set:
-		return appendSet(b, x, path)
+		return appendSet(b, x, path, depth)
 	}
 	return nil, &UnsupportedValueError{Path: path, Type: v.Type()}
 }
@@ -202,13 +242,16 @@ func AppendValuePath(b []byte, v Value, path string) ([]byte, error) {
 // defer: a function with a defer that is not open-coded (AppendValuePath
 // has too many returns) runs the runtime's defer machinery at every return,
 // which cost 3 % of exploring the Starlark stack.
-func appendSet(b []byte, x *starlark.Set, path string) ([]byte, error) {
+func appendSet(b []byte, x *starlark.Set, path string, depth int) ([]byte, error) {
+	if depth >= MaxValueDepth {
+		return nil, &DepthError{Path: path}
+	}
 	parts := make([][]byte, 0, x.Len())
 	it := x.Iterate()
 	defer it.Done()
 	var e starlark.Value
 	for it.Next(&e) {
-		p, err := AppendValuePath(nil, e, path+"[elem]")
+		p, err := appendValue(nil, e, path+"[elem]", depth+1)
 		if err != nil {
 			return nil, err
 		}
@@ -240,6 +283,10 @@ type decoder struct {
 	pos  int
 	thaw bool
 	slab *valSlab // where a thawed sequence's elements go (nil: allocated)
+	// depth is how deeply the value being read nests (bounded by
+	// MaxValueDepth: an encoding is untrusted input when it comes from a
+	// file).
+	depth int
 }
 
 // skip moves past one value, checking its structure as value does, without
@@ -280,11 +327,15 @@ func (d *decoder) skip() error {
 		if tag == tagDict {
 			n *= 2
 		}
+		if d.depth++; d.depth > MaxValueDepth {
+			return d.fail("nested too deep")
+		}
 		for i := uint64(0); i < n; i++ {
 			if err := d.skip(); err != nil {
 				return err
 			}
 		}
+		d.depth--
 		return nil
 	}
 	return d.fail(fmt.Sprintf("unknown tag %q", tag))
@@ -392,6 +443,9 @@ func (d *decoder) value() (Value, error) {
 		if n > uint64(len(d.b)) {
 			return nil, d.fail("bad count")
 		}
+		if d.depth++; d.depth > MaxValueDepth {
+			return nil, d.fail("nested too deep")
+		}
 		dict := starlark.NewDict(int(n))
 		for i := uint64(0); i < n; i++ {
 			k, err := d.value()
@@ -406,6 +460,7 @@ func (d *decoder) value() (Value, error) {
 				return nil, d.fail(err.Error())
 			}
 		}
+		d.depth--
 		if !d.thaw {
 			dict.Freeze()
 		}
@@ -423,6 +478,9 @@ func (d *decoder) sequence(tag byte) (Value, error) {
 	if n > uint64(len(d.b)) {
 		return nil, d.fail("bad count")
 	}
+	if d.depth++; d.depth > MaxValueDepth {
+		return nil, d.fail("nested too deep")
+	}
 	var elems []Value
 	if d.thaw {
 		elems = d.slab.take(int(n), int(n)+1) // a list to change has room for one append
@@ -434,6 +492,7 @@ func (d *decoder) sequence(tag byte) (Value, error) {
 			return nil, err
 		}
 	}
+	d.depth--
 	switch tag {
 	case tagTuple:
 		return starlark.Tuple(elems), nil
