@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/modex/modex/engine/conform"
@@ -35,6 +36,9 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 	replicas := fs.Int("replicas", 1, "servers of a NATS cluster that keep each stream (3: the campaign survives a node)")
 	sh := addShrinkFlags(fs, "each job's first failing run, on its worker,")
 	saveDir := fs.String("save-failures", "", "folder for the failing runs (default: modex/failures in the user's cache folder)")
+	keyFile := fs.String("key", "", "the coordinator's signing key, from modex keygen (with --nats, default: modex/coordinator.nk in the user's config folder, made on first use; embedded: a fresh key)")
+	var trustWorkers listFlag
+	fs.Var(&trustWorkers, "trust-worker", "a worker's public key (U...) or a file of them whose results count (repeatable; default with --nats: any worker's signed result that carries its job's nonce)")
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -54,6 +58,32 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 		EndWait: tc.EndWait.Seconds(), JobRuns: *jobRuns, AckWait: time.Duration(*ackWait * float64(time.Second)), MaxDeliver: *maxDeliver, Replicas: *replicas}
 	if sh.on {
 		spec.Shrink = &campaign.Shrinking{Repeats: sh.repeats, Runs: sh.runs, Seconds: sh.seconds}
+	}
+	if *keyFile == "" && *natsURL != "" {
+		if *keyFile, err = campaign.DefaultKeyFile(); err != nil {
+			return err
+		}
+		if spec.Key, err = campaign.LoadOrCreateKey(*keyFile); err != nil {
+			return err
+		}
+	} else if *keyFile != "" {
+		if spec.Key, err = campaign.ReadKeyFile(*keyFile); err != nil {
+			return err
+		}
+	}
+	if len(trustWorkers) > 0 {
+		if *natsURL == "" {
+			return usagef("--trust-worker is for a campaign on a NATS server of yours (--nats): the embedded server's workers are this process's")
+		}
+		if spec.TrustWorkers, err = campaign.ParseTrust(trustWorkers); err != nil {
+			return err
+		}
+	}
+	if spec.Key != nil {
+		fmt.Fprintf(stdout, "coordinator key %s (workers: modex worker --trust %s)\n", campaign.PublicKey(spec.Key), campaign.PublicKey(spec.Key))
+	}
+	if *natsURL != "" && spec.TrustWorkers == nil {
+		fmt.Fprintf(stderr, "note: results count from any worker whose signed result carries its job's nonce; give --trust-worker KEY to count only your workers'\n")
 	}
 	ctx, stop := signalContext()
 	defer stop()
@@ -118,6 +148,9 @@ func reportCampaign(stdout io.Writer, p *projects.Project, config, path, saveDir
 	if sum.Stripped > 0 {
 		fmt.Fprintf(stdout, "%d failures after the first %d are kept without their saved runs (rerun one with modex test --runs 1 --seed S)\n", sum.Stripped, campaign.MaxDetailedFailures)
 	}
+	for _, why := range sum.UntrustedWhy {
+		fmt.Fprintf(stdout, "result ignored: %s\n", why)
+	}
 	fmt.Fprintln(stdout, sum)
 	switch {
 	case sum.Tally[conform.ModelError] > 0:
@@ -131,35 +164,93 @@ func reportCampaign(stdout io.Writer, p *projects.Project, config, path, saveDir
 }
 
 // cmdWorker pulls campaign jobs from a NATS server and runs them against
-// this machine's implementation, with its own adapter command.
+// this machine's implementation, with its own adapter command, only for
+// coordinators it trusts.
 func cmdWorker(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	natsURL := fs.String("nats", "", "NATS server URL (required); never printed")
 	auth := natsFlags(fs)
-	adapterCmd := fs.String("adapter", "", "the adapter command this worker runs (required: a worker does not run commands that come with the campaign)")
+	adapterCmd := fs.String("adapter", "", "the adapter command this worker runs (required: a worker never runs commands that come with a campaign)")
+	address := fs.String("address", "", "or the TCP address of a running adapter")
+	dir := fs.String("dir", "", "the folder the adapter command runs in (default: this one)")
+	placeholders := fs.String("placeholders", "", "constants of the job's model that may fill {NAME} in the adapter command (comma-separated; values must be integers, booleans or plain words)")
+	var trust listFlag
+	fs.Var(&trust, "trust", "a coordinator's public key (U...) or a file of them, whose jobs this worker runs (required; repeatable)")
+	keyFile := fs.String("key", "", "this worker's signing key, from modex keygen (default: a fresh one, printed)")
 	name := fs.String("name", "", "this worker's name in reports (default: host name and process id)")
 	if _, err := parseArgs(fs, args); err != nil {
 		return err
 	}
-	if *natsURL == "" || *adapterCmd == "" {
-		return usagef("worker needs --nats URL and --adapter \"CMD ...\"")
+	if *natsURL == "" || (*adapterCmd == "" && *address == "") || len(trust) == 0 {
+		return usagef("worker needs --nats URL, --trust KEY|FILE (the coordinator's key) and --adapter \"CMD ...\" (or --address)")
 	}
 	if *name == "" {
 		host, _ := os.Hostname()
 		*name = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
-	ctx, stop := signalContext()
-	defer stop()
-	w := &campaign.Worker{Name: *name, Adapter: *adapterCmd, OnJob: func(j campaign.Job, r campaign.Result) {
+	w := &campaign.Worker{Name: *name, Command: strings.Fields(*adapterCmd), Address: *address, Dir: *dir, OnJob: func(j campaign.Job, r campaign.Result) {
 		status := fmt.Sprintf("%d runs: %s", r.Runs, conform.Tally(r.Tally))
 		if r.Error != "" {
 			status = "could not run: " + r.Error
 		}
 		fmt.Fprintf(stdout, "job %d of campaign %s (seeds %d-%d): %s, %.1f s\n", j.ID, j.Campaign, j.Seed, j.Seed+uint64(j.Runs)-1, status, r.Seconds)
 	}}
-	fmt.Fprintf(stdout, "worker %s: running jobs with %s\n", *name, *adapterCmd)
-	return w.Run(ctx, *natsURL, auth())
+	w.OnIgnored = func(why string) {
+		fmt.Fprintf(stderr, "%s (%d jobs from untrusted senders ignored)\n", why, w.Ignored.Load())
+	}
+	for _, p := range strings.Split(*placeholders, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			w.Placeholders = append(w.Placeholders, p)
+		}
+	}
+	var err error
+	if w.Trust, err = campaign.ParseTrust(trust); err != nil {
+		return err
+	}
+	if *keyFile != "" {
+		if w.Key, err = campaign.ReadKeyFile(*keyFile); err != nil {
+			return err
+		}
+	} else if w.Key, err = campaign.NewKey(); err != nil {
+		return err
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	what := *adapterCmd
+	if what == "" {
+		what = "the adapter at " + *address
+	}
+	fmt.Fprintf(stdout, "worker %s (key %s): running jobs of %s with %s\n", *name, campaign.PublicKey(w.Key), strings.Join(w.Trust.Keys(), ", "), what)
+	err = w.Run(ctx, *natsURL, auth())
+	if n := w.Ignored.Load(); n > 0 {
+		fmt.Fprintf(stdout, "%d jobs from untrusted senders ignored\n", n)
+	}
+	return err
 }
+
+// cmdKeygen writes a fresh signing key and prints its public half.
+func cmdKeygen(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("keygen", flag.ContinueOnError)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("keygen needs the file to write the key to")
+	}
+	kp, err := campaign.WriteKeyFile(rest[0])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, campaign.PublicKey(kp))
+	return nil
+}
+
+// listFlag is a flag that may be given several times.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // natsFlags declares the flags that say how to authenticate to a NATS
 // server and check it (their values are never printed) and returns a
@@ -169,5 +260,8 @@ func natsFlags(fs *flag.FlagSet) func() campaign.Auth {
 	ca := fs.String("nats-ca", "", "PEM file of the certificate authorities to trust for a tls:// server (default: the system's)")
 	cert := fs.String("nats-cert", "", "PEM file of this client's TLS certificate (with --nats-key)")
 	key := fs.String("nats-key", "", "PEM file of this client's TLS key")
-	return func() campaign.Auth { return campaign.Auth{Creds: *creds, CA: *ca, Cert: *cert, Key: *key} }
+	insecure := fs.Bool("insecure", false, "use a NATS server on another machine that asks no credentials or speaks no TLS")
+	return func() campaign.Auth {
+		return campaign.Auth{Creds: *creds, CA: *ca, Cert: *cert, Key: *key, Insecure: *insecure}
+	}
 }

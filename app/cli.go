@@ -38,11 +38,16 @@ const usage = `usage:
   modex replay PROJECT TRACE|DIR... [--window N] [--thread-attr A] [--accepting] [--shrink]
                                 replay recorded traces (XML, JSON lines, plain) against the model
   modex campaign PROJECT [--config NAME] [--runs N] [--steps M] [--seed S] [--workers K]
-                     [--job-runs J] [--nats URL [--nats-creds FILE] [--replicas 3]] [--adapter "CMD ..."]
+                     [--job-runs J] [--adapter "CMD ..."] [--nats URL [--nats-creds FILE]
+                     [--replicas 3] [--key FILE] [--trust-worker KEY|FILE]]
                                 a test campaign on NATS JetStream (embedded server and local
                                 workers by default); exit 1 on any failure
-  modex worker --nats URL --adapter "CMD ..." [--nats-creds FILE] [--name NAME]
-                                run campaign jobs from a NATS server against this machine
+  modex worker --nats URL --trust KEY|FILE --adapter "CMD ..." [--dir DIR]
+                     [--placeholders NAME,...] [--key FILE] [--nats-creds FILE] [--name NAME]
+                                run campaign jobs signed by a trusted coordinator against this
+                                machine, with this machine's own adapter (docs/campaigns.md)
+  modex keygen FILE             make a signing key for a coordinator or a worker (mode 600);
+                                prints its public key, for --trust and --trust-worker
   modex help                    this text
 
 PROJECT is a project file (.toml) or a bare model (.star) used with its own
@@ -76,6 +81,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cmdCampaign(args[1:], stdout, stderr)
 	case "worker":
 		return cmdWorker(args[1:], stdout, stderr)
+	case "keygen":
+		return cmdKeygen(args[1:], stdout)
 	case "__layout": // internal: Graphviz in a child process for the GUI
 		if len(args) != 2 {
 			return usagef("__layout ENGINE")

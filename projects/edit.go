@@ -54,9 +54,27 @@ func WriteFileAtomic(path string, data []byte) error {
 // WriteAtomic is WriteFileAtomic for content written by write as it goes
 // (a large export need not be held in memory whole); nothing replaces the
 // file when write fails.
+//
+// A target that exists and is not a regular file (a device such as
+// /dev/null, a named pipe, /dev/stdout) is written straight into: renaming
+// a file over it would destroy it.
 func WriteAtomic(path string, write func(io.Writer) error) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
+	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		if st.IsDir() {
+			return fmt.Errorf("%s is a folder", path)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		if err := write(f); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
 	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")

@@ -1,6 +1,9 @@
 package projects
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,7 +19,7 @@ func FailuresDir(project string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(cache, "modex", "failures", project), nil
+	return filepath.Join(cache, "modex", "failures", SafeName(project)), nil
 }
 
 // MaxSavedFailures is how many failing runs one modex test saves: the first
@@ -40,8 +43,68 @@ func SaveFailure(dir, project, config string, tc conform.TestConfig, r conform.R
 	if err := conform.SaveRun(project, config, tc, r).Write(&b); err != nil {
 		return "", err
 	}
-	file := filepath.Join(dir, fmt.Sprintf("%s-%s-seed%d-run%d.json", project, config, r.Seed, r.Run))
-	return file, WriteFileAtomic(file, []byte(b.String()))
+	return WriteNew(dir, fmt.Sprintf("%s-%s-seed%d-run%d", SafeName(project), SafeName(config), r.Seed, r.Run), ".json", []byte(b.String()))
+}
+
+// SafeName makes a name (a project's, a configuration's) fit to be part of
+// a file name: letters, digits, '.', '_' and '-' are kept, anything else
+// becomes '_', a leading dot too, and it is cut to 64 bytes. A name with
+// "../" or "/" then never leaves the folder it is saved in.
+func SafeName(s string) string {
+	b := []byte(s)
+	if len(b) > 64 {
+		b = b[:64]
+	}
+	for i, c := range b {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' && i > 0
+		if !ok {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		return "_"
+	}
+	return string(b)
+}
+
+// WriteNew writes data as a new file in dir named base, a short random
+// suffix and ext (base-1a2b3c.json), never replacing a file: two processes
+// saving the same run each keep theirs. The file appears whole (written
+// under a temporary name, then linked to its name, which fails if taken).
+func WriteNew(dir, base, ext string, data []byte) (string, error) {
+	f, err := os.CreateTemp(dir, ".new-*.tmp")
+	if err != nil {
+		return "", err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err != nil {
+		return "", err
+	}
+	for try := 0; ; try++ {
+		var suffix [3]byte
+		if _, err := rand.Read(suffix[:]); err != nil {
+			return "", err
+		}
+		file := filepath.Join(dir, fmt.Sprintf("%s-%s%s", base, hex.EncodeToString(suffix[:]), ext))
+		err := os.Link(tmp, file)
+		if err == nil {
+			return file, nil
+		}
+		if !errors.Is(err, os.ErrExist) || try == 20 {
+			return "", err
+		}
+	}
 }
 
 // SaveShrunk writes the shrunk form of a saved failing run next to it

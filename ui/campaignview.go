@@ -119,6 +119,18 @@ func (tv *TestView) startCampaign(workers int) {
 		}
 		where.Dir = filepath.Join(cache, "modex", "nats-workbench")
 		on = "on a NATS server in Modex"
+	} else {
+		// Workers elsewhere trust the user's coordinator key: the same
+		// from campaign to campaign (modex campaign --nats uses it too).
+		file, err := campaign.DefaultKeyFile()
+		if err == nil {
+			spec.Key, err = campaign.LoadOrCreateKey(file)
+		}
+		if err != nil {
+			tv.verdicts.SetText("coordinator key: " + err.Error())
+			return
+		}
+		on += "; workers there run jobs with modex worker --trust " + campaign.PublicKey(spec.Key)
 	}
 	ctx, gen := tv.newJob(func() {
 		tv.queue = nil

@@ -75,6 +75,13 @@ func ReadSource(path string) ([]byte, error) {
 // ReadFileLimited reads a regular file of at most max bytes; a device, a
 // folder or a larger file is an error naming the path.
 func ReadFileLimited(path string, max int64) ([]byte, error) {
+	// Checked before opening: opening a named pipe for reading blocks
+	// until a writer comes, for ever if none does.
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -1,10 +1,13 @@
 package campaign
 
 import (
+	"strings"
 	"context"
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/modex/modex/engine/conform"
 )
@@ -23,15 +26,19 @@ func BenchmarkCoordinatorMerge(b *testing.B) {
 func benchMerge(b *testing.B, adapter string) {
 	url := embedded(b)
 	var results [][]byte
-	w := &Worker{Name: "bench", Adapter: adapter, CacheDir: b.TempDir(), OnJob: func(j Job, r Result) {
+	var headers []nats.Header
+	key, _ := NewKey()
+	w := &Worker{Key: key, Name: "bench", Command: strings.Fields(adapter), Trust: testTrust, CacheDir: b.TempDir(), OnJob: func(j Job, r Result) {
 		data, _ := json.Marshal(&r)
+		m, _ := signedMsg(key, "", data)
 		results = append(results, data)
+		headers = append(headers, m.Header)
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	wctx, stop := context.WithCancel(ctx)
 	go w.Run(wctx, url, Auth{})
-	spec := Spec{ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 100, Steps: 30, Seed: 1, JobRuns: 10}
+	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 100, Steps: 30, Seed: 1, JobRuns: 10}
 	sum, err := Coordinate(ctx, url, Auth{}, spec, nil)
 	stop()
 	if err != nil {
@@ -41,15 +48,19 @@ func benchMerge(b *testing.B, adapter string) {
 	for _, r := range results {
 		size += len(r)
 	}
+	jobs := make([]Job, len(results))
+	for i := range jobs {
+		jobs[i] = Job{ID: i, Runs: 10, Nonce: nonce(testKey, sum.Campaign, i)}
+	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s := &Summary{Tally: conform.Tally{}, Workers: map[string]int{},
 			Covered: conform.Covered{States: map[string]bool{}, Transitions: map[string]bool{}}}
 		done := map[int]bool{}
-		for _, r := range results {
-			s.merge(r, sum.Campaign, len(results), done)
+		for i, r := range results {
+			s.merge(headers[i], r, sum.Campaign, jobs, done, Trust{PublicKey(key): true})
 		}
-		if s.Runs != 100 {
+		if s.Runs != 100 || s.Untrusted != 0 {
 			b.Fatalf("merged %d runs", s.Runs)
 		}
 	}

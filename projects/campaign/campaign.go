@@ -16,10 +16,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
 
 	"github.com/modex/modex/engine/conform"
 )
@@ -53,6 +56,13 @@ type Spec struct {
 	// Shrink, when set, has each job shrink its first failing run against
 	// its worker's implementation (see conform.Shrink).
 	Shrink *Shrinking
+	// Key signs the campaign's jobs (nil: a fresh key, which no worker
+	// started before the campaign can trust: right for local workers
+	// only). Its public half is part of the campaign's identity.
+	Key nkeys.KeyPair
+	// TrustWorkers are the workers whose results count (nil: any worker
+	// whose signature is good and whose result carries its job's nonce).
+	TrustWorkers Trust
 }
 
 // Shrinking is how a job shrinks its first failing run: runs per
@@ -76,12 +86,15 @@ type Job struct {
 	EndWait  float64 `json:"end_wait"`
 	// Shrink is set when the job shrinks its first failing run.
 	Shrink *Shrinking `json:"shrink,omitempty"`
+	// Nonce binds the job's result to it: a result counts only with it.
+	Nonce string `json:"nonce"`
 }
 
 // Result is what a worker reports for a job.
 type Result struct {
 	Campaign string                  `json:"campaign"`
 	Job      int                     `json:"job"`
+	Nonce    string                  `json:"nonce"` // the job's`
 	Worker   string                  `json:"worker"`
 	Runs     int                     `json:"runs"`
 	Steps    int                     `json:"steps"`
@@ -123,10 +136,15 @@ type Failure struct {
 	ShrunkSteps int             `json:"shrunk_steps,omitempty"`
 }
 
-// ID is the campaign's identity: the same spec and project give the same
-// id, so a restarted coordinator resumes its campaign.
+// ID is the campaign's identity: the same spec, key and project give the
+// same id, so a restarted coordinator resumes its campaign.
 func (s Spec) ID(bundleHash string) string {
 	id := fmt.Sprintf("%s|%s|%d|%d|%d|%s|%g|%d", bundleHash, s.Config, s.Runs, s.Steps, s.Seed, s.Strategy, s.EndWait, s.JobRuns)
+	if s.Key != nil {
+		// Another key, another campaign: jobs signed by a key no longer
+		// used are never waited for.
+		id += "|" + PublicKey(s.Key)
+	}
 	if sh := s.Shrink; sh != nil {
 		id += fmt.Sprintf("|shrink %d %d %g", sh.Repeats, sh.Runs, sh.Seconds)
 	}
@@ -134,16 +152,30 @@ func (s Spec) ID(bundleHash string) string {
 	return "c" + hex.EncodeToString(sum[:8])
 }
 
-func (s *Spec) defaults() {
+// The defaults of Spec.AckWait and Spec.MaxDeliver.
+const (
+	defaultAckWait    = 30 * time.Second
+	defaultMaxDeliver = 3
+)
+
+func (s *Spec) defaults() error {
+	if s.Key == nil {
+		kp, err := NewKey()
+		if err != nil {
+			return err
+		}
+		s.Key = kp
+	}
 	if s.JobRuns <= 0 {
 		s.JobRuns = 10
 	}
 	if s.AckWait <= 0 {
-		s.AckWait = 30 * time.Second
+		s.AckWait = defaultAckWait
 	}
 	if s.MaxDeliver <= 0 {
-		s.MaxDeliver = 3
+		s.MaxDeliver = defaultMaxDeliver
 	}
+	return nil
 }
 
 // jobs splits the campaign.
@@ -151,7 +183,8 @@ func (s Spec) jobs(campaign, bundleHash string) []Job {
 	var out []Job
 	for i, first := 0, 0; first < s.Runs; i, first = i+1, first+s.JobRuns {
 		out = append(out, Job{Campaign: campaign, ID: i, Bundle: bundleHash, Config: s.Config, Seed: s.Seed + uint64(first),
-			Runs: min(s.JobRuns, s.Runs-first), Steps: s.Steps, Strategy: s.Strategy, EndWait: s.EndWait, Shrink: s.Shrink})
+			Runs: min(s.JobRuns, s.Runs-first), Steps: s.Steps, Strategy: s.Strategy, EndWait: s.EndWait, Shrink: s.Shrink,
+			Nonce: nonce(s.Key, campaign, i)})
 	}
 	return out
 }
@@ -161,8 +194,7 @@ func (s Spec) jobs(campaign, bundleHash string) []Job {
 // takes them as it finds them, creating with the defaults only what is
 // missing, so that it never changes a coordinator's settings.
 func setup(ctx context.Context, js jetstream.JetStream, spec *Spec) (jetstream.Consumer, jetstream.ObjectStore, error) {
-	var defaults Spec
-	defaults.defaults()
+	defaults := Spec{AckWait: defaultAckWait, MaxDeliver: defaultMaxDeliver}
 	coordinator := spec != nil
 	if !coordinator {
 		spec = &defaults
@@ -252,18 +284,33 @@ func retry(ctx context.Context, tries int, f func(context.Context) error) error 
 var errNoJob = errors.New("no job")
 
 // Auth is how a client proves itself to a NATS server and checks it: a
-// credentials file (user JWT and key), and for TLS the certificate
-// authorities to trust (default: the system's) and a client certificate and
-// key. Empty fields are not used; none of them is ever logged.
+// credentials file (user JWT and key) or a user and password, and for TLS
+// the certificate authorities to trust (default: the system's) and a
+// client certificate and key. Empty fields are not used; none of them is
+// ever logged.
 type Auth struct {
-	Creds     string
-	CA        string
-	Cert, Key string
+	Creds          string
+	User, Password string
+	CA             string
+	Cert, Key      string
+	// Insecure lets a client use a server on another machine that asks no
+	// credentials or speaks no TLS (refused otherwise: anyone who reaches
+	// such a server reads the project and could forge jobs' transport).
+	Insecure bool
+
+	inProcess nats.InProcessConnProvider // an Embedded server's
 }
 
-// connect opens a connection, naming the client.
+// connect opens a connection, naming the client, and checks that a server
+// on another machine asks for credentials and speaks TLS.
 func connect(url, name string, auth Auth) (*nats.Conn, error) {
 	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}
+	if auth.inProcess != nil {
+		opts = append(opts, nats.InProcessServer(auth.inProcess))
+	}
+	if auth.User != "" {
+		opts = append(opts, nats.UserInfo(auth.User, auth.Password))
+	}
 	if auth.Creds != "" {
 		opts = append(opts, nats.UserCredentials(auth.Creds))
 	}
@@ -276,5 +323,41 @@ func connect(url, name string, auth Auth) (*nats.Conn, error) {
 	if auth.Cert != "" {
 		opts = append(opts, nats.ClientCert(auth.Cert, auth.Key))
 	}
-	return nats.Connect(url, opts...)
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if auth.inProcess == nil && !auth.Insecure {
+		if err := checkSecure(nc); err != nil {
+			nc.Close()
+			return nil, err
+		}
+	}
+	return nc, nil
+}
+
+// checkSecure refuses a server on another machine that asks for no
+// credentials or speaks no TLS. A server on this machine (loopback) is
+// taken as it is: jobs and results are signed whatever the transport.
+func checkSecure(nc *nats.Conn) error {
+	host := nc.ConnectedAddr()
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	var missing []string
+	if !nc.AuthRequired() {
+		missing = append(missing, "asks for no credentials")
+	}
+	if _, err := nc.TLSConnectionState(); err != nil {
+		missing = append(missing, "speaks no TLS")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the NATS server at %s %s: anyone who reaches it could read the project and the results, "+
+		"and the project's files would cross the network in clear (configure its accounts and TLS, see docs/campaigns.md, or give --insecure)",
+		host, strings.Join(missing, " and "))
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/modex/modex/engine/conform"
@@ -37,7 +38,7 @@ func startWorkers(t *testing.T, url string, n int, adapter string) {
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	cache := t.TempDir()
 	for i := range n {
-		w := &Worker{Name: fmt.Sprintf("w%d", i+1), Adapter: adapter, CacheDir: cache}
+		w := &Worker{Name: fmt.Sprintf("w%d", i+1), Command: strings.Fields(adapter), Trust: testTrust, CacheDir: cache}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -62,14 +63,30 @@ func coordinateAsync(ctx context.Context, t *testing.T, url string, spec Spec) <
 	return done
 }
 
+// testKey signs the tests' campaigns; testTrust is what their workers
+// trust.
+var (
+	testKey, _ = NewKey()
+	testTrust  = Trust{PublicKey(testKey): true}
+)
+
+// embedded starts a NATS server listening on a port of 127.0.0.1 that
+// asks for a user and password (in the URL returned), as a user's own
+// server would.
 func embedded(t testing.TB) string {
 	t.Helper()
-	s, url, err := StartEmbedded(t.TempDir())
+	user, password := randomToken(), randomToken()
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(),
+		NoSigs: true, NoLog: true, Username: user, Password: password})
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("the test's NATS server did not start")
+	}
 	t.Cleanup(s.Shutdown)
-	return url
+	return strings.Replace(s.ClientURL(), "nats://", "nats://"+user+":"+password+"@", 1)
 }
 
 // A campaign of 40 runs in jobs of 10 against the buggy chat server, on an
@@ -79,7 +96,7 @@ func TestCampaignFindsTheBug(t *testing.T) {
 	bin := buildChat(t)
 	url := embedded(t)
 	startWorkers(t, url, 2, bin+" adapter")
-	spec := Spec{ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 40, Steps: 30, Seed: 1, JobRuns: 10}
+	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 40, Steps: 30, Seed: 1, JobRuns: 10}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var fresh []Failure // as they arrived
@@ -122,7 +139,7 @@ func TestCampaignFindsTheBug(t *testing.T) {
 func TestCampaignRedeliveryAndDuplicates(t *testing.T) {
 	bin := buildChat(t)
 	url := embedded(t)
-	spec := Spec{ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 30, Steps: 20, Seed: 7, JobRuns: 10, AckWait: 2 * time.Second}
+	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 30, Steps: 20, Seed: 7, JobRuns: 10, AckWait: 2 * time.Second}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	nc, err := connect(url, "test", Auth{})
@@ -164,10 +181,12 @@ func TestCampaignRedeliveryAndDuplicates(t *testing.T) {
 	// that died after publishing, before acknowledging, and whose job ran
 	// again).
 	var once sync.Once
-	w := &Worker{Name: "live", Adapter: bin + " adapter", CacheDir: t.TempDir(), OnJob: func(j Job, r Result) {
+	workerKey, _ := NewKey()
+	w := &Worker{Key: workerKey, Name: "live", Command: strings.Fields(bin + " adapter"), Trust: testTrust, CacheDir: t.TempDir(), OnJob: func(j Job, r Result) {
 		once.Do(func() {
 			data, _ := json.Marshal(&r)
-			js.Publish(ctx, "modex.results."+j.Campaign, data, jetstream.WithMsgID("again"))
+			m, _ := signedMsg(workerKey, "modex.results."+j.Campaign, data)
+			js.PublishMsg(ctx, m, jetstream.WithMsgID("again"))
 		})
 	}}
 	wctx, stop := context.WithCancel(ctx)
@@ -188,7 +207,7 @@ func TestCoordinatorRestartResumes(t *testing.T) {
 	bin := buildChat(t)
 	url := embedded(t)
 	startWorkers(t, url, 1, bin+" adapter --fixed")
-	spec := Spec{ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 60, Steps: 20, Seed: 11, JobRuns: 10}
+	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 60, Steps: 20, Seed: 11, JobRuns: 10}
 	ctx, cancel := context.WithCancel(context.Background())
 	first, err := Coordinate(ctx, url, Auth{}, spec, func(p Progress) {
 		if p.Done >= 2 {
@@ -329,7 +348,7 @@ func TestFitResult(t *testing.T) {
 func TestStoppedCampaignWithdrawsItsJobs(t *testing.T) {
 	bin := buildChat(t)
 	url := embedded(t)
-	spec := Spec{ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 400, Steps: 20, Seed: 11, JobRuns: 5}
+	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 400, Steps: 20, Seed: 11, JobRuns: 5}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sum, err := Run(ctx, spec, Where{URL: url, Workers: 1, Adapter: bin + " adapter --fixed"}, func(p Progress) {
@@ -367,18 +386,18 @@ func TestStoppedCampaignWithdrawsItsJobs(t *testing.T) {
 func TestBuiltInServerDropsOtherCampaignsJobs(t *testing.T) {
 	bin := buildChat(t)
 	dir := t.TempDir()
-	srv, url, err := StartEmbedded(dir)
+	srv, err := StartEmbedded(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc, err := connect(url, "test", Auth{})
+	nc, err := connect("", "test", srv.Auth())
 	if err != nil {
 		t.Fatal(err)
 	}
 	js, _ := jetstream.New(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	other := Spec{Runs: 30, JobRuns: 10}
+	other := Spec{Runs: 30, JobRuns: 10, Key: testKey}
 	other.defaults()
 	if _, _, err := setup(ctx, js, &other); err != nil {
 		t.Fatal(err)
@@ -391,7 +410,7 @@ func TestBuiltInServerDropsOtherCampaignsJobs(t *testing.T) {
 	}
 	nc.Close()
 	srv.Shutdown()
-	spec := Spec{ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 10, Steps: 20, Seed: 2, JobRuns: 5}
+	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 10, Steps: 20, Seed: 2, JobRuns: 5}
 	var ran []string
 	sum, err := Run(ctx, spec, Where{Dir: dir, Workers: 1, Adapter: bin + " adapter --fixed"}, nil)
 	if err != nil {
@@ -403,12 +422,12 @@ func TestBuiltInServerDropsOtherCampaignsJobs(t *testing.T) {
 	if sum.Runs != 10 || sum.Done != 2 || len(sum.JobErrors) > 0 {
 		t.Errorf("%d runs, %d jobs, %v", sum.Runs, sum.Done, sum.JobErrors)
 	}
-	srv, url, err = StartEmbedded(dir)
+	srv, err = StartEmbedded(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Shutdown()
-	nc, err = connect(url, "test", Auth{})
+	nc, err = connect("", "test", srv.Auth())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,14 @@ type Summary struct {
 	// Stripped counts the failures kept without their saved run, report
 	// and path (those after the first MaxDetailedFailures).
 	Stripped int
+	// Untrusted counts the results ignored because they were not signed
+	// by a trusted worker, or did not match their job (a forged result);
+	// Why says why, for the first few.
+	Untrusted    int
+	UntrustedWhy []string
+	// Key is the public key that signed the campaign's jobs (workers
+	// trust it with modex worker --trust).
+	Key string
 
 	// Size is the configuration's size, when it could be explored whole
 	// quickly (conform.SizeOf): the coverage is then given against it.
@@ -72,7 +80,9 @@ type WorkerStat struct {
 // coordinator started again with the same spec resumes the campaign from
 // the streams (its consumer is durable, results are keyed by job).
 func Coordinate(ctx context.Context, url string, auth Auth, spec Spec, progress func(Progress)) (*Summary, error) {
-	spec.defaults()
+	if err := spec.defaults(); err != nil {
+		return nil, err
+	}
 	data, hash, err := makeBundle(spec.ProjectFile)
 	if err != nil {
 		return nil, err
@@ -98,8 +108,8 @@ func coordinate(ctx context.Context, url string, auth Auth, spec Spec, data []by
 		return nil, err
 	}
 	sum := &Summary{Campaign: id, Jobs: len(jobs), Tally: conform.Tally{}, Workers: map[string]int{},
-		Covered: conform.Covered{States: map[string]bool{}, Transitions: map[string]bool{}}}
-	givenUp, sub, err := watchGivenUp(ctx, nc, js, id, len(jobs))
+		Covered: conform.Covered{States: map[string]bool{}, Transitions: map[string]bool{}}, Key: PublicKey(spec.Key)}
+	givenUp, sub, err := watchGivenUp(ctx, nc, js, id, len(jobs), Trust{PublicKey(spec.Key): true})
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +149,7 @@ func coordinate(ctx context.Context, url string, auth Auth, spec Spec, data []by
 		if err == nil {
 			if msgs := collect(batch); len(msgs) > 0 {
 				for _, m := range msgs {
-					sum.take(m, id, jobs, done)
+					sum.take(m, id, jobs, done, spec.TrustWorkers)
 				}
 				report(progress, sum, done, jobs, start)
 				continue
@@ -150,7 +160,7 @@ func coordinate(ctx context.Context, url string, auth Auth, spec Spec, data []by
 			continue
 		}
 		for _, m := range collect(batch) {
-			sum.take(m, id, jobs, done)
+			sum.take(m, id, jobs, done, spec.TrustWorkers)
 		}
 		report(progress, sum, done, jobs, start)
 	}
@@ -165,8 +175,9 @@ func coordinate(ctx context.Context, url string, auth Auth, spec Spec, data []by
 }
 
 // watchGivenUp reports the jobs of campaign id given up: the server's
-// advisory names their stream message.
-func watchGivenUp(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, id string, jobs int) (chan int, *nats.Subscription, error) {
+// advisory names their stream message, which must be a job signed by the
+// coordinator (trust).
+func watchGivenUp(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, id string, jobs int, trust Trust) (chan int, *nats.Subscription, error) {
 	givenUp := make(chan int, jobs)
 	sub, err := nc.Subscribe("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+jobsStream+"."+workersName, func(m *nats.Msg) {
 		var adv struct {
@@ -183,6 +194,9 @@ func watchGivenUp(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, id
 			msg, err := raw.GetMsg(c, adv.StreamSeq)
 			if err != nil {
 				return err
+			}
+			if _, err := verify(msg.Header, msg.Data, trust); err != nil {
+				return nil // not one of ours
 			}
 			var j Job
 			if json.Unmarshal(msg.Data, &j) == nil && j.Campaign == id {
@@ -234,10 +248,14 @@ func publish(ctx context.Context, js jetstream.JetStream, spec Spec, bundle []by
 	jobs := spec.jobs(id, hash)
 	for _, j := range jobs {
 		b, _ := json.Marshal(&j)
+		msg, err := signedMsg(spec.Key, "modex.jobs."+id, b)
+		if err != nil {
+			return "", nil, err
+		}
 		// Published again after a lost acknowledgement, a job is kept once
 		// (its message id is deduplicated).
 		if err := retry(ctx, setupTries, func(c context.Context) error {
-			_, err := js.Publish(c, "modex.jobs."+id, b, jetstream.WithMsgID(fmt.Sprintf("%s/job/%d", id, j.ID)))
+			_, err := js.PublishMsg(c, msg, jetstream.WithMsgID(fmt.Sprintf("%s/job/%d", id, j.ID)))
 			return err
 		}); err != nil {
 			return "", nil, fmt.Errorf("publishing job %d: %w", j.ID, err)
@@ -295,22 +313,69 @@ func collect(batch jetstream.MessageBatch) []jetstream.Msg {
 }
 
 // take merges a result message, once per job, and acknowledges it.
-func (s *Summary) take(msg jetstream.Msg, id string, jobs []Job, done map[int]bool) {
-	s.merge(msg.Data(), id, len(jobs), done)
+func (s *Summary) take(msg jetstream.Msg, id string, jobs []Job, done map[int]bool, trust Trust) {
+	s.merge(msg.Headers(), msg.Data(), id, jobs, done, trust)
 	msg.Ack()
 }
 
-// merge merges a result (JSON) of campaign id, once per job.
-func (s *Summary) merge(data []byte, id string, jobs int, done map[int]bool) {
+// maxUntrustedWhy bounds the reasons kept for ignored results.
+const maxUntrustedWhy = 5
+
+// merge merges a result (JSON) of campaign id, once per job, when it is
+// signed by a trusted worker (trust nil: any signer) and matches its job:
+// the job's nonce, a run count that adds up. Anything else is counted as
+// untrusted and dropped.
+func (s *Summary) merge(h nats.Header, data []byte, id string, jobs []Job, done map[int]bool, trust Trust) {
+	signer, err := verify(h, data, trust)
 	var r Result
-	if json.Unmarshal(data, &r) == nil && r.Campaign == id && r.Job >= 0 && r.Job < jobs {
-		if done[r.Job] {
-			s.Duplicates++
-		} else {
-			done[r.Job] = true
-			s.add(&r)
-		}
+	if err == nil {
+		err = json.Unmarshal(data, &r)
 	}
+	if err == nil && r.Campaign != id {
+		return // another campaign's, on a shared stream
+	}
+	if err == nil {
+		err = r.check(jobs)
+	}
+	if err != nil {
+		s.Untrusted++
+		if len(s.UntrustedWhy) < maxUntrustedWhy {
+			who := "a sender"
+			if signer != "" {
+				who = short(signer)
+			}
+			s.UntrustedWhy = append(s.UntrustedWhy, fmt.Sprintf("%s: %v", who, err))
+		}
+		return
+	}
+	if done[r.Job] {
+		s.Duplicates++
+	} else {
+		done[r.Job] = true
+		s.add(&r)
+	}
+}
+
+// check matches a result with its job: the job exists, the nonce is its,
+// and the runs add up.
+func (r *Result) check(jobs []Job) error {
+	if r.Job < 0 || r.Job >= len(jobs) {
+		return fmt.Errorf("a result for job %d, which the campaign does not have", r.Job)
+	}
+	if r.Nonce != jobs[r.Job].Nonce {
+		return fmt.Errorf("a result for job %d without the job's nonce (forged)", r.Job)
+	}
+	if r.Error != "" {
+		return nil
+	}
+	n := 0
+	for _, k := range r.Tally {
+		n += k
+	}
+	if r.Runs != jobs[r.Job].Runs || n != r.Runs || len(r.Failures) > r.Runs {
+		return fmt.Errorf("a result for job %d whose runs do not add up (%d runs of %d, verdicts for %d)", r.Job, r.Runs, jobs[r.Job].Runs, n)
+	}
+	return nil
 }
 
 func report(progress func(Progress), sum *Summary, done map[int]bool, jobs []Job, start time.Time) {

@@ -25,11 +25,11 @@ func TestWorkerProcessKilled(t *testing.T) {
 	}
 	chat := buildChat(t)
 	url := embedded(t)
-	spec := Spec{ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 80, Steps: 60, Seed: 31, JobRuns: 10, AckWait: 2 * time.Second}
+	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 80, Steps: 60, Seed: 31, JobRuns: 10, AckWait: 2 * time.Second}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	done := coordinateAsync(ctx, t, url, spec)
-	worker := exec.Command(modex, "worker", "--nats", url, "--adapter", chat+" adapter --fixed", "--name", "doomed")
+	worker := exec.Command(modex, "worker", "--nats", url, "--trust", PublicKey(testKey), "--adapter", chat+" adapter --fixed", "--name", "doomed")
 	out, _ := worker.StdoutPipe()
 	if err := worker.Start(); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package campaign
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -18,8 +17,12 @@ func (s *Summary) String() string {
 		workers = append(workers, fmt.Sprintf("%s %d", w, n))
 	}
 	sort.Strings(workers)
-	return fmt.Sprintf("campaign %s: %d of %d jobs done, %d given up, %d duplicate results dropped; %d runs: %s; %d steps; %s; %.1f s (%.0f runs/s); jobs per worker: %s",
-		s.Campaign, s.Done, s.Jobs, s.GivenUp, s.Duplicates, s.Runs, s.Tally, s.Steps,
+	untrusted := ""
+	if s.Untrusted > 0 {
+		untrusted = fmt.Sprintf(", %d results from untrusted senders ignored", s.Untrusted)
+	}
+	return fmt.Sprintf("campaign %s: %d of %d jobs done, %d given up, %d duplicate results dropped%s; %d runs: %s; %d steps; %s; %.1f s (%.0f runs/s); jobs per worker: %s",
+		s.Campaign, s.Done, s.Jobs, s.GivenUp, s.Duplicates, untrusted, s.Runs, s.Tally, s.Steps,
 		s.Covered.Coverage(s.Size), s.Seconds, float64(s.Runs)/max(s.Seconds, 0.001), strings.Join(workers, ", "))
 }
 
@@ -57,6 +60,5 @@ func saveRun(project, config, dir string, seed uint64, suffix string, data []byt
 	if err := saved.Write(&b); err != nil {
 		return "", err
 	}
-	file := filepath.Join(dir, fmt.Sprintf("%s-%s-campaign-seed%d%s.json", project, config, seed, suffix))
-	return file, projects.WriteFileAtomic(file, []byte(b.String()))
+	return projects.WriteNew(dir, fmt.Sprintf("%s-%s-campaign-seed%d%s", projects.SafeName(project), projects.SafeName(config), seed, suffix), ".json", []byte(b.String()))
 }

@@ -4,16 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/modex/modex/projects"
 )
 
 // Where says where a campaign runs: on the NATS server at URL (with Auth),
-// or, when URL is "", on an embedded server storing its streams under Dir;
-// and how many local workers run its jobs here, with which adapter command
-// ("" : the project's, which the user starting the campaign consented to).
+// or, when URL is "", on an embedded server in this process storing its
+// streams under Dir; and how many local workers run its jobs here, with
+// which adapter command ("" : the project's own, from the user's own
+// project file, which the user starting the campaign consented to).
 type Where struct {
 	URL     string
 	Auth    Auth
@@ -26,51 +32,118 @@ type Where struct {
 
 // Run runs a campaign from this process: it starts the embedded server when
 // no URL is given and the local workers, coordinates the campaign (see
-// Coordinate), then stops them.
-func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (*Summary, error) {
-	spec.defaults()
+// Coordinate), then stops them. The local workers trust the campaign's key
+// only, run the adapter of the user's own project (never one that came
+// with a bundle), and their results are trusted by key.
+func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (sum *Summary, err error) {
 	data, hash, err := makeBundle(spec.ProjectFile)
 	if err != nil {
 		return nil, err
 	}
-	url := where.URL
+	if where.URL == "" && spec.Key == nil {
+		// A key of this campaign's own, kept (mode 600) beside the
+		// embedded server's streams while the campaign runs: a campaign
+		// whose process was killed resumes when started again, and its
+		// key is removed when it ends.
+		keyFile := filepath.Join(where.Dir, "keys", spec.ID(hash)+".nk")
+		if spec.Key, err = LoadOrCreateKey(keyFile); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err == nil || errors.Is(err, context.Canceled) {
+				os.Remove(keyFile)
+			}
+		}()
+	}
+	if err := spec.defaults(); err != nil {
+		return nil, err
+	}
+	var workers []*Worker
+	if where.Workers > 0 {
+		command, dir, address, timeout, err := localAdapter(spec, where.Adapter)
+		if err != nil {
+			return nil, err
+		}
+		for i := range where.Workers {
+			key, err := NewKey()
+			if err != nil {
+				return nil, err
+			}
+			workers = append(workers, &Worker{Name: fmt.Sprintf("local-%d", i+1), Command: command, Dir: dir, Address: address,
+				Timeout: timeout, Trust: Trust{PublicKey(spec.Key): true}, Key: key, CacheDir: where.Dir})
+		}
+	}
+	url, auth := where.URL, where.Auth
 	if url == "" {
-		srv, u, err := StartEmbedded(where.Dir)
+		srv, err := StartEmbedded(where.Dir)
 		if err != nil {
 			return nil, fmt.Errorf("embedded NATS server: %w", err)
 		}
 		defer srv.Shutdown()
-		url = u
+		auth = srv.Auth()
+		// Only this process reaches the embedded server: its workers
+		// are the campaign's, and only theirs are trusted.
+		spec.TrustWorkers = Trust{}
 		// The built-in server serves one campaign at a time: jobs left
 		// by another (a coordinator killed) are withdrawn; this
 		// campaign's own are kept, so that it resumes.
-		if err := withdrawOthers(url, where.Auth, spec.ID(hash)); err != nil {
+		if err := withdrawOthers(url, auth, spec.ID(hash)); err != nil {
 			return nil, fmt.Errorf("embedded NATS server: %w", err)
+		}
+	}
+	if spec.TrustWorkers != nil {
+		for _, w := range workers {
+			spec.TrustWorkers[PublicKey(w.Key)] = true
 		}
 	}
 	var wg sync.WaitGroup
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer func() { stopWorkers(); wg.Wait() }()
-	for i := range where.Workers {
-		w := &Worker{Name: fmt.Sprintf("local-%d", i+1), Adapter: where.Adapter, AllowProjectAdapter: true}
+	for _, w := range workers {
+		if w.CacheDir != "" {
+			w.CacheDir = filepath.Join(w.CacheDir, "bundles")
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := w.Run(wctx, url, where.Auth); err != nil && where.WorkerError != nil {
+			if err := w.Run(wctx, url, auth); err != nil && where.WorkerError != nil {
 				where.WorkerError(w.Name, err)
 			}
 		}()
 	}
-	sum, err := coordinate(ctx, url, where.Auth, spec, data, hash, progress)
+	sum, err = coordinate(ctx, url, auth, spec, data, hash, progress)
 	if errors.Is(err, context.Canceled) && sum != nil {
 		// Stopped on purpose (a coordinator that crashes leaves its jobs,
 		// and resumes when started again): its jobs are withdrawn, so
 		// that workers do not run them for nobody.
-		if perr := Withdraw(url, where.Auth, sum.Campaign); perr != nil {
+		if perr := Withdraw(url, auth, sum.Campaign); perr != nil {
 			return sum, fmt.Errorf("%w; its jobs could not be withdrawn: %v", err, perr)
 		}
 	}
 	return sum, err
+}
+
+// localAdapter is what the local workers of a campaign run: the command
+// given, or the adapter of the user's own project (not the bundle's), with
+// the configuration's constants filled in, in the project's adapter folder.
+func localAdapter(spec Spec, command string) (argv []string, dir, address string, timeout time.Duration, err error) {
+	p, err := projects.Load(spec.ProjectFile)
+	if err != nil {
+		return nil, "", "", 0, err
+	}
+	m, err := p.LoadModelFor(spec.Config)
+	if err != nil {
+		return nil, "", "", 0, err
+	}
+	argv, dir, address = p.AdapterLaunch(m.Info(), command, "")
+	if argv != nil && len(argv) == 0 {
+		return nil, "", "", 0, fmt.Errorf("%s has no [adapter]: name an adapter command for the local workers", p.Name)
+	}
+	timeout = 10 * time.Second
+	if p.Adapter != nil && p.Adapter.Timeout > 0 {
+		timeout = time.Duration(p.Adapter.Timeout * float64(time.Second))
+	}
+	return argv, dir, address, timeout, nil
 }
 
 // Withdraw ends a run of a campaign (id as in Summary.Campaign): its jobs

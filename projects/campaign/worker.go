@@ -5,56 +5,154 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
+	"go.starlark.net/starlark"
 
+	"github.com/modex/modex/engine/adapter"
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/projects"
 )
 
-// Worker pulls jobs and runs them against its own implementation.
+// Worker pulls jobs and runs them against its own implementation. It runs
+// only what its operator gave it: Command (or the adapter at Address), in
+// Dir — never a command, folder or address that came with a project. A
+// job's project is data: its configuration, its model and the files the
+// model loads.
 type Worker struct {
 	Name string
-	// Adapter is the adapter command the worker runs (its own, not the
-	// project's). Empty: the project's command, only when
-	// AllowProjectAdapter is set (a campaign started on this machine, whose
-	// user consented by starting it).
-	Adapter             string
-	AllowProjectAdapter bool
+	// Command is the adapter command line the worker starts, in Dir
+	// (default: the worker's working folder); {NAME} in it is replaced by
+	// the value of the job's model constant NAME only for the names in
+	// Placeholders, and only when the value is an integer, a boolean or a
+	// plain word (letters, digits, '.', '_', '-', not starting with '-').
+	Command      []string
+	Dir          string
+	Placeholders []string
+	// Address is a running adapter's TCP address, used when Command is
+	// empty.
+	Address string
+	// Timeout bounds the adapter's answers (default: the project's
+	// [adapter] timeout, within 0.1 to 60 s, or 10 s).
+	Timeout time.Duration
+	// Trust are the coordinators whose jobs the worker runs; jobs signed
+	// by another key, or not at all, are dropped and counted.
+	Trust Trust
+	// Key signs the worker's results (nil: a fresh key).
+	Key nkeys.KeyPair
 	// CacheDir holds the projects received (default: modex/campaigns in
 	// the user's cache folder).
 	CacheDir string
-	// OnJob, when set, is called when a job is done.
-	OnJob func(Job, Result)
+	// OnJob, when set, is called when a job is done; OnIgnored when a job
+	// is dropped (untrusted, or not a job), with why.
+	OnJob     func(Job, Result)
+	OnIgnored func(why string)
+
+	// Ignored counts the jobs dropped as untrusted.
+	Ignored atomic.Int64
 
 	// The implementation stays connected from job to job of the same
 	// project, configuration and command (an adapter may take seconds to
 	// start); implKey says which it is.
 	impl    conform.Implementation
 	implKey string
+	// noted holds the bundles whose own [adapter] section was reported
+	// as ignored.
+	noted map[string]bool
 }
 
 // connectImpl returns the implementation for a job, reusing the last one
 // when it serves the same project, configuration and command.
-func (w *Worker) connectImpl(ctx context.Context, p *projects.Project, job Job, info *model.ModelInfo, command string) (conform.Implementation, error) {
-	key := job.Bundle + "\x00" + job.Config + "\x00" + command
+func (w *Worker) connectImpl(ctx context.Context, p *projects.Project, job Job, info *model.ModelInfo) (conform.Implementation, error) {
+	argv, err := w.argv(info)
+	if err != nil {
+		return nil, err
+	}
+	key := job.Bundle + "\x00" + job.Config + "\x00" + strings.Join(argv, "\x00")
 	if w.impl != nil && w.implKey == key {
 		return w.impl, nil
 	}
 	w.closeImpl()
+	timeout := w.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+		if p.Adapter != nil && p.Adapter.Timeout > 0 {
+			// The project's own figure, bounded: it came from the network.
+			timeout = time.Duration(min(max(p.Adapter.Timeout, 0.1), 60) * float64(time.Second))
+		}
+	}
 	// The implementation outlives the job: it is bound to the worker's
 	// run, not to ctx of one job.
-	impl, err := p.Connect(context.WithoutCancel(ctx), info, command, "")
+	var impl conform.Implementation
+	if len(argv) > 0 {
+		impl, err = adapter.StartProcess(context.WithoutCancel(ctx), info.Name, argv, w.Dir, timeout)
+	} else if w.Address != "" {
+		impl, err = adapter.Dial(context.WithoutCancel(ctx), info.Name, w.Address, timeout)
+	} else {
+		err = errors.New("this worker has no adapter command nor address")
+	}
 	if err != nil {
 		return nil, err
 	}
 	w.impl, w.implKey = impl, key
 	return impl, nil
+}
+
+// plainWord is what a placeholder's value may be.
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,127}$`)
+
+// argv is the worker's command with its allowed placeholders filled from
+// the model's constants.
+func (w *Worker) argv(info *model.ModelInfo) ([]string, error) {
+	out := append([]string(nil), w.Command...)
+	for _, name := range w.Placeholders {
+		var value string
+		found := false
+		for _, c := range info.Constants {
+			if c.Name != name {
+				continue
+			}
+			found = true
+			if s, ok := model.AsString(c.Value); ok {
+				value = s
+			} else if n, ok := model.AsInt(c.Value); ok {
+				value = strconv.Itoa(n)
+			} else if b, ok := c.Value.(starlark.Bool); ok {
+				value = strconv.FormatBool(bool(b))
+			} else {
+				return nil, fmt.Errorf("placeholder {%s}: the model's constant is a %s, not an integer, boolean or word", name, c.Value.Type())
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("placeholder {%s}: the job's model declares no constant %s", name, name)
+		}
+		if !plainWord.MatchString(value) {
+			return nil, fmt.Errorf("placeholder {%s}: the value %q is not a plain word (letters, digits, '.', '_', '-')", name, cut(value, 40))
+		}
+		for i := range out {
+			out[i] = strings.ReplaceAll(out[i], "{"+name+"}", value)
+		}
+	}
+	return out, nil
+}
+
+// cut shortens s to n bytes for a message.
+func cut(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }
 
 func (w *Worker) closeImpl() {
@@ -67,6 +165,16 @@ func (w *Worker) closeImpl() {
 // Run pulls and runs jobs until ctx ends. url names the NATS server (its
 // credentials are never logged).
 func (w *Worker) Run(ctx context.Context, url string, auth Auth) error {
+	if len(w.Trust) == 0 {
+		return errors.New("a worker needs the public key of the coordinator whose jobs it runs (modex worker --trust KEY|FILE)")
+	}
+	if w.Key == nil {
+		kp, err := NewKey()
+		if err != nil {
+			return err
+		}
+		w.Key = kp
+	}
 	nc, err := connect(url, "modex worker "+w.Name, auth)
 	if err != nil {
 		return fmt.Errorf("connecting to NATS: %w", redact(err, url))
@@ -95,7 +203,7 @@ func (w *Worker) Run(ctx context.Context, url string, auth Auth) error {
 		}
 		w.CacheDir = cache + "/modex/campaigns"
 	}
-	if err := os.MkdirAll(w.CacheDir, 0o755); err != nil {
+	if err := os.MkdirAll(w.CacheDir, 0o700); err != nil {
 		return err
 	}
 	defer w.closeImpl()
@@ -120,8 +228,18 @@ func (w *Worker) Run(ctx context.Context, url string, auth Auth) error {
 // delivered again (its duplicate result is dropped by the coordinator).
 func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, obj jetstream.ObjectStore, msg jetstream.Msg, limit int) {
 	var job Job
-	if err := json.Unmarshal(msg.Data(), &job); err != nil {
-		msg.Term() // not a job: never deliver it again
+	_, err := verify(msg.Headers(), msg.Data(), w.Trust)
+	if err == nil {
+		if err = json.Unmarshal(msg.Data(), &job); err != nil {
+			err = fmt.Errorf("not a job: %v", err)
+		}
+	}
+	if err != nil {
+		msg.Term() // never deliver it again
+		w.Ignored.Add(1)
+		if w.OnIgnored != nil {
+			w.OnIgnored(fmt.Sprintf("a job ignored (%v)", err))
+		}
 		return
 	}
 	// Signs of life while the job runs, so that it is not handed to
@@ -148,8 +266,13 @@ func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, obj jetstre
 		return
 	}
 	data := fit(&res, limit)
+	out, err := signedMsg(w.Key, "modex.results."+job.Campaign, data)
+	if err != nil {
+		msg.Nak()
+		return
+	}
 	if err := retry(ctx, 3, func(c context.Context) error {
-		_, err := js.Publish(c, "modex.results."+job.Campaign, data, jetstream.WithMsgID(fmt.Sprintf("%s/%d", job.Campaign, job.ID)))
+		_, err := js.PublishMsg(c, out, jetstream.WithMsgID(fmt.Sprintf("%s/%d", job.Campaign, job.ID)))
 		return err
 	}); err != nil {
 		msg.Nak()
@@ -161,15 +284,24 @@ func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, obj jetstre
 	}
 }
 
-// run runs a job's test runs; problems become the result's Error.
-func (w *Worker) run(ctx context.Context, obj jetstream.ObjectStore, job Job) Result {
+// run runs a job's test runs; problems become the result's Error. A
+// panic in the job (a model the interpreter chokes on) ends the job with
+// an error, never the worker.
+func (w *Worker) run(ctx context.Context, obj jetstream.ObjectStore, job Job) (res Result) {
 	start := time.Now()
-	res := Result{Campaign: job.Campaign, Job: job.ID, Worker: w.Name, Tally: map[conform.Verdict]int{}}
+	res = Result{Campaign: job.Campaign, Job: job.ID, Nonce: job.Nonce, Worker: w.Name, Tally: map[conform.Verdict]int{}}
 	fail := func(err error) Result {
 		res.Error = err.Error()
 		res.Seconds = time.Since(start).Seconds()
 		return res
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			w.closeImpl()
+			res = Result{Campaign: job.Campaign, Job: job.ID, Nonce: job.Nonce, Worker: w.Name, Tally: map[conform.Verdict]int{}}
+			res = fail(fmt.Errorf("model error: the job stopped: %v", r))
+		}
+	}()
 	if err := job.check(); err != nil {
 		return fail(err)
 	}
@@ -181,6 +313,10 @@ func (w *Worker) run(ctx context.Context, obj jetstream.ObjectStore, job Job) Re
 	if err != nil {
 		return fail(err)
 	}
+	if err := confined(p, filepath.Join(w.CacheDir, job.Bundle)); err != nil {
+		return fail(err)
+	}
+	w.noteAdapter(job.Bundle, p)
 	m, err := p.LoadModelFor(job.Config)
 	if err != nil {
 		return fail(err)
@@ -194,11 +330,7 @@ func (w *Worker) run(ctx context.Context, obj jetstream.ObjectStore, job Job) Re
 		return fail(err)
 	}
 	tc.Runs, tc.Seed = job.Runs, job.Seed
-	command := w.Adapter
-	if command == "" && !w.AllowProjectAdapter {
-		return fail(errors.New("this worker runs only its own adapter command (modex worker --adapter \"CMD ...\")"))
-	}
-	impl, err := w.connectImpl(ctx, p, job, m.Info(), command)
+	impl, err := w.connectImpl(ctx, p, job, m.Info())
 	if err != nil {
 		return fail(err)
 	}
@@ -225,7 +357,7 @@ func (w *Worker) run(ctx context.Context, obj jetstream.ObjectStore, job Job) Re
 			Saved: rawRun(saved), Report: conform.FailureReport(r, ""), Path: r.Path(), Worker: w.Name}
 		if !shrunk && r.Verdict == conform.Fail && ctx.Err() == nil {
 			shrunk = true // the job's first failing run
-			w.shrink(ctx, p, job, m, cfg, tc, command, saved, &f)
+			w.shrink(ctx, p, job, m, cfg, tc, saved, &f)
 		}
 		res.Failures = append(res.Failures, f)
 	}
@@ -258,8 +390,8 @@ func (j *Job) check() error {
 // shrink shrinks a failing run against the worker's implementation (see
 // conform.Shrink) and adds the shortest run found to its failure.
 func (w *Worker) shrink(ctx context.Context, p *projects.Project, job Job, m model.Model, cfg *explore.Config, tc conform.TestConfig,
-	command string, saved *conform.SavedRun, f *Failure) {
-	impl, err := w.connectImpl(ctx, p, job, m.Info(), command)
+	saved *conform.SavedRun, f *Failure) {
+	impl, err := w.connectImpl(ctx, p, job, m.Info())
 	if err != nil {
 		f.ShrunkNote = "not shrunk: " + err.Error()
 		return
@@ -318,25 +450,90 @@ func fit(res *Result, limit int) []byte {
 var errFetch = errors.New("fetching the project")
 
 // project returns the path of the job's project, fetching and extracting
-// it the first time (it is stored by its hash).
+// it the first time (it is stored by its hash). The object's size is
+// checked from its metadata before it is read, and read within it.
 func (w *Worker) project(ctx context.Context, obj jetstream.ObjectStore, hash string) (string, error) {
+	if !validHash(hash) {
+		return "", fmt.Errorf("the job names no project bundle (%q is not a SHA-256 hash)", cut(hash, 70))
+	}
 	if path, ok := extracted(w.CacheDir, hash); ok {
 		return path, nil
 	}
 	var data []byte
+	var tooLarge error
 	if err := retry(ctx, 3, func(c context.Context) (err error) {
-		data, err = obj.GetBytes(c, hash)
+		info, err := obj.GetInfo(c, hash)
+		if err != nil {
+			return err
+		}
+		if info.Size > maxBundleObject {
+			tooLarge = fmt.Errorf("the project bundle is %d MiB, more than the %d MiB a worker takes", info.Size>>20, maxBundleObject>>20)
+			return nil
+		}
+		r, err := obj.Get(c, hash)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		data, err = io.ReadAll(io.LimitReader(r, maxBundleObject+1))
+		if err == nil && len(data) > maxBundleObject {
+			tooLarge = fmt.Errorf("the project bundle is larger than the %d MiB a worker takes", maxBundleObject>>20)
+		}
 		return err
 	}); err != nil {
 		return "", fmt.Errorf("%w %s: %v", errFetch, hash, err)
 	}
+	if tooLarge != nil {
+		return "", tooLarge
+	}
 	return extractBundle(data, hash, w.CacheDir)
 }
 
-// redact removes the URL (which may hold credentials) from an error.
-func redact(err error, url string) error {
-	if url == "" {
-		return err
+// noteAdapter tells the operator, once per bundle, that the project's own
+// [adapter] section is ignored.
+func (w *Worker) noteAdapter(bundle string, p *projects.Project) {
+	a := p.Adapter
+	if a == nil || (len(a.Command) == 0 && a.Dir == "" && a.Address == "") || w.noted[bundle] || w.OnIgnored == nil {
+		return
 	}
-	return errors.New(strings.ReplaceAll(err.Error(), url, "<the --nats URL>"))
+	if w.noted == nil {
+		w.noted = map[string]bool{}
+	}
+	w.noted[bundle] = true
+	what := strings.Join(a.Command, " ")
+	if what == "" {
+		what = a.Address + a.Dir
+	}
+	w.OnIgnored(fmt.Sprintf("project %s names its own adapter (%s): ignored, this worker runs only its own", p.Name, cut(what, 60)))
+}
+
+// userinfo matches the credentials of a URL in a message.
+var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^@\s/"']+@`)
+
+// redact removes the URL (which may hold credentials) from an error: the
+// whole list, each server of it, and any user and password of a URL.
+func redact(err error, url string) error {
+	msg := err.Error()
+	if url != "" {
+		msg = strings.ReplaceAll(msg, url, "<the --nats URL>")
+		for _, part := range strings.Split(url, ",") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			if at := strings.LastIndex(part, "@"); at >= 0 {
+				creds := part[:at]
+				if i := strings.Index(creds, "://"); i >= 0 {
+					creds = creds[i+3:]
+				}
+				for _, secret := range append([]string{creds}, strings.Split(creds, ":")...) {
+					if len(secret) >= 3 {
+						msg = strings.ReplaceAll(msg, secret, "***")
+					}
+				}
+			}
+			msg = strings.ReplaceAll(msg, part, "<a --nats server>")
+		}
+	}
+	return errors.New(userinfo.ReplaceAllString(msg, "${1}***@"))
 }
