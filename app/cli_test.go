@@ -435,7 +435,7 @@ func TestCampaignCommand(t *testing.T) {
 	shrunkDir := filepath.Join(dir, "shrunk")
 	out, errOut, code = cli("campaign", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--runs", "10", "--job-runs", "5",
 		"--steps", "20", "--seed", "5", "--workers", "2", "--save-failures", shrunkDir, "--shrink", "--shrink-repeats", "2")
-	shrunk, _ := filepath.Glob(filepath.Join(shrunkDir, "*-shrunk.json"))
+	shrunk, _ := filepath.Glob(filepath.Join(shrunkDir, "*-shrunk-*.json"))
 	if code != 1 || len(shrunk) != 2 || strings.Count(out, "shrunk: 2 steps (from ") != 2 || !strings.Contains(out, "fails 2 of 2 re-runs") {
 		t.Fatalf("shrinking campaign: exit %d, shrunk %v\n%s\n%s", code, shrunk, out, errOut)
 	}
