@@ -1,9 +1,9 @@
 package campaign
 
 import (
-	"strings"
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 

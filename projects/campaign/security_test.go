@@ -361,7 +361,7 @@ func bundleHash(t *testing.T, project string) string {
 func TestBundleCarriesNoCode(t *testing.T) {
 	dir := t.TempDir()
 	for name, text := range map[string]string{
-		"p.toml": "name = \"p\"\nmodel = \"m/model.star\"\n[adapter]\ncommand = [\"./server\"]\n",
+		"p.toml":       "name = \"p\"\nmodel = \"m/model.star\"\n[adapter]\ncommand = [\"./server\"]\n",
 		"m/model.star": "def init():\n    return {\"n\": 0}\ndef A(s):\n    s.n = 1\nactions = [A]\n",
 		"m/lib.star":   "X = 1\n", "server": "#!/bin/sh\n", "id_ed25519": "KEY", "m/.hidden.star": "",
 		"impl/main.go": "package main\n",
