@@ -340,18 +340,25 @@ func connect(url, name string, auth Auth) (*nats.Conn, error) {
 // credentials or speaks no TLS. A server on this machine (loopback) is
 // taken as it is: jobs and results are signed whatever the transport.
 func checkSecure(nc *nats.Conn) error {
-	host := nc.ConnectedAddr()
-	if h, _, err := net.SplitHostPort(host); err == nil {
+	_, tlsErr := nc.TLSConnectionState()
+	return secureEnough(nc.ConnectedAddr(), nc.AuthRequired(), tlsErr == nil)
+}
+
+// secureEnough is checkSecure's rule: a server on another machine than
+// this one must ask for credentials and speak TLS.
+func secureEnough(addr string, auth, tls bool) error {
+	host := addr
+	if h, _, err := net.SplitHostPort(addr); err == nil {
 		host = h
 	}
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
 	var missing []string
-	if !nc.AuthRequired() {
+	if !auth {
 		missing = append(missing, "asks for no credentials")
 	}
-	if _, err := nc.TLSConnectionState(); err != nil {
+	if !tls {
 		missing = append(missing, "speaks no TLS")
 	}
 	if len(missing) == 0 {

@@ -454,3 +454,25 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+// A server on another machine must ask for credentials and speak TLS; one
+// on this machine is taken as it is (jobs and results are signed).
+func TestSecureEnough(t *testing.T) {
+	for _, tc := range []struct {
+		addr      string
+		auth, tls bool
+		want      string
+	}{
+		{"127.0.0.1:4222", false, false, ""},
+		{"[::1]:4222", false, false, ""},
+		{"10.1.2.3:4222", true, true, ""},
+		{"10.1.2.3:4222", false, true, "asks for no credentials"},
+		{"10.1.2.3:4222", true, false, "speaks no TLS"},
+		{"192.0.2.7:4222", false, false, "asks for no credentials and speaks no TLS"},
+	} {
+		err := secureEnough(tc.addr, tc.auth, tc.tls)
+		if (err == nil) != (tc.want == "") || (err != nil && (!strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "--insecure"))) {
+			t.Errorf("%s auth %v tls %v: %v", tc.addr, tc.auth, tc.tls, err)
+		}
+	}
+}
