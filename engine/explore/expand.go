@@ -72,6 +72,20 @@ func (e *explorer) evalTargetInto(w model.Worker, st model.State, initial bool, 
 	return info
 }
 
+// maxSlab bounds the pending transitions a worker reserves room for ahead
+// of a chunk (about 5 MB): the estimate comes from the last chunk, and one
+// state with many successors (a TLA+ Init's many initial states) would
+// otherwise reserve its fan-out times the chunk. Past it the slab grows by
+// appending, as it would anyway.
+const maxSlab = 1 << 16
+
+// slabSize is the room reserved for a worker's pending transitions: the
+// last chunk's successors per state times the states it takes, bounded.
+func slabSize(perState float64, states, workers int) int {
+	want := perState*float64(states)/float64(workers)*1.1 + 16
+	return int(min(want, maxSlab))
+}
+
 // expandLevel computes the successors of every state of a level, in
 // parallel; results are in level order.
 func (e *explorer) expandLevel(level []int32) []srcResult {
@@ -90,7 +104,7 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 	work := func(w *expWorker) {
 		// The slab (results live until the merge) sized from the last
 		// chunk; the scratch of the last chunk is used again.
-		w.newChunk(int(e.perState*float64(len(level))/float64(nw)*1.1) + 16)
+		w.newChunk(slabSize(e.perState, len(level), nw))
 		for {
 			start := int(next.Add(chunk)) - chunk
 			if start >= len(level) {

@@ -264,7 +264,9 @@ func (w *expWorker) info() *targetInfo {
 // results are merged, nothing refers to its pending transitions, infos or
 // cache any more.
 func (w *expWorker) newChunk(slab int) {
-	if cap(w.trans) < slab {
+	if cap(w.trans) < slab || cap(w.trans) > 4*max(slab, maxSlab) {
+		// Too small, or grown far past what the next chunk needs (a
+		// chunk with a state of huge fan-out): the room is given back.
 		w.trans = make([]pendTrans, 0, slab)
 	} else {
 		clear(w.trans) // let the last chunk's keys and infos go (its length is what it used)
