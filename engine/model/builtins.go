@@ -154,6 +154,22 @@ type choiceState struct {
 	prefix []int
 	sizes  []int
 	pos    int
+	// picks remembers, per choose() position, the canonical order of its
+	// collection while the choices before it stay the same (an action is
+	// deterministic: the same choices before give the same collection), so
+	// that trying every branch of a choose over K values lists and keys
+	// the collection once, not K times.
+	picks []*picked
+}
+
+// picked is a choose() collection in canonical order: for a sequence, the
+// index of each distinct element in it (the element is taken from this
+// run's collection: it may be a mutable value of this run's state); for a
+// set or dict, whose elements and keys are immutable, the elements.
+type picked struct {
+	n     int   // the collection's length (a sanity check)
+	index []int // sequences
+	elems []starlark.Value
 }
 
 func builtinChoose(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -165,13 +181,6 @@ func builtinChoose(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	if cs == nil {
 		return nil, fmt.Errorf("choose() may only be called in actions")
 	}
-	elems, err := Elements(coll)
-	if err != nil {
-		return nil, fmt.Errorf("choose: %v", err)
-	}
-	if len(elems) == 0 {
-		return nil, &requireFailed{why: "choose from an empty collection at " + synPos(t.CallFrame(1).Pos).String()}
-	}
 	if cs.pos >= len(cs.prefix) {
 		cs.prefix = append(cs.prefix, 0)
 	}
@@ -179,12 +188,86 @@ func builtinChoose(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 		cs.sizes = append(cs.sizes, 0)
 	}
 	i := cs.prefix[cs.pos]
-	cs.sizes[cs.pos] = len(elems)
-	cs.pos++
-	if i >= len(elems) {
-		i = len(elems) - 1
+	var pk *picked
+	if cs.pos < len(cs.picks) {
+		pk = cs.picks[cs.pos]
 	}
-	return elems[i], nil
+	if pk == nil || pk.n != collLen(coll) {
+		elems, index, err := elementsIndexed(coll)
+		if err != nil {
+			return nil, fmt.Errorf("choose: %v", err)
+		}
+		pk = &picked{n: collLen(coll), index: index}
+		if index == nil {
+			pk.elems = elems
+		}
+		for len(cs.picks) <= cs.pos {
+			cs.picks = append(cs.picks, nil)
+		}
+		cs.picks[cs.pos] = pk
+	}
+	size := len(pk.elems)
+	if pk.index != nil {
+		size = len(pk.index)
+	}
+	if size == 0 {
+		return nil, &requireFailed{why: "choose from an empty collection at " + synPos(t.CallFrame(1).Pos).String()}
+	}
+	cs.sizes[cs.pos] = size
+	cs.pos++
+	if i >= size {
+		i = size - 1
+	}
+	if pk.index != nil {
+		return coll.(starlark.Indexable).Index(pk.index[i]), nil
+	}
+	return pk.elems[i], nil
+}
+
+// collLen is a collection's length (-1 when it has none).
+func collLen(v starlark.Value) int {
+	if s, ok := v.(starlark.Sequence); ok {
+		return s.Len()
+	}
+	return -1
+}
+
+// elementsIndexed is Elements, with, for an indexable sequence (list,
+// tuple, range), the index in it of each element returned (nil for sets,
+// dicts and other iterables).
+func elementsIndexed(v starlark.Value) ([]starlark.Value, []int, error) {
+	elems, err := Elements(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	seq, ok := v.(starlark.Indexable)
+	if !ok {
+		return elems, nil, nil
+	}
+	switch v.(type) {
+	case *starlark.Set, *starlark.Dict:
+		return elems, nil, nil
+	}
+	// Elements keeps a sequence's order, dropping later duplicates: walk
+	// both in step.
+	index := make([]int, 0, len(elems))
+	for i, j := 0, 0; i < seq.Len() && j < len(elems); i++ {
+		if seq.Index(i) == elems[j] || same(seq.Index(i), elems[j]) {
+			index = append(index, i)
+			j++
+		}
+	}
+	if len(index) != len(elems) {
+		return elems, nil, nil // not a plain sequence: no index
+	}
+	return elems, index, nil
+}
+
+// same tells whether two values have the same canonical key.
+func same(a, b starlark.Value) bool {
+	ka, err1 := Key(a)
+	kb, err2 := Key(b)
+	return err1 == nil && err2 == nil && ka == kb
 }
 
 // collection lists the elements of a domain or choose() argument in

@@ -209,6 +209,8 @@ func (w *starWorker) step(st State, action int, args []Value, scratch bool) ([]O
 		w.cur, w.touched = make([]starlark.Value, n), make([]bool, n)
 	}
 	w.choice.prefix = w.choice.prefix[:0]
+	clear(w.choice.picks)
+	w.choice.picks = w.choice.picks[:0]
 	outs := w.outs[:0]
 	why := ""
 	for {
@@ -263,6 +265,11 @@ func (w *starWorker) step(st State, action int, args []Value, scratch bool) ([]O
 		}
 		w.choice.prefix = p[:j+1]
 		w.choice.prefix[j]++
+		// The collections of the choices after j may change with it.
+		if len(w.choice.picks) > j+1 {
+			clear(w.choice.picks[j+1:])
+			w.choice.picks = w.choice.picks[:j+1]
+		}
 	}
 	if len(outs) > 0 {
 		why = ""

@@ -1,0 +1,94 @@
+package explore_test
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/modex/modex/engine/model"
+)
+
+// choose() lists its collection once per step, not once per branch, and
+// still hands each branch the element of its own run: choosing a list of
+// the state and changing it changes that run's state only; a choice after
+// another sees the collection the earlier choice led to; sets are chosen
+// from in canonical order, duplicates once. (The same graph as listing the
+// collection in every branch, checked against that implementation when
+// the cache was added.)
+func TestChooseBranchesSeeTheirOwnRun(t *testing.T) {
+	m, err := model.LoadStarlarkSource("runs.star", []byte(`
+def init():
+    return {"qs": [[], [], []], "n": 0, "log": []}
+
+def Put(s):
+    require(s.n < 2)
+    q = choose(s.qs)
+    q.append(s.n)
+    k = choose(range(len(q)))          # depends on the first choice
+    v = choose(set(["b", "a", "b"]))
+    s.n += 1
+    s.log.append((k, v))
+    return v
+
+actions = [Put]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 2} {
+		x := exploreOn(t, m, workers, nil)
+		w, _ := m.NewWorker()
+		var finals []string
+		for i := range x.States {
+			vars, err := x.StateVars(w, i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := fmt.Sprint(vars); strings.Contains(s, "n 2") || strings.Contains(s, "{n 2}") {
+				finals = append(finals, s)
+			}
+		}
+		sort.Strings(finals)
+		// Equal queues are one choice (choose() drops duplicates): the
+		// first put goes to the first queue, the second to it (k then 0
+		// or 1) or to the first empty one (k 0), each with "a" or "b".
+		if len(x.States) != 1+2+len(finals) || len(finals) != 12 {
+			t.Errorf("%d workers: %d states, %d after two puts:\n%s", workers, len(x.States), len(finals), strings.Join(finals, "\n"))
+		}
+		for _, f := range finals {
+			if strings.Count(f, "0") < 1 || strings.Count(f, "1") < 1 {
+				t.Errorf("a final state lost a put: %s", f)
+			}
+		}
+	}
+}
+
+// Values that contain themselves, or nest deeper than model.MaxValueDepth,
+// are model errors naming where, in the state and in outputs, not a Go
+// stack overflow; the exploration ends, with an error state.
+func TestCyclicAndDeepValues(t *testing.T) {
+	for name, src := range map[string]string{
+		"list in itself": "def A(s):\n    s.xs.append(s.xs)\n",
+		"dict in itself": "def A(s):\n    d = {}\n    d[1] = d\n    s.xs.append(d)\n",
+		"cyclic output":  "def A(s):\n    l = []\n    l.append(l)\n    s.n = 1\n    return l\n",
+		"too deep":       "def A(s):\n    x = []\n    for i in range(5000):\n        x = [x]\n    s.xs.append(x)\n",
+	} {
+		m, err := model.LoadStarlarkSource(name+".star", []byte("def init():\n    return {\"xs\": [], \"n\": 0}\n"+src+"actions = [A]\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, workers := range []int{1, 2} {
+			x := exploreOn(t, m, workers, nil)
+			found := ""
+			for i := range x.States {
+				if e := x.StateError(i); e != "" {
+					found = e
+				}
+			}
+			if !strings.Contains(found, "nests more than 1000 levels deep") || !strings.Contains(found, name+".star:") || len(found) > 400 {
+				t.Errorf("%s, %d workers: %q", name, workers, found)
+			}
+		}
+	}
+}
