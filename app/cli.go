@@ -210,11 +210,16 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	summary := Summary(p.Name, name, x)
 	if *format == "" {
 		fmt.Fprintln(stdout, summary)
-		return nil
+		printDeadlock(stdout, x)
+		return verdict(x)
 	}
 	if *format == "json" && *quotient == "" {
 		// Streamed: the document is never held whole.
-		return streamJSON(x, summary, *out, *noTiming, stdout, stderr)
+		if err := streamJSON(x, summary, *out, *noTiming, stdout, stderr); err != nil {
+			return err
+		}
+		printDeadlock(stderr, x)
+		return verdict(x)
 	}
 	doc, err := exportDoc(x, *quotient)
 	if err != nil {
@@ -225,7 +230,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: %d states are too many for a readable picture (at most %d): write the overview with --quotient EXPR (an expression over s, or depth), or the graph with --format json or dot", summary, n, graph.PictureLimit)
 		}
 	}
-	return writeOut(*out, summary, stdout, stderr, func(w io.Writer) error {
+	err = writeOut(*out, summary, stdout, stderr, func(w io.Writer) error {
 		switch *format {
 		case "json":
 			return doc.WriteJSON(w, graph.JSONOptions{NoTiming: *noTiming})
@@ -240,6 +245,51 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 		_, err := w.Write(buf.Bytes())
 		return err
 	})
+	if err != nil {
+		return err
+	}
+	return verdict(x)
+}
+
+// verdict is modex explore's exit status: violations (error states,
+// deadlocks) first, then an incomplete exploration.
+func verdict(x *explore.Exploration) error {
+	st := x.Stats
+	if st.ErrorStates > 0 || st.Deadlocks > 0 {
+		var what []string
+		if st.ErrorStates > 0 {
+			what = append(what, explore.Count(st.ErrorStates, "error state"))
+		}
+		if st.Deadlocks > 0 {
+			what = append(what, explore.Count(st.Deadlocks, "deadlock"))
+		}
+		return &codeError{exitViolation, "the exploration found " + strings.Join(what, " and ") + fmt.Sprintf(" (exit %d)", exitViolation)}
+	}
+	if !st.Complete {
+		return &codeError{exitIncomplete, "the exploration is " + st.Ending() + fmt.Sprintf(" (exit %d)", exitIncomplete)}
+	}
+	return nil
+}
+
+// printDeadlock prints the path to the first deadlock, if any.
+func printDeadlock(w io.Writer, x *explore.Exploration) {
+	dl := x.Deadlocks()
+	if len(dl) == 0 {
+		return
+	}
+	g := x.Graph()
+	target := g.ActiveOf[dl[0]]
+	var steps []string
+	for _, ti := range g.PathTo(target) {
+		if l := g.Trans[ti].Label(); l != "" {
+			steps = append(steps, l)
+		}
+	}
+	path := strings.Join(steps, ", ")
+	if path == "" {
+		path = "an initial state"
+	}
+	fmt.Fprintf(w, "deadlock: nothing is enabled in %s, reached by %s (check_deadlock = false in the configuration turns the check off)\n", g.States[target].ID, path)
 }
 
 // streamJSON writes the exploration's graph as JSON state by state, to out
@@ -281,8 +331,14 @@ func Summary(project, config string, x *explore.Exploration) string {
 		}
 	}
 	extra := ""
+	if n := st.InitialStates; n > 1 {
+		extra += fmt.Sprintf(", %d initial", n)
+	}
 	if errs > 0 {
-		extra = ", " + explore.Count(errs, "error state")
+		extra += ", " + explore.Count(errs, "error state")
+	}
+	if st.Deadlocks > 0 {
+		extra += ", " + explore.Count(st.Deadlocks, "deadlock")
 	}
 	return fmt.Sprintf("%s [%s]: %s, %d tried, %.3f s, %s%s",
 		project, config, x.SizeText(), st.Tried, st.Seconds, end, extra)

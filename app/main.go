@@ -27,8 +27,10 @@ func main() {
 	os.Exit(exitCode(err))
 }
 
-// exitCode maps an error to the exit code: 0 ok, 1 model or project error,
-// 2 usage.
+// exitCode maps an error to the exit code: 0 ok, 1 model or project error
+// (and failing tests), 2 usage, 3 an exploration that found invariant
+// violations, model errors or deadlocks, 4 an exploration left incomplete
+// (a bound, the memory budget, max time, or cancelled).
 func exitCode(err error) int {
 	if err == nil {
 		return 0
@@ -37,5 +39,23 @@ func exitCode(err error) int {
 	if errors.As(err, &ue) {
 		return 2
 	}
+	var ce *codeError
+	if errors.As(err, &ce) {
+		return ce.code
+	}
 	return 1
 }
+
+// codeError is an error with its own exit code.
+type codeError struct {
+	code int
+	msg  string
+}
+
+func (e *codeError) Error() string { return e.msg }
+
+// Exit codes of modex explore beyond 0, 1 and 2.
+const (
+	exitViolation  = 3
+	exitIncomplete = 4
+)

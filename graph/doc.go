@@ -227,6 +227,7 @@ func (d *Doc) WriteDOT(w io.Writer) error {
 	// no transitions between them) are packed in a grid, not laid side by
 	// side in one row too wide to read.
 	fmt.Fprintf(b, "digraph modex {\n  rankdir=TB;\n  overlap=scale;\n  sep=\"+4\";\n  pack=true;\n  packmode=\"array\";\n  node [fontname=\"Helvetica\", fontsize=%d];\n  edge [fontname=\"Helvetica\", fontsize=%d];\n", StateFontSize, ArcFontSize)
+	starts := 0
 	for _, s := range d.States {
 		shape := "ellipse"
 		if s.Kind == string(explore.Passive) {
@@ -254,7 +255,14 @@ func (d *Doc) WriteDOT(w io.Writer) error {
 		}
 		fmt.Fprintf(b, "  %s [%s];\n", s.ID, strings.Join(attrs, ", "))
 		if s.Initial {
-			fmt.Fprintf(b, "  __start [shape=point, label=\"\"];\n  __start -> %s;\n", s.ID)
+			// One start point for each initial state (a model may have
+			// several); the first keeps its old name.
+			start := "__start"
+			if starts > 0 {
+				start = fmt.Sprintf("__start%d", starts)
+			}
+			starts++
+			fmt.Fprintf(b, "  %s [shape=point, label=\"\"];\n  %s -> %s;\n", start, start, s.ID)
 		}
 	}
 	for _, arc := range d.Arcs() {

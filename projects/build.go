@@ -240,6 +240,9 @@ func (b *builder) bounds(cfg *explore.Config) error {
 	if s.StopOnError != nil {
 		cfg.StopOnError = *s.StopOnError
 	}
+	if s.CheckDeadlock != nil {
+		cfg.NoDeadlockCheck = !*s.CheckDeadlock
+	}
 	nonneg := func(v *int, key string, dst *int) error {
 		if v == nil {
 			return nil

@@ -61,11 +61,14 @@ type ConfigSpec struct {
 	Timeouts         string                 `toml:"timeouts,omitempty"`
 	KeepEmptyPassive *bool                  `toml:"keep_empty_passive,omitempty"`
 	StopOnError      *bool                  `toml:"stop_on_error,omitempty"`
-	MaxStates        *int                   `toml:"max_states,omitempty"`
-	MaxTransitions   *int                   `toml:"max_transitions,omitempty"`
-	MaxDepth         *int                   `toml:"max_depth,omitempty"`
-	MaxSeconds       *float64               `toml:"max_seconds,omitempty"`
-	StepBudget       *int64                 `toml:"step_budget,omitempty"`
+	// CheckDeadlock reports states in which nothing is enabled and that
+	// are not accepting (default true).
+	CheckDeadlock  *bool    `toml:"check_deadlock,omitempty"`
+	MaxStates      *int     `toml:"max_states,omitempty"`
+	MaxTransitions *int     `toml:"max_transitions,omitempty"`
+	MaxDepth       *int     `toml:"max_depth,omitempty"`
+	MaxSeconds     *float64 `toml:"max_seconds,omitempty"`
+	StepBudget     *int64   `toml:"step_budget,omitempty"`
 	// MemoryBudgetMB bounds the heap while the model runs (default: a
 	// quarter of the machine's memory).
 	MemoryBudgetMB *int `toml:"memory_budget_mb,omitempty"`
@@ -493,6 +496,9 @@ func mergeSpec(base, c *ConfigSpec) *ConfigSpec {
 	}
 	if c.StopOnError != nil {
 		out.StopOnError = c.StopOnError
+	}
+	if c.CheckDeadlock != nil {
+		out.CheckDeadlock = c.CheckDeadlock
 	}
 	if c.MaxStates != nil {
 		out.MaxStates = c.MaxStates

@@ -142,13 +142,15 @@ func ReplayTrace(ctx context.Context, m model.Model, cfg *explore.Config, tr Tra
 		res.Verdict, res.Reason = Inconclusive, "cancelled"
 		return res, nil
 	}
-	st0, err := t.w.Init()
+	// A model with several initial states starts in all of them: the
+	// trace's events tell which ones it could have started in.
+	inits, err := model.InitialStates(t.w)
 	if err != nil {
 		return failAt(nil, ModelError, "init(): "+err.Error(), nil, nil)
 	}
-	states, err := t.closure([]model.State{st0})
+	states, err := t.closure(inits)
 	if err != nil {
-		return failAt(nil, ModelError, err.Error(), []model.State{st0}, nil)
+		return failAt(nil, ModelError, err.Error(), inits, nil)
 	}
 	for {
 		if err := feed.fill(rc.Window + 1); err != nil {

@@ -560,11 +560,11 @@ func (t *tester) withEvents(states []model.State) ([]model.State, error) {
 // reset as at the start of a run.
 func (t *tester) modelStart() ([]model.State, error) {
 	t.counts = make([]int, len(t.info.Actions))
-	st0, err := t.w.Init()
+	inits, err := model.InitialStates(t.w)
 	if err != nil {
 		return nil, err
 	}
-	return t.closure([]model.State{st0})
+	return t.closure(inits)
 }
 
 // scriptCandidate finds the controllable step of a script among the

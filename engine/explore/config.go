@@ -67,6 +67,10 @@ type Config struct {
 	KeepEmptyPassive bool
 	// StopOnError stops exploring from states that violate the invariant.
 	StopOnError bool
+	// NoDeadlockCheck turns off reporting deadlocks: states, fully
+	// expanded, in which no included action is enabled, that are neither
+	// accepting nor error states (check_deadlock = false in a project).
+	NoDeadlockCheck bool
 	// Workers is the number of goroutines (default: the number of CPUs).
 	Workers int
 	// StepBudget bounds one step or expression (default DefaultStepBudget).

@@ -177,6 +177,7 @@ func (e *explorer) expand(w *expWorker, id int32, res *srcResult) {
 				return
 			}
 			res.trans = append(res.trans, pendTrans{action: int32(ai), argsID: -1, outID: -1, first: true, x: &pendExtra{err: err}})
+			res.enabled = true
 			continue
 		}
 		if !ok {
@@ -283,6 +284,9 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 		outs, err := w.step(st, ai, args)
 		if err != nil {
 			return false // cancelled
+		}
+		if len(outs) > 0 {
+			res.enabled = true
 		}
 		for k := range outs {
 			o := &outs[k] // not a copy: reading it whole stalls on the step's narrow stores
@@ -491,9 +495,13 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 // expanded records that src was expanded, with what it tried and its error.
 func (e *explorer) expanded(src int32, r *srcResult) {
 	e.ex.Stats.Tried += r.tried
-	e.ex.States[src].Expanded = true
+	s := &e.ex.States[src]
+	s.Expanded = true
 	if r.err != nil {
-		e.ex.States[src].err = e.ex.intern(r.err.Error())
+		s.err = e.ex.intern(r.err.Error())
+	}
+	if r.done && !r.enabled && r.err == nil && !e.cfg.NoDeadlockCheck && !s.Accepting && !s.ModelErr && s.err == 0 {
+		s.Deadlock = true
 	}
 }
 

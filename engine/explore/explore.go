@@ -30,6 +30,12 @@ type MState struct {
 	Expanded  bool
 	Frontier  bool // reached but not (fully) expanded because of a bound
 	ModelErr  bool // the state stands for a model error, it has no variables
+	// Deadlock is set on a state, fully expanded, in which no included
+	// action is enabled (no step of any action with any inputs succeeds),
+	// that is neither accepting nor an error: unlike a state whose
+	// successors a filter, a grouping or a bound removed, which has enabled
+	// actions.
+	Deadlock bool
 }
 
 // MTrans is a transition of the explored model. Inputs and outputs are
@@ -53,6 +59,18 @@ type Stats struct {
 	Seconds   float64 `json:"seconds"`
 	Complete  bool    `json:"complete"`
 	StoppedBy string  `json:"stopped_by,omitempty"`
+	// ModelStates counts the model's states (States counts the graph's,
+	// which adds a passive twin where the tester first waits: Passive of
+	// them, each with a timeout transition, Timeouts); InitialStates the
+	// initial ones; Deadlocks the states in which nothing is enabled (see
+	// MState.Deadlock); ErrorStates those with an invariant violation or
+	// a model error.
+	ModelStates   int `json:"model_states"`
+	Passive       int `json:"passive_states"`
+	Timeouts      int `json:"timeouts"`
+	InitialStates int `json:"initial_states"`
+	Deadlocks     int `json:"deadlocks"`
+	ErrorStates   int `json:"error_states"`
 }
 
 // Ending says how an exploration ended, for people: "complete", or
@@ -388,6 +406,9 @@ type srcResult struct {
 	done  bool
 	tried int64
 	trans []pendTrans
+	// enabled is set when some step succeeded or failed with a model
+	// error (a state without it is a deadlock, unless accepting).
+	enabled bool
 }
 
 type explorer struct {
@@ -597,6 +618,7 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 	e.ex.States, e.ex.Trans = trim(e.ex.States), trim(e.ex.Trans)
 	e.ex.Stats.States = len(e.ex.States)
 	e.ex.Stats.Transitions = len(e.ex.Trans)
+	e.ex.countStates()
 	e.ex.Stats.Seconds = time.Since(e.start).Seconds()
 	e.ex.Stats.Complete = e.ex.Stats.StoppedBy == ""
 	if cfg.Progress != nil {
@@ -644,21 +666,48 @@ func (e *explorer) stopReason() string {
 
 func (e *explorer) run() error {
 	w := e.workers[0].Worker
-	st0, err := w.Init()
+	inits, err := model.InitialStates(w)
 	if err != nil {
 		return err
 	}
-	info := e.evalTarget(w, st0, true)
-	if info.err != nil {
-		return info.err
+	var level []int32
+	// Every initial state is a state of depth 0, as TLC counts them
+	// (filters do not apply to initial states); one whose grouping values
+	// an earlier one has already is pruned, as a state reached by a step
+	// would be.
+	for _, st0 := range inits {
+		if e.ctx.Err() != nil {
+			break
+		}
+		info := e.evalTarget(w, st0, true)
+		if info.err != nil {
+			return info.err
+		}
+		hk := e.hash(st0.Key())
+		if _, known := e.concrete.get(hk); known {
+			continue
+		}
+		isNew := len(e.groups) == 0
+		for g, gm := range e.groups {
+			if _, seen := gm.get(info.groupKeys[g]); !seen {
+				isNew = true
+			}
+		}
+		if !isNew {
+			e.concrete.set(hk, prunedID)
+			e.ex.Stats.Pruned++
+			continue
+		}
+		id := e.addState(st0.Key(), hk, 0, info)
+		e.ex.States[id].Initial = true
+		if info.invariant == "" || !e.cfg.StopOnError {
+			level = append(level, id)
+		}
 	}
-	e.addState(st0.Key(), e.hash(st0.Key()), 0, info)
-	e.ex.States[0].Initial = true
+	if len(e.ex.States) == 0 {
+		return e.ctx.Err()
+	}
 	e.counted()
-	level := []int32{0}
-	if info.invariant != "" && e.cfg.StopOnError {
-		level = nil
-	}
 	for depth := int32(0); len(level) > 0; depth++ {
 		if e.ctx.Err() != nil {
 			e.markFrontier(level)
@@ -781,6 +830,37 @@ func (e *explorer) errorState(msg string, depth int32) int32 {
 	e.ex.States = append(e.ex.States, MState{keyOff: off, keyLen: n, Depth: depth, label: e.ex.intern("error"), err: e.ex.intern(msg), ModelErr: true})
 	e.concrete.set(hk, id)
 	return id
+}
+
+// countStates sets the counts of the model's states in Stats.
+func (x *Exploration) countStates() {
+	st := &x.Stats
+	st.ModelStates, st.InitialStates, st.Deadlocks, st.ErrorStates = len(x.States), 0, 0, 0
+	for i := range x.States {
+		s := &x.States[i]
+		if s.Initial {
+			st.InitialStates++
+		}
+		if s.Deadlock {
+			st.Deadlocks++
+		}
+		if s.ModelErr || s.err != 0 {
+			st.ErrorStates++
+		}
+	}
+}
+
+// Deadlocks returns the model states in which nothing is enabled (see
+// MState.Deadlock), in the order found (the first is one of the nearest to
+// an initial state).
+func (x *Exploration) Deadlocks() []int {
+	var out []int
+	for i := range x.States {
+		if x.States[i].Deadlock {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // StateVars decodes the variables of model state i (nil for error states

@@ -32,6 +32,9 @@ type GState struct {
 	// Count is the number of model states a node stands for in a quotient
 	// (0 in a state graph, where each node is one state).
 	Count int
+	// Deadlock marks a state in which no included action is enabled and
+	// that is not accepting (see MState.Deadlock).
+	Deadlock bool
 }
 
 // GTrans is a transition of the state graph. Timeout transitions have an
@@ -186,7 +189,8 @@ func (x *Exploration) Graph() *Graph {
 	hasObs := x.hasObservables()
 	add := func(m int, kind StateKind) int {
 		s := &x.States[m]
-		gs := GState{Model: int32(m), Label: x.StateLabel(m), Kind: kind, Accepting: s.Accepting, Frontier: s.Frontier, Error: x.StateError(m)}
+		gs := GState{Model: int32(m), Label: x.StateLabel(m), Kind: kind, Accepting: s.Accepting, Frontier: s.Frontier, Error: x.StateError(m),
+			Deadlock: s.Deadlock && kind != Passive}
 		g.States = append(g.States, gs)
 		return len(g.States) - 1
 	}
@@ -226,11 +230,17 @@ func (x *Exploration) Graph() *Graph {
 			s.Kind = Terminal
 		}
 	}
-	if len(x.States) > 0 {
-		g.States[g.Entry[0]].Initial = true
+	for m := range x.States {
+		if x.States[m].Initial {
+			g.States[g.Entry[m]].Initial = true
+		}
 	}
 	g.Stats = x.Stats
 	g.Stats.States = len(g.States)
 	g.Stats.Transitions = len(g.Trans)
+	g.Stats.Passive = len(g.States) - len(x.States)
+	g.Stats.Timeouts = g.Stats.Passive
+	x.countStates()
+	g.Stats.ModelStates, g.Stats.InitialStates, g.Stats.Deadlocks, g.Stats.ErrorStates = x.Stats.ModelStates, x.Stats.InitialStates, x.Stats.Deadlocks, x.Stats.ErrorStates
 	return g
 }

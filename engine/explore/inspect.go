@@ -11,12 +11,16 @@ import (
 // from the initial state to graph state target, or nil when it is not
 // reachable (or is the initial state).
 func (g *Graph) PathTo(target int) []int {
+	var from []int
 	for i, s := range g.States {
 		if s.Initial {
-			return g.shortestPath(i, func(n int) bool { return n == target })
+			if i == target {
+				return nil
+			}
+			from = append(from, i)
 		}
 	}
-	return nil
+	return g.shortestPathFrom(from, func(n int) bool { return n == target })
 }
 
 // ActionStatus says whether an action is enabled in a state and, when it is

@@ -27,8 +27,42 @@ type SuiteStep struct {
 
 // SuiteCase is one test case: from the initial state to an accepting state.
 type SuiteCase struct {
-	Name  string      `json:"name"`
+	Name string `json:"name"`
+	// Init is the initial state the case was planned from, when the model
+	// has several (the runner starts in all of them, as online testing
+	// does: the implementation's steps tell which it is in).
+	Init  string      `json:"init,omitempty"`
 	Steps []SuiteStep `json:"steps"`
+}
+
+// startTrans marks, in a rooted graph, the transitions from its root to the
+// model's initial states.
+const startTrans = -2
+
+// rooted returns g when it has at most one initial state; else a copy with
+// a root state before them (the only initial state, not accepting) and a
+// transition from it to each, so that a tour or a path starts from one
+// state. n is the number of g's own states (the root is state n).
+func (g *Graph) rooted() (*Graph, int) {
+	n := len(g.States)
+	var inits []int
+	for i := range g.States {
+		if g.States[i].Initial {
+			inits = append(inits, i)
+		}
+	}
+	if len(inits) < 2 {
+		return g, n
+	}
+	r := &Graph{States: make([]GState, n, n+1), Trans: make([]GTrans, len(g.Trans), len(g.Trans)+len(inits)), Stats: g.Stats, Extended: g.Extended}
+	copy(r.States, g.States)
+	copy(r.Trans, g.Trans)
+	for _, i := range inits {
+		r.States[i].Initial = false
+		r.Trans = append(r.Trans, GTrans{From: n, To: i, Kind: model.Internal, ModelTrans: startTrans})
+	}
+	r.States = append(r.States, GState{ID: "start", Model: -1, Label: "start", Kind: Active, Initial: true})
+	return r, n
 }
 
 // Suite is an offline test suite (docs/test-suites.md).
@@ -226,6 +260,8 @@ func (g *Graph) live() (live, reach []bool, initial int) {
 // from which no accepting state is reachable are reported as dead and left
 // out, with the transitions into them.
 func (g *Graph) TransitionTour() (*Suite, error) {
+	states, trans := len(g.States), len(g.Trans)
+	g, _ = g.rooted()
 	live, reach, initial := g.live()
 	if initial < 0 {
 		return nil, fmt.Errorf("the graph has no initial state")
@@ -233,19 +269,21 @@ func (g *Graph) TransitionTour() (*Suite, error) {
 	if !live[initial] {
 		return nil, fmt.Errorf("no accepting state is reachable from the initial state")
 	}
-	s := &Suite{Format: SuiteFormat, Coverage: "transitions", States: len(g.States), Trans: len(g.Trans)}
+	s := &Suite{Format: SuiteFormat, Coverage: "transitions", States: states, Trans: trans}
 	for i := range g.States {
 		if reach[i] && !live[i] {
 			s.Dead = append(s.Dead, g.States[i].ID)
 		}
 	}
-	var req []int // required transitions
+	var req []int // required transitions (a rooted graph's starts too: every live initial state begins a case)
 	for i, t := range g.Trans {
 		if reach[t.From] && live[t.From] && live[t.To] {
 			req = append(req, i)
+			if t.ModelTrans != startTrans {
+				s.LowerBound++
+			}
 		}
 	}
-	s.LowerBound = len(req)
 	if len(req) == 0 {
 		return s, nil
 	}
@@ -256,7 +294,7 @@ func (g *Graph) TransitionTour() (*Suite, error) {
 	g.splitCases(s, edges, eulerCircuit(edges, len(g.States), initial), initial)
 	covered := map[int]bool{}
 	for _, e := range edges {
-		if e.trans >= 0 {
+		if e.trans >= 0 && g.Trans[e.trans].ModelTrans != startTrans {
 			covered[e.trans] = true
 		}
 	}
@@ -365,12 +403,15 @@ func eulerCircuit(edges []tourEdge, n, initial int) []int {
 	return circuit
 }
 
-// splitCases cuts the circuit into test cases at the resets.
+// splitCases cuts the circuit into test cases at the resets. In a rooted
+// graph a case begins with the start transition to its initial state,
+// which is not a step: the case records the state as its Init.
 func (g *Graph) splitCases(s *Suite, edges []tourEdge, circuit []int, initial int) {
 	var cur []SuiteStep
+	init := ""
 	flush := func() {
 		if len(cur) > 0 {
-			c := SuiteCase{Name: fmt.Sprintf("case %d", len(s.Cases)+1), Steps: cur}
+			c := SuiteCase{Name: fmt.Sprintf("case %d", len(s.Cases)+1), Init: init, Steps: cur}
 			s.Cases = append(s.Cases, c)
 			s.Length += len(cur)
 			s.Steps += c.Actions()
@@ -381,6 +422,11 @@ func (g *Graph) splitCases(s *Suite, edges []tourEdge, circuit []int, initial in
 	for _, e := range circuit {
 		if edges[e].trans < 0 {
 			flush()
+			continue
+		}
+		if t := &g.Trans[edges[e].trans]; t.ModelTrans == startTrans {
+			flush()
+			init = g.States[t.To].ID
 			continue
 		}
 		cur = append(cur, g.step(edges[e].trans))
@@ -402,14 +448,21 @@ func (g *Graph) shortestPath(from int, goal func(int) bool) []int {
 	if goal(from) {
 		return nil
 	}
+	return g.shortestPathFrom([]int{from}, goal)
+}
+
+// shortestPathFrom is shortestPath from the nearest of several states.
+func (g *Graph) shortestPathFrom(starts []int, goal func(int) bool) []int {
 	out := make([][]int, len(g.States))
 	for i, t := range g.Trans {
 		out[t.From] = append(out[t.From], i)
 	}
 	via := make([]int, len(g.States))
 	seen := make([]bool, len(g.States))
-	seen[from] = true
-	queue := []int{from}
+	for _, s := range starts {
+		seen[s], via[s] = true, -1
+	}
+	queue := append([]int(nil), starts...)
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
@@ -421,7 +474,7 @@ func (g *Graph) shortestPath(from int, goal func(int) bool) []int {
 			seen[t], via[t] = true, ti
 			if goal(t) {
 				var path []int
-				for n := t; n != from; n = g.Trans[via[n]].From {
+				for n := t; via[n] >= 0; n = g.Trans[via[n]].From {
 					path = append(path, via[n])
 				}
 				for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
@@ -439,13 +492,15 @@ func (g *Graph) shortestPath(from int, goal func(int) bool) []int {
 // the initial state to it, then a shortest path on to an accepting state.
 // targets nil covers every live state reachable from the initial one.
 func (g *Graph) StateCases(targets []int) (*Suite, error) {
+	states, trans := len(g.States), len(g.Trans)
+	g, n := g.rooted()
 	live, reach, initial := g.live()
 	if initial < 0 {
 		return nil, fmt.Errorf("the graph has no initial state")
 	}
-	s := &Suite{Format: SuiteFormat, Coverage: "states", States: len(g.States), Trans: len(g.Trans)}
+	s := &Suite{Format: SuiteFormat, Coverage: "states", States: states, Trans: trans}
 	if targets == nil {
-		for i := range g.States {
+		for i := range g.States[:n] {
 			if reach[i] && live[i] {
 				targets = append(targets, i)
 			}
@@ -468,8 +523,15 @@ func (g *Graph) StateCases(targets []int) (*Suite, error) {
 		}
 		c := SuiteCase{Name: "to " + g.States[target].ID}
 		for _, ti := range path {
+			if t := &g.Trans[ti]; t.ModelTrans == startTrans {
+				c.Init = g.States[t.To].ID
+				continue
+			}
 			c.Steps = append(c.Steps, g.step(ti))
 			covered[ti] = true
+		}
+		if len(c.Steps) == 0 {
+			continue // an initial state, accepting
 		}
 		s.Cases = append(s.Cases, c)
 		s.Length += len(c.Steps)

@@ -175,7 +175,8 @@ type Model interface {
 // Worker evaluates a model on one goroutine. Workers are not safe for
 // concurrent use; make one per goroutine.
 type Worker interface {
-	// Init returns the initial state.
+	// Init returns the initial state (the first, when the model has
+	// several: see InitialStates).
 	Init() (State, error)
 	// Decode rebuilds a state from its key.
 	Decode(key string) (State, error)
@@ -235,4 +236,24 @@ func isIdentifier(s string) bool {
 		return false
 	}
 	return true
+}
+
+// MultiInit is a worker whose model may have several initial states.
+type MultiInit interface {
+	// Inits returns the initial states, distinct, in the model's order.
+	Inits() ([]State, error)
+}
+
+// InitialStates returns a model's initial states: several when its
+// worker is a MultiInit (a Starlark init() returning a list of dicts), else
+// the one Init returns.
+func InitialStates(w Worker) ([]State, error) {
+	if mi, ok := w.(MultiInit); ok {
+		return mi.Inits()
+	}
+	st, err := w.Init()
+	if err != nil {
+		return nil, err
+	}
+	return []State{st}, nil
 }

@@ -413,9 +413,12 @@ func (m *StarModel) declareVars(thread *starlark.Thread) error {
 	if err != nil {
 		return convertErr(err, fnPos(m.init), "init()")
 	}
+	if seq, ok := v.(starlark.Indexable); ok && (v.Type() == "list" || v.Type() == "tuple") && seq.Len() > 0 {
+		v = seq.Index(0) // several initial states: the first names the variables (the others are checked against it)
+	}
 	d, ok := v.(*starlark.Dict)
 	if !ok {
-		return &PosError{Pos: fnPos(m.init), Msg: fmt.Sprintf("init() must return a dict of state variables, not %s", v.Type())}
+		return &PosError{Pos: fnPos(m.init), Msg: fmt.Sprintf("init() must return a dict of state variables (or a non-empty list of them), not %s", v.Type())}
 	}
 	for _, kv := range d.Items() {
 		name, ok := starlark.AsString(kv[0])

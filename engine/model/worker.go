@@ -87,29 +87,91 @@ func (w *starWorker) call(fn starlark.Value, args starlark.Tuple) (starlark.Valu
 }
 
 func (w *starWorker) Init() (State, error) {
-	w.r = rec{m: w.m, cur: make([]starlark.Value, len(w.m.info.Vars)), touched: make([]bool, len(w.m.info.Vars))}
+	sts, err := w.Inits()
+	if err != nil {
+		return nil, err
+	}
+	return sts[0], nil
+}
+
+// initBudgetFactor is how many steps' budgets init() may use.
+const initBudgetFactor = 100
+
+// MaxInitialStates bounds the initial states init() may return.
+const MaxInitialStates = 1 << 20
+
+// Inits returns the initial states: init() returns one state (a dict of the
+// state variables) or several (a list or tuple of such dicts; equal ones
+// count once, in the order given).
+func (w *starWorker) Inits() ([]State, error) {
+	// init() may list many states (a TLA+ Init of half a million): its
+	// budget is a hundred steps'.
+	budget := w.budget
+	w.budget = budget * initBudgetFactor
 	v, err := w.call(w.m.init, nil)
+	w.budget = budget
 	if err != nil {
 		return nil, convertErr(err, fnPos(w.m.init), "init()")
 	}
-	d, ok := v.(*starlark.Dict)
-	if !ok {
-		return nil, &PosError{Pos: fnPos(w.m.init), Msg: "init() must return a dict"}
-	}
-	for _, kv := range d.Items() {
-		name, _ := starlark.AsString(kv[0])
-		i, ok := w.m.varIndex[name]
-		if !ok {
-			return nil, &PosError{Pos: fnPos(w.m.init), Msg: fmt.Sprintf("init() returned a different set of variables (%s)", kv[0])}
+	var dicts []starlark.Value
+	switch x := v.(type) {
+	case *starlark.Dict:
+		dicts = []starlark.Value{x}
+	case *starlark.List, starlark.Tuple:
+		seq := x.(starlark.Indexable)
+		if seq.Len() == 0 {
+			return nil, &PosError{Pos: fnPos(w.m.init), Msg: "init() returned no initial state (an empty list)"}
 		}
-		w.r.cur[i] = kv[1]
-		w.r.touched[i] = true
+		if seq.Len() > MaxInitialStates {
+			return nil, &PosError{Pos: fnPos(w.m.init), Msg: fmt.Sprintf("init() returned %d initial states, more than %d", seq.Len(), MaxInitialStates)}
+		}
+		for i := 0; i < seq.Len(); i++ {
+			dicts = append(dicts, seq.Index(i))
+		}
+	default:
+		return nil, &PosError{Pos: fnPos(w.m.init), Msg: "init() must return a dict of the state variables, or a list of such dicts (several initial states), not " + v.Type()}
 	}
-	buf, err := w.r.encode(nil)
-	if err != nil {
-		return nil, &PosError{Pos: fnPos(w.m.init), Msg: "init(): " + err.Error()}
+	var out []State
+	seen := map[string]bool{}
+	for i, dv := range dicts {
+		d, ok := dv.(*starlark.Dict)
+		what := "init()"
+		if len(dicts) > 1 || v.Type() != "dict" {
+			what = fmt.Sprintf("init()[%d]", i)
+		}
+		if !ok {
+			return nil, &PosError{Pos: fnPos(w.m.init), Msg: what + " must be a dict of the state variables, not " + dv.Type()}
+		}
+		w.r = rec{m: w.m, cur: make([]starlark.Value, len(w.m.info.Vars)), touched: make([]bool, len(w.m.info.Vars))}
+		for _, kv := range d.Items() {
+			name, _ := starlark.AsString(kv[0])
+			i, ok := w.m.varIndex[name]
+			if !ok {
+				return nil, &PosError{Pos: fnPos(w.m.init), Msg: fmt.Sprintf("%s returned a different set of variables (%s)", what, kv[0])}
+			}
+			w.r.cur[i] = kv[1]
+			w.r.touched[i] = true
+		}
+		for i, t := range w.r.touched {
+			if !t {
+				return nil, &PosError{Pos: fnPos(w.m.init), Msg: fmt.Sprintf("%s lacks the variable %s", what, w.m.info.Vars[i])}
+			}
+		}
+		buf, err := w.r.encode(nil)
+		if err != nil {
+			return nil, &PosError{Pos: fnPos(w.m.init), Msg: what + ": " + err.Error()}
+		}
+		if seen[string(buf)] {
+			continue
+		}
+		seen[string(buf)] = true
+		st, err := w.m.decode(string(buf))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
 	}
-	return w.m.decode(string(buf))
+	return out, nil
 }
 
 func (w *starWorker) Decode(key string) (State, error) { return w.m.decode(key) }

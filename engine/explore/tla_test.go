@@ -1,0 +1,114 @@
+package explore_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
+)
+
+// Ports of tlaplus/Examples specifications whose Init has many states
+// (testdata/tla): explored with the default workers, with no artificial
+// root, each gives TLC's distinct-state count as recorded in the manifest.json
+// beside the spec, all of its initial states counted.
+func TestTLAPorts(t *testing.T) {
+	for _, tc := range []struct {
+		file      string
+		constants map[string]model.Value
+		states    int // TLC's distinctStates
+		initial   int
+		long      bool
+	}{
+		{"EWD840.star", nil, 302, 192, false},                   // EWD840.cfg, N = 3
+		{"SyncTerminationDetection.star", nil, 129, 129, false}, // N = 7
+		{"CoffeeCan.star", nil, 5150, 5150, false},              // CoffeeCan100Beans.cfg
+		{"CoffeeCan.star", map[string]model.Value{"MaxBeanCount": model.Int(1000)}, 501500, 501500, true},
+	} {
+		if tc.long && testing.Short() {
+			continue
+		}
+		m, err := model.LoadStarlarkWith("testdata/tla/"+tc.file, nil, tc.constants)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := explore.DefaultConfig(m)
+		x, err := explore.Explore(context.Background(), m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := x.Stats
+		if st.ModelStates != tc.states || st.InitialStates != tc.initial || !st.Complete || st.ErrorStates != 0 {
+			t.Errorf("%s %v: %d states (%d initial), complete %v, %d error states; TLC: %d", tc.file, tc.constants,
+				st.ModelStates, st.InitialStates, st.Complete, st.ErrorStates, tc.states)
+		}
+	}
+}
+
+// Several initial states: each is a state of depth 0, marked initial in the
+// graph (one start arrow each), a path to a state starts from the nearest;
+// a state where nothing is enabled and that is not accepting is a
+// deadlock, unless the check is off; a state whose only successor a filter
+// removed is not.
+func TestInitialStatesAndDeadlocks(t *testing.T) {
+	m, err := model.LoadStarlarkSource("dl.star", []byte(`
+def init():
+    return [{"x": x, "y": 0} for x in [0, 1, 2, 1]]   # the repeated one counts once
+
+def IncY(s):
+    require(s.y < 2)
+    s.y += 1
+
+def accepting(s):
+    return s.x == 0
+
+actions = [IncY]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 2} {
+		x := exploreOn(t, m, workers, nil)
+		if x.Stats.ModelStates != 9 || x.Stats.InitialStates != 3 || x.Stats.Deadlocks != 2 {
+			t.Fatalf("%d workers: %+v", workers, x.Stats)
+		}
+		for _, id := range x.Deadlocks() {
+			if x.States[id].Accepting || x.States[id].Depth != 2 {
+				t.Errorf("deadlock %d: %+v", id, x.States[id])
+			}
+		}
+		g := x.Graph()
+		initial := 0
+		for i, s := range g.States {
+			if s.Initial {
+				initial++
+				if p := g.PathTo(i); p != nil {
+					t.Errorf("a path to an initial state: %v", p)
+				}
+			}
+		}
+		if initial != 3 || len(g.PathTo(g.ActiveOf[x.Deadlocks()[0]])) != 2 {
+			t.Errorf("%d initial graph states; path to the first deadlock %v", initial, g.PathTo(g.ActiveOf[x.Deadlocks()[0]]))
+		}
+		off := exploreOn(t, m, workers, func(c *explore.Config) { c.NoDeadlockCheck = true })
+		if off.Stats.Deadlocks != 0 {
+			t.Errorf("check off: %d deadlocks", off.Stats.Deadlocks)
+		}
+		filtered := exploreOn(t, m, workers, func(c *explore.Config) {
+			c.Filters = append(c.Filters, compile(t, m, "s.y < 2"))
+		})
+		if filtered.Stats.Deadlocks != 0 {
+			t.Errorf("a state whose successor a filter removed is a deadlock: %+v", filtered.Stats)
+		}
+	}
+	// A suite starts a case from each initial state that reaches an
+	// accepting one, and says which.
+	g := exploreOn(t, m, 1, func(c *explore.Config) { c.NoDeadlockCheck = true }).Graph()
+	s, err := g.TransitionTour()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Cases) != 1 || s.Cases[0].Init != "S0" || s.Covered != 2 || s.LowerBound != 2 || s.States != len(g.States) {
+		t.Errorf("suite: %+v", s)
+	}
+}
