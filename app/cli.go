@@ -51,7 +51,9 @@ const usage = `usage:
   modex help                    this text
 
 PROJECT is a project file (.toml) or a bare model (.star) used with its own
-declarations. Exit codes: 0 ok, 1 model or project error, 2 usage.`
+declarations. Exit codes: 0 ok, 1 model or project error (or a failing test), 2 usage,
+3 an exploration found error states or deadlocks, 4 an exploration is incomplete
+(a bound, the memory budget, max time, or Ctrl-C).`
 
 type usageError struct{ msg string }
 
