@@ -588,7 +588,7 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 		ctx, cancel = context.WithTimeout(ctx, cfg.MaxTime)
 		defer cancel()
 	}
-	ctx, stopWatch := model.WatchMemory(ctx, cfg.MemoryBudget)
+	ctx, stopWatch := model.WatchMemoryFinal(ctx, cfg.MemoryBudget)
 	defer stopWatch()
 	e.ctx = ctx
 	stop := context.AfterFunc(ctx, func() {
@@ -612,6 +612,11 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 	progressWG.Wait()
 	if err != nil {
 		return nil, err
+	}
+	// A budget exceeded after the last poll (one huge allocation just
+	// before the end) still makes the exploration incomplete.
+	if msg := stopWatch(); msg != "" && e.ex.Stats.StoppedBy == "" {
+		e.ex.Stats.StoppedBy = msg
 	}
 	// Growth by doubling may leave up to half the arrays unused: what the
 	// exploration keeps is trimmed to size.

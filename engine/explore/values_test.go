@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 )
 
@@ -90,5 +91,29 @@ func TestCyclicAndDeepValues(t *testing.T) {
 				t.Errorf("%s, %d workers: %q", name, workers, found)
 			}
 		}
+	}
+}
+
+// One huge allocation that is garbage before the next poll of the memory
+// watcher still makes the exploration incomplete: it never reports
+// "complete" after passing its budget.
+func TestMemoryBudgetBurstNotComplete(t *testing.T) {
+	m, err := model.LoadStarlarkSource("burst.star", []byte(`
+def init():
+    return {"n": 0}
+
+def Once(s):
+    require(s.n == 0)
+    x = len([0] * 20000000)   # 320 MB, garbage at once
+    s.n = 1
+
+actions = [Once]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := exploreOn(t, m, 1, func(c *explore.Config) { c.MemoryBudget = 64 << 20 })
+	if x.Stats.Complete || !strings.Contains(x.Stats.StoppedBy, "memory budget (64 MiB)") {
+		t.Errorf("complete %v, stopped by %q", x.Stats.Complete, x.Stats.StoppedBy)
 	}
 }

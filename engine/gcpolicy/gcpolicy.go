@@ -7,7 +7,10 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"time"
+
+	"github.com/modex/modex/engine/model"
 )
 
 // Base is the heap size below which the collector runs rarely (GOGC 400).
@@ -25,10 +28,34 @@ func Tune() (restore func()) {
 	}
 	oldPercent := debug.SetGCPercent(400)
 	oldLimit := debug.SetMemoryLimit(Base)
+	var mu sync.Mutex
+	limit := int64(Base)
+	var capped int64 // a watched memory budget's cap (0: none)
+	apply := func() {
+		l := limit
+		if capped > 0 {
+			l = min(l, capped)
+		}
+		debug.SetMemoryLimit(l)
+	}
+	// A memory budget being watched (model.WatchMemory) caps the limit:
+	// the collector then keeps garbage from counting against the budget.
+	model.SetMemoryLimitCap(func(c int64) func() {
+		mu.Lock()
+		prev := capped
+		capped = c
+		apply()
+		mu.Unlock()
+		return func() {
+			mu.Lock()
+			capped = prev
+			apply()
+			mu.Unlock()
+		}
+	})
 	stop := make(chan struct{})
 	go func() {
 		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		limit := int64(Base)
 		t := time.NewTicker(100 * time.Millisecond)
 		defer t.Stop()
 		for {
@@ -41,10 +68,12 @@ func Tune() (restore func()) {
 			if sample[0].Value.Kind() != metrics.KindUint64 {
 				return
 			}
+			mu.Lock()
 			if want := 2 * int64(sample[0].Value.Uint64()); want > limit {
 				limit = want
-				debug.SetMemoryLimit(limit)
+				apply()
 			}
+			mu.Unlock()
 		}
 	}()
 	return func() {
