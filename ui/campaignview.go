@@ -28,8 +28,8 @@ import (
 type campaignPanel struct {
 	workers *Entry
 	nats    *Entry
-	button  *widget.Button
-	shrink  *widget.Check
+	button  *escButton
+	shrink  *escCheck
 	fails   []campaign.Failure
 	// unlisted counts the failures beyond maxListedFailures, not listed.
 	unlisted int
@@ -47,8 +47,8 @@ func (tv *TestView) campaignRow() fyne.CanvasObject {
 	c.workers.SetText("2")
 	c.nats = newEntry(tv.wb)
 	c.nats.PlaceHolder = "NATS URL (optional)"
-	c.button = widget.NewButton("Campaign", tv.StartCampaign)
-	c.shrink = widget.NewCheck("shrink", nil) // each job's first failing run, on its worker
+	c.button = newButton("Campaign", tv.StartCampaign)
+	c.shrink = newCheck("shrink", nil) // each job's first failing run, on its worker
 	return container.NewBorder(nil, nil, widget.NewLabel("local workers"), container.NewHBox(c.shrink, c.button),
 		container.NewBorder(nil, nil, container.NewGridWrap(fyne.NewSize(50, c.workers.MinSize().Height), c.workers), nil, c.nats))
 }
@@ -169,7 +169,7 @@ func (tv *TestView) startCampaign(workers int) {
 
 // running switches the buttons between a job running and none.
 func (tv *TestView) running(on bool) {
-	for _, b := range []*widget.Button{tv.startB, tv.camp.button} {
+	for _, b := range []*escButton{tv.startB, tv.camp.button} {
 		if on {
 			b.Disable()
 		} else {

@@ -186,7 +186,7 @@ func (ce *ConfigEditor) build() fyne.CanvasObject {
 	add(heading("Testing"))
 	add(widget.NewLabel("Timeout Δ(s), seconds"), ce.expr("timeout", s.Timeout, orDefault(r.Timeout, "0"), func(v string) { s.Timeout = v }))
 	add(widget.NewLabel("Accepting states (overrides the model's accepting)"), ce.expr("accepting", s.Accepting, orDefault(r.Accepting, "the model's accepting(s)"), func(v string) { s.Accepting = v }))
-	mode := widget.NewSelect([]string{"auto", "on", "off"}, func(v string) {
+	mode := newSelect([]string{"auto", "on", "off"}, func(v string) {
 		if v != s.Timeouts && !(v == "auto" && s.Timeouts == "") {
 			s.Timeouts = v
 			ce.changed()
@@ -215,7 +215,7 @@ func orDefault(v, d string) string {
 }
 
 func (ce *ConfigEditor) check(label string, on bool, apply func(bool)) fyne.CanvasObject {
-	c := widget.NewCheck(label, nil)
+	c := newCheck(label, nil)
 	c.SetChecked(on)
 	c.OnChanged = func(b bool) {
 		apply(b)
@@ -306,7 +306,7 @@ func (ce *ConfigEditor) list(path string, own, inherited []string, apply func([]
 		var row *fyne.Container
 		obj := ce.field(fmt.Sprintf("%s.%d", path, i), v, "expression over s, e.g. pending(s) < 2", false, ce.checkExpr, func(string) { sync() })
 		entries = append(entries, ce.fields[fmt.Sprintf("%s.%d", path, i)].Entry)
-		del := widget.NewButton("Remove", nil)
+		del := newButton("Remove", nil)
 		row = container.NewBorder(nil, nil, nil, del, obj)
 		del.OnTapped = func() {
 			for j, e := range entries {
@@ -324,7 +324,7 @@ func (ce *ConfigEditor) list(path string, own, inherited []string, apply func([]
 	for _, v := range values {
 		addRow(v)
 	}
-	addBtn := widget.NewButton("Add", func() { addRow("") })
+	addBtn := newButton("Add", func() { addRow("") })
 	return container.NewVBox(rows, addBtn)
 }
 
@@ -366,7 +366,7 @@ func (ce *ConfigEditor) domains() fyne.CanvasObject {
 	}
 	name := widget.NewEntry()
 	name.PlaceHolder = "new domain name"
-	addBtn := widget.NewButton("Add domain", func() {
+	addBtn := newButton("Add domain", func() {
 		n := strings.TrimSpace(name.Text)
 		if n == "" || names[n] {
 			return
@@ -400,14 +400,14 @@ func (ce *ConfigEditor) action(a model.ActionInfo) fyne.CanvasObject {
 	if oa == nil {
 		oa = &projects.ActionSpec{}
 	}
-	include := widget.NewCheck("", nil)
+	include := newCheck("", nil)
 	include.SetChecked(!excludedIn(ce.resolved, ra, a.Name))
 	include.OnChanged = func(b bool) {
 		ex := !b
 		own().Exclude = &ex
 		ce.changed()
 	}
-	kind := widget.NewSelect([]string{"controllable", "observable", "internal"}, nil)
+	kind := newSelect([]string{"controllable", "observable", "internal"}, nil)
 	kind.SetSelected(orDefault(ra.Kind, a.Kind.String()))
 	kind.OnChanged = func(v string) {
 		if v == orDefault(ra.Kind, a.Kind.String()) && oa.Kind == "" {

@@ -204,7 +204,7 @@ func (d *Details) ShowMatches(expr string, ids []string, label func(string) stri
 }
 
 func (d *Details) link(text, target string) fyne.CanvasObject {
-	b := widget.NewButton(text, func() {
+	b := newButton(text, func() {
 		if d.Goto != nil {
 			d.Goto(target)
 		}

@@ -26,6 +26,14 @@ func newEntryOf(wb func() *Workbench) *Entry {
 	return e
 }
 
+// TypedKey passes Esc to the workbench (it cancels the exploration), other
+// keys to the entry.
+func (e *Entry) TypedKey(k *fyne.KeyEvent) {
+	if !escape(k) {
+		e.Entry.TypedKey(k)
+	}
+}
+
 // TypedShortcut runs the workbench's shortcut for the keys, else the
 // entry's own (copy, paste, …).
 func (e *Entry) TypedShortcut(s fyne.Shortcut) {

@@ -78,6 +78,7 @@ func (wb *Workbench) installMenus() {
 		fyne.NewMenuItem("Explore", wb.Explore),
 		fyne.NewMenuItem("Cancel", wb.Cancel),
 		fyne.NewMenuItem("Reload Model", wb.Reload),
+		fyne.NewMenuItem("State Bound…", wb.askStateBound),
 	)
 	wb.win.SetMainMenu(fyne.NewMainMenu(file, view, run))
 	c := wb.win.Canvas()
@@ -96,6 +97,7 @@ func (wb *Workbench) installMenus() {
 	short(fyne.KeyR, wb.Reload)
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: fyne.KeyModifierAlt}, func(fyne.Shortcut) { wb.Back() })
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyRight, Modifier: fyne.KeyModifierAlt}, func(fyne.Shortcut) { wb.Forward() })
+	onEscape = wb.Cancel
 	c.SetOnTypedKey(func(e *fyne.KeyEvent) {
 		switch e.Name {
 		case fyne.KeyEscape:

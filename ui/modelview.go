@@ -37,7 +37,7 @@ var starBuiltins = map[string]bool{
 type ModelView struct {
 	grid    *widget.TextGrid
 	message *widget.Label
-	reload  *widget.Button
+	reload  *escButton
 	content fyne.CanvasObject
 }
 
@@ -48,7 +48,7 @@ func NewModelView(onReload func()) *ModelView {
 	v.message = widget.NewLabel("")
 	v.message.Wrapping = fyne.TextWrapWord
 	v.message.Hide()
-	v.reload = widget.NewButton("Reload", onReload)
+	v.reload = newButton("Reload", onReload)
 	v.content = container.NewBorder(container.NewVBox(v.reload, v.message), nil, nil, nil, container.NewScroll(v.grid))
 	return v
 }

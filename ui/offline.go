@@ -24,7 +24,7 @@ import (
 // highlighted, the divergence in red).
 type OfflineView struct {
 	wb       *Workbench
-	coverage *widget.Select
+	coverage *escSelect
 	cases    *widget.List
 	suite    *explore.Suite
 	verdicts map[int]string
@@ -60,7 +60,7 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 	ov.caseInfo.Wrapping = fyne.TextWrapWord
 	ov.caseInfo.Selectable = true
 	ov.caseInfo.Hide()
-	ov.coverage = widget.NewSelect([]string{"transitions", "states"}, nil)
+	ov.coverage = newSelect([]string{"transitions", "states"}, nil)
 	ov.coverage.SetSelected("transitions")
 	ov.summary = widget.NewLabel("Generate a suite from the explored graph, or load one.")
 	ov.summary.Wrapping = fyne.TextWrapWord
@@ -110,8 +110,8 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 		}
 	}
 	suiteBar := container.NewHBox(widget.NewLabel("coverage"), ov.coverage,
-		widget.NewButton("Generate", ov.Generate), widget.NewButton("Load…", ov.Load), widget.NewButton("Save…", ov.Save), widget.NewButton("Run", ov.Run))
-	traceBar := container.NewHBox(widget.NewButton("Open trace…", ov.OpenTrace), widget.NewButton("Events…", ov.EditMapping), widget.NewButton("Replay", ov.Replay))
+		newButton("Generate", ov.Generate), newButton("Load…", ov.Load), newButton("Save…", ov.Save), newButton("Run", ov.Run))
+	traceBar := container.NewHBox(newButton("Open trace…", ov.OpenTrace), newButton("Events…", ov.EditMapping), newButton("Replay", ov.Replay))
 	suitePart := container.NewBorder(container.NewVBox(heading("Test suite"), suiteBar, ov.summary), container.NewVScroll(ov.caseInfo), nil, nil, ov.cases)
 	tracePart := container.NewBorder(container.NewVBox(heading("Recorded trace"), traceBar, ov.traceLabel), nil, nil, nil, ov.traceList)
 	split := container.NewVSplit(suitePart, tracePart)
@@ -398,8 +398,8 @@ func (ov *OfflineView) EditMapping() {
 		if spec == nil {
 			spec = &projects.EventSpec{}
 		}
-		role := widget.NewSelect([]string{conform.RoleAction, conform.RoleEvent, conform.RoleIgnore}, nil)
-		action := widget.NewSelect(actions, nil)
+		role := newSelect([]string{conform.RoleAction, conform.RoleEvent, conform.RoleIgnore}, nil)
+		action := newSelect(actions, nil)
 		def := n
 		if spec.Action != "" {
 			def = spec.Action

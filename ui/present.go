@@ -253,6 +253,10 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 	if errs > 0 {
 		summary += ", " + explore.Count(errs, "error state")
 	}
+	if final && st.StoppedBy == "max states" && wb.usedBound > 0 {
+		summary += fmt.Sprintf(" — the workbench stops at %d states when the configuration sets no max_states: Continue explores again up to %d", wb.usedBound, 4*wb.usedBound)
+		wb.continueB.Show()
+	}
 	if final {
 		wb.status.SetText(summary)
 		wb.counts.SetText("")

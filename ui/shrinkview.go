@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/model"
@@ -17,8 +16,8 @@ const shrinkRepeats = 4
 
 // newShrinkButton is the failure panel's Shrink button: it shrinks the
 // test's first failing run against the implementation (see Shrink).
-func (tv *TestView) newShrinkButton() *widget.Button {
-	b := widget.NewButton("Shrink", tv.Shrink)
+func (tv *TestView) newShrinkButton() *escButton {
+	b := newButton("Shrink", tv.Shrink)
 	b.Disable()
 	return b
 }

@@ -24,10 +24,10 @@ type TestView struct {
 	runs     *Entry
 	steps    *Entry
 	seed     *Entry
-	strategy *widget.Select
+	strategy *escSelect
 	adapter  *Entry
-	startB   *widget.Button
-	stop     *widget.Button
+	startB   *escButton
+	stop     *escButton
 	counters *widget.Label
 	verdicts *widget.Label
 	chart    *CoverageChart
@@ -40,7 +40,7 @@ type TestView struct {
 	failure *widget.Entry
 	report  string // the failure panel's text; UI goroutine only
 	bottom  *container.AppTabs
-	shrinkB *widget.Button
+	shrinkB *escButton
 	// The test's first failing run, its test and saved file, for Shrink
 	// (UI goroutine).
 	firstFail *conform.RunResult
@@ -104,13 +104,13 @@ func NewTestView(wb *Workbench) *TestView {
 	for _, st := range conform.Strategies() {
 		strategies = append(strategies, string(st))
 	}
-	tv.strategy = widget.NewSelect(strategies, nil)
+	tv.strategy = newSelect(strategies, nil)
 	tv.strategy.SetSelected(strategies[0])
 	tv.adapter = newEntry(wb)
 	tv.adapter.PlaceHolder = "adapter command (from the project)"
-	tv.startB = widget.NewButton("Start", tv.Start)
+	tv.startB = newButton("Start", tv.Start)
 	tv.startB.Importance = widget.HighImportance
-	tv.stop = widget.NewButton("Stop", tv.Stop)
+	tv.stop = newButton("Stop", tv.Stop)
 	tv.stop.Disable()
 	tv.counters = widget.NewLabel("")
 	tv.counters.Wrapping = fyne.TextWrapWord
@@ -163,7 +163,7 @@ func NewTestView(wb *Workbench) *TestView {
 			tv.failure.SetText(tv.report)
 		}
 	}
-	copyB := widget.NewButton("Copy", func() {
+	copyB := newButton("Copy", func() {
 		if a := fyne.CurrentApp(); a != nil {
 			a.Clipboard().SetContent(tv.report)
 		}

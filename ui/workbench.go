@@ -59,9 +59,15 @@ type Workbench struct {
 
 	// widgets
 	title   *widget.Label
-	configs *widget.Select
-	explore *widget.Button
-	stop    *widget.Button
+	configs *escSelect
+	explore *escButton
+	stop    *escButton
+	// bound is the workbench's own bound on the states of an exploration
+	// whose configuration sets none (a preference; DefaultStateBound);
+	// continueB raises it and explores again, shown when it was reached.
+	bound     int
+	usedBound int
+	continueB *escButton
 	// progress moves one step per progress report (about 10 a second): an
 	// infinite bar would repaint the window at 60 frames a second, which
 	// under software rendering takes the CPU the exploration needs.
@@ -73,10 +79,10 @@ type Workbench struct {
 	model_   *ModelView
 	edHolder *fyne.Container
 	tabs     *container.AppTabs
-	radiusS  *widget.Select
+	radiusS  *escSelect
 	// largeMode and overviewBy choose how graphs too large to draw whole
 	// are shown: an overview (by an expression) or a neighbourhood.
-	largeMode  *widget.Select
+	largeMode  *escSelect
 	overviewBy *Entry
 	// holders of the session's panels, swapped when a project opens
 	detailsHolder, testHolder, offlineHolder, findHolder, findErrHolder *fyne.Container
@@ -105,13 +111,19 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb := &Workbench{win: win, app: a, dialogs: dialogs, radius: 2, consent: DefaultConsent()}
 	wb.confirm = wb.confirmDialog
 	wb.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	wb.configs = widget.NewSelect(nil, nil)
+	wb.configs = newSelect(nil, nil)
 	wb.configs.OnChanged = wb.selectConfig
-	cfgMenu := widget.NewButton("…", wb.configMenu)
-	wb.explore = widget.NewButton("Explore", wb.Explore)
+	cfgMenu := newButton("…", wb.configMenu)
+	wb.explore = newButton("Explore", wb.Explore)
 	wb.explore.Importance = widget.HighImportance
-	wb.stop = widget.NewButton("Cancel", wb.Cancel)
+	wb.stop = newButton("Cancel", wb.Cancel)
 	wb.stop.Disable()
+	wb.bound = DefaultStateBound
+	if a != nil {
+		wb.bound = a.Preferences().IntWithFallback(stateBoundKey, DefaultStateBound)
+	}
+	wb.continueB = newButton("Continue", wb.continueExploring)
+	wb.continueB.Hide()
 	wb.progress = widget.NewProgressBar()
 	wb.progress.TextFormatter = func() string { return "" } // a bar, not a button-like label: the counts say what runs
 	wb.progress.Hide()
@@ -149,7 +161,7 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 		container.NewTabItem("Offline", wb.offlineHolder),
 	)
 	wb.setSession(newSession(wb, nil))
-	wb.radiusS = widget.NewSelect([]string{"1", "2", "3", "4", "6"}, func(v string) {
+	wb.radiusS = newSelect([]string{"1", "2", "3", "4", "6"}, func(v string) {
 		n, _ := strconv.Atoi(v)
 		wb.mu.Lock()
 		changed := n != wb.radius
@@ -161,18 +173,18 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	})
 	wb.radiusS.SetSelected("2")
 
-	bar := container.NewHBox(wb.title, widget.NewLabel("Configuration:"), wb.configs, cfgMenu, wb.explore, wb.stop, wb.progress, wb.counts)
-	wb.largeMode = widget.NewSelect([]string{largeOverview, largeNeighbourhood, largeWhole}, wb.setLargeMode)
+	bar := container.NewHBox(wb.title, widget.NewLabel("Configuration:"), wb.configs, cfgMenu, wb.explore, wb.stop, wb.continueB, wb.progress, wb.counts)
+	wb.largeMode = newSelect([]string{largeOverview, largeNeighbourhood, largeWhole}, wb.setLargeMode)
 	wb.overviewBy = newEntry(wb)
 	wb.overviewBy.SetPlaceHolder("by: first grouping, or depth")
 	wb.overviewBy.OnSubmitted = func(string) { wb.setLargeMode(largeOverview) }
 	wb.largeMode.SetSelected(largeOverview)
 	zoom := container.NewHBox(
-		widget.NewButton("−", wb.graph.ZoomOut), widget.NewButton("Fit", wb.graph.Fit), widget.NewButton("+", wb.graph.ZoomIn),
+		newButton("−", wb.graph.ZoomOut), newButton("Fit", wb.graph.Fit), newButton("+", wb.graph.ZoomIn),
 		widget.NewLabel("large graphs:"), wb.largeMode, container.NewGridWrap(fyne.NewSize(170, 36), wb.overviewBy),
 		widget.NewLabel("steps:"), wb.radiusS)
-	findRow := container.NewBorder(nil, wb.findErrHolder, nil, container.NewHBox(widget.NewButton("Find", wb.Find),
-		widget.NewButtonWithIcon("", theme.NavigateBackIcon(), func() { wb.NextMatch(-1) }), widget.NewButtonWithIcon("", theme.NavigateNextIcon(), func() { wb.NextMatch(1) })), wb.findHolder)
+	findRow := container.NewBorder(nil, wb.findErrHolder, nil, container.NewHBox(newButton("Find", wb.Find),
+		newButtonWithIcon("", theme.NavigateBackIcon(), func() { wb.NextMatch(-1) }), newButtonWithIcon("", theme.NavigateNextIcon(), func() { wb.NextMatch(1) })), wb.findHolder)
 	center := container.NewBorder(container.NewVBox(zoom, wb.note), findRow, nil, nil, wb.graph.Container())
 	right := container.NewHSplit(center, wb.detailsHolder)
 	right.Offset = 0.72
@@ -395,6 +407,13 @@ func (wb *Workbench) Explore() {
 		wb.status.SetText("Configuration error: " + err.Error())
 		return
 	}
+	// An unbounded model must not fill the machine: the workbench stops
+	// at its own bound when the configuration sets none.
+	wb.usedBound = 0
+	if cfg.MaxStates == 0 && wb.bound > 0 {
+		cfg.MaxStates, wb.usedBound = wb.bound, wb.bound
+	}
+	wb.continueB.Hide()
 	// Leave a core for the UI goroutine and the renderer, and repaint the
 	// progress four times a second: every repaint is a whole frame, which
 	// under software rendering competes with the exploration for the CPU.
@@ -491,13 +510,57 @@ func (wb *Workbench) shown() {
 	}
 }
 
-// Cancel stops a running exploration; what was found is kept.
+// Cancel stops a running exploration; what was found is kept. The
+// buttons and the status say so at once: the graph of what was found may
+// take longer to draw.
 func (wb *Workbench) Cancel() {
 	wb.mu.Lock()
+	running := wb.cancel != nil && wb.explore.Disabled()
 	if wb.cancel != nil {
 		wb.cancel()
 	}
 	wb.mu.Unlock()
+	if running {
+		wb.finishRun()
+		wb.status.SetText("Cancelled: " + wb.counts.Text + "; drawing what was found…")
+	}
+}
+
+// DefaultStateBound is the workbench's bound on the states of an
+// exploration whose configuration sets no max_states.
+const DefaultStateBound = 1_000_000
+
+// stateBoundKey is the preference that holds the workbench's state bound.
+const stateBoundKey = "stateBound"
+
+// continueExploring raises the workbench's state bound fourfold, for this
+// session, and explores again.
+func (wb *Workbench) continueExploring() {
+	wb.bound = max(wb.bound, wb.usedBound) * 4
+	wb.Explore()
+}
+
+// askStateBound asks for the workbench's state bound and keeps it in the
+// preferences.
+func (wb *Workbench) askStateBound() {
+	e := widget.NewEntry()
+	e.SetText(strconv.Itoa(wb.bound))
+	e.Validator = func(s string) error {
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err != nil || n < 1 {
+			return fmt.Errorf("a whole number of states, at least 1")
+		}
+		return nil
+	}
+	dialog.ShowForm("State bound", "OK", "Cancel", []*widget.FormItem{widget.NewFormItem("Stop explorations at", e)}, func(ok bool) {
+		n, err := strconv.Atoi(strings.TrimSpace(e.Text))
+		if !ok || err != nil || n < 1 {
+			return
+		}
+		wb.bound = n
+		if wb.app != nil {
+			wb.app.Preferences().SetInt(stateBoundKey, n)
+		}
+	}, wb.win)
 }
 
 // configMenu offers adding, copying, renaming and deleting configurations.

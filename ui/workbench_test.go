@@ -453,7 +453,7 @@ func TestFindListAndNavigation(t *testing.T) {
 		t.Fatalf("%d matches, %d rows listed", len(b.wb.s.matches), len(d.box.Objects))
 	}
 	// Clicking the second match goes there: the neighbourhood moves.
-	test.Tap(d.box.Objects[2].(*widget.Button))
+	test.Tap(d.box.Objects[2].(*escButton))
 	b.wait()
 	target := b.wb.s.matches[1]
 	if v := b.wb.Graph().Doc(); v == nil || v.StateIndex(target) < 0 || b.wb.s.center != target {
@@ -616,4 +616,49 @@ func moreItemsNeighbourhood(t *testing.T) *bench {
 	b.wb.largeMode.SetSelected(largeNeighbourhood)
 	b.wait()
 	return b
+}
+
+// Esc cancels an exploration wherever the keyboard focus is: on a button,
+// a drop-down, a check box or a text field of the workbench (a tapped
+// check box or drop-down keeps the focus, and a click on a button leaves
+// it where it was), not only when nothing has it.
+func TestEscapeCancelsWhateverHasTheFocus(t *testing.T) {
+	b := newBench(t)
+	b.wb.AutoExplore = false
+	b.open("testdata/counter.star")
+	for _, f := range []fyne.Focusable{b.wb.configs, newCheck("c", nil), newEntry(b.wb), b.wb.explore} {
+		b.wb.Explore()
+		pump(30*time.Second, func() bool {
+			var n int
+			fmt.Sscanf(b.wb.counts.Text, "%d states", &n)
+			return n > 1000
+		})
+		f.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+		b.wait()
+		if x := b.wb.Last(); x == nil || x.Stats.StoppedBy != "cancelled" {
+			t.Fatalf("Esc on a focused %T did not cancel: %+v", f, x)
+		}
+	}
+}
+
+// An exploration whose configuration sets no max_states stops at the
+// workbench's bound, says so, and Continue explores again with four times
+// the bound.
+func TestStateBoundAndContinue(t *testing.T) {
+	b := newBench(t)
+	b.wb.AutoExplore = false
+	b.wb.bound = 500
+	b.open("testdata/counter.star")
+	b.wb.Explore()
+	b.wait()
+	x := b.wb.Last()
+	if x == nil || x.Stats.StoppedBy != "max states" || len(x.States) != 500 || !b.wb.continueB.Visible() ||
+		!strings.Contains(b.wb.Status(), "Continue explores again up to 2000") {
+		t.Fatalf("%d states, stopped by %q, continue shown %v, status %q", len(x.States), x.Stats.StoppedBy, b.wb.continueB.Visible(), b.wb.Status())
+	}
+	test.Tap(b.wb.continueB)
+	b.wait()
+	if x := b.wb.Last(); len(x.States) != 2000 {
+		t.Errorf("after Continue: %d states", len(x.States))
+	}
 }

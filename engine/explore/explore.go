@@ -620,7 +620,12 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 	}
 	// Growth by doubling may leave up to half the arrays unused: what the
 	// exploration keeps is trimmed to size.
-	e.ex.States, e.ex.Trans = trim(e.ex.States), trim(e.ex.Trans)
+	if st := e.ex.Stats.StoppedBy; st != "cancelled" && !strings.Contains(st, "memory budget") {
+		// Not when cancelled (the user waits for the partial result:
+		// copying 10^7 states takes half a second) nor past the memory
+		// budget (the copy would need more).
+		e.ex.States, e.ex.Trans = trim(e.ex.States), trim(e.ex.Trans)
+	}
 	e.ex.Stats.States = len(e.ex.States)
 	e.ex.Stats.Transitions = len(e.ex.Trans)
 	e.ex.countStates()
