@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
