@@ -454,3 +454,65 @@ func TestCampaignCommand(t *testing.T) {
 		t.Errorf("a certificate without its key: exit %d %q", code, errOut)
 	}
 }
+
+// modex explore's exit code says what a script needs to know: 0 complete
+// and clean, 3 error states or deadlocks (the first deadlock's path
+// printed), 4 incomplete; with JSON out, the same codes.
+func TestExploreExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("dl.star", `
+def init():
+    return [{"x": x, "y": 0} for x in range(3)]
+
+def IncY(s):
+    require(s.y < 2)
+    s.y += 1
+
+def accepting(s):
+    return s.x == 0
+
+def invariant(s):
+    return s.y < 3
+
+actions = [IncY]
+`)
+	proj := write("dl.toml", `name = "dl"
+model = "dl.star"
+default = "deadlocks"
+[configs.deadlocks]
+[configs.nocheck]
+check_deadlock = false
+[configs.bounded]
+check_deadlock = false
+max_states = 4
+`)
+	bad := write("bad.star", "def init():\n    return {\"n\": 0}\ndef A(s):\n    s.n += 1\ndef invariant(s):\n    return s.n < 2\nactions = [A]\ndef state_filter(s):\n    return s.n < 4\n")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"explore", proj}, 3, "deadlock: nothing is enabled in S7, reached by IncY(), IncY()"},
+		{[]string{"explore", proj, "--config", "nocheck"}, 0, "3 initial"},
+		{[]string{"explore", proj, "--config", "bounded"}, 4, "incomplete: stopped by max states (exit 4)"},
+		{[]string{"explore", proj, "--config", "bounded", "--format", "json", "--out", filepath.Join(dir, "x.json")}, 4, "stopped by max states"},
+		{[]string{"explore", bad}, 3, "the exploration found 2 error states (exit 3)"},
+		{[]string{"explore", "../projects/chat/chat.toml"}, 0, "complete"},
+	} {
+		out, errOut, code := cli(tc.args...)
+		if code != tc.code || !strings.Contains(out+errOut, tc.want) {
+			t.Errorf("%v: exit %d (want %d)\n%s%s", tc.args, code, tc.code, out, errOut)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "x.json"))
+	if err != nil || !strings.Contains(string(data), `"initial_states": 3`) || !strings.Contains(string(data), `"model_states": 4`) {
+		t.Errorf("JSON stats: %v\n%.400s", err, data)
+	}
+}

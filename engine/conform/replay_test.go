@@ -286,3 +286,58 @@ func TestReplayLongTraceBoundedPath(t *testing.T) {
 		t.Errorf("%s: matched %d of %d, path %d", res.Verdict, res.Matched, res.Total, len(res.Path))
 	}
 }
+
+// A model with several initial states: a replay starts in all of them and
+// the trace's events keep those that agree, so a trace from either start
+// passes and one that fits neither fails; an online test against an
+// implementation that starts in one of them passes too.
+func TestSeveralInitialStates(t *testing.T) {
+	m, err := model.LoadStarlarkSource("two.star", []byte(`
+def init():
+    return [{"x": 0}, {"x": 10}]
+
+def Get(s):
+    require(s.x < 12 and s.x != 2)
+    s.x += 1
+    return s.x
+
+actions = [Get]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := explore.DefaultConfig(m)
+	for text, want := range map[string]conform.Verdict{
+		"Get()/1\nGet()/2\n":   conform.Pass,
+		"Get()/11\nGet()/12\n": conform.Pass,
+		"Get()/11\nGet()/2\n":  conform.Fail,
+		"Get()/5\n":            conform.Fail,
+	} {
+		recs, err := conform.ParseTrace("t.trace", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := conform.Replay(context.Background(), m, cfg, recs, conform.ReplayConfig{})
+		if err != nil || res.Verdict != want {
+			t.Errorf("%q: %v %+v (want %s)", text, err, res, want)
+		}
+	}
+	var x int64 = 10
+	impl := &conform.InProcess{
+		ResetFunc: func() error { x = 10; return nil },
+		Do: func(action string, args []any) (any, error) {
+			x++
+			return x, nil
+		},
+	}
+	tc := conform.TestConfig{Runs: 3, Steps: 2, Seed: 1}
+	tr, err := conform.Test(context.Background(), m, cfg, impl, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range tr.Runs {
+		if r.Verdict != conform.Pass {
+			t.Errorf("online run %d: %s %+v", r.Run, r.Verdict, r.Failure)
+		}
+	}
+}
