@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
+	"github.com/modex/modex/engine/adapter"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
@@ -395,8 +397,32 @@ func cmdCheck(args []string, stdout io.Writer) error {
 // ends with its implementation's process group cleaned up whichever way the
 // command is stopped.
 func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+		cancel() // what was done is reported
+		// A second signal, or a run that does not end within a few
+		// seconds of the first: exit now, with the adapters.
+		select {
+		case <-ch:
+		case <-time.After(signalGrace):
+		}
+		adapter.KillAll()
+		fmt.Fprintln(os.Stderr, "modex: stopped")
+		os.Exit(130)
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
 }
+
+// signalGrace is how long modex, signalled, waits for its run to end and
+// report before it exits anyway.
+const signalGrace = 5 * time.Second
 
 // exportDoc is the document to write: the state graph, or its quotient by
 // an expression (see explore.Quotient).

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modex/modex/engine/conform"
@@ -97,8 +99,8 @@ func (a *lineAdapter) read(r io.Reader) {
 			}
 		case "hello", "ok", "result", "refused", "error":
 			id := -1
-			if f, ok := msg["id"].(float64); ok {
-				id = int(f)
+			if f, ok := msg["id"].(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+				id = int(f) // an id of 4.9 answers no request
 			}
 			a.mu.Lock()
 			ch, ok := a.pending[id]
@@ -148,11 +150,11 @@ func (a *lineAdapter) call(ctx context.Context, msg map[string]any) (map[string]
 	if err != nil {
 		return nil, err
 	}
-	a.wmu.Lock()
-	_, err = a.w.Write(append(data, '\n'))
-	a.wmu.Unlock()
-	if err != nil {
-		a.fail(&conform.ImplError{Kind: conform.FailCrash, Msg: "writing to the implementation: " + err.Error()})
+	if err := a.write(ctx, append(data, '\n')); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		a.fail(writeError(err, a.timeout))
 		a.mu.Lock()
 		d := a.dead
 		a.mu.Unlock()
@@ -176,6 +178,48 @@ func (a *lineAdapter) call(ctx context.Context, msg map[string]any) (map[string]
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// write sends data to the implementation within the call timeout: an
+// implementation that stops reading its input (a full pipe) must not
+// block Modex for ever, nor a cancel or a signal.
+func (a *lineAdapter) write(ctx context.Context, data []byte) error {
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
+	if d, ok := a.w.(interface{ SetWriteDeadline(time.Time) error }); ok && d.SetWriteDeadline(time.Now().Add(a.timeout)) == nil {
+		stop := context.AfterFunc(ctx, func() { d.SetWriteDeadline(time.Now()) })
+		_, err := a.w.Write(data)
+		stop()
+		return err
+	}
+	// A writer without deadlines: the write goes on in the background;
+	// a timed-out one ends when the implementation is closed.
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.w.Write(data)
+		done <- err
+	}()
+	t := time.NewTimer(a.timeout)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return os.ErrDeadlineExceeded
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// writeError says why a write to the implementation failed.
+func writeError(err error, timeout time.Duration) *conform.ImplError {
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return &conform.ImplError{Kind: conform.FailTimeout, Msg: fmt.Sprintf("the implementation did not read its input within %s (it stopped reading requests)", timeout)}
+	case errors.Is(err, syscall.EPIPE), errors.Is(err, os.ErrClosed), errors.Is(err, io.ErrClosedPipe):
+		return &conform.ImplError{Kind: conform.FailCrash, Msg: "the implementation closed its input (it exited, or closed its standard input)"}
+	}
+	return &conform.ImplError{Kind: conform.FailCrash, Msg: "writing to the implementation: " + err.Error()}
 }
 
 func (a *lineAdapter) hello(ctx context.Context, model string) error {
@@ -236,9 +280,9 @@ func (a *lineAdapter) Close() error {
 	a.mu.Unlock()
 	if !dead {
 		data, _ := json.Marshal(map[string]any{"type": "shutdown"})
-		a.wmu.Lock()
-		a.w.Write(append(data, '\n'))
-		a.wmu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		a.write(ctx, append(data, '\n'))
+		cancel()
 	}
 	if a.closer != nil {
 		return a.closer()
@@ -269,6 +313,36 @@ func (r *ringBuffer) String() string {
 	return strings.TrimSpace(string(r.buf))
 }
 
+// running holds the adapter processes started and not yet closed, for
+// KillAll.
+var running = struct {
+	sync.Mutex
+	cmds map[*exec.Cmd]bool
+}{cmds: map[*exec.Cmd]bool{}}
+
+func track(cmd *exec.Cmd) {
+	running.Lock()
+	running.cmds[cmd] = true
+	running.Unlock()
+}
+
+func untrack(cmd *exec.Cmd) {
+	running.Lock()
+	delete(running.cmds, cmd)
+	running.Unlock()
+}
+
+// KillAll kills every adapter process still running, with its process
+// group: a modex that must exit at once (a second Ctrl-C) leaves none
+// behind.
+func KillAll() {
+	running.Lock()
+	defer running.Unlock()
+	for cmd := range running.cmds {
+		killGroup(cmd)
+	}
+}
+
 // StartProcess starts an implementation adapter as a child process speaking
 // the protocol on its standard input and output, and shakes hands. The
 // child runs in its own process group, which Close kills (on Windows, where
@@ -297,6 +371,7 @@ func StartProcess(ctx context.Context, model string, command []string, dir strin
 	}
 	exited := make(chan struct{})
 	var waitErr error
+	track(cmd)
 	go func() {
 		waitErr = cmd.Wait()
 		close(exited)
@@ -329,6 +404,7 @@ func StartProcess(ctx context.Context, model string, command []string, dir strin
 			<-exited
 		}
 		kill() // whatever the adapter started in its group
+		untrack(cmd)
 		return nil
 	}
 	if err := a.hello(ctx, model); err != nil {

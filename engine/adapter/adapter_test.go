@@ -2,6 +2,7 @@ package adapter_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,4 +121,53 @@ func BenchmarkOnlineChildProcess(b *testing.B) {
 func stackModelForTest(t testing.TB) (*model.StarModel, *explore.Config) {
 	t.Helper()
 	return enginetest.StackModel(t)
+}
+
+// An implementation that stops reading its input, sent a request larger
+// than the pipe's buffer: the write is bounded by the timeout and by a
+// cancel, never blocking for ever; one that closed its input is said to
+// have; an answer with a fractional id answers no request.
+func TestAdapterWrites(t *testing.T) {
+	bin := buildTool(t, "./testdata/fakeadapter")
+	big := strings.Repeat("x", 1<<20)
+	for _, tc := range []struct {
+		mode    string
+		cancel  bool
+		kind    conform.FailureKind
+		message string
+	}{
+		{"deaf-after", false, conform.FailTimeout, "did not read its input within 500ms"},
+		{"deaf-after", true, "", "context canceled"},
+		{"close-stdin-after", false, conform.FailCrash, "closed its input"},
+		{"fractional-id", false, conform.FailProtocol, "answers no pending request"},
+	} {
+		impl, err := adapter.StartProcess(context.Background(), "stack", []string{bin, tc.mode, "0"}, ".", 500*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		if tc.cancel {
+			time.AfterFunc(100*time.Millisecond, cancel)
+		}
+		start := time.Now()
+		var err2 error
+		for i := 0; i < 3 && err2 == nil; i++ { // closing stdin may take a request to be seen
+			_, err2 = impl.Invoke(ctx, "Push", []any{big})
+		}
+		took := time.Since(start)
+		cancel()
+		impl.Close()
+		var ie *conform.ImplError
+		switch {
+		case err2 == nil:
+			t.Errorf("%s: no error", tc.mode)
+		case tc.kind == "" && !strings.Contains(err2.Error(), tc.message):
+			t.Errorf("%s, cancelled: %v", tc.mode, err2)
+		case tc.kind != "" && (!errors.As(err2, &ie) || ie.Kind != tc.kind || !strings.Contains(ie.Msg, tc.message)):
+			t.Errorf("%s: %v", tc.mode, err2)
+		}
+		if took > 5*time.Second {
+			t.Errorf("%s: the write took %s", tc.mode, took)
+		}
+	}
 }

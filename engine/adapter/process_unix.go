@@ -11,6 +11,7 @@ import (
 // killGroup reaches whatever it starts too.
 func ownGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 }
 
 // killGroup kills the child's process group.

@@ -3,7 +3,8 @@
 //
 //	fakeadapter good | crash-after N | hang-after N | garbage-after N |
 //	            refuse-push | wrong-pop | bad-hello | stray-answer |
-//	            close-stdout-after N | long-line-after N | flood-after N | escape
+//	            close-stdout-after N | long-line-after N | flood-after N | escape |
+//	            deaf-after N | close-stdin-after N | fractional-id
 package main
 
 import (
@@ -36,6 +37,7 @@ func main() {
 	var stack []float64
 	calls := 0
 	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(make([]byte, 64<<10), 8<<20)
 	for sc.Scan() {
 		var msg map[string]any
 		json.Unmarshal(sc.Bytes(), &msg)
@@ -47,6 +49,13 @@ func main() {
 				proto = "something-else/9"
 			}
 			out.Encode(map[string]any{"type": "hello", "id": id, "protocol": proto})
+			if n == 0 && mode == "deaf-after" {
+				time.Sleep(time.Hour) // reading no request: a large one fills the pipe
+			}
+			if n == 0 && mode == "close-stdin-after" {
+				os.Stdin.Close()
+				time.Sleep(time.Hour)
+			}
 			continue
 		case "reset":
 			stack = nil
@@ -72,6 +81,17 @@ func main() {
 			case "close-stdout-after":
 				os.Stdout.Close()
 				time.Sleep(time.Hour)
+			case "deaf-after":
+				// Alive, but reading no more requests: a large one fills
+				// the pipe and blocks its writer.
+				time.Sleep(time.Hour)
+			case "close-stdin-after":
+				os.Stdin.Close()
+				time.Sleep(time.Hour)
+			case "fractional-id":
+				f, _ := id.(float64)
+				out.Encode(map[string]any{"type": "result", "id": f + 0.9, "output": nil})
+				continue
 			case "long-line-after":
 				fmt.Println(strings.Repeat("x", 17<<20))
 				continue
