@@ -59,31 +59,8 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 	if sh.on {
 		spec.Shrink = &campaign.Shrinking{Repeats: sh.repeats, Runs: sh.runs, Seconds: sh.seconds}
 	}
-	if *keyFile == "" && *natsURL != "" {
-		if *keyFile, err = campaign.DefaultKeyFile(); err != nil {
-			return err
-		}
-		if spec.Key, err = campaign.LoadOrCreateKey(*keyFile); err != nil {
-			return err
-		}
-	} else if *keyFile != "" {
-		if spec.Key, err = campaign.ReadKeyFile(*keyFile); err != nil {
-			return err
-		}
-	}
-	if len(trustWorkers) > 0 {
-		if *natsURL == "" {
-			return usagef("--trust-worker is for a campaign on a NATS server of yours (--nats): the embedded server's workers are this process's")
-		}
-		if spec.TrustWorkers, err = campaign.ParseTrust(trustWorkers); err != nil {
-			return err
-		}
-	}
-	if spec.Key != nil {
-		fmt.Fprintf(stdout, "coordinator key %s (workers: modex worker --trust %s)\n", campaign.PublicKey(spec.Key), campaign.PublicKey(spec.Key))
-	}
-	if *natsURL != "" && spec.TrustWorkers == nil {
-		fmt.Fprintf(stderr, "note: results count from any worker whose signed result carries its job's nonce; give --trust-worker KEY to count only your workers'\n")
+	if err := campaignKeys(&spec, *keyFile, trustWorkers, *natsURL, stdout, stderr); err != nil {
+		return err
 	}
 	ctx, stop := signalContext()
 	defer stop()
@@ -120,6 +97,40 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return reportCampaign(stdout, p, name, path, *saveDir, sum)
+}
+
+// campaignKeys sets the campaign's signing key (--key; with --nats the
+// user's default coordinator key; embedded: left to the campaign) and the
+// workers it trusts (--trust-worker), and says which key workers must trust.
+func campaignKeys(spec *campaign.Spec, keyFile string, trustWorkers listFlag, natsURL string, stdout, stderr io.Writer) error {
+	var err error
+	if keyFile == "" && natsURL != "" {
+		if keyFile, err = campaign.DefaultKeyFile(); err != nil {
+			return err
+		}
+		if spec.Key, err = campaign.LoadOrCreateKey(keyFile); err != nil {
+			return err
+		}
+	} else if keyFile != "" {
+		if spec.Key, err = campaign.ReadKeyFile(keyFile); err != nil {
+			return err
+		}
+	}
+	if len(trustWorkers) > 0 {
+		if natsURL == "" {
+			return usagef("--trust-worker is for a campaign on a NATS server of yours (--nats): the embedded server's workers are this process's")
+		}
+		if spec.TrustWorkers, err = campaign.ParseTrust(trustWorkers); err != nil {
+			return err
+		}
+	}
+	if spec.Key != nil {
+		fmt.Fprintf(stdout, "coordinator key %s (workers: modex worker --trust %s)\n", campaign.PublicKey(spec.Key), campaign.PublicKey(spec.Key))
+	}
+	if natsURL != "" && spec.TrustWorkers == nil {
+		fmt.Fprintf(stderr, "note: results count from any worker whose signed result carries its job's nonce; give --trust-worker KEY to count only your workers'\n")
+	}
+	return nil
 }
 
 // reportCampaign prints a campaign's summary and failures (saved as files).

@@ -1,0 +1,209 @@
+package explore
+
+import (
+	"unsafe"
+
+	"github.com/modex/modex/engine/model"
+)
+
+// MState is a state of the explored model (before the timeout extension).
+// Its canonical encoding (Exploration.StateKey), label and error live in
+// the exploration's tables: an MState holds no pointer for the garbage
+// collector to follow (read them with Exploration.StateLabel and
+// StateError).
+type MState struct {
+	keyOff    int64 // the key in Exploration.keys
+	keyLen    int32
+	Depth     int32
+	label     int32 // the grouping values, when groupings are set (Exploration.strs)
+	err       int32 // invariant violation or model error (Exploration.strs)
+	Initial   bool
+	Accepting bool
+	Expanded  bool
+	Frontier  bool // reached but not (fully) expanded because of a bound
+	ModelErr  bool // the state stands for a model error, it has no variables
+	// Deadlock is set on a state, fully expanded, in which no included
+	// action is enabled (no step of any action with any inputs succeeds),
+	// that is neither accepting nor an error: unlike a state whose
+	// successors a filter, a grouping or a bound removed, which has enabled
+	// actions.
+	Deadlock bool
+}
+
+// MTrans is a transition of the explored model. Inputs and outputs are
+// interned: Args indexes Exploration.ArgTable, Out indexes OutTable.
+type MTrans struct {
+	From, To int32
+	Action   int32
+	Args     int32
+	Out      int32
+}
+
+// Stats summarise an exploration.
+type Stats struct {
+	States      int   `json:"states"`
+	Transitions int   `json:"transitions"`
+	Tried       int64 `json:"tried"`
+	Filtered    int64 `json:"filtered"`
+	// Pruned counts the distinct states a grouping pruned (reached, but
+	// not new in any grouping), with the transitions into them.
+	Pruned    int64   `json:"pruned"`
+	Seconds   float64 `json:"seconds"`
+	Complete  bool    `json:"complete"`
+	StoppedBy string  `json:"stopped_by,omitempty"`
+	// ModelStates counts the model's states (States counts the graph's,
+	// which adds a passive twin where the tester first waits: Passive of
+	// them, each with a timeout transition, Timeouts); InitialStates the
+	// initial ones; Deadlocks the states in which nothing is enabled (see
+	// MState.Deadlock); ErrorStates those with an invariant violation or
+	// a model error.
+	ModelStates   int `json:"model_states"`
+	Passive       int `json:"passive_states"`
+	Timeouts      int `json:"timeouts"`
+	InitialStates int `json:"initial_states"`
+	Deadlocks     int `json:"deadlocks"`
+	ErrorStates   int `json:"error_states"`
+}
+
+// Ending says how an exploration ended, for people: "complete", or
+// "incomplete: stopped by max states", "incomplete: cancelled", ….
+func (s *Stats) Ending() string {
+	switch {
+	case s.Complete:
+		return "complete"
+	case s.StoppedBy == "cancelled":
+		return "incomplete: cancelled"
+	}
+	return "incomplete: stopped by " + s.StoppedBy
+}
+
+// Exploration is the result of exploring a model under a configuration.
+type Exploration struct {
+	Model  model.Model
+	Config *Config
+	States []MState
+	Trans  []MTrans
+	Stats  Stats
+	// ArgTable and OutTable hold the distinct input tuples and outputs.
+	ArgTable [][]model.Value
+	OutTable []model.Value
+	// keys holds the states' canonical encodings end to end, in chunks
+	// that are never moved or changed once written (strings point into
+	// them).
+	keys [][]byte
+	// strs holds the states' labels and errors (0 is "").
+	strs []string
+}
+
+// StateLabel returns the label of model state i: its grouping values when
+// groupings are set, else "".
+func (x *Exploration) StateLabel(i int) string { return x.str(x.States[i].label) }
+
+// StateError returns the error of model state i: an invariant violation or
+// a model error, "" for none.
+func (x *Exploration) StateError(i int) string { return x.str(x.States[i].err) }
+
+func (x *Exploration) str(id int32) string {
+	if id == 0 {
+		return ""
+	}
+	return x.strs[id]
+}
+
+// intern stores s in strs and returns its id (0 for "", which is not
+// stored). Labels are mostly distinct: they are not looked up again.
+func (x *Exploration) intern(s string) int32 {
+	if s == "" {
+		return 0
+	}
+	if len(x.strs) == 0 {
+		x.strs = append(x.strs, "")
+	}
+	x.strs = append(x.strs, s)
+	return int32(len(x.strs) - 1)
+}
+
+// keyChunk is the size of the key arena's chunks: the first is 4 KiB, each
+// next one twice the last, up to keyChunk (a small graph does not keep, or
+// zero, a megabyte for a few keys).
+const keyChunk = 1 << 20
+
+// StateKey returns the canonical encoding of model state i; decode it with
+// a Worker.
+func (x *Exploration) StateKey(i int) string {
+	s := &x.States[i]
+	if s.keyLen == 0 {
+		return ""
+	}
+	chunk := x.keys[s.keyOff>>32]
+	off := int(uint32(s.keyOff))
+	return unsafe.String(&chunk[off], int(s.keyLen))
+}
+
+// storeKey copies a key into the arena and returns where it stands.
+func (x *Exploration) storeKey(key string) (int64, int32) {
+	n := len(x.keys)
+	if n == 0 || cap(x.keys[n-1])-len(x.keys[n-1]) < len(key) {
+		size := 4 << 10
+		if n > 0 {
+			size = min(keyChunk, 2*cap(x.keys[n-1]))
+		}
+		x.keys = append(x.keys, make([]byte, 0, max(size, len(key))))
+		n++
+	}
+	chunk := x.keys[n-1]
+	off := len(chunk)
+	x.keys[n-1] = append(chunk, key...)
+	return int64(n-1)<<32 | int64(off), int32(len(key))
+}
+
+// ArgsOf returns the inputs of a transition.
+func (x *Exploration) ArgsOf(t *MTrans) []model.Value { return x.ArgTable[t.Args] }
+
+// OutputOf returns the output of a transition (None when there is none).
+func (x *Exploration) OutputOf(t *MTrans) model.Value { return x.OutTable[t.Out] }
+
+// countStates sets the counts of the model's states in Stats.
+func (x *Exploration) countStates() {
+	st := &x.Stats
+	st.ModelStates, st.InitialStates, st.Deadlocks, st.ErrorStates = len(x.States), 0, 0, 0
+	for i := range x.States {
+		s := &x.States[i]
+		if s.Initial {
+			st.InitialStates++
+		}
+		if s.Deadlock {
+			st.Deadlocks++
+		}
+		if s.ModelErr || s.err != 0 {
+			st.ErrorStates++
+		}
+	}
+}
+
+// Deadlocks returns the model states in which nothing is enabled (see
+// MState.Deadlock), in the order found (the first is one of the nearest to
+// an initial state).
+func (x *Exploration) Deadlocks() []int {
+	var out []int
+	for i := range x.States {
+		if x.States[i].Deadlock {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// StateVars decodes the variables of model state i (nil for error states
+// that stand for a model error).
+func (x *Exploration) StateVars(w model.Worker, i int) ([]model.Var, error) {
+	s := &x.States[i]
+	if s.ModelErr {
+		return nil, nil
+	}
+	st, err := w.Decode(x.StateKey(i))
+	if err != nil {
+		return nil, err
+	}
+	return w.Vars(st), nil
+}
