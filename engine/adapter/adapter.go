@@ -93,7 +93,7 @@ func (a *lineAdapter) read(r io.Reader) {
 				a.fail(&conform.ImplError{Kind: conform.FailProtocol, Msg: fmt.Sprintf("line %d: an event needs an action name and an args array: %.200q", line, text)})
 				return
 			}
-			if err := a.events.Push(&conform.Event{Action: action, Args: args}); err != nil {
+			if err := a.events.Push(&conform.Event{Action: action, Args: args, Bytes: len(text)}); err != nil {
 				a.fail(err.(*conform.ImplError))
 				return
 			}

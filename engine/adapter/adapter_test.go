@@ -51,6 +51,7 @@ func TestAdapterFailures(t *testing.T) {
 		{[]string{"close-stdout-after", "5"}, conform.FailProtocol, "closed its output but is still running"},
 		{[]string{"long-line-after", "5"}, conform.FailProtocol, "is longer than 16 MiB"},
 		{[]string{"flood-after", "5"}, conform.FailProtocol, "more than 100000 events that were not read yet"},
+		{[]string{"big-events-after", "5"}, conform.FailProtocol, "more than 64 MiB of events that were not read yet"},
 		// A grandchild that escaped the process group with our stderr does
 		// not keep the run (or Close) waiting.
 		{[]string{"escape"}, "", ""},
@@ -58,7 +59,7 @@ func TestAdapterFailures(t *testing.T) {
 		t.Run(tc.args[0], func(t *testing.T) {
 			start := time.Now()
 			timeout := 500 * time.Millisecond // short, for the hang
-			if tc.args[0] == "long-line-after" || tc.args[0] == "close-stdout-after" || tc.args[0] == "flood-after" {
+			if tc.args[0] == "long-line-after" || tc.args[0] == "close-stdout-after" || tc.args[0] == "flood-after" || tc.args[0] == "big-events-after" {
 				timeout = 10 * time.Second // reading 17 MiB or 100,000 events, seeing it still runs
 			}
 			impl, err := adapter.StartProcess(context.Background(), "stack", append([]string{bin}, tc.args...), ".", timeout)

@@ -14,6 +14,42 @@ const ProtocolVersion = "modex-adapter/1"
 type Event struct {
 	Action string
 	Args   []any // wire values
+	// Bytes is the event's size as received (its protocol line), for
+	// the queue's byte bound; 0: estimated from its values.
+	Bytes int
+}
+
+// size is the event's size for the queue's byte bound.
+func (e *Event) size() int {
+	if e.Bytes > 0 {
+		return e.Bytes
+	}
+	n := len(e.Action) + 16
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		n += 16
+		switch x := v.(type) {
+		case string:
+			n += len(x)
+		case []any:
+			if depth < 64 {
+				for _, y := range x {
+					walk(y, depth+1)
+				}
+			}
+		case map[string]any:
+			if depth < 64 {
+				for k, y := range x {
+					n += len(k)
+					walk(y, depth+1)
+				}
+			}
+		}
+	}
+	for _, a := range e.Args {
+		walk(a, 0)
+	}
+	return n
 }
 
 // Implementation is a system under test, reached in process or through an
@@ -94,6 +130,7 @@ func (p *InProcess) Close() error { return nil }
 type EventQueue struct {
 	mu     sync.Mutex
 	events []*Event
+	bytes  int // the unread events' sizes
 	err    error
 	wake   chan struct{}
 }
@@ -115,22 +152,32 @@ func (q *EventQueue) wakeCh() chan struct{} {
 }
 
 // MaxQueuedEvents bounds the events an implementation may have sent that
-// the tester has not read yet.
-const MaxQueuedEvents = 100_000
+// the tester has not read yet; MaxQueuedBytes their sizes.
+const (
+	MaxQueuedEvents = 100_000
+	MaxQueuedBytes  = 64 << 20
+)
 
 // Push appends an event and wakes the reader. Past MaxQueuedEvents unread
-// events the queue fails with a protocol error (an implementation flooding
-// events must not exhaust memory) and Push returns that error.
+// events, or MaxQueuedBytes of them, the queue fails with a protocol error
+// (an implementation flooding events must not exhaust memory) and Push
+// returns that error.
 func (q *EventQueue) Push(ev *Event) error {
+	n := ev.size()
 	q.mu.Lock()
-	if len(q.events) >= MaxQueuedEvents {
-		q.events = nil // the verdict now, not after reading them all
+	if len(q.events) >= MaxQueuedEvents || q.bytes+n > MaxQueuedBytes {
+		what := fmt.Sprintf("more than %d events", MaxQueuedEvents)
+		if len(q.events) < MaxQueuedEvents {
+			what = fmt.Sprintf("more than %d MiB of events", MaxQueuedBytes>>20)
+		}
+		q.events, q.bytes = nil, 0 // the verdict now, not after reading them all
 		q.mu.Unlock()
-		err := &ImplError{Kind: FailProtocol, Msg: fmt.Sprintf("the implementation sent more than %d events that were not read yet", MaxQueuedEvents)}
+		err := &ImplError{Kind: FailProtocol, Msg: "the implementation sent " + what + " that were not read yet"}
 		q.Fail(err)
 		return err
 	}
 	q.events = append(q.events, ev)
+	q.bytes += n
 	q.mu.Unlock()
 	q.signal()
 	return nil
@@ -139,7 +186,7 @@ func (q *EventQueue) Push(ev *Event) error {
 // Clear drops the buffered events.
 func (q *EventQueue) Clear() {
 	q.mu.Lock()
-	q.events = nil
+	q.events, q.bytes = nil, 0
 	q.mu.Unlock()
 }
 
@@ -161,7 +208,9 @@ func (q *EventQueue) Next(ctx context.Context, wait time.Duration) (*Event, erro
 		q.mu.Lock()
 		if len(q.events) > 0 {
 			ev := q.events[0]
+			q.events[0] = nil
 			q.events = q.events[1:]
+			q.bytes -= ev.size()
 			q.mu.Unlock()
 			return ev, nil
 		}

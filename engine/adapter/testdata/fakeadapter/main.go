@@ -4,7 +4,7 @@
 //	fakeadapter good | crash-after N | hang-after N | garbage-after N |
 //	            refuse-push | wrong-pop | bad-hello | stray-answer |
 //	            close-stdout-after N | long-line-after N | flood-after N | escape |
-//	            deaf-after N | close-stdin-after N | fractional-id
+//	            deaf-after N | close-stdin-after N | fractional-id | big-events-after N
 package main
 
 import (
@@ -95,6 +95,15 @@ func main() {
 			case "long-line-after":
 				fmt.Println(strings.Repeat("x", 17<<20))
 				continue
+			case "big-events-after":
+				// Events of 15 MB each, while the request stays unanswered.
+				big := strings.Repeat("x", 15<<20)
+				for i := 0; i < 6; i++ {
+					if out.Encode(map[string]any{"type": "event", "action": "Pop", "args": []any{big}}) != nil {
+						return
+					}
+				}
+				time.Sleep(time.Hour)
 			case "flood-after":
 				// Events, endlessly, while the request stays unanswered.
 				for {
