@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"flag"
@@ -218,17 +219,20 @@ func logSteps(tc *conform.TestConfig, file string) (func(), error) {
 
 // readSavedRun reads a saved run for the project.
 func readSavedRun(file, project string) (*conform.SavedRun, error) {
-	f, err := os.Open(file)
+	// A regular file only (a named pipe would block the open for ever).
+	data, err := model.ReadFileLimited(file, conform.MaxRunFile)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	s, err := conform.ReadSavedRun(f)
+	s, err := conform.ReadSavedRun(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
 	if s.Project != project {
 		return nil, fmt.Errorf("%s: a run of project %q, not %q", file, s.Project, project)
+	}
+	if err := s.CanRerun(); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
 	}
 	return s, nil
 }

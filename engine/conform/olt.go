@@ -88,6 +88,10 @@ func (s StepRecord) Label() string {
 	return t.Label()
 }
 
+// MaxStepLog bounds the step log one run keeps (between MaxStepLog and
+// twice it entries): a run of a million steps keeps its last ones.
+const MaxStepLog = 20_000
+
 // RunResult is the outcome of one test run.
 type RunResult struct {
 	Run     int
@@ -195,8 +199,9 @@ func Test(ctx context.Context, m model.Model, cfg *explore.Config, impl Implemen
 		}
 		if run.Failure != nil && tc.KeepFailingSteps > 0 {
 			if failing++; failing > tc.KeepFailingSteps && len(run.Steps) > FailureTraceLen {
-				run.StepsDropped = len(run.Steps) - FailureTraceLen
-				run.Steps = append([]StepRecord(nil), run.Steps[run.StepsDropped:]...)
+				n := len(run.Steps) - FailureTraceLen
+				run.StepsDropped += n
+				run.Steps = append([]StepRecord(nil), run.Steps[n:]...)
 			}
 		}
 		res.Runs = append(res.Runs, run)
@@ -301,7 +306,7 @@ func (t *tester) failed(kind FailureKind, step int, msg string, states []model.S
 	if kind == FailModel {
 		v = ModelError
 	}
-	return v, &Failure{Kind: kind, Step: step, Message: msg, States: t.describe(states), Expected: expected}
+	return v, &Failure{Kind: kind, Step: step, Message: ShortText(msg), States: t.describe(states), Expected: shortAll(expected)}
 }
 
 // memoryStop says, for a run stopped for why, whether it was the model
@@ -317,6 +322,7 @@ func (t *tester) memoryStop(why string) (string, bool) {
 // next step (refused, a wrong output, an observable the model forbids).
 func (r *onlineRun) failAction(f *Failure, states []model.State) bool {
 	f.Step = r.res.Actions + 1
+	f.Message, f.Expected = ShortText(f.Message), shortAll(f.Expected)
 	if f.States == nil && states != nil {
 		f.States = r.t.describe(states)
 	}
@@ -335,7 +341,14 @@ func (r *onlineRun) inconclusive(reason string) bool {
 
 // record logs a step or timeout; only actions count as steps.
 func (r *onlineRun) record(rec StepRecord) {
-	rec.Run, rec.Index = r.n, len(r.res.Steps)
+	if len(r.res.Steps) >= 2*MaxStepLog {
+		// A run of millions of steps keeps its last MaxStepLog to
+		// MaxStepLog*2 entries: its memory stays flat.
+		n := len(r.res.Steps) - MaxStepLog
+		r.res.StepsDropped += n
+		r.res.Steps = append(make([]StepRecord, 0, 2*MaxStepLog), r.res.Steps[n:]...)
+	}
+	rec.Run, rec.Index = r.n, r.res.StepsDropped+len(r.res.Steps)
 	if rec.Kind != model.Timeout {
 		r.res.Actions++
 		rec.Step = r.res.Actions

@@ -552,3 +552,38 @@ func TestFailingRunsKeepTheirLastSteps(t *testing.T) {
 		}
 	}
 }
+
+// One long run keeps a bounded step log (its last MaxStepLog to twice that
+// entries), counting the others; a saved run of it says it cannot drive a
+// rerun, and why.
+func TestLongRunKeepsBoundedLog(t *testing.T) {
+	m, err := model.LoadStarlarkSource("inc.star", []byte(`
+def init():
+    return {"n": 0}
+
+def Inc(s):
+    s.n += 1
+    return s.n
+
+actions = [Inc]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	impl := &conform.InProcess{ResetFunc: func() error { n = 0; return nil }, Do: func(string, []any) (any, error) { n++; return n, nil }}
+	steps := 2*conform.MaxStepLog + 5000
+	res, err := conform.Test(context.Background(), m, explore.DefaultConfig(m), impl, conform.TestConfig{Runs: 1, Steps: steps, Seed: 1, KeepPassingSteps: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Runs[0]
+	if r.Verdict != conform.Pass || r.Actions != steps || len(r.Steps) > 2*conform.MaxStepLog || r.StepsDropped+len(r.Steps) != steps ||
+		r.Steps[len(r.Steps)-1].Index != steps-1 {
+		t.Fatalf("%s, %d actions, %d kept, %d dropped", r.Verdict, r.Actions, len(r.Steps), r.StepsDropped)
+	}
+	saved := conform.SaveRun("inc", "default", conform.TestConfig{Steps: steps}, r)
+	if err := saved.CanRerun(); err == nil || !strings.Contains(err.Error(), "rerun it by its seed") {
+		t.Errorf("a truncated saved run: %v", err)
+	}
+}

@@ -127,9 +127,9 @@ func ReplayTrace(ctx context.Context, m model.Model, cfg *explore.Config, tr Tra
 	failAt := func(ev *resolved, verdict Verdict, msg string, states []model.State, expected []string) (*ReplayResult, error) {
 		feed.countRest() // the summary gives the trace's length
 		res.Verdict = verdict
-		res.Failure = &ReplayFailure{Index: feed.records, Message: msg, States: t.describe(states), Expected: expected}
+		res.Failure = &ReplayFailure{Index: feed.records, Message: ShortText(msg), States: t.describe(states), Expected: shortAll(expected)}
 		if ev != nil {
-			res.Failure.Index, res.Failure.Line, res.Failure.Event = ev.index, ev.rec.Line, ev.rec.String()
+			res.Failure.Index, res.Failure.Line, res.Failure.Event = ev.index, ev.rec.Line, ShortText(ev.rec.String())
 		}
 		return res, nil
 	}

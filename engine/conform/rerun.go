@@ -12,8 +12,8 @@ import (
 // RunFormat is the format tag of saved runs.
 const RunFormat = "modex-run/1"
 
-// maxRunFile bounds a saved run read back (it is untrusted input).
-const maxRunFile = 64 << 20
+// MaxRunFile bounds a saved run read back (it is untrusted input).
+const MaxRunFile = 64 << 20
 
 // SavedStep is one step of a saved run: an action with its inputs and
 // output printed as Starlark literals (timeouts are not saved).
@@ -30,15 +30,19 @@ type SavedStep struct {
 // with, its controllable steps with their inputs and the events observed
 // between them, and how it ended.
 type SavedRun struct {
-	Format   string      `json:"format"`
-	Project  string      `json:"project"`
-	Config   string      `json:"config"`
-	Seed     uint64      `json:"seed"`
-	Strategy Strategy    `json:"strategy"`
-	Steps    int         `json:"steps_per_run"`
-	Verdict  Verdict     `json:"verdict"`
-	Failure  *SavedFail  `json:"failure,omitempty"`
-	Trace    []SavedStep `json:"trace"`
+	Format   string     `json:"format"`
+	Project  string     `json:"project"`
+	Config   string     `json:"config"`
+	Seed     uint64     `json:"seed"`
+	Strategy Strategy   `json:"strategy"`
+	Steps    int        `json:"steps_per_run"`
+	Verdict  Verdict    `json:"verdict"`
+	Failure  *SavedFail `json:"failure,omitempty"`
+	// Dropped counts the run's first steps that its log no longer held
+	// (a run longer than MaxStepLog): the trace is its end only, for
+	// reading, and cannot drive a rerun (its seed can).
+	Dropped int         `json:"dropped_steps,omitempty"`
+	Trace   []SavedStep `json:"trace"`
 }
 
 // SavedFail is the failure a saved run ended with.
@@ -50,7 +54,8 @@ type SavedFail struct {
 
 // SaveRun describes a finished run for a file.
 func SaveRun(project, config string, tc TestConfig, r RunResult) *SavedRun {
-	s := &SavedRun{Format: RunFormat, Project: project, Config: config, Seed: r.Seed, Strategy: tc.Strategy, Steps: tc.Steps, Verdict: r.Verdict}
+	s := &SavedRun{Format: RunFormat, Project: project, Config: config, Seed: r.Seed, Strategy: tc.Strategy, Steps: tc.Steps, Verdict: r.Verdict,
+		Dropped: r.StepsDropped}
 	if f := r.Failure; f != nil {
 		s.Failure = &SavedFail{Kind: f.Kind, Step: f.Step, Message: f.Message}
 	}
@@ -80,12 +85,12 @@ func (s *SavedRun) Write(w io.Writer) error {
 // ReadSavedRun reads a saved run, refusing files over 64 MiB, other formats
 // and steps of unknown kinds.
 func ReadSavedRun(r io.Reader) (*SavedRun, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxRunFile+1))
+	data, err := io.ReadAll(io.LimitReader(r, MaxRunFile+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > maxRunFile {
-		return nil, fmt.Errorf("a saved run is at most %d MiB", maxRunFile>>20)
+	if len(data) > MaxRunFile {
+		return nil, fmt.Errorf("a saved run is at most %d MiB", MaxRunFile>>20)
 	}
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
@@ -109,6 +114,15 @@ func ReadSavedRun(r io.Reader) (*SavedRun, error) {
 
 // Script returns the saved run's trace for TestConfig.Script.
 func (s *SavedRun) Script() []SavedStep { return s.Trace }
+
+// CanRerun says why the saved run cannot drive a rerun (nil when it can):
+// its trace lacks its first steps.
+func (s *SavedRun) CanRerun() error {
+	if s.Dropped > 0 {
+		return fmt.Errorf("this saved run kept only the last %d steps of its run (%d earlier ones were let go to bound memory): rerun it by its seed (modex test --runs 1 --seed %d)", len(s.Trace), s.Dropped, s.Seed)
+	}
+	return nil
+}
 
 // scripted says what a rerun does next: the index of the next controllable
 // step of the script (skipping events that were observed before it), or -1

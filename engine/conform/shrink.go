@@ -113,6 +113,9 @@ func Shrink(ctx context.Context, m model.Model, cfg *explore.Config, impl Implem
 	if orig.Failure == nil {
 		return nil, fmt.Errorf("the run did not fail (verdict %s): nothing to shrink", orig.Verdict)
 	}
+	if err := orig.CanRerun(); err != nil {
+		return nil, err
+	}
 	if sc.Repeats <= 0 {
 		sc.Repeats = 3
 	}

@@ -3,6 +3,7 @@ package conform
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modex/modex/engine/model"
 )
@@ -157,4 +158,41 @@ func stepNumber(n int) string {
 		return "  ·"
 	}
 	return fmt.Sprintf("%3d", n)
+}
+
+// MaxShown is how much of a value or message a failure shows: a 15 MB wrong
+// output is cut, saying how large it was (the saved run keeps the steps).
+const MaxShown = 400
+
+// ShortText cuts s to about MaxShown bytes, at a rune boundary, saying how
+// long it was.
+func ShortText(s string) string {
+	if len(s) <= MaxShown {
+		return s
+	}
+	cut := MaxShown
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes in all)", len(s))
+}
+
+// shortAll is ShortText of each, and at most 50 of them.
+func shortAll(ss []string) []string {
+	if len(ss) > 50 {
+		ss = append(ss[:50:50], fmt.Sprintf("… and %d more", len(ss)-50))
+	}
+	var out []string // a copy when something is cut: ss may be shared
+	for i, s := range ss {
+		if len(s) > MaxShown && out == nil {
+			out = append([]string(nil), ss...)
+		}
+		if out != nil {
+			out[i] = ShortText(s)
+		}
+	}
+	if out == nil {
+		return ss
+	}
+	return out
 }
