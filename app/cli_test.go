@@ -516,3 +516,35 @@ max_states = 4
 		t.Errorf("JSON stats: %v\n%.400s", err, data)
 	}
 }
+
+// A folder of traces with a file that is no trace and a named pipe: the
+// good trace is replayed, the bad file reported in the summary and the
+// pipe skipped, never opened; a pipe named on its own is refused at once.
+func TestReplayFolderWithBadFilesAndPipes(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "good.trace"), []byte("Create()/Client1\nCreate()/Client2\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("this is { not a trace\n"), 0o644)
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.trace"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var out, errOut string
+	var code int
+	go func() {
+		out, errOut, code = cli("replay", "../projects/chat/chat.toml", dir)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("replaying a folder with a named pipe hangs")
+	}
+	if code != 1 || !strings.Contains(out, "good.trace                       pass") || !strings.Contains(out, "notes.txt                        error") ||
+		!strings.Contains(out, "2 traces: 1 pass, 0 fail, 0 inconclusive, 1 could not be read") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	_, errOut, code = cli("replay", "../projects/chat/chat.toml", filepath.Join(dir, "pipe.trace"))
+	if code != 1 || !strings.Contains(errOut, "is not a regular file") {
+		t.Errorf("a pipe: exit %d %s", code, errOut)
+	}
+}

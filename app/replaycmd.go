@@ -35,7 +35,11 @@ func traceFiles(paths []string) ([]string, error) {
 		for _, e := range entries {
 			switch filepath.Ext(e.Name()) {
 			case ".xml", ".jsonl", ".trace", ".txt", ".log":
-				files = append(files, filepath.Join(p, e.Name()))
+				// Regular files only: a named pipe would block the
+				// replay (it is reported when named on its own).
+				if e.Type().IsRegular() {
+					files = append(files, filepath.Join(p, e.Name()))
+				}
 			}
 		}
 		sort.Strings(files)
@@ -89,16 +93,28 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	counts := conform.Tally{}
 	type row struct{ file, verdict, detail string }
 	var rows []row
+	unread := 0
 	for _, f := range files {
-		tr, closer, err := conform.OpenTrace(f)
-		if err != nil {
-			return err
+		if ctx.Err() != nil {
+			break
 		}
-		rc.File = f
-		res, err := conform.ReplayTrace(ctx, m, cfg, tr, rc) // streamed: any length
-		closer.Close()
+		tr, closer, err := conform.OpenTrace(f)
+		var res *conform.ReplayResult
+		if err == nil {
+			rc.File = f
+			res, err = conform.ReplayTrace(ctx, m, cfg, tr, rc) // streamed: any length
+			closer.Close()
+		}
 		if err != nil {
-			return err
+			// A file that is no trace (or cannot be read) is reported and
+			// the others are replayed.
+			if len(files) == 1 {
+				return err
+			}
+			unread++
+			fmt.Fprintf(stdout, "%s: not replayed: %v\n", f, err)
+			rows = append(rows, row{filepath.Base(f), "error", conform.ShortText(err.Error())})
+			continue
 		}
 		counts[res.Verdict]++
 		detail := printReplay(stdout, f, res)
@@ -115,14 +131,24 @@ func cmdReplay(args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "%-32s %-13s %s\n", r.file, r.verdict, r.detail)
 		}
 	}
-	fmt.Fprintf(stdout, "%s [%s]: %s: %s\n", p.Name, name, explore.Count(len(files), "trace"), counts)
+	summary := fmt.Sprintf("%s [%s]: %s: %s", p.Name, name, explore.Count(len(files), "trace"), counts)
+	if unread > 0 {
+		summary += fmt.Sprintf(", %d could not be read", unread)
+	}
+	if done := len(rows); done < len(files) {
+		summary += fmt.Sprintf("; interrupted after %d", done)
+	}
+	fmt.Fprintln(stdout, summary)
 	if n := counts[conform.ModelError]; n > 0 {
 		return fmt.Errorf("model error in %d of %s: fix the model, no verdict about the implementation", n, explore.Count(len(files), "trace"))
 	}
 	if counts[conform.Fail] > 0 {
 		return fmt.Errorf("%d of %s failed", counts[conform.Fail], explore.Count(len(files), "trace"))
 	}
-	return nil
+	if unread > 0 {
+		return fmt.Errorf("%d of %s could not be read", unread, explore.Count(len(files), "trace"))
+	}
+	return ctx.Err()
 }
 
 // printReplay prints a trace's verdict and divergence; it returns the

@@ -130,6 +130,13 @@ func NewTraceReader(file string, r io.Reader) TraceReader {
 // OpenTrace opens a trace file for reading (a regular file of at most
 // MaxTraceSize bytes); close it after.
 func OpenTrace(path string) (TraceReader, io.Closer, error) {
+	// Checked before opening: opening a named pipe blocks until a writer
+	// comes, for ever if none does.
+	if st, err := os.Stat(path); err != nil {
+		return nil, nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s is not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
