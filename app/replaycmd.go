@@ -154,7 +154,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 // printReplay prints a trace's verdict and divergence; it returns the
 // detail for the summary table.
 func printReplay(stdout io.Writer, f string, res *conform.ReplayResult) string {
-	detail := fmt.Sprintf("%d of %d events reproduced, at most %d candidate states, %.3f s", res.Matched, res.Total, res.MaxStates, res.Seconds)
+	detail := fmt.Sprintf("%d of %s reproduced, at most %s, %.3f s", res.Matched, explore.Count(res.Total, "event"), explore.Count(res.MaxStates, "candidate state"), res.Seconds)
 	fmt.Fprintf(stdout, "%s: %s (%s)\n", f, res.Verdict, detail)
 	switch {
 	case res.Failure != nil:

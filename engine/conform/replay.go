@@ -136,12 +136,30 @@ func ReplayTrace(ctx context.Context, m model.Model, cfg *explore.Config, tr Tra
 	// stopped ends a cancelled replay: a model error past the memory
 	// budget, else inconclusive.
 	stopped := func(ev *resolved, states []model.State) (*ReplayResult, error) {
-		if msg, ok := model.MemoryExceeded(ctx); ok {
-			return failAt(ev, ModelError, msg, states, nil)
-		}
 		res.Verdict, res.Reason = Inconclusive, "cancelled"
+		if msg, ok := model.MemoryExceeded(ctx); ok {
+			// The same cause as the bound on states: too many
+			// candidates (or too large ones), not a fault of the model.
+			res.Reason = fmt.Sprintf("at event %d the replay ran out of memory: %s (raise memory_budget_mb, or narrow the model with max_states or the configuration)", ev.index+1, msg)
+			feed.countRest()
+		}
 		return res, nil
 	}
+	// bounded ends the replay inconclusive when the states the model may
+	// be in — checked after every closure, before the invariant drops any,
+	// and after the last event — are more than the bound: a set cut at
+	// the bound could otherwise give a false fail.
+	bounded := func(at string, states []model.State) bool {
+		res.MaxStates = max(res.MaxStates, len(states))
+		if len(states) <= rc.MaxStates {
+			return false
+		}
+		feed.countRest()
+		res.Verdict = Inconclusive
+		res.Reason = fmt.Sprintf("%s the model may be in more than %d states (raise the bound)", at, rc.MaxStates)
+		return true
+	}
+
 	// A model with several initial states starts in all of them: the
 	// trace's events tell which ones it could have started in.
 	inits, err := model.InitialStates(t.w)
@@ -151,6 +169,9 @@ func ReplayTrace(ctx context.Context, m model.Model, cfg *explore.Config, tr Tra
 	states, err := t.closure(inits)
 	if err != nil {
 		return failAt(nil, ModelError, err.Error(), inits, nil)
+	}
+	if bounded("at the start", states) {
+		return res, nil
 	}
 	for {
 		if err := feed.fill(rc.Window + 1); err != nil {
@@ -162,12 +183,6 @@ func ReplayTrace(ctx context.Context, m model.Model, cfg *explore.Config, tr Tra
 		}
 		if ctx.Err() != nil {
 			return stopped(&pending[0], states)
-		}
-		res.MaxStates = max(res.MaxStates, len(states))
-		if len(states) > rc.MaxStates {
-			res.Verdict = Inconclusive
-			res.Reason = fmt.Sprintf("at event %d (line %d) the model may be in more than %d states (raise the bound)", pending[0].index+1, pending[0].rec.Line, rc.MaxStates)
-			return res, nil
 		}
 		matched, next, err := t.matchEvent(states, pending, rc.Window)
 		if err != nil {
@@ -184,7 +199,13 @@ func ReplayTrace(ctx context.Context, m model.Model, cfg *explore.Config, tr Tra
 		}
 		ev := feed.take(matched)
 		if next, err = t.closure(next); err != nil {
+			if ctx.Err() != nil {
+				return stopped(&ev, next)
+			}
 			return failAt(&ev, ModelError, "the model failed: "+err.Error(), next, nil)
+		}
+		if bounded("after event "+strconv.Itoa(ev.index+1)+" (line "+strconv.Itoa(ev.rec.Line)+")", next) {
+			return res, nil
 		}
 		// Invariants hold in every state the model may be in (seed 004
 		// §5.3.4): violating candidates are dropped; if none is left, the

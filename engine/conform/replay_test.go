@@ -341,3 +341,81 @@ actions = [Get]
 		}
 	}
 }
+
+// JSON null in a JSON-lines trace is None, not the empty string; a
+// replay of a model that expects None passes.
+func TestJSONNullIsNone(t *testing.T) {
+	m, err := model.LoadStarlarkSource("got.star", []byte(`
+def init():
+    return {"last": 0}
+
+def Got(s, value):
+    require(value == None)
+    s.last = value
+
+observables = [Got]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := conform.ParseTrace("x.jsonl", []byte(`{"event": "Got", "value": null}`+"\n"))
+	if err != nil || len(recs) != 1 || recs[0].Attrs[0].Value != "null" {
+		t.Fatalf("%v %+v", err, recs)
+	}
+	rc := conform.ReplayConfig{Mappings: map[string]*conform.EventMapping{"Got": {Action: "Got", Role: conform.RoleEvent, Params: map[string]string{"value": "value"}}}}
+	res, err := conform.Replay(context.Background(), m, explore.DefaultConfig(m), recs, rc)
+	if err != nil || res.Verdict != conform.Pass {
+		t.Fatalf("%v %+v %+v", err, res, res.Failure)
+	}
+}
+
+// At the bound a replay is inconclusive, never a false fail: the set of
+// states is checked after every closure (before invariants drop any) and
+// after the last event; with a larger bound the same trace passes, and the
+// largest set reported counts the one after the last event.
+func TestReplayBoundNeverFails(t *testing.T) {
+	m, err := model.LoadStarlarkSource("pick.star", []byte(`
+def init():
+    return {"x": -1, "done": False}
+
+def Pick(s, k):
+    require(s.x == -1)
+    s.x = k
+
+def Obs(s, v):
+    require(s.x == v and not s.done)
+    s.done = True
+
+def accepting(s):
+    return s.done
+
+internal = [Pick]
+observables = [Obs]
+domains = {Pick: {"k": list(range(10))}, Obs: {"v": list(range(10))}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := explore.DefaultConfig(m)
+	recs, err := conform.ParseTrace("t.trace", []byte("Obs(9)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		bound     int
+		accepting bool
+		want      conform.Verdict
+	}{
+		{5, false, conform.Inconclusive},
+		{5, true, conform.Inconclusive},
+		{100, true, conform.Pass},
+	} {
+		res, err := conform.Replay(context.Background(), m, cfg, recs, conform.ReplayConfig{MaxStates: tc.bound, RequireAccepting: tc.accepting})
+		if err != nil || res.Verdict != tc.want || res.Total != 1 {
+			t.Errorf("bound %d: %v %+v %+v", tc.bound, err, res, res.Failure)
+		}
+		if tc.want == conform.Pass && res.MaxStates != 11 {
+			t.Errorf("at most %d candidate states reported, want 11", res.MaxStates)
+		}
+	}
+}

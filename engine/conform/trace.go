@@ -272,8 +272,10 @@ func parseJSONRecord(text string) (Record, error) {
 			return r, fmt.Errorf("malformed JSON value of %q: %v", key, err)
 		}
 		var val string
-		if err := json.Unmarshal(raw, &val); err != nil {
-			val = string(raw) // numbers, booleans, null: their JSON text
+		if string(raw) == "null" {
+			val = "null" // None (json.Unmarshal leaves a string untouched for null)
+		} else if err := json.Unmarshal(raw, &val); err != nil {
+			val = string(raw) // numbers, booleans: their JSON text
 		}
 		if key == "event" {
 			r.Name = val
