@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -546,5 +547,45 @@ func TestReplayFolderWithBadFilesAndPipes(t *testing.T) {
 	_, errOut, code = cli("replay", "../projects/chat/chat.toml", filepath.Join(dir, "pipe.trace"))
 	if code != 1 || !strings.Contains(errOut, "is not a regular file") {
 		t.Errorf("a pipe: exit %d %s", code, errOut)
+	}
+}
+
+// Output to a device or a named pipe is written into it, never replaced by
+// a regular file (the atomic replace is for regular files only).
+func TestOutputToSpecialFiles(t *testing.T) {
+	before, err := os.Stat("/dev/null")
+	if err != nil {
+		t.Skip("no /dev/null")
+	}
+	if _, errOut, code := cli("explore", "../projects/chat/chat.toml", "--format", "json", "--out", "/dev/null"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	after, err := os.Stat("/dev/null")
+	if err != nil || after.Mode() != before.Mode() || after.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("/dev/null is now %v (was %v): %v", after.Mode(), before.Mode(), err)
+	}
+	fifo := filepath.Join(t.TempDir(), "out.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- nil
+			return
+		}
+		data, _ := io.ReadAll(f)
+		f.Close()
+		got <- data
+	}()
+	if _, errOut, code := cli("explore", "../projects/chat/chat.toml", "--format", "dot", "--out", fifo); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if data := <-got; !strings.HasPrefix(string(data), "digraph modex") {
+		t.Errorf("the pipe's reader got %.60q", data)
+	}
+	if st, err := os.Stat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the pipe was replaced: %v %v", st.Mode(), err)
 	}
 }
