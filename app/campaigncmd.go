@@ -91,7 +91,7 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 		// not done were withdrawn.
 		fmt.Fprintf(stdout, "interrupted: %d of %d jobs done; the others were withdrawn from the queue\n", sum.Done, sum.Jobs)
 		reportCampaign(stdout, p, name, path, *saveDir, sum)
-		return err
+		return errors.New("the campaign was interrupted")
 	}
 	if err != nil {
 		return err

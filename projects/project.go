@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -245,6 +246,9 @@ func ForModel(path string) *Project {
 
 // Parse reads a project from TOML text; path names the file in messages.
 func Parse(path string, data []byte) (*Project, error) {
+	// A byte-order mark (some Windows editors write one) is not TOML: it
+	// is dropped, and saving writes the file without it.
+	data = bytes.TrimPrefix(data, []byte{0xef, 0xbb, 0xbf})
 	ix, order, err := indexTOML(path, data)
 	if err != nil {
 		return nil, err
@@ -257,6 +261,9 @@ func Parse(path string, data []byte) (*Project, error) {
 	}
 	if p.Model == "" {
 		return nil, p.errAt(ix.key(), "the project names no model: add model = \"file.star\"")
+	}
+	if err := p.checkSeconds(); err != nil {
+		return nil, err
 	}
 	if len(p.Configs) == 0 {
 		p.Configs = map[string]*ConfigSpec{"default": {}}
@@ -282,6 +289,39 @@ func Parse(path string, data []byte) (*Project, error) {
 		}
 	}
 	return p, nil
+}
+
+// MaxSecondsSetting bounds the settings given in seconds (timeouts, waits).
+const MaxSecondsSetting = 24 * 3600
+
+// checkSeconds refuses settings in seconds that are not finite numbers
+// from 0 to MaxSecondsSetting (TOML's inf and nan among them): an adapter
+// timeout of inf must not quietly become another number.
+func (p *Project) checkSeconds() error {
+	check := func(v float64, what string, at model.Pos) error {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > MaxSecondsSetting {
+			return p.errAt(at, "%s must be a number of seconds from 0 to %d, not %v", what, MaxSecondsSetting, v)
+		}
+		return nil
+	}
+	if a := p.Adapter; a != nil {
+		if err := check(a.Timeout, "[adapter] timeout", p.index.val("adapter", "timeout")); err != nil {
+			return err
+		}
+	}
+	if t := p.Test; t != nil {
+		if err := check(t.EndWait, "[test] end_wait", p.index.val("test", "end_wait")); err != nil {
+			return err
+		}
+	}
+	for _, name := range p.Order {
+		if c := p.Configs[name]; c != nil && c.MaxSeconds != nil {
+			if err := check(*c.MaxSeconds, "max_seconds", p.index.val("configs", name, "max_seconds")); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (p *Project) decodeErr(err error) error {

@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/modex/modex/engine/explore"
@@ -87,7 +88,7 @@ func (t *tester) runSteps(name string, steps []explore.SuiteStep, prefix bool) C
 		r.fail(kind, err.Error(), nil, nil)
 	} else {
 		r.states = states
-		r.steps(steps)
+		r.steps(labelled(steps))
 	}
 	r.res.Seconds = time.Since(start).Seconds()
 	return r.res
@@ -322,4 +323,31 @@ func ShrinkCase(ctx context.Context, m model.Model, cfg *explore.Config, impl Im
 		}
 	}
 	return len(c.Steps), CaseResult{}, nil
+}
+
+// labelled gives the steps without a label (a suite written by hand) the
+// label their action, inputs and output make, for messages: "step 1:
+// Pop()/1 is not possible", not "step 1:  is not possible".
+func labelled(steps []explore.SuiteStep) []explore.SuiteStep {
+	var out []explore.SuiteStep
+	for i, st := range steps {
+		if st.Label != "" || st.Kind == "timeout" {
+			continue
+		}
+		if out == nil {
+			out = append([]explore.SuiteStep(nil), steps...)
+		}
+		label := st.Action + "(" + strings.Join(st.Args, ", ") + ")"
+		if st.Kind == "observable" {
+			label = "?" + label
+		}
+		if st.Output != "" {
+			label += "/" + st.Output
+		}
+		out[i].Label = label
+	}
+	if out == nil {
+		return steps
+	}
+	return out
 }

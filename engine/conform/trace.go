@@ -107,6 +107,9 @@ type TraceReader interface {
 // byte tells (see ParseTrace); file names it in errors.
 func NewTraceReader(file string, r io.Reader) TraceReader {
 	br := bufio.NewReaderSize(r, 1<<16)
+	if bom, _ := br.Peek(3); bytes.Equal(bom, utf8BOM) {
+		br.Discard(3) // a byte-order mark some editors write
+	}
 	first := byte(0)
 	for n := 1; n <= 1<<16; n *= 2 {
 		buf, _ := br.Peek(n)
@@ -126,6 +129,9 @@ func NewTraceReader(file string, r io.Reader) TraceReader {
 	}
 	return newLineTrace(file, br, parsePlainRecord)
 }
+
+// utf8BOM is the byte-order mark some editors put at a UTF-8 file's start.
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
 
 // OpenTrace opens a trace file for reading (a regular file of at most
 // MaxTraceSize bytes); close it after.

@@ -117,3 +117,27 @@ actions = [Once]
 		t.Errorf("complete %v, stopped by %q", x.Stats.Complete, x.Stats.StoppedBy)
 	}
 }
+
+// A runtime error in a project expression is reported where the
+// expression stands in the project file (line and column of the failing
+// operation), in the message and in its traceback.
+func TestExpressionRuntimeErrorPosition(t *testing.T) {
+	m, err := model.LoadStarlarkSource("m.star", []byte("def init():\n    return {\"n\": 0}\ndef A(s):\n    s.n = 1\nactions = [A]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := m.Compile("s.n < 1/0", model.Pos{File: "p.toml", Line: 7, Col: 13})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := exploreOn(t, m, 1, func(c *explore.Config) { c.Filters = []model.Expr{e} })
+	found := ""
+	for i := range x.States {
+		if msg := x.StateError(i); msg != "" {
+			found = msg
+		}
+	}
+	if !strings.HasPrefix(found, "p.toml:7:20: expression `s.n < 1/0`: floating-point division by zero") || !strings.Contains(found, "p.toml:7:20: in lambda") {
+		t.Errorf("%q", found)
+	}
+}

@@ -3,6 +3,8 @@ package model
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -359,8 +361,44 @@ func (w *starWorker) callOnState(fn starlark.Value, st State, what string, pos P
 
 func (w *starWorker) Eval(e Expr, st State) (Value, error) {
 	x := e.(*starExpr)
-	return w.callOnState(x.fn, st, "expression `"+x.src+"`", x.pos)
+	v, err := w.callOnState(x.fn, st, "expression `"+x.src+"`", x.pos)
+	if err != nil {
+		err = x.place(err)
+	}
+	return v, err
 }
+
+// place maps a runtime error's position inside the expression (compiled
+// as "lambda s: (SRC", from line 1, column 1 of the project file) to where
+// the expression stands in the project file: p.toml:7:14, not p.toml:1:28.
+func (x *starExpr) place(err error) error {
+	pe, ok := err.(*PosError)
+	if !ok || pe.Pos.File != x.pos.File {
+		return err
+	}
+	moved := func(p Pos) Pos {
+		if p.Line <= 1 {
+			return Pos{File: p.File, Line: x.pos.Line, Col: x.pos.Col + max(p.Col-1-len(exprPrefix), 0)}
+		}
+		return Pos{File: p.File, Line: x.pos.Line + p.Line - 1, Col: p.Col}
+	}
+	out := *pe
+	out.Pos = moved(pe.Pos)
+	// The traceback names the same place the same way.
+	out.Stack = exprFrame.ReplaceAllStringFunc(pe.Stack, func(m string) string {
+		sub := exprFrame.FindStringSubmatch(m)
+		if sub[1] != x.pos.File {
+			return m
+		}
+		line, _ := strconv.Atoi(sub[2])
+		col, _ := strconv.Atoi(sub[3])
+		return moved(Pos{File: sub[1], Line: line, Col: col}).String()
+	})
+	return &out
+}
+
+// exprFrame matches a position in a traceback: FILE:LINE:COL.
+var exprFrame = regexp.MustCompile(`(\S+):(\d+):(\d+)`)
 
 func (w *starWorker) Accepting(st State) (bool, error) {
 	if w.m.accepting == nil {

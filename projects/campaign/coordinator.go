@@ -132,6 +132,7 @@ func coordinate(ctx context.Context, url string, auth Auth, spec Spec, data []by
 	for len(done) < len(jobs) {
 		if err := ctx.Err(); err != nil {
 			sum.Done = len(done) - sum.GivenUp
+			sum.Seconds = time.Since(start).Seconds()
 			return sum, err
 		}
 		select {
