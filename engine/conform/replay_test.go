@@ -226,6 +226,8 @@ func TestMalformedTraces(t *testing.T) {
 		{"x.trace", "Push(" + strings.Repeat("[", 40) + strings.Repeat("]", 40) + ")\n", "x.trace:1: a value nested more than 32 deep"},
 		{"x.trace", "Push([" + strings.Repeat("0,", 10001) + "])\n", "x.trace:1: a value with more than 10000 elements"},
 		{"x.trace", "Push(1.5)\n", "x.trace:1: 1.5 is not a model value"},
+		{"x.trace", "Push(" + strings.Repeat("7", 4_000_000) + ")\n", "x.trace:1: a number of more than 1000 digits"},
+		{"x.xml", "<trace>\n<a x=\"1>2\"/>\n<a x=\"" + strings.Repeat("y", 2<<20) + "\"/>\n</trace>", "x.xml:3: a tag (an event with its attributes) longer than 1 MiB"},
 		{"x.trace", "Push({\"a\": [Client1, (1, -2)]}, None)/True\nGo(x)\n", "x.trace:2: x is not a value"},
 	} {
 		_, err := conform.ParseTrace(tc.name, []byte(tc.text))

@@ -123,7 +123,8 @@ func NewTraceReader(file string, r io.Reader) TraceReader {
 	}
 	switch first {
 	case '<':
-		return &xmlTrace{file: file, dec: xml.NewDecoder(br)}
+		bx := &boundedXML{r: br, max: MaxXMLToken, line: 1}
+		return &xmlTrace{file: file, dec: xml.NewDecoder(bx), bx: bx}
 	case '{':
 		return newLineTrace(file, br, parseJSONRecord)
 	}
@@ -166,6 +167,58 @@ type xmlTrace struct {
 	file  string
 	dec   *xml.Decoder
 	depth int
+	bx    *boundedXML
+}
+
+// MaxXMLToken bounds a tag (an event element with its attributes) or a run
+// of text in an XML trace: the XML decoder holds a token whole, several
+// times over, so a 400 MB attribute would take gigabytes.
+const MaxXMLToken = 1 << 20
+
+// boundedXML passes XML through, failing when a tag or a text run between
+// tags is longer than max bytes (quotes are followed: a '>' inside an
+// attribute value does not end its tag).
+type boundedXML struct {
+	r     io.Reader
+	max   int
+	run   int  // bytes of the current tag or text run
+	inTag bool // between '<' and its '>'
+	quote byte // the quote of the attribute value being read, or 0
+	line  int  // the line being read
+	err   error
+}
+
+func (b *boundedXML) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, err := b.r.Read(p)
+	for i := 0; i < n; i++ {
+		c := p[i]
+		switch {
+		case c == '\n':
+			b.line++
+		case b.quote != 0:
+			if c == b.quote {
+				b.quote = 0
+			}
+		case b.inTag && (c == '"' || c == '\''):
+			b.quote = c
+		case c == '<':
+			b.inTag, b.run = true, 0
+		case c == '>' && b.inTag:
+			b.inTag, b.run = false, 0
+		}
+		if b.run++; b.run > b.max {
+			what := "text"
+			if b.inTag {
+				what = "a tag (an event with its attributes)"
+			}
+			b.err = &TraceError{Line: b.line, Msg: fmt.Sprintf("%s longer than %d MiB", what, b.max>>20)}
+			return i, b.err
+		}
+	}
+	return n, err
 }
 
 func (x *xmlTrace) Next() (Record, error) {
@@ -177,6 +230,9 @@ func (x *xmlTrace) Next() (Record, error) {
 				return Record{}, &TraceError{x.file, line, "the trace ends inside an element"}
 			}
 			return Record{}, io.EOF
+		}
+		if te := (*TraceError)(nil); errors.As(err, &te) {
+			return Record{}, &TraceError{x.file, te.Line, te.Msg}
 		}
 		if err != nil {
 			l := line
@@ -307,6 +363,11 @@ var objectName = regexp.MustCompile(`^([A-Za-z_][A-Za-z_]*?)([0-9]+)$`)
 // ? (observable, as in logs) is allowed.
 func parsePlainRecord(text string) (Record, error) {
 	text = strings.TrimPrefix(text, "?")
+	if longNumber(text, maxLiteralDigits) {
+		// The parser converts a long number in time quadratic in its
+		// digits (4 million digits: a minute): refused before parsing.
+		return Record{}, fmt.Errorf("a number of more than %d digits", maxLiteralDigits)
+	}
 	call, outText := text, ""
 	if i := strings.LastIndex(text, ")/"); i >= 0 {
 		call, outText = text[:i+1], text[i+2:]
@@ -355,6 +416,37 @@ const (
 	maxLiteralDepth = 32
 	maxLiteralElems = 10000
 )
+
+// maxLiteralDigits bounds the digits of a number in a plain trace.
+const maxLiteralDigits = 1000
+
+// longNumber reports whether text has a run of more than max digits (or
+// hexadecimal digits) outside its string literals.
+func longNumber(text string, max int) bool {
+	var quote byte
+	run := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+			run = 0
+		case c == '"' || c == '\'':
+			quote, run = c, 0
+		case c >= '0' && c <= '9' || run > 0 && (c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == 'x' || c == 'X' || c == '_'):
+			if run++; run > max {
+				return true
+			}
+		default:
+			run = 0
+		}
+	}
+	return false
+}
 
 // MaxTraceSize bounds a recorded trace file.
 const MaxTraceSize = 512 << 20
