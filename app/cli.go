@@ -389,7 +389,7 @@ func cmdCheck(args []string, stdout io.Writer) error {
 		kinds[a.Kind]++
 	}
 	fmt.Fprintf(stdout, "ok: %s: model %s (%d variables; %d controllable, %d observable, %d internal actions); configurations: %s\n",
-		p.Name, p.Model, len(info.Vars), kinds[model.Controllable], kinds[model.Observable], kinds[model.Internal], strings.Join(p.ConfigNames(), ", "))
+		p.Name, p.Model, len(info.Vars), kinds[model.Controllable], kinds[model.Observable], kinds[model.Internal], listSome(p.ConfigNames(), 20))
 	return nil
 }
 
@@ -423,6 +423,14 @@ func signalContext() (context.Context, context.CancelFunc) {
 // signalGrace is how long modex, signalled, waits for its run to end and
 // report before it exits anyway.
 const signalGrace = 5 * time.Second
+
+// listSome joins the first n names, saying how many more there are.
+func listSome(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:n], ", ") + fmt.Sprintf(", … and %d more", len(names)-n)
+}
 
 // exportDoc is the document to write: the state graph, or its quotient by
 // an expression (see explore.Quotient).

@@ -283,8 +283,9 @@ func Parse(path string, data []byte) (*Project, error) {
 			}
 		}
 	}
+	memo := map[string]resolved{}
 	for _, name := range p.Order {
-		if _, err := p.resolve(name, nil); err != nil {
+		if _, _, err := p.resolveMemo(name, nil, memo); err != nil {
 			return nil, err
 		}
 	}
@@ -345,6 +346,9 @@ func (p *Project) decodeErr(err error) error {
 
 // indexTOML records the position of every key and value, and the order of
 // the configurations.
+// MaxTableKeys bounds the keys of one table of a project file.
+const MaxTableKeys = 4096
+
 func indexTOML(file string, data []byte) (posIndex, []string, error) {
 	ix := posIndex{file: file, keys: map[string]model.Pos{}, vals: map[string]model.Pos{}}
 	var order []string
@@ -375,11 +379,22 @@ func indexTOML(file string, data []byte) (posIndex, []string, error) {
 		}
 		return parts, last
 	}
+	// Keys per table: the TOML decoder checks a key against every key of
+	// its table before it, quadratic in their number (80,000 constants: 8
+	// s), so a table is bounded before decoding.
+	perTable := map[string]int{}
+	var tooMany *model.PosError
 	var visitKV func(prefix []string, n *unstable.Node)
 	visitKV = func(prefix []string, n *unstable.Node) {
 		parts, kp := keyParts(n)
 		path := append(append([]string{}, prefix...), parts...)
 		k := strings.Join(path, "\x00")
+		if len(path) > 0 {
+			t := strings.Join(path[:len(path)-1], ".")
+			if perTable[t]++; perTable[t] > MaxTableKeys && tooMany == nil {
+				tooMany = &model.PosError{Pos: kp, Msg: fmt.Sprintf("the table [%s] has more than %d keys", t, MaxTableKeys)}
+			}
+		}
 		ix.keys[k] = kp
 		v := n.Value()
 		ix.vals[k] = pos(v.Raw)
@@ -426,30 +441,63 @@ func indexTOML(file string, data []byte) (posIndex, []string, error) {
 		}
 		return ix, nil, &model.PosError{Pos: model.Pos{File: file, Line: 1, Col: 1}, Msg: "malformed TOML: " + err.Error()}
 	}
+	if tooMany != nil {
+		return ix, nil, tooMany
+	}
 	return ix, order, nil
 }
 
 // resolve returns the configuration with its extends chain applied.
 func (p *Project) resolve(name string, visiting map[string]bool) (*ConfigSpec, error) {
+	r, _, err := p.resolveMemo(name, visiting, nil)
+	return r, err
+}
+
+// MaxExtendsDepth bounds a chain of extends: every use of a configuration
+// walks its chain.
+const MaxExtendsDepth = 256
+
+// resolved is a configuration with its chain applied, and the chain's
+// length.
+type resolved struct {
+	spec  *ConfigSpec
+	depth int
+}
+
+// resolveMemo is resolve remembering, in memo (when not nil), the
+// configurations resolved: validating every configuration of a chain of
+// extends is then linear in its length, not quadratic. It returns the
+// chain's length too.
+func (p *Project) resolveMemo(name string, visiting map[string]bool, memo map[string]resolved) (*ConfigSpec, int, error) {
 	c, ok := p.Configs[name]
 	if !ok {
-		return nil, fmt.Errorf("%s: no configuration %q (have: %s)", p.index.file, name, strings.Join(p.Order, ", "))
+		return nil, 0, fmt.Errorf("%s: no configuration %q (have: %s)", p.index.file, name, strings.Join(p.Order, ", "))
 	}
 	if c.Extends == "" {
-		return c, nil
+		return c, 0, nil
+	}
+	if r, ok := memo[name]; ok {
+		return r.spec, r.depth, nil
 	}
 	if visiting == nil {
 		visiting = map[string]bool{}
 	}
 	if visiting[name] {
-		return nil, p.errAt(p.index.val("configs", name, "extends"), "configuration %q extends itself (through %q)", name, c.Extends)
+		return nil, 0, p.errAt(p.index.val("configs", name, "extends"), "configuration %q extends itself (through %q)", name, c.Extends)
 	}
 	visiting[name] = true
-	base, err := p.resolve(c.Extends, visiting)
+	base, depth, err := p.resolveMemo(c.Extends, visiting, memo)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return mergeSpec(base, c), nil
+	if depth++; depth > MaxExtendsDepth {
+		return nil, 0, p.errAt(p.index.val("configs", name, "extends"), "the chain of extends through configuration %q is longer than %d", name, MaxExtendsDepth)
+	}
+	r := mergeSpec(base, c)
+	if memo != nil {
+		memo[name] = resolved{r, depth}
+	}
+	return r, depth, nil
 }
 
 // mergeSpec lays c over base: c's settings win, maps are merged key by key.

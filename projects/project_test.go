@@ -396,3 +396,43 @@ func FuzzPreserveLayout(f *testing.F) {
 		}
 	})
 }
+
+// Bounds that keep a hostile project file from taking seconds or minutes:
+// keys per table (the TOML decoder's duplicate check is quadratic) and the
+// depth of extends, each refused with where; a chain within the bound is
+// validated once per configuration.
+func TestProjectBounds(t *testing.T) {
+	head := "name = \"p\"\nmodel = \"m.star\"\ndefault = \"c0\"\n"
+	var consts strings.Builder
+	consts.WriteString(head + "[configs.c0.constants]\n")
+	for i := 0; i <= MaxTableKeys; i++ {
+		fmt.Fprintf(&consts, "K%d = %d\n", i, i)
+	}
+	_, err := Parse("p.toml", []byte(consts.String()))
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("p.toml:%d:1: the table [configs.c0.constants] has more than %d keys", MaxTableKeys+5, MaxTableKeys)) {
+		t.Errorf("many keys: %v", err)
+	}
+	chain := func(n int) string {
+		var b strings.Builder
+		b.WriteString(head + "[configs.c0]\n")
+		for i := 1; i < n; i++ {
+			fmt.Fprintf(&b, "[configs.c%d]\nextends = \"c%d\"\n", i, i-1)
+		}
+		return b.String()
+	}
+	if _, err := Parse("p.toml", []byte(chain(MaxExtendsDepth+1))); err != nil {
+		t.Errorf("a chain of %d: %v", MaxExtendsDepth, err)
+	}
+	if _, err := Parse("p.toml", []byte(chain(MaxExtendsDepth+2))); err == nil || !strings.Contains(err.Error(), "is longer than 256") {
+		t.Errorf("a chain too deep: %v", err)
+	}
+	for _, v := range []string{"inf", "nan", "-1.0", "1e9"} {
+		_, err := Parse("p.toml", []byte(head+"[adapter]\ncommand = [\"x\"]\ntimeout = "+v+"\n"))
+		if err == nil || !strings.Contains(err.Error(), "p.toml:6:11: [adapter] timeout must be a number of seconds") {
+			t.Errorf("timeout = %s: %v", v, err)
+		}
+	}
+	if _, err := Parse("p.toml", append([]byte{0xef, 0xbb, 0xbf}, head+"[configs.c0]\n"...)); err != nil {
+		t.Errorf("a byte-order mark: %v", err)
+	}
+}
