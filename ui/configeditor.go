@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"go.starlark.net/starlark"
 	"sort"
 	"strconv"
 	"strings"
@@ -143,6 +144,51 @@ func (ce *ConfigEditor) evalOnInit(x model.Expr) string {
 		return "fails on the initial state: " + exprError(err)
 	}
 	return ""
+}
+
+// checkWeight accepts a weight expression that compiles and, on the
+// initial state, gives a number, 0 or more.
+func (ce *ConfigEditor) checkWeight(s string) string {
+	if msg := ce.checkExpr(s); msg != "" || strings.TrimSpace(s) == "" {
+		return msg
+	}
+	x, err := ce.m.Compile(s, model.Pos{File: "weight", Line: 1, Col: 1})
+	if err != nil {
+		return exprError(err)
+	}
+	w, err := ce.m.NewWorker()
+	if err != nil {
+		return ""
+	}
+	st, err := w.Init()
+	if err != nil {
+		return ""
+	}
+	v, err := w.Eval(x, st)
+	if err != nil {
+		return "fails on the initial state: " + exprError(err)
+	}
+	if n, ok := model.AsInt(v); ok && n < 0 {
+		return "a weight is a number, 0 or more"
+	}
+	if f, ok := v.(starlark.Float); ok && (f < 0 || f != f) {
+		return "a weight is a number, 0 or more"
+	}
+	return ""
+}
+
+// Invalid lists the fields whose text has an error ("filters.0: column
+// 1: …"), sorted: what Save must not pass over, since the configuration
+// holds their last valid value, not what is on screen.
+func (ce *ConfigEditor) Invalid() []string {
+	var out []string
+	for path, f := range ce.fields {
+		if f.Error != nil && f.Error.Visible() && f.Error.Text != "" {
+			out = append(out, path+": "+f.Error.Text)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func (ce *ConfigEditor) checkDomain(s string) string {
@@ -482,7 +528,7 @@ func (ce *ConfigEditor) weightCount(p string, ra, oa *projects.ActionSpec, own f
 	}
 	return container.NewGridWithColumns(2,
 		container.NewBorder(nil, nil, widget.NewLabel("weight"), nil,
-			ce.expr(p+"weight", oa.Weight, orDefault(ra.Weight, "1"), func(v string) { own().Weight = v })),
+			ce.field(p+"weight", oa.Weight, orDefault(ra.Weight, "1"), false, ce.checkWeight, func(v string) { own().Weight = v })),
 		container.NewBorder(nil, nil, widget.NewLabel("count"), nil,
 			ce.field(p+"count", countVal, countPH, false, func(v string) string {
 				if v == "" {

@@ -148,6 +148,17 @@ func (wb *Workbench) Save() error {
 	if p == nil {
 		return nil
 	}
+	// What is saved is what is on screen: a field with an error holds
+	// back the save (the configuration still has the field's last valid
+	// value, which the user no longer sees).
+	if ed := wb.s.editor; ed != nil {
+		if bad := ed.Invalid(); len(bad) > 0 {
+			err := fmt.Errorf("not saved: fix or undo the field with an error first — %s", strings.Join(bad, "; "))
+			wb.status.SetText(err.Error())
+			dialog.ShowError(err, wb.win)
+			return err
+		}
+	}
 	if p.Path == "" {
 		wb.SaveAs()
 		return nil

@@ -662,3 +662,42 @@ func TestStateBoundAndContinue(t *testing.T) {
 		t.Errorf("after Continue: %d states", len(x.States))
 	}
 }
+
+// Ctrl+S saves what is on screen or nothing: with a field showing an
+// error, the file keeps what it had (not the field's last valid value),
+// the project stays unsaved and the user is told which field; a negative
+// weight is such an error.
+func TestSaveWhatYouSee(t *testing.T) {
+	b := newBench(t)
+	path := copyProject(t, "chat")
+	b.open(path)
+	b.wait()
+	before, _ := os.ReadFile(path)
+	f := b.wb.Editor().Field("filters.0")
+	f.Entry.SetText("pending(s) < 2 ")
+	f.Entry.SetText("nofunc(s) < 2")
+	if !f.Error.Visible() {
+		t.Fatal("no error shown for an undefined name")
+	}
+	if err := b.wb.Save(); err == nil || !strings.Contains(err.Error(), "filters.0") {
+		t.Errorf("saved with a field in error: %v", err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) || !b.wb.Dirty() {
+		t.Errorf("the file changed (or the project was marked saved):\n%s", after)
+	}
+	f.Entry.SetText("pending(s) < 2")
+	if err := b.wb.Save(); err != nil || b.wb.Dirty() {
+		t.Fatalf("a valid field was not saved: %v", err)
+	}
+	if after, _ := os.ReadFile(path); !strings.Contains(string(after), `"pending(s) < 2"`) {
+		t.Errorf("saved:\n%s", after)
+	}
+	w := b.wb.Editor().Field("actions.Post.weight")
+	if w == nil {
+		t.Fatal("no weight field")
+	}
+	w.Entry.SetText("-1")
+	if !w.Error.Visible() || !strings.Contains(w.Error.Text, "0 or more") {
+		t.Errorf("weight -1: %q", w.Error.Text)
+	}
+}

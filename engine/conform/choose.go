@@ -2,6 +2,7 @@ package conform
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/modex/modex/engine/model"
@@ -116,6 +117,11 @@ func (t *tester) weight(s model.State, ai int) (float64, error) {
 	f, ok := number(v)
 	if !ok {
 		return 0, fmt.Errorf("weight `%s` of %s must give a number, not %s", ac.Weight.Source(), t.info.Actions[ai].Name, model.Format(v))
+	}
+	if f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		// A negative weight is the configuration's error, not "never":
+		// a run must not quietly pass with nothing tested.
+		return 0, fmt.Errorf("weight `%s` of %s gave %s: a weight is a number, 0 or more", ac.Weight.Source(), t.info.Actions[ai].Name, model.Format(v))
 	}
 	return f, nil
 }

@@ -587,3 +587,26 @@ actions = [Inc]
 		t.Errorf("a truncated saved run: %v", err)
 	}
 }
+
+// A weight below 0 is the configuration's error, reported as a model
+// error, not a run that quietly passes with nothing tested.
+func TestNegativeWeightIsAnError(t *testing.T) {
+	m, err := model.LoadStarlarkSource("inc.star", []byte("def init():\n    return {\"n\": 0}\ndef Inc(s):\n    s.n += 1\nactions = [Inc]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := explore.DefaultConfig(m)
+	x, err := m.Compile("-1", model.Pos{File: "p.toml", Line: 3, Col: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Actions[0].Weight = x
+	impl := &conform.InProcess{Do: func(string, []any) (any, error) { return nil, nil }}
+	res, err := conform.Test(context.Background(), m, cfg, impl, conform.TestConfig{Runs: 1, Steps: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Runs[0]; r.Verdict != conform.ModelError || !strings.Contains(r.Failure.Message, "a weight is a number, 0 or more") {
+		t.Errorf("%s %+v", r.Verdict, r.Failure)
+	}
+}

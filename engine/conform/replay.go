@@ -124,42 +124,8 @@ func ReplayTrace(ctx context.Context, m model.Model, cfg *explore.Config, tr Tra
 	start := time.Now()
 	res := &ReplayResult{Verdict: Pass}
 	defer func() { res.Seconds = time.Since(start).Seconds(); res.Total = feed.events }()
-	failAt := func(ev *resolved, verdict Verdict, msg string, states []model.State, expected []string) (*ReplayResult, error) {
-		feed.countRest() // the summary gives the trace's length
-		res.Verdict = verdict
-		res.Failure = &ReplayFailure{Index: feed.records, Message: ShortText(msg), States: t.describe(states), Expected: shortAll(expected)}
-		if ev != nil {
-			res.Failure.Index, res.Failure.Line, res.Failure.Event = ev.index, ev.rec.Line, ShortText(ev.rec.String())
-		}
-		return res, nil
-	}
-	// stopped ends a cancelled replay: a model error past the memory
-	// budget, else inconclusive.
-	stopped := func(ev *resolved, states []model.State) (*ReplayResult, error) {
-		res.Verdict, res.Reason = Inconclusive, "cancelled"
-		if msg, ok := model.MemoryExceeded(ctx); ok {
-			// The same cause as the bound on states: too many
-			// candidates (or too large ones), not a fault of the model.
-			res.Reason = fmt.Sprintf("at event %d the replay ran out of memory: %s (raise memory_budget_mb, or narrow the model with max_states or the configuration)", ev.index+1, msg)
-			feed.countRest()
-		}
-		return res, nil
-	}
-	// bounded ends the replay inconclusive when the states the model may
-	// be in — checked after every closure, before the invariant drops any,
-	// and after the last event — are more than the bound: a set cut at
-	// the bound could otherwise give a false fail.
-	bounded := func(at string, states []model.State) bool {
-		res.MaxStates = max(res.MaxStates, len(states))
-		if len(states) <= rc.MaxStates {
-			return false
-		}
-		feed.countRest()
-		res.Verdict = Inconclusive
-		res.Reason = fmt.Sprintf("%s the model may be in more than %d states (raise the bound)", at, rc.MaxStates)
-		return true
-	}
-
+	rr := &replayRun{ctx: ctx, t: t, feed: feed, res: res, rc: rc}
+	failAt, stopped, bounded := rr.failAt, rr.stopped, rr.bounded
 	// A model with several initial states starts in all of them: the
 	// trace's events tell which ones it could have started in.
 	inits, err := model.InitialStates(t.w)
@@ -224,6 +190,54 @@ func ReplayTrace(ctx context.Context, m model.Model, cfg *explore.Config, tr Tra
 		return failAt(nil, Fail, "the trace ends outside an accepting state", states, nil)
 	}
 	return res, nil
+}
+
+// replayRun is what a replay's verdicts need.
+type replayRun struct {
+	ctx  context.Context
+	t    *tester
+	feed *eventFeed
+	res  *ReplayResult
+	rc   ReplayConfig
+}
+
+// failAt ends the replay with a verdict at an event (nil: at the end).
+func (r *replayRun) failAt(ev *resolved, verdict Verdict, msg string, states []model.State, expected []string) (*ReplayResult, error) {
+	r.feed.countRest() // the summary gives the trace's length
+	r.res.Verdict = verdict
+	r.res.Failure = &ReplayFailure{Index: r.feed.records, Message: ShortText(msg), States: r.t.describe(states), Expected: shortAll(expected)}
+	if ev != nil {
+		r.res.Failure.Index, r.res.Failure.Line, r.res.Failure.Event = ev.index, ev.rec.Line, ShortText(ev.rec.String())
+	}
+	return r.res, nil
+}
+
+// stopped ends a cancelled replay inconclusive, saying so when the memory
+// budget was the cause.
+func (r *replayRun) stopped(ev *resolved, states []model.State) (*ReplayResult, error) {
+	r.res.Verdict, r.res.Reason = Inconclusive, "cancelled"
+	if msg, ok := model.MemoryExceeded(r.ctx); ok {
+		// The same cause as the bound on states: too many candidates
+		// (or too large ones), not a fault of the model.
+		r.res.Reason = fmt.Sprintf("at event %d the replay ran out of memory: %s (raise memory_budget_mb, or narrow the model with max_states or the configuration)", ev.index+1, msg)
+		r.feed.countRest()
+	}
+	return r.res, nil
+}
+
+// bounded ends the replay inconclusive when the states the model may be in
+// — checked after every closure, before the invariant drops any, and after
+// the last event — are more than the bound: a set cut at the bound could
+// otherwise give a false fail.
+func (r *replayRun) bounded(at string, states []model.State) bool {
+	r.res.MaxStates = max(r.res.MaxStates, len(states))
+	if len(states) <= r.rc.MaxStates {
+		return false
+	}
+	r.feed.countRest()
+	r.res.Verdict = Inconclusive
+	r.res.Reason = fmt.Sprintf("%s the model may be in more than %d states (raise the bound)", at, r.rc.MaxStates)
+	return true
 }
 
 // someAccepting reports whether one of the states is accepting.
