@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -40,16 +41,20 @@ func TestThreeMachineSetup(t *testing.T) {
 	chat := buildChat(t)
 	ca, cert, key, _, _ := certs(t, dir)
 	port := freePort(t)
-	coordPass, workerPass := randomToken(), randomToken()
+	// nats-server reads a variable's value as a configuration value: a
+	// password must not look like a number (docs/campaigns.md).
+	coordPass, workerPass := "pw"+randomToken(), "pw"+randomToken()
 	server := exec.Command(natsServer, "--config", "../../docs/campaigns/nats-server.conf")
 	server.Env = append(os.Environ(), fmt.Sprintf("MODEX_PORT=%d", port), "MODEX_STORE="+filepath.Join(dir, "store"),
 		"MODEX_CERT="+cert, "MODEX_KEY="+key, "MODEX_COORDINATOR_PASSWORD="+coordPass, "MODEX_WORKER_PASSWORD="+workerPass)
-	var serverLog bytes.Buffer
+	var serverLog syncBuffer
 	server.Stdout, server.Stderr = &serverLog, &serverLog
 	if err := server.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { server.Process.Kill(); server.Wait() })
+	exited := make(chan struct{})
+	go func() { server.Wait(); close(exited) }()
+	t.Cleanup(func() { server.Process.Kill(); <-exited })
 	url := func(user, pass string) string { return fmt.Sprintf("tls://%s:%s@127.0.0.1:%d", user, pass, port) }
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -59,10 +64,13 @@ func TestThreeMachineSetup(t *testing.T) {
 			nc.Close()
 			break
 		}
-		if ctx.Err() != nil {
+		select {
+		case <-exited:
+			t.Fatalf("nats-server exited: %v\n%s", err, serverLog.String())
+		case <-ctx.Done():
 			t.Fatalf("nats-server did not come up: %v\n%s", err, serverLog.String())
+		case <-time.After(100 * time.Millisecond):
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
 	// Keys: the coordinator's and each worker's, made with modex keygen.
 	keygen := func(name string) string {
@@ -85,11 +93,11 @@ func TestThreeMachineSetup(t *testing.T) {
 		t.Fatal(err)
 	}
 	var workers []*exec.Cmd
-	var logs []*bytes.Buffer
+	var logs []*syncBuffer
 	for i, keyFile := range []string{"w1.nk", "w2.nk"} {
 		w := exec.CommandContext(ctx, modex, "worker", "--nats", url("worker", workerPass), "--nats-ca", ca, "--trust", coordPub,
 			"--key", filepath.Join(dir, keyFile), "--adapter", chat+" adapter", "--name", fmt.Sprintf("machine-%d", i+2))
-		var log bytes.Buffer
+		var log syncBuffer
 		w.Stdout, w.Stderr = &log, &log
 		if err := w.Start(); err != nil {
 			t.Fatal(err)
@@ -140,4 +148,23 @@ func TestThreeMachineSetup(t *testing.T) {
 	if jobs != 6 {
 		t.Errorf("the workers did %d jobs:\n%s\n%s", jobs, logs[0], logs[1])
 	}
+}
+
+// syncBuffer is a bytes.Buffer that a child's output goroutine may write
+// while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
