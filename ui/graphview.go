@@ -116,12 +116,14 @@ func (l *refitLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 
 // SetGraph shows a laid-out graph; img is the layout drawn at some scale.
 func (g *GraphView) SetGraph(doc *graph.Doc, lay *graph.Layout, img image.Image, scale float64) {
+	if doc != g.doc || g.selected >= len(doc.States) {
+		// Another graph: its state of the same index is another state.
+		// The caller selects by identity (Select) what it carries over.
+		g.selected = -1
+	}
 	g.doc, g.lay, g.img, g.message = doc, lay, img, ""
 	g.imgScale = scale
 	g.hover = ""
-	if g.selected >= len(doc.States) {
-		g.selected = -1
-	}
 	g.Refresh()
 	g.scroll.Refresh()
 	g.scheduleViewport()

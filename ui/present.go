@@ -177,6 +177,13 @@ var drawScaleBase = 2.0
 // and shows it unless something newer has been shown meanwhile.
 func (wb *Workbench) present(gen, seq int, x *explore.Exploration, final bool) {
 	wb.mu.Lock()
+	if x != wb.s.last && wb.s.centerKey != "" {
+		// Another exploration: the selected state by its identity.
+		wb.s.center = ""
+		if m := x.FindKey(wb.s.centerKey); m >= 0 {
+			wb.s.center = x.GraphID(m, wb.s.centerPassive)
+		}
+	}
 	vs := viewSpec{center: wb.s.center, radius: wb.radius, overview: wb.s.overview, within: wb.s.within, class: wb.s.withinLabel, whole: wb.s.whole}
 	// A newer presentation supersedes this one: its layout (a child
 	// process when graph.LayoutCommand is set) is killed.

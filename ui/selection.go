@@ -45,6 +45,11 @@ func (wb *Workbench) selectDocState(id string) {
 	if i < 0 {
 		return
 	}
+	if x != nil && full.States[i].Model >= 0 && int(full.States[i].Model) < len(x.States) {
+		wb.mu.Lock()
+		wb.s.centerKey, wb.s.centerPassive = x.StateKey(int(full.States[i].Model)), full.States[i].Kind == explore.Passive
+		wb.mu.Unlock()
+	}
 	path := full.PathTo(i)
 	wb.s.details.Show(doc, i, path)
 	marks := map[int]colorNRGBA{}

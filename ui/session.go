@@ -25,6 +25,12 @@ type session struct {
 	doc     *graph.Doc     // the full document of the last exploration shown
 	full    *explore.Graph // its engine graph
 	center  string         // state around which a large graph is shown
+	// centerKey and centerPassive are the selected state's identity (its
+	// model state's canonical key, and whether it is the passive twin):
+	// a new exploration selects the same state under its new id, or
+	// nothing, never another state with the old id.
+	centerKey     string
+	centerPassive bool
 	// overview is how a graph too large to draw whole is shown: the
 	// quotient by this expression (overviewAuto: the first grouping, or
 	// depth), or "" for the neighbourhood of center.

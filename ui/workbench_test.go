@@ -701,3 +701,39 @@ func TestSaveWhatYouSee(t *testing.T) {
 		t.Errorf("weight -1: %q", w.Error.Text)
 	}
 }
+
+// A selection belongs to a state, not to a number: after another
+// configuration is explored, the same state is selected under its new id
+// (or nothing is), and a state is never shown selected in a graph where
+// its number is another state's.
+func TestSelectionKeepsItsState(t *testing.T) {
+	b := newBench(t)
+	b.open(copyProject(t, "chat"))
+	b.wait()
+	key := func(id string) string {
+		full, x := b.wb.s.full, b.wb.Last()
+		i := b.wb.s.doc.StateIndex(id)
+		if i < 0 {
+			return ""
+		}
+		return x.StateKey(int(full.States[i].Model))
+	}
+	for _, id := range []string{"S8", "S3"} {
+		b.wb.SelectState(id)
+		want := key(id)
+		b.wb.configs.SetSelected("hi_bye")
+		b.wait()
+		got := b.wb.s.center
+		if got != "" && key(got) != want {
+			t.Errorf("%s of figure1 became %s of hi_bye, another state", id, got)
+		}
+		if sel := b.wb.graph.Selected(); got != "" && (sel < 0 || b.wb.graph.Doc().States[sel].ID != got) {
+			t.Errorf("the graph shows %d selected, the workbench %s", sel, got)
+		}
+		if got == "" && b.wb.graph.Selected() >= 0 {
+			t.Errorf("%s: a state is selected in a graph without it", id)
+		}
+		b.wb.configs.SetSelected("figure1")
+		b.wait()
+	}
+}

@@ -181,6 +181,38 @@ func (x *Exploration) hasObservables() []bool {
 	return hasObs
 }
 
+// FindKey returns the model state whose canonical key is key, or -1.
+func (x *Exploration) FindKey(key string) int {
+	for i := range x.States {
+		if x.StateKey(i) == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// GraphID is the id Graph gives model state m: its passive twin's when
+// passive and it has one, else its active state's. It builds no graph.
+func (x *Exploration) GraphID(m int, passive bool) string {
+	hasObs := x.hasObservables()
+	extended := x.Config.extended()
+	twin := func(i int) bool {
+		s := &x.States[i]
+		return extended && s.Expanded && !s.ModelErr && (hasObs[i] || x.Config.KeepEmptyPassive)
+	}
+	idx := 0
+	for i := 0; i < m; i++ {
+		idx++
+		if twin(i) {
+			idx++
+		}
+	}
+	if twin(m) && !passive {
+		idx++
+	}
+	return "S" + strconv.Itoa(idx)
+}
+
 // Graph builds the state graph of the exploration.
 func (x *Exploration) Graph() *Graph {
 	g := &Graph{Extended: x.Config.extended(), Entry: make([]int, len(x.States)), ActiveOf: make([]int, len(x.States))}
