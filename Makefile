@@ -55,7 +55,8 @@ bench: deps
 FUZZTIME ?= 30s
 FUZZ := ./projects/conference/impl:FuzzDecodePDU ./engine/model:FuzzDecodeValue ./engine/explore:FuzzLoadModel ./engine/conform:FuzzParseTrace \
         ./engine/conform:FuzzReadSavedRun ./projects:FuzzParseProject ./projects:FuzzReadSuite \
-        ./projects:FuzzPreserveLayout ./graph:FuzzPretty ./graph:FuzzAppendJSONString
+        ./projects:FuzzPreserveLayout ./graph:FuzzPretty ./graph:FuzzAppendJSONString \
+        ./projects/campaign:FuzzExtractBundle ./projects/campaign:FuzzParseTrust
 
 fuzz: deps
 	@for t in $(FUZZ); do \
