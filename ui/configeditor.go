@@ -132,18 +132,26 @@ func (ce *ConfigEditor) checkExpr(s string) string {
 // that one that compiles but fails when it runs (s.colour < 2 on a string)
 // shows its error under the field instead of as an error state.
 func (ce *ConfigEditor) evalOnInit(x model.Expr) string {
+	_, msg := ce.valueOnInit(x)
+	return msg
+}
+
+// valueOnInit evaluates x on the initial state: its value, or why it
+// fails ("" and a nil value when the initial state cannot be had).
+func (ce *ConfigEditor) valueOnInit(x model.Expr) (model.Value, string) {
 	w, err := ce.m.NewWorker()
 	if err != nil {
-		return ""
+		return nil, ""
 	}
 	st, err := w.Init()
 	if err != nil {
-		return ""
+		return nil, ""
 	}
-	if _, err := w.Eval(x, st); err != nil {
-		return "fails on the initial state: " + exprError(err)
+	v, err := w.Eval(x, st)
+	if err != nil {
+		return nil, "fails on the initial state: " + exprError(err)
 	}
-	return ""
+	return v, ""
 }
 
 // checkWeight accepts a weight expression that compiles and, on the
@@ -156,17 +164,9 @@ func (ce *ConfigEditor) checkWeight(s string) string {
 	if err != nil {
 		return exprError(err)
 	}
-	w, err := ce.m.NewWorker()
-	if err != nil {
-		return ""
-	}
-	st, err := w.Init()
-	if err != nil {
-		return ""
-	}
-	v, err := w.Eval(x, st)
-	if err != nil {
-		return "fails on the initial state: " + exprError(err)
+	v, msg := ce.valueOnInit(x)
+	if msg != "" || v == nil {
+		return msg
 	}
 	if n, ok := model.AsInt(v); ok && n < 0 {
 		return "a weight is a number, 0 or more"

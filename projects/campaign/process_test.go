@@ -19,10 +19,7 @@ func TestWorkerProcessKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds modex")
 	}
-	modex := filepath.Join(t.TempDir(), "modex")
-	if msg, err := exec.Command("go", "build", "-tags", "headless", "-o", modex, "../../app").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, msg)
-	}
+	modex := buildModex(t)
 	chat := buildChat(t)
 	url := embedded(t)
 	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 80, Steps: 60, Seed: 31, JobRuns: 10, AckWait: 2 * time.Second}
@@ -59,4 +56,14 @@ func TestWorkerProcessKilled(t *testing.T) {
 	if sum.Runs != 80 || sum.Done != 8 || sum.Tally[conform.Pass] != 80 || sum.Workers["doomed"] < 1 || sum.Workers["w1"] < 1 {
 		t.Errorf("%d runs, %d of %d jobs done, %v, jobs per worker %v", sum.Runs, sum.Done, sum.Jobs, sum.Tally, sum.Workers)
 	}
+}
+
+// buildModex builds the command line (without the workbench) for a test.
+func buildModex(t *testing.T) string {
+	t.Helper()
+	modex := filepath.Join(t.TempDir(), "modex")
+	if msg, err := exec.Command("go", "build", "-tags", "headless", "-o", modex, "../../app").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	return modex
 }

@@ -34,10 +34,7 @@ func TestThreeMachineSetup(t *testing.T) {
 		t.Skip("nats-server is not installed (make deps installs it)")
 	}
 	dir := t.TempDir()
-	modex := filepath.Join(dir, "modex")
-	if msg, err := exec.Command("go", "build", "-tags", "headless", "-o", modex, "../../app").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, msg)
-	}
+	modex := buildModex(t)
 	chat := buildChat(t)
 	ca, cert, key, _, _ := certs(t, dir)
 	port := freePort(t)
