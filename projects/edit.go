@@ -2,10 +2,12 @@ package projects
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -170,19 +172,32 @@ func (p *Project) RenameConfig(old, name string) error {
 	return nil
 }
 
+// CannotDelete says why configuration name cannot be deleted ("" when it
+// can): it does not exist, it is the only one, or others extend it.
+func (p *Project) CannotDelete(name string) string {
+	if _, ok := p.Configs[name]; !ok {
+		return fmt.Sprintf("no configuration %q", name)
+	}
+	if len(p.Configs) == 1 {
+		return "a project needs at least one configuration"
+	}
+	var users []string
+	for _, n := range p.Order {
+		if o := p.Configs[n]; o != nil && o.Extends == name {
+			users = append(users, n)
+		}
+	}
+	if len(users) > 0 {
+		return fmt.Sprintf("configuration %s extends %q", strings.Join(users, ", "), name)
+	}
+	return ""
+}
+
 // DeleteConfig removes a configuration; the last one and one that others
 // extend cannot be removed.
 func (p *Project) DeleteConfig(name string) error {
-	if _, ok := p.Configs[name]; !ok {
-		return fmt.Errorf("no configuration %q", name)
-	}
-	if len(p.Configs) == 1 {
-		return fmt.Errorf("a project needs at least one configuration")
-	}
-	for n, o := range p.Configs {
-		if o.Extends == name {
-			return fmt.Errorf("configuration %q extends %q", n, name)
-		}
+	if why := p.CannotDelete(name); why != "" {
+		return errors.New(why)
 	}
 	delete(p.Configs, name)
 	for i, n := range p.Order {

@@ -378,8 +378,24 @@ func (ce *ConfigEditor) list(path string, own, inherited []string, apply func([]
 func (ce *ConfigEditor) domains() fyne.CanvasObject {
 	s := ce.spec
 	rows := container.NewVBox()
+	names := map[string]bool{}
 	addRow := func(name, value string) {
-		rows.Add(container.NewBorder(nil, nil, widget.NewLabel(name+" ="), nil,
+		var row *fyne.Container
+		// Remove drops this configuration's own domain (an inherited one
+		// stays: it belongs to the configuration it comes from).
+		remove := newButton("Remove", func() {
+			delete(s.Domains, name)
+			delete(ce.fields, "domains."+name)
+			delete(names, name)
+			rows.Remove(row)
+			ce.changed()
+		})
+		if _, inherited := ce.resolved.Domains[name]; inherited && ce.spec.Extends != "" {
+			if _, own := s.Domains[name]; !own {
+				remove.Disable()
+			}
+		}
+		row = container.NewBorder(nil, nil, widget.NewLabel(name+" ="), remove,
 			ce.expr("domains."+name, value, "a collection, e.g. [\"hi\"] or list(s.members)", func(v string) {
 				if s.Domains == nil {
 					s.Domains = map[string]string{}
@@ -389,9 +405,9 @@ func (ce *ConfigEditor) domains() fyne.CanvasObject {
 				} else {
 					s.Domains[name] = v
 				}
-			})))
+			}))
+		rows.Add(row)
 	}
-	names := map[string]bool{}
 	for n := range ce.resolved.Domains {
 		names[n] = true
 	}

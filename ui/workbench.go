@@ -618,6 +618,11 @@ func (wb *Workbench) configMenu() {
 			})
 		}),
 		fyne.NewMenuItem("Delete "+cur, func() {
+			// Asked only when it can succeed: what stops it is said first.
+			if why := p.CannotDelete(cur); why != "" {
+				dialog.ShowInformation("Delete configuration", "Cannot delete "+cur+": "+why, wb.win)
+				return
+			}
 			dialog.ShowConfirm("Delete configuration", "Delete "+cur+"?", func(ok bool) {
 				if !ok {
 					return
@@ -629,11 +634,13 @@ func (wb *Workbench) configMenu() {
 				after(p.Default)
 			}, wb.win)
 		}),
-		fyne.NewMenuItem("Make "+cur+" the default", func() {
+	)
+	if p.Default != cur { // offered only when it changes something
+		menu.Items = append(menu.Items, fyne.NewMenuItem("Make "+cur+" the default", func() {
 			p.Default = cur
 			wb.setDirty(true)
-		}),
-	)
+		}))
+	}
 	widget.ShowPopUpMenuAtRelativePosition(menu, wb.win.Canvas(), fyne.NewPos(0, 0), wb.configs)
 }
 

@@ -737,3 +737,47 @@ func TestSelectionKeepsItsState(t *testing.T) {
 		b.wait()
 	}
 }
+
+// A named domain can be removed; the configuration menu offers only what
+// can succeed (no "make the default" for the default, and Delete says at
+// once why a configuration others extend cannot go).
+func TestDomainsRemovableAndMenusHonest(t *testing.T) {
+	b := newBench(t)
+	b.open(copyProject(t, "chat"))
+	b.wait()
+	ed := b.wb.Editor()
+	if ed.Field("domains.Message") == nil {
+		t.Fatal("figure1 has no Message domain field")
+	}
+	// The row of the Message domain: its label and its Remove button.
+	var remove *escButton
+	for _, o := range test.LaidOutObjects(ed.Content()) {
+		c, ok := o.(*fyne.Container)
+		if !ok {
+			continue
+		}
+		var label bool
+		var bt *escButton
+		for _, x := range c.Objects {
+			if l, ok := x.(*widget.Label); ok && l.Text == "Message =" {
+				label = true
+			}
+			if e, ok := x.(*escButton); ok && e.Text == "Remove" {
+				bt = e
+			}
+		}
+		if label && bt != nil {
+			remove = bt
+		}
+	}
+	if remove == nil {
+		t.Fatal("no Remove button on the Message domain's row")
+	}
+	test.Tap(remove)
+	if _, ok := b.wb.s.project.Configs["figure1"].Domains["Message"]; ok || ed.Field("domains.Message") != nil || !b.wb.Dirty() {
+		t.Errorf("the domain was not removed (field %v, dirty %v)", ed.Field("domains.Message"), b.wb.Dirty())
+	}
+	if why := b.wb.s.project.CannotDelete("figure1"); !strings.Contains(why, "hi_bye extends") {
+		t.Errorf("figure1, which hi_bye extends: %q", why)
+	}
+}
