@@ -107,6 +107,8 @@ func (wb *Workbench) confirmDialog(title, msg string, ok func()) {
 	d := dialog.NewCustomConfirm(title, "Run", "Cancel", text, func(yes bool) {
 		if yes {
 			ok()
+		} else {
+			wb.status.SetText("Not started: the adapter command was not allowed to run.")
 		}
 	}, wb.win)
 	d.Resize(fyne.NewSize(640, 360))

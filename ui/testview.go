@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -311,9 +312,10 @@ func (tv *TestView) start() {
 			// explored whole quickly.
 			size, _ = conform.SizeOf(ctx, m, cfg, conform.SizeStates, conform.SizeTime)
 		}
+		stopped := ctx.Err() != nil
 		close(done)
 		<-pumped // the last steps and failures are on screen before the verdict
-		wb.do(func() { tv.finished(gen, res, size, err) })
+		wb.do(func() { tv.finished(gen, res, size, err, stopped, tc.Runs) })
 	}()
 }
 
@@ -615,7 +617,7 @@ func docPath(d *graph.Doc, i int) []int {
 }
 
 // finished runs on the UI goroutine when the test ends.
-func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.ModelSize, err error) {
+func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.ModelSize, err error, stopped bool, planned int) {
 	if gen != tv.gen {
 		return
 	}
@@ -624,18 +626,7 @@ func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.Mode
 	case err != nil:
 		tv.verdicts.SetText("Error: " + err.Error())
 	default:
-		counts := conform.Tally{}
-		for _, r := range res.Runs {
-			counts[r.Verdict]++
-		}
-		text := fmt.Sprintf("%s: %s; %s.", explore.Count(len(res.Runs), "run"), counts, res.Coverage(size))
-		for _, r := range res.Runs {
-			if r.Failure != nil {
-				text += fmt.Sprintf("\nrun %d (seed %d) failed: %s at step %d.", r.Run, r.Seed, r.Failure.Kind, r.Failure.Step)
-				break
-			}
-		}
-		tv.verdicts.SetText(text)
+		tv.verdicts.SetText(testHeadline(res, size, stopped, planned))
 	}
 	if tv.onScreen() {
 		tv.wb.status.SetText(tv.verdicts.Text)
@@ -643,6 +634,46 @@ func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.Mode
 	if tv.OnDone != nil {
 		tv.OnDone(res, err)
 	}
+}
+
+// testHeadline is what a finished test says: its runs (of how many were
+// planned, and whether it was stopped), verdicts and coverage, and its
+// first failure named for what it is — an implementation that crashed
+// says so, with the end of what it wrote on its standard error.
+func testHeadline(res *conform.TestResult, size conform.ModelSize, stopped bool, planned int) string {
+	counts := conform.Tally{}
+	for _, r := range res.Runs {
+		counts[r.Verdict]++
+	}
+	runs := explore.Count(len(res.Runs), "run")
+	if planned > 0 && len(res.Runs) < planned {
+		runs = fmt.Sprintf("%d of %d runs", len(res.Runs), planned)
+	}
+	if stopped {
+		runs = "Stopped after " + runs
+	}
+	text := fmt.Sprintf("%s: %s; %s.", runs, counts, res.Coverage(size))
+	for _, r := range res.Runs {
+		f := r.Failure
+		if f == nil {
+			continue
+		}
+		switch f.Kind {
+		case conform.FailCrash:
+			msg, tail, _ := strings.Cut(f.Message, "; its last output on stderr:\n")
+			text += fmt.Sprintf("\nrun %d (seed %d): the implementation crashed at step %d: %s.", r.Run, r.Seed, f.Step, msg)
+			if tail = strings.TrimSpace(tail); tail != "" {
+				lines := strings.Split(tail, "\n")
+				text += "\nits standard error ended with: " + strings.Join(lines[max(0, len(lines)-3):], " | ")
+			}
+		case conform.FailTimeout:
+			text += fmt.Sprintf("\nrun %d (seed %d): the implementation stopped answering at step %d: %s.", r.Run, r.Seed, f.Step, f.Message)
+		default:
+			text += fmt.Sprintf("\nrun %d (seed %d) failed: %s at step %d.", r.Run, r.Seed, f.Kind, f.Step)
+		}
+		break
+	}
+	return text
 }
 
 // showing reports whether the graph view shows this view's visited graph

@@ -390,7 +390,7 @@ func StartProcess(ctx context.Context, model string, command []string, dir strin
 		if waitErr != nil {
 			msg += " (" + waitErr.Error() + ")"
 		}
-		if s := stderr.String(); s != "" {
+		if s := strings.TrimSpace(stderr.String()); s != "" {
 			msg += "; its last output on stderr:\n" + s
 		}
 		return &conform.ImplError{Kind: conform.FailCrash, Msg: msg}
