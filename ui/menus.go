@@ -253,6 +253,23 @@ func exportDoc(doc *graph.Doc, format, path string) error {
 // confirmDiscard runs f, first asking when there are unsaved changes:
 // Save (then go on, unless saving fails), Don't Save, or Cancel.
 func (wb *Workbench) confirmDiscard(f func()) {
+	if tv := wb.s.test; tv != nil && !tv.stop.Disabled() {
+		// A test or campaign running is not dropped without asking.
+		dialog.ShowCustomConfirm("A test is running", "Stop it and go on", "Cancel",
+			widget.NewLabel("A test is running in the Test tab: stop it (what it did is kept in its report) and go on?"),
+			func(ok bool) {
+				if ok {
+					tv.Stop()
+					wb.confirmDiscardEdits(f)
+				}
+			}, wb.win)
+		return
+	}
+	wb.confirmDiscardEdits(f)
+}
+
+// confirmDiscardEdits runs f once unsaved edits are saved or given up.
+func (wb *Workbench) confirmDiscardEdits(f func()) {
 	if !wb.s.dirty {
 		f()
 		return
