@@ -25,7 +25,9 @@ type Details struct {
 func NewDetails() *Details {
 	d := &Details{box: container.NewVBox(hintLabel(detailsHint))}
 	d.actions = container.NewVBox()
-	d.content = container.NewVScroll(d.box)
+	// Scrolling both ways: a long value scrolls in the panel instead of
+	// widening the window (a VScroll is as wide as its widest line).
+	d.content = container.NewScroll(d.box)
 	return d
 }
 

@@ -295,6 +295,7 @@ func (wb *Workbench) confirmDiscardEdits(f func()) {
 func (wb *Workbench) closeRequested() {
 	wb.confirmDiscard(func() {
 		wb.Cancel()
+		wb.saveLayout()
 		wb.win.Close()
 	})
 }

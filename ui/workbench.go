@@ -68,6 +68,9 @@ type Workbench struct {
 	bound     int
 	usedBound int
 	continueB *escButton
+	// splits are the panels' dividers (tabs | graph, graph | details),
+	// kept in the preferences with the window's size.
+	splits [2]*container.Split
 	// progress moves one step per progress report (about 10 a second): an
 	// infinite bar would repaint the window at 60 frames a second, which
 	// under software rendering takes the CPU the exploration needs.
@@ -187,9 +190,11 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 		newButtonWithIcon("", theme.NavigateBackIcon(), func() { wb.NextMatch(-1) }), newButtonWithIcon("", theme.NavigateNextIcon(), func() { wb.NextMatch(1) })), wb.findHolder)
 	center := container.NewBorder(container.NewVBox(zoom, wb.note), findRow, nil, nil, wb.graph.Container())
 	right := container.NewHSplit(center, wb.detailsHolder)
-	right.Offset = 0.72
+	right.Offset = 0.78 // the graph first
 	split := container.NewHSplit(wb.tabs, right)
-	split.Offset = 0.3
+	split.Offset = 0.28
+	wb.splits = [2]*container.Split{split, right}
+	wb.restoreLayout()
 	win.SetContent(container.NewBorder(bar, wb.status, nil, nil, split))
 	win.SetIcon(assets.Icon)
 	wb.installMenus()
@@ -524,6 +529,42 @@ func (wb *Workbench) Cancel() {
 		wb.finishRun()
 		wb.status.SetText("Cancelled: " + wb.counts.Text + "; drawing what was found…")
 	}
+}
+
+// Preference keys of the window's layout.
+const (
+	prefWidth, prefHeight = "windowWidth", "windowHeight"
+	prefSplit, prefRight  = "splitOffset", "detailsOffset"
+)
+
+// restoreLayout sets the dividers (and the window's size) as the user
+// left them.
+func (wb *Workbench) restoreLayout() {
+	if wb.app == nil {
+		return
+	}
+	pr := wb.app.Preferences()
+	for i, key := range []string{prefSplit, prefRight} {
+		if v := pr.FloatWithFallback(key, -1); v > 0.05 && v < 0.95 {
+			wb.splits[i].Offset = v
+		}
+	}
+	if w, h := pr.FloatWithFallback(prefWidth, 0), pr.FloatWithFallback(prefHeight, 0); w >= 800 && h >= 500 {
+		wb.win.Resize(fyne.NewSize(float32(w), float32(h)))
+	}
+}
+
+// saveLayout keeps the window's size and dividers in the preferences.
+func (wb *Workbench) saveLayout() {
+	if wb.app == nil || wb.splits[0] == nil {
+		return
+	}
+	pr := wb.app.Preferences()
+	pr.SetFloat(prefSplit, wb.splits[0].Offset)
+	pr.SetFloat(prefRight, wb.splits[1].Offset)
+	size := wb.win.Canvas().Size()
+	pr.SetFloat(prefWidth, float64(size.Width))
+	pr.SetFloat(prefHeight, float64(size.Height))
 }
 
 // DefaultStateBound is the workbench's bound on the states of an

@@ -800,3 +800,30 @@ func TestTestHeadline(t *testing.T) {
 		t.Errorf("%s", got)
 	}
 }
+
+// The window's size and its dividers are kept from one session to the
+// next; the graph gets most of the width by default, and a long value in
+// the details never widens the window.
+func TestLayoutPersistsAndGraphFirst(t *testing.T) {
+	a := test.NewTempApp(t)
+	w := a.NewWindow("test")
+	w.Resize(fyne.NewSize(1400, 860))
+	wb := NewWorkbench(w, a, nil)
+	if wb.splits[1].Offset < 0.75 || wb.splits[0].Offset > 0.3 {
+		t.Errorf("default dividers %v %v", wb.splits[0].Offset, wb.splits[1].Offset)
+	}
+	wb.splits[0].Offset, wb.splits[1].Offset = 0.2, 0.6
+	w.Resize(fyne.NewSize(1200, 800))
+	wb.saveLayout()
+	w2 := a.NewWindow("again")
+	wb2 := NewWorkbench(w2, a, nil)
+	if wb2.splits[0].Offset != 0.2 || wb2.splits[1].Offset != 0.6 || w2.Canvas().Size().Width < 1200 || w2.Canvas().Size().Height != 800 {
+		t.Errorf("restored %v %v %v", wb2.splits[0].Offset, wb2.splits[1].Offset, w2.Canvas().Size())
+	}
+	before := w2.Content().MinSize().Width
+	wb2.s.details.box.Objects = append(wb2.s.details.box.Objects, widget.NewLabel(strings.Repeat("a-very-long-value ", 200)))
+	wb2.s.details.box.Refresh()
+	if after := w2.Content().MinSize().Width; after > before+1 {
+		t.Errorf("a long value widened the window's minimum from %v to %v", before, after)
+	}
+}
