@@ -529,8 +529,8 @@ func (e *explorer) run() error {
 	// an earlier one has already is pruned, as a state reached by a step
 	// would be.
 	for _, st0 := range inits {
-		if e.ctx.Err() != nil {
-			break
+		if e.ctx.Err() != nil && len(e.ex.States) > 0 {
+			break // cancelled: the initial states so far (at least one) are frontier
 		}
 		info := e.evalTarget(w, st0, true)
 		if info.err != nil {
@@ -556,9 +556,6 @@ func (e *explorer) run() error {
 		if info.invariant == "" || !e.cfg.StopOnError {
 			level = append(level, id)
 		}
-	}
-	if len(e.ex.States) == 0 {
-		return e.ctx.Err()
 	}
 	e.counted()
 	for depth := int32(0); len(level) > 0; depth++ {
