@@ -285,8 +285,11 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 	if !wb.graph.UserZoomed() {
 		wb.graph.Fit()
 	}
-	if wb.s.center != "" {
-		if i := d.view.StateIndex(wb.s.center); i >= 0 {
+	wb.mu.Lock()
+	center := wb.s.center
+	wb.mu.Unlock()
+	if center != "" {
+		if i := d.view.StateIndex(center); i >= 0 {
 			wb.graph.Select(i)
 		}
 	}

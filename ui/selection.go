@@ -71,7 +71,10 @@ func (wb *Workbench) selectDocState(id string) {
 		go func() {
 			st, err := explore.Explain(x.Model, x.Config, key)
 			wb.do(func() {
-				if wb.current(gen) && wb.s.center == id {
+				wb.mu.Lock()
+				same := wb.s.center == id
+				wb.mu.Unlock()
+				if wb.current(gen) && same {
 					wb.s.details.ShowActions(st, err)
 				}
 			})
