@@ -177,6 +177,12 @@ var drawScaleBase = 2.0
 // and shows it unless something newer has been shown meanwhile.
 func (wb *Workbench) present(gen, seq int, x *explore.Exploration, final bool) {
 	wb.mu.Lock()
+	if gen != wb.gen {
+		// An older exploration's: it must not cancel the layout of the
+		// current one (which would then never reach the screen).
+		wb.mu.Unlock()
+		return
+	}
 	if x != wb.s.last && wb.s.centerKey != "" {
 		// Another exploration: the selected state by its identity.
 		wb.s.center = ""
