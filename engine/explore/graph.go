@@ -258,7 +258,10 @@ func (x *Exploration) Graph() *Graph {
 		if s.Label == "" {
 			s.Label = s.ID
 		}
-		if s.Kind == Active && !out[i] && !s.Frontier {
+		// Terminal: nothing leaves it once it was expanded (a state a live,
+		// partial graph has not expanded yet is not terminal, only
+		// unexplored).
+		if ms := &x.States[s.Model]; s.Kind == Active && !out[i] && !s.Frontier && (ms.Expanded || ms.ModelErr) {
 			s.Kind = Terminal
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
@@ -139,5 +140,39 @@ func TestExpressionRuntimeErrorPosition(t *testing.T) {
 	}
 	if !strings.HasPrefix(found, "p.toml:7:20: expression `s.n < 1/0`: floating-point division by zero") || !strings.Contains(found, "p.toml:7:20: in lambda") {
 		t.Errorf("%q", found)
+	}
+}
+
+// A live, partial graph (a snapshot while exploring) does not call the
+// states it has not expanded yet terminal; the finished graph calls
+// terminal only the states nothing leaves.
+func TestPartialGraphHasNoFalseTerminals(t *testing.T) {
+	m, err := model.LoadStarlarkSource("line.star", []byte("def init():\n    return {\"n\": 0}\ndef Inc(s):\n    require(s.n < 5)\n    s.n += 1\nactions = [Inc]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snaps []*explore.Exploration
+	x := exploreOn(t, m, 1, func(c *explore.Config) {
+		c.SnapshotEvery = time.Nanosecond
+		c.Snapshot = func(x *explore.Exploration) { snaps = append(snaps, x) }
+	})
+	checked := 0
+	for _, sx := range snaps {
+		g := sx.Graph()
+		for _, s := range g.States {
+			if !sx.States[s.Model].Expanded && s.Kind == explore.Terminal {
+				t.Fatalf("an unexpanded state of a partial graph is terminal: %+v", s)
+			}
+			checked++
+		}
+	}
+	terminals := 0
+	for _, s := range x.Graph().States {
+		if s.Kind == explore.Terminal {
+			terminals++
+		}
+	}
+	if checked == 0 || terminals != 1 {
+		t.Errorf("%d snapshot states checked, %d terminal states at the end (want 1)", checked, terminals)
 	}
 }
