@@ -328,12 +328,7 @@ func writeOut(out, summary string, stdout, stderr io.Writer, write func(io.Write
 func Summary(project, config string, x *explore.Exploration) string {
 	st := x.Stats
 	end := st.Ending()
-	errs := 0
-	for i := range x.States {
-		if x.StateError(i) != "" {
-			errs++
-		}
-	}
+	errs := st.ErrorStates
 	extra := ""
 	if n := st.InitialStates; n > 1 {
 		extra += fmt.Sprintf(", %d initial", n)

@@ -164,6 +164,7 @@ const (
 // returns that error.
 func (q *EventQueue) Push(ev *Event) error {
 	n := ev.size()
+	ev.Bytes = n // counted once: the same size comes off when it is read
 	q.mu.Lock()
 	if len(q.events) >= MaxQueuedEvents || q.bytes+n > MaxQueuedBytes {
 		what := fmt.Sprintf("more than %d events", MaxQueuedEvents)

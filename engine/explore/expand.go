@@ -536,13 +536,7 @@ func (e *explorer) settle(src int32, pt *pendTrans, depth int32, groupStart int,
 			e.ex.Stats.Filtered++
 			return ""
 		}
-		isNew := len(e.groups) == 0
-		for g, gm := range e.groups {
-			if _, seen := gm.get(info.groupKeys[g]); !seen {
-				isNew = true
-			}
-		}
-		if !isNew {
+		if !e.newInGroups(info) {
 			// Pruned with the transition that reached it (never
 			// redirected to the state with the same values).
 			e.concrete.set(pt.hk, prunedID)
@@ -633,4 +627,18 @@ func trim[T any](s []T) []T {
 		return s
 	}
 	return append([]T(nil), s...)
+}
+
+// newInGroups tells whether a state with these facts is new in some
+// grouping (always, without groupings): otherwise the groupings prune it.
+func (e *explorer) newInGroups(info *targetInfo) bool {
+	if len(e.groups) == 0 {
+		return true
+	}
+	for g, gm := range e.groups {
+		if _, seen := gm.get(info.groupKeys[g]); !seen {
+			return true
+		}
+	}
+	return false
 }

@@ -166,19 +166,26 @@ func (x *Exploration) OutputOf(t *MTrans) model.Value { return x.OutTable[t.Out]
 // countStates sets the counts of the model's states in Stats.
 func (x *Exploration) countStates() {
 	st := &x.Stats
-	st.ModelStates, st.InitialStates, st.Deadlocks, st.ErrorStates = len(x.States), 0, 0, 0
+	st.ModelStates, st.InitialStates, st.Deadlocks, st.ErrorStates = x.stateCounts()
+}
+
+// stateCounts counts the model's states: all, initial, deadlocks and
+// error states. It changes nothing (Graph may run on an exploration that
+// others read).
+func (x *Exploration) stateCounts() (states, initial, deadlocks, errors int) {
 	for i := range x.States {
 		s := &x.States[i]
 		if s.Initial {
-			st.InitialStates++
+			initial++
 		}
 		if s.Deadlock {
-			st.Deadlocks++
+			deadlocks++
 		}
 		if s.ModelErr || s.err != 0 {
-			st.ErrorStates++
+			errors++
 		}
 	}
+	return len(x.States), initial, deadlocks, errors
 }
 
 // Deadlocks returns the model states in which nothing is enabled (see

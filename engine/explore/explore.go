@@ -540,13 +540,7 @@ func (e *explorer) run() error {
 		if _, known := e.concrete.get(hk); known {
 			continue
 		}
-		isNew := len(e.groups) == 0
-		for g, gm := range e.groups {
-			if _, seen := gm.get(info.groupKeys[g]); !seen {
-				isNew = true
-			}
-		}
-		if !isNew {
+		if !e.newInGroups(info) {
 			e.concrete.set(hk, prunedID)
 			e.ex.Stats.Pruned++
 			continue

@@ -275,7 +275,6 @@ func (x *Exploration) Graph() *Graph {
 	g.Stats.Transitions = len(g.Trans)
 	g.Stats.Passive = len(g.States) - len(x.States)
 	g.Stats.Timeouts = g.Stats.Passive
-	x.countStates()
-	g.Stats.ModelStates, g.Stats.InitialStates, g.Stats.Deadlocks, g.Stats.ErrorStates = x.Stats.ModelStates, x.Stats.InitialStates, x.Stats.Deadlocks, x.Stats.ErrorStates
+	g.Stats.ModelStates, g.Stats.InitialStates, g.Stats.Deadlocks, g.Stats.ErrorStates = x.stateCounts()
 	return g
 }

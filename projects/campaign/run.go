@@ -69,8 +69,12 @@ func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (
 			if err != nil {
 				return nil, err
 			}
+			cache := ""
+			if where.Dir != "" {
+				cache = filepath.Join(where.Dir, "bundles")
+			}
 			workers = append(workers, &Worker{Name: fmt.Sprintf("local-%d", i+1), Command: command, Dir: dir, Address: address,
-				Timeout: timeout, Trust: Trust{PublicKey(spec.Key): true}, Key: key, CacheDir: where.Dir})
+				Timeout: timeout, Trust: Trust{PublicKey(spec.Key): true}, Key: key, CacheDir: cache})
 		}
 	}
 	url, auth := where.URL, where.Auth
@@ -100,9 +104,6 @@ func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer func() { stopWorkers(); wg.Wait() }()
 	for _, w := range workers {
-		if w.CacheDir != "" {
-			w.CacheDir = filepath.Join(w.CacheDir, "bundles")
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
