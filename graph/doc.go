@@ -439,12 +439,19 @@ func (d *Doc) ArcShort(arc []int) string {
 		case t.Kind == model.Timeout.String():
 		case t.Action == "":
 			// A quotient's arc: "A ×2, ?B ×1" names its actions.
-			// Other arcs without an action (a test's failure arcs, led to the
-			// failure's own node) have none.
+			// Other arcs with a label only (a campaign failure's run,
+			// "?Deliver(Client1, …)") are named by it up to the arguments;
+			// a failure's arc ("✗ kind") leads to a node that says it.
+			quotient := false
 			for _, part := range strings.Split(t.Label, ", ") {
 				if name, _, ok := strings.Cut(part, " ×"); ok {
 					add(name)
+					quotient = true
 				}
+			}
+			if !quotient && !strings.HasPrefix(t.Label, "✗") {
+				name, _, _ := strings.Cut(t.Label, "(")
+				add(name)
 			}
 		case t.Kind == model.Observable.String():
 			add("?" + t.Action)

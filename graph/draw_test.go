@@ -112,6 +112,9 @@ func TestArcShort(t *testing.T) {
 		{[]graph.Transition{tr("", "timeout")}, ""},
 		{[]graph.Transition{{From: "C1", To: "C2", Kind: "controllable", Label: "AddToCart ×2, ?Ack ×1"}}, "AddToCart ?Ack"},
 		{[]graph.Transition{{From: "V3", To: "F1", Kind: "observable", Label: "✗ unexpected-observable"}}, ""},
+		// A campaign failure's run carries labels only.
+		{[]graph.Transition{{From: "V1", To: "V2", Kind: "observable", Label: "?Deliver(Client1, Client2, \"hi\")"}}, "?Deliver"},
+		{[]graph.Transition{{From: "V0", To: "V1", Kind: "controllable", Label: "Create()/Client1"}}, "Create"},
 	} {
 		d := &graph.Doc{Transitions: c.trans}
 		arc := make([]int, len(c.trans))

@@ -193,7 +193,7 @@ func (tv *TestView) campaignProgress(gen int, pr campaign.Progress) {
 	tv.camp.perWorker = pr.PerWorker
 	tv.verdicts.SetText(workerLines(pr.PerWorker))
 	if n := pr.Done - len(tv.chart.points); n > 0 { // a point per job done
-		tv.chart.Add(slices.Repeat([]int{pr.States}, n)...)
+		tv.chart.Add(slices.Repeat([]ChartPoint{{States: pr.States, Trans: -1}}, n)...)
 	}
 	for _, f := range pr.New {
 		if len(tv.camp.fails) >= maxListedFailures {
@@ -205,8 +205,11 @@ func (tv *TestView) campaignProgress(gen int, pr campaign.Progress) {
 		if f.ShrunkSteps > 0 {
 			shrunk = fmt.Sprintf(" → %d", f.ShrunkSteps)
 		}
+		cells := failCells(0, f.Step, string(f.Kind), f.Message, f.Worker)
+		cells[colRun] = "seed " + strconv.FormatUint(f.Seed, 10)
+		cells[colStep] += shrunk
 		tv.appendLines(logLine{text: fmt.Sprintf("seed %d  ✗ %s at step %d%s: %s (%s)", f.Seed, f.Kind, f.Step, shrunk, f.Message, f.Worker),
-			fail: true, camp: len(tv.camp.fails)})
+			cells: cells, fail: true, camp: len(tv.camp.fails)})
 		if tv.report == "" {
 			tv.report = f.Report
 			tv.failure.SetText(tv.report)
@@ -314,8 +317,10 @@ func (tv *TestView) showCampaignFailure(i int) {
 			tv.visited, tv.doc = v, d.doc
 			tv.mu.Unlock()
 			tv.wb.graph.FitNext()
+			tv.newGraph(fmt.Sprintf("The failing run of seed %d, its path in orange and its failure in red.", f.Seed))
 			tv.show(d, -1)
 			tv.wb.graph.SetMarks(pathMarks(d.view))
+			tv.wb.status.SetText(fmt.Sprintf("Campaign failure: seed %d, %s at step %d", f.Seed, f.Kind, f.Step))
 		})
 	}()
 }

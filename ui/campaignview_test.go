@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/projects/campaign"
@@ -70,7 +71,7 @@ func TestCampaignInTestTab(t *testing.T) {
 	if len(fails) != 12 || len(tv.chart.points) != 4 || tv.chart.Unit != "jobs" || !strings.Contains(tv.report, "output-mismatch") {
 		t.Fatalf("%d failures listed of %d lines, %d chart points, report %q", len(fails), len(tv.lines), len(tv.chart.points), tv.report)
 	}
-	tv.log.Select(fails[0])
+	tv.log.Select(widget.TableCellID{Row: fails[0]})
 	if !pump(30*time.Second, func() bool { return strings.Contains(tv.report, "rerun its steps") }) {
 		t.Fatalf("the failure was not shown: %q", tv.report)
 	}

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"image/color"
+	"strconv"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -14,15 +15,22 @@ import (
 // steps, so that a run of any length takes the same memory.
 const MaxChartPoints = 2048
 
-// CoverageChart draws covered states over steps as a small line chart.
+// ChartPoint is what a coverage chart plots after a step: the distinct
+// states and transitions covered so far (Trans < 0: not counted).
+type ChartPoint struct{ States, Trans int }
+
+// CoverageChart plots coverage over steps (or jobs): the distinct states
+// covered and, when counted, the distinct transitions, with axes that say
+// how many of what. It grows with the room it is given.
 type CoverageChart struct {
 	widget.BaseWidget
-	// points holds the value after every stride-th step; pending counts the
-	// steps since the last point kept.
-	points          []int
+	// points holds the values after every stride-th step; pending counts
+	// the steps since the last point kept.
+	points          []ChartPoint
 	stride, pending int
-	// total and last are the number of steps and the latest value.
-	total, last int
+	// total and last are the number of steps and the latest values.
+	total int
+	last  ChartPoint
 	// Unit names the x axis's points: "steps" (a test), "jobs" (a
 	// campaign); the default is steps.
 	Unit string
@@ -37,28 +45,28 @@ func NewCoverageChart() *CoverageChart {
 
 // Reset clears the chart.
 func (c *CoverageChart) Reset() {
-	c.points, c.stride, c.pending, c.total, c.last = nil, 1, 0, 0, 0
+	c.points, c.stride, c.pending, c.total, c.last = nil, 1, 0, 0, ChartPoint{}
 	c.Refresh()
 }
 
-// Add appends points (states covered after each next step or job) and
-// redraws once.
-func (c *CoverageChart) Add(vs ...int) {
-	c.add(vs...)
+// Add appends points (coverage after each next step or job) and redraws
+// once.
+func (c *CoverageChart) Add(ps ...ChartPoint) {
+	c.add(ps...)
 	c.Refresh()
 }
 
-func (c *CoverageChart) add(vs ...int) {
+func (c *CoverageChart) add(ps ...ChartPoint) {
 	if c.stride == 0 {
 		c.stride = 1
 	}
-	for _, v := range vs {
-		c.total, c.last = c.total+1, v
+	for _, p := range ps {
+		c.total, c.last = c.total+1, p
 		if c.pending++; c.pending < c.stride {
 			continue
 		}
 		c.pending = 0
-		c.points = append(c.points, v)
+		c.points = append(c.points, p)
 		if len(c.points) >= MaxChartPoints {
 			for i := 1; i < len(c.points); i += 2 {
 				c.points[i/2] = c.points[i] // the end of each pair
@@ -69,21 +77,65 @@ func (c *CoverageChart) add(vs ...int) {
 	}
 }
 
+// Caption is the chart's latest figures in words.
+func (c *CoverageChart) Caption() string {
+	s := fmt.Sprintf("%d states", c.last.States)
+	if c.last.Trans >= 0 {
+		s += fmt.Sprintf(", %d transitions", c.last.Trans)
+	}
+	return s + fmt.Sprintf(" covered after %d %s", c.total, c.unit())
+}
+
+func (c *CoverageChart) unit() string {
+	if c.Unit == "" {
+		return "steps"
+	}
+	return c.Unit
+}
+
 // MinSize is part of fyne.Widget.
-func (c *CoverageChart) MinSize() fyne.Size { return fyne.NewSize(200, 70) }
+func (c *CoverageChart) MinSize() fyne.Size { return fyne.NewSize(240, 130) }
 
 // CreateRenderer is part of fyne.Widget.
 func (c *CoverageChart) CreateRenderer() fyne.WidgetRenderer {
-	bg := canvas.NewRectangle(color.NRGBA{R: 40, G: 44, B: 52, A: 255})
-	label := canvas.NewText("", color.NRGBA{R: 200, G: 200, B: 200, A: 255})
-	label.TextSize = 11
-	return &chartRenderer{c: c, bg: bg, label: label}
+	r := &chartRenderer{c: c, bg: canvas.NewRectangle(chartBG)}
+	for i := range r.texts {
+		r.texts[i] = canvas.NewText("", chartInk)
+		r.texts[i].TextSize = 11
+	}
+	for i := range r.axes {
+		r.axes[i] = canvas.NewLine(chartAxis)
+		r.axes[i].StrokeWidth = 1
+	}
+	return r
 }
+
+var (
+	chartBG     = color.NRGBA{R: 40, G: 44, B: 52, A: 255}
+	chartInk    = color.NRGBA{R: 210, G: 210, B: 210, A: 255}
+	chartAxis   = color.NRGBA{R: 120, G: 124, B: 132, A: 255}
+	chartStates = color.NRGBA{R: 90, G: 200, B: 120, A: 255}
+	chartTrans  = color.NRGBA{R: 100, G: 160, B: 240, A: 255}
+)
+
+// The chart's texts: y top, y middle, y zero, x end, x unit, legend
+// (states), legend (transitions).
+const (
+	txTop = iota
+	txMid
+	txZero
+	txEnd
+	txUnit
+	txStates
+	txTrans
+	txCount
+)
 
 type chartRenderer struct {
 	c     *CoverageChart
 	bg    *canvas.Rectangle
-	label *canvas.Text
+	texts [txCount]*canvas.Text
+	axes  [3]*canvas.Line // y axis, x axis, the middle grid line
 	lines []*canvas.Line
 	objs  []fyne.CanvasObject
 }
@@ -93,41 +145,97 @@ func (r *chartRenderer) MinSize() fyne.Size           { return r.c.MinSize() }
 func (r *chartRenderer) Objects() []fyne.CanvasObject { return r.objs }
 func (r *chartRenderer) Refresh()                     { r.Layout(r.c.Size()); canvas.Refresh(r.c) }
 
+// niceTop is the axis's top: the smallest 1, 2 or 5 × 10^k at least v.
+func niceTop(v int) int {
+	for p := 1; ; p *= 10 {
+		for _, m := range []int{1, 2, 5} {
+			if m*p >= v {
+				return m * p
+			}
+		}
+	}
+}
+
 func (r *chartRenderer) Layout(size fyne.Size) {
+	c := r.c
 	r.bg.Resize(size)
 	r.objs = append(r.objs[:0], r.bg)
-	pts := r.c.points
-	if len(pts) == 0 {
+	top := 1
+	for _, p := range c.points {
+		top = max(top, p.States, p.Trans)
+	}
+	top = niceTop(top)
+	// The plot's box: room for the y labels at the left, the legend at
+	// the top and the x labels at the bottom.
+	yLabel := float32(len(strconv.Itoa(top)))*7 + 10
+	left, right, up, down := yLabel, size.Width-10, float32(22), size.Height-18
+	r.axes[0].Position1, r.axes[0].Position2 = fyne.NewPos(left, up), fyne.NewPos(left, down)
+	r.axes[1].Position1, r.axes[1].Position2 = fyne.NewPos(left, down), fyne.NewPos(right, down)
+	mid := (up + down) / 2
+	r.axes[2].Position1, r.axes[2].Position2 = fyne.NewPos(left, mid), fyne.NewPos(right, mid)
+	r.axes[2].StrokeColor = color.NRGBA{R: 70, G: 74, B: 82, A: 255}
+	for _, a := range r.axes {
+		r.objs = append(r.objs, a)
+	}
+	put := func(i int, text string, x, y float32, align fyne.TextAlign, col color.Color) {
+		t := r.texts[i]
+		t.Text, t.Color = text, col
+		w := fyne.MeasureText(text, t.TextSize, t.TextStyle).Width
+		switch align {
+		case fyne.TextAlignTrailing:
+			x -= w
+		case fyne.TextAlignCenter:
+			x -= w / 2
+		}
+		t.Move(fyne.NewPos(x, y))
+		r.objs = append(r.objs, t)
+	}
+	put(txTop, strconv.Itoa(top), left-4, up-7, fyne.TextAlignTrailing, chartInk)
+	if top%2 == 0 {
+		put(txMid, strconv.Itoa(top/2), left-4, mid-7, fyne.TextAlignTrailing, chartInk)
+	}
+	put(txZero, "0", left-4, down-7, fyne.TextAlignTrailing, chartInk)
+	put(txEnd, strconv.Itoa(c.total), right, down+2, fyne.TextAlignTrailing, chartInk)
+	put(txUnit, c.unit(), (left+right)/2, down+2, fyne.TextAlignCenter, chartInk)
+	put(txStates, fmt.Sprintf("■ states %d", c.last.States), left+6, 3, fyne.TextAlignLeading, chartStates)
+	if c.last.Trans >= 0 && c.total > 0 {
+		put(txTrans, fmt.Sprintf("■ transitions %d", c.last.Trans), left+120, 3, fyne.TextAlignLeading, chartTrans)
+	}
+	if len(c.points) == 0 {
 		return
 	}
-	const n = 80 // segments drawn at most
-	top := 1
-	for _, p := range pts {
-		top = max(top, p)
-	}
-	at := func(i int) fyne.Position {
-		x := float32(i) / float32(max(len(pts)-1, 1)) * (size.Width - 8)
-		y := size.Height - 4 - float32(pts[i])/float32(top)*(size.Height-18)
-		return fyne.NewPos(4+x, y)
+	// At most n segments a series; x runs from step 0 to the last step.
+	const n = 120
+	pts := c.points
+	at := func(i int, v int) fyne.Position {
+		x := float32((i+1)*c.stride) / float32(max(c.total, 1)) * (right - left)
+		y := down - float32(v)/float32(top)*(down-up)
+		return fyne.NewPos(left+x, y)
 	}
 	step := max(1, len(pts)/n)
 	k := 0
-	for i := step; i < len(pts); i += step {
-		for len(r.lines) <= k {
-			l := canvas.NewLine(color.NRGBA{R: 90, G: 200, B: 120, A: 255})
-			l.StrokeWidth = 2
-			r.lines = append(r.lines, l)
+	series := func(col color.Color, val func(ChartPoint) int) {
+		prev := fyne.NewPos(left, down)
+		for i := 0; i < len(pts); i += step {
+			if i+step >= len(pts) {
+				i = len(pts) - 1 // end on the last point
+			}
+			for len(r.lines) <= k {
+				l := canvas.NewLine(col)
+				l.StrokeWidth = 2
+				r.lines = append(r.lines, l)
+			}
+			l := r.lines[k]
+			l.StrokeColor = col
+			p := at(i, val(pts[i]))
+			l.Position1, l.Position2 = prev, p
+			prev = p
+			r.objs = append(r.objs, l)
+			k++
 		}
-		l := r.lines[k]
-		l.Position1, l.Position2 = at(i-step), at(i)
-		r.objs = append(r.objs, l)
-		k++
 	}
-	unit := r.c.Unit
-	if unit == "" {
-		unit = "steps"
+	if c.last.Trans >= 0 {
+		series(chartTrans, func(p ChartPoint) int { return p.Trans })
 	}
-	r.label.Text = fmt.Sprintf("%d states after %d %s", r.c.last, r.c.total, unit)
-	r.label.Move(fyne.NewPos(6, 2))
-	r.objs = append(r.objs, r.label)
+	series(chartStates, func(p ChartPoint) int { return p.States })
 }

@@ -14,20 +14,20 @@ func TestCoverageChartBounded(t *testing.T) {
 		c := NewCoverageChart()
 		c.Reset()
 		for step := 1; step <= n; step += 1000 {
-			batch := make([]int, 0, 1000)
+			batch := make([]ChartPoint, 0, 1000)
 			for v := step; v < step+1000 && v <= n; v++ {
-				batch = append(batch, v) // the value is the step's number
+				batch = append(batch, ChartPoint{v, 2 * v}) // the values are the step's number
 			}
 			c.add(batch...)
 		}
-		if c.total != n || c.last != n {
+		if c.total != n || c.last != (ChartPoint{n, 2 * n}) {
 			t.Errorf("%d steps: total %d, last %d", n, c.total, c.last)
 		}
 		if len(c.points) >= MaxChartPoints || len(c.points) == 0 {
 			t.Errorf("%d steps: %d points kept", n, len(c.points))
 		}
 		for i, v := range c.points {
-			if v != (i+1)*c.stride {
+			if v.States != (i+1)*c.stride || v.Trans != 2*v.States {
 				t.Fatalf("%d steps: point %d is %d, want step %d (stride %d)", n, i, v, (i+1)*c.stride, c.stride)
 			}
 		}

@@ -109,8 +109,12 @@ func (l *refitLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	}
 	resized := l.last.Width > 0
 	l.last = size
-	if g := l.g; resized && g.lay != nil && !g.userZoom {
-		g.Fit()
+	if g := l.g; resized && g.lay != nil {
+		if !g.userZoom {
+			g.Fit()
+		} else {
+			g.scheduleViewport() // the newly visible part drawn crisp
+		}
 	}
 }
 
@@ -252,23 +256,14 @@ func (g *GraphView) Fit() {
 	g.SetZoom(float32(fitZoom(float64(s.Width), float64(s.Height), g.lay, float64(g.canvasScaleNow()))))
 }
 
-// readableSlack is how much larger than the view a graph may be drawn by
-// Fit so that its labels can be read.
-const readableSlack = 1.3
-
 // fitZoom is the zoom that fits a layout in a w × h view: the whole graph,
-// at most twice its size; or, when that would draw the arcs' labels too
-// small to read (graph.MinTextPx) and a graph at most readableSlack times
-// the view would not, the smallest zoom that shows them (the rest is a
-// short scroll away). cs is the canvas scale (pixels per Fyne unit).
+// at most twice its size (Fit always shows all of it; labels too small to
+// read at that zoom are the overview's and Zoom In's business). cs, the
+// canvas scale, does not change the zoom (Fyne units).
 func fitZoom(w, h float64, l *graph.Layout, cs float64) float64 {
+	_ = cs
 	vw, vh := w-2*graphPad, h-2*graphPad
-	z := min(vw/l.Width, vh/l.Height, 2)
-	read := graph.MinTextPx / (graph.ArcFontSize * cs)
-	if z < read && l.Width*read <= readableSlack*vw && l.Height*read <= readableSlack*vh {
-		return read
-	}
-	return z
+	return max(0.05, min(vw/l.Width, vh/l.Height, 2))
 }
 
 // Select marks a state as selected and scrolls it into view.
@@ -283,6 +278,15 @@ func (g *GraphView) Select(state int) {
 			g.scroll.Offset = fyne.NewPos(max(0, c.X-s.Width/2), max(0, c.Y-s.Height/2))
 			g.scroll.Refresh()
 		}
+	}
+}
+
+// SetSelected marks a state as selected without moving the view (-1:
+// none).
+func (g *GraphView) SetSelected(state int) {
+	if g.selected != state {
+		g.selected = state
+		g.Refresh()
 	}
 }
 

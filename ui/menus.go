@@ -56,28 +56,36 @@ func (wb *Workbench) installMenus() {
 			})
 		}))
 	}
+	// Items with a key show it in the menu; the menu's keys work whatever
+	// has the focus (a field included).
+	ctrl := func(label string, k fyne.KeyName, f func()) *fyne.MenuItem {
+		return keyed(label, k, fyne.KeyModifierShortcutDefault, f)
+	}
 	file := fyne.NewMenu("File",
 		fyne.NewMenuItem("New Project from Model…", func() { wb.confirmDiscard(wb.NewFromModel) }),
-		fyne.NewMenuItem("Open…", func() { wb.confirmDiscard(wb.OpenDialog) }),
+		ctrl("Open…", fyne.KeyO, func() { wb.confirmDiscard(wb.OpenDialog) }),
 		recent, samples,
 		fyne.NewMenuItemSeparator(),
-		fyne.NewMenuItem("Save", func() { wb.Save() }),
-		fyne.NewMenuItem("Save As…", wb.SaveAs),
+		ctrl("Save", fyne.KeyS, func() { wb.Save() }),
+		keyed("Save As…", fyne.KeyS, fyne.KeyModifierShortcutDefault|fyne.KeyModifierShift, wb.SaveAs),
 		fyne.NewMenuItemSeparator(),
 		export,
 	)
 	view := fyne.NewMenu("View",
-		fyne.NewMenuItem("Zoom In", wb.graph.ZoomIn),
-		fyne.NewMenuItem("Zoom Out", wb.graph.ZoomOut),
-		fyne.NewMenuItem("Fit to Window", wb.graph.Fit),
+		ctrl("Zoom In", fyne.KeyEqual, wb.graph.ZoomIn),
+		ctrl("Zoom Out", fyne.KeyMinus, wb.graph.ZoomOut),
+		ctrl("Fit to Window", fyne.Key0, wb.graph.Fit),
 		fyne.NewMenuItemSeparator(),
-		fyne.NewMenuItem("Back (Alt+←)", wb.Back),
-		fyne.NewMenuItem("Forward (Alt+→)", wb.Forward),
+		keyed("Back", fyne.KeyLeft, fyne.KeyModifierAlt, wb.Back),
+		keyed("Forward", fyne.KeyRight, fyne.KeyModifierAlt, wb.Forward),
+		fyne.NewMenuItemSeparator(),
+		keyed("Side Panel", fyne.KeyB, fyne.KeyModifierShortcutDefault, wb.togglePanel),
+		keyed("Details Panel", fyne.KeyD, fyne.KeyModifierShortcutDefault, wb.toggleDetails),
 	)
 	run := fyne.NewMenu("Explore",
-		fyne.NewMenuItem("Explore", wb.Explore),
-		fyne.NewMenuItem("Cancel", wb.Cancel),
-		fyne.NewMenuItem("Reload Model", wb.Reload),
+		ctrl("Explore", fyne.KeyE, wb.Explore),
+		fyne.NewMenuItem("Cancel (Esc)", wb.Cancel),
+		ctrl("Reload Model", fyne.KeyR, wb.Reload),
 		fyne.NewMenuItem("State Bound…", wb.askStateBound),
 	)
 	wb.win.SetMainMenu(fyne.NewMainMenu(file, view, run))
@@ -106,6 +114,13 @@ func (wb *Workbench) installMenus() {
 			wb.Follow(e.Name)
 		}
 	})
+}
+
+// keyed is a menu item with its keyboard shortcut (shown in the menu).
+func keyed(label string, k fyne.KeyName, mod fyne.KeyModifier, f func()) *fyne.MenuItem {
+	it := fyne.NewMenuItem(label, f)
+	it.Shortcut = &desktop.CustomShortcut{KeyName: k, Modifier: mod}
+	return it
 }
 
 func userSampleDir() (string, error) {

@@ -243,6 +243,10 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 		full = x.Graph()
 	}
 	wb.s.doc, wb.s.full, wb.s.classes, wb.s.members = d.doc, full, d.classes, d.members
+	if wb.s.matchesOf != x {
+		// Find's matches name another exploration's states.
+		wb.s.matches, wb.s.matchAt, wb.s.matchesOf = nil, -1, nil
+	}
 	if d.classes != nil && d.view != nil {
 		wb.s.classLabels = map[string]string{}
 		for _, s := range d.view.States {

@@ -54,6 +54,13 @@ func (wb *Workbench) selectDocState(id string) {
 	wb.s.details.Show(doc, i, path)
 	marks := map[int]colorNRGBA{}
 	if v := wb.graph.Doc(); v != nil {
+		// Find's matches stay marked while ▶ steps through them; the path
+		// to the selected state is drawn over them.
+		for _, m := range wb.s.matches {
+			if j := v.StateIndex(m); j >= 0 {
+				marks[j] = markFound
+			}
+		}
 		for _, ti := range path {
 			if j := v.StateIndex(doc.Transitions[ti].From); j >= 0 {
 				marks[j] = markPath
@@ -89,6 +96,7 @@ func (wb *Workbench) Find() {
 	wb.mu.Unlock()
 	src := strings.TrimSpace(wb.s.find.Text)
 	if x == nil || m == nil || src == "" {
+		wb.s.matches, wb.s.matchAt = nil, -1
 		wb.graph.SetMarks(nil)
 		wb.s.findErr.SetText("")
 		return
@@ -130,7 +138,7 @@ func (wb *Workbench) Find() {
 				}
 			}
 			wb.graph.SetMarks(marks)
-			wb.s.matches, wb.s.matchAt = matches, -1
+			wb.s.matches, wb.s.matchAt, wb.s.matchesOf = matches, -1, x
 			wb.s.details.ShowMatches(src, matches, wb.docLabel)
 			wb.status.SetText(fmt.Sprintf("%d states match %s (%d shown); the Find row's arrows step through them", len(matches), src, len(marks)))
 		})
@@ -185,5 +193,11 @@ func (wb *Workbench) moveInHistory(step int) {
 		return
 	}
 	wb.s.histAt = at
-	wb.showState(wb.s.history[at])
+	id := wb.s.history[at]
+	wb.showState(id)
+	word := "Back"
+	if step > 0 {
+		word = "Forward"
+	}
+	wb.status.SetText(fmt.Sprintf("%s to %s (%d of %d selections)", word, id, at+1, len(wb.s.history)))
 }

@@ -53,11 +53,13 @@ type session struct {
 	offline *OfflineView
 	find    *Entry
 	matches []string // the states Find matched (graph ids)
-	history []string // the states selected, for Back and Forward
-	histAt  int      // the current one, -1 before any
-	matchAt int      // the one shown last, -1 for none
-	walk    []step   // the transitions the arrow keys followed (see Follow)
-	findErr *widget.Label
+	// matchesOf is the exploration matches belong to.
+	matchesOf *explore.Exploration
+	history   []string // the states selected, for Back and Forward
+	histAt    int      // the current one, -1 before any
+	matchAt   int      // the one shown last, -1 for none
+	walk      []step   // the transitions the arrow keys followed (see Follow)
+	findErr   *widget.Label
 }
 
 // newSession builds the per-project panels for p (nil: no project yet).

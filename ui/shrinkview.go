@@ -140,6 +140,7 @@ func (tv *TestView) shrunk(gen int, res *conform.ShrinkResult, text string, d dr
 	tv.doc = d.doc
 	tv.mu.Unlock()
 	tv.wb.graph.FitNext()
+	tv.newGraph(fmt.Sprintf("The shrunk run (%d steps), its path in orange and its failure in red.", res.Steps))
 	tv.show(d, -1)
 	// The path in orange, the failure in red.
 	tv.wb.graph.SetMarks(pathMarks(d.view))

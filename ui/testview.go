@@ -34,7 +34,8 @@ type TestView struct {
 	chart    *CoverageChart
 	// chartTitle says what the chart's x axis counts.
 	chartTitle *widget.Label
-	log        *widget.List
+	log        *widget.Table
+	tips       *tipLayer // the step log's tooltips
 	lines      []logLine // UI goroutine only
 	// dropped counts the oldest log lines let go (see MaxLogLines).
 	dropped int
@@ -47,9 +48,16 @@ type TestView struct {
 	firstFail *conform.RunResult
 	failInfo  runInfo
 	failFile  string
-	actions   int // steps (actions) shown in the log; UI goroutine only
-	content   fyne.CanvasObject
-	camp      campaignPanel
+	// shown is the test's last drawing and current node (UI goroutine):
+	// shown again when the Test tab comes back; selID is the node the user
+	// selected in it, kept selected as the live graph grows.
+	shown    *drawing
+	shownCur int
+	selID    string
+	actions  int // steps (actions) shown in the log; UI goroutine only
+	runsDone int // runs ended; UI goroutine only
+	content  fyne.CanvasObject
+	camp     campaignPanel
 
 	mu      sync.Mutex // guards the fields below, shared with the test goroutine
 	queue   []any      // conform.StepRecord or conform.RunResult, not yet shown
@@ -64,8 +72,9 @@ type TestView struct {
 }
 
 type logLine struct {
-	text  string
-	node  string // graph node id to jump to
+	text  string   // the line in words (a title's, a notice's, a failure's)
+	cells []string // its columns (logColumns), nil for a title or notice
+	node  string   // graph node id to jump to
 	fail  bool
 	title bool
 	camp  int // 1 + the index of a campaign failure, 0 for none
@@ -119,39 +128,14 @@ func NewTestView(wb *Workbench) *TestView {
 	tv.verdicts.Wrapping = fyne.TextWrapWord
 	tv.chart = NewCoverageChart()
 	tv.chartTitle = widget.NewLabel("states covered over steps")
-	tv.log = widget.NewList(func() int { return len(tv.lines) },
-		func() fyne.CanvasObject {
-			l := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-			l.Truncation = fyne.TextTruncateEllipsis
-			return l
-		},
-		func(i widget.ListItemID, o fyne.CanvasObject) {
-			l := o.(*widget.Label)
-			line := tv.lines[i]
-			l.SetText(line.text)
-			l.Importance = widget.MediumImportance
-			if line.fail {
-				l.Importance = widget.DangerImportance
-			}
-			l.TextStyle = fyne.TextStyle{Monospace: !line.title, Bold: line.title}
-			l.Refresh()
-		})
-	tv.log.OnSelected = func(i widget.ListItemID) {
-		switch {
-		case i >= len(tv.lines):
-		case tv.lines[i].camp > 0:
-			tv.showCampaignFailure(tv.lines[i].camp - 1)
-		case tv.lines[i].node != "":
-			tv.jump(tv.lines[i].node)
-		}
-	}
+	tv.tips = newTipLayer()
+	tv.log = tv.newStepLog()
 	field := func(label string, w fyne.CanvasObject) fyne.CanvasObject {
 		return container.NewBorder(nil, nil, widget.NewLabel(label), nil, w)
 	}
 	form := container.NewGridWithColumns(2, field("runs", tv.runs), field("steps per run", tv.steps),
 		field("seed", tv.seed), field("strategy", tv.strategy))
-	top := container.NewVBox(form, tv.adapter, container.NewHBox(tv.startB, tv.stop), tv.campaignRow(), tv.counters, tv.verdicts,
-		tv.chartTitle, tv.chart)
+	top := container.NewVBox(form, tv.adapter, container.NewHBox(tv.startB, tv.stop), tv.campaignRow())
 	// The failure panel: the first failure of a test, whole, selectable and
 	// copyable (read-only: edits are undone), with the saved run and the
 	// command that reruns it.
@@ -173,11 +157,15 @@ func NewTestView(wb *Workbench) *TestView {
 	tv.bottom = container.NewAppTabs(
 		container.NewTabItem("Step log", tv.log),
 		container.NewTabItem("Failure", container.NewBorder(nil, container.NewHBox(copyB, tv.shrinkB), nil, nil, tv.failure)))
-	// The settings and figures above, the log and failure below: the user
-	// moves the divider (a campaign's figures take room the log needs).
-	split := container.NewVSplit(container.NewVScroll(top), tv.bottom)
-	split.Offset = 0.6
-	tv.content = split
+	// The settings and figures above, the chart in the middle, the log and
+	// failure below: the user moves the dividers (a campaign's figures
+	// take room the log needs); the chart grows with its room.
+	chart := container.NewBorder(container.NewVBox(tv.counters, tv.verdicts, tv.chartTitle), nil, nil, nil, tv.chart)
+	lower := container.NewVSplit(chart, tv.bottom)
+	lower.Offset = 0.5
+	split := container.NewVSplit(container.NewVScroll(top), lower)
+	split.Offset = 0.3
+	tv.content = container.NewStack(split, tv.tips.layer)
 	return tv
 }
 
@@ -322,7 +310,23 @@ func (tv *TestView) start() {
 // clear empties the log, failure panel and chart for a new test or
 // campaign (its chart counting unit, under title) and marks it running.
 func (tv *TestView) clear(unit, title string) {
-	tv.lines, tv.actions, tv.dropped = nil, 0, 0
+	if tv.wb.s.test == tv && tv.wb.tabs.Selected() != tv.wb.testTab {
+		tv.wb.tabs.Select(tv.wb.testTab) // a test is watched in its tab
+	}
+	tv.lines, tv.actions, tv.dropped, tv.runsDone = nil, 0, 0, 0
+	tv.counters.SetText("")
+	tv.verdicts.SetText("")
+	tv.shown, tv.selID = nil, ""
+	tv.mu.Lock()
+	tv.doc = nil
+	tv.mu.Unlock()
+	if tv.onScreen() {
+		// Nothing of the previous test's graph stays while the new one
+		// starts.
+		tv.wb.graph.SetMessage("Starting the implementation…")
+		tv.wb.note.Hide()
+		tv.wb.s.details.Clear("Click a state of the test's graph to see its details.")
+	}
 	tv.report = ""
 	tv.failure.SetText("")
 	tv.firstFail, tv.failFile = nil, ""
@@ -409,11 +413,11 @@ func (tv *TestView) flush(ri runInfo) {
 		return
 	}
 	var lines []logLine
-	var points []int
+	var points []ChartPoint
 	report := "" // the first failure among these
 	var first *conform.RunResult
 	firstFile := ""
-	failures, steps := 0, 0
+	failures, steps, runs := 0, 0, 0
 	seen := map[int]bool{}
 	for _, x := range queue {
 		switch it := x.(type) {
@@ -426,15 +430,19 @@ func (tv *TestView) flush(ri runInfo) {
 			if it.Step > 0 {
 				num = fmt.Sprintf("%4d", it.Step)
 				steps++
-				points = append(points, v.ModelStates()) // the chart counts steps too
+				points = append(points, ChartPoint{v.ModelStates(), v.Transitions()}) // the chart counts steps too
 			}
-			lines = append(lines, logLine{text: num + "  " + it.Label(), node: v.ID(n)})
+			id := v.ID(n)
+			lines = append(lines, logLine{text: num + "  " + it.Label(), cells: stepCells(it, id), node: id})
 		case conform.RunResult:
+			runs++
 			if it.Failure != nil && !seen[it.Run] {
 				seen[it.Run] = true
 				failures++
 				n := v.Fail(it)
-				lines = append(lines, logLine{text: fmt.Sprintf("%4d  ✗ %s: %s", it.Failure.Step, it.Failure.Kind, it.Failure.Message), node: v.ID(n), fail: true})
+				id := v.ID(n)
+				lines = append(lines, logLine{text: fmt.Sprintf("%4d  ✗ %s: %s", it.Failure.Step, it.Failure.Kind, it.Failure.Message),
+					cells: failCells(it.Run, it.Failure.Step, string(it.Failure.Kind), it.Failure.Message, id), node: id, fail: true})
 				if report == "" {
 					report, firstFile = failureReport(ri, it)
 					first = &it
@@ -443,7 +451,7 @@ func (tv *TestView) flush(ri runInfo) {
 		}
 	}
 	doc := graph.FromGraph(v.Graph(), v.Vars)
-	current, models := v.Current(), v.ModelStates()
+	current, models, trans := v.Current(), v.ModelStates(), v.Transitions()
 	d := prepareDoc(doc, doc.States[max(current, 0)].ID, 3, tv.wb.graph.DrawScale)
 	elapsed := time.Since(started).Seconds()
 	tv.wb.do(func() {
@@ -461,8 +469,10 @@ func (tv *TestView) flush(ri runInfo) {
 		tv.log.ScrollToBottom()
 		tv.chart.Add(points...)
 		tv.actions += steps
-		total := tv.actions
-		tv.counters.SetText(fmt.Sprintf("%d steps, %.0f steps/s; %d model states visited", total, float64(total)/max(elapsed, 0.001), models))
+		tv.runsDone += runs
+		total, el := tv.actions, max(elapsed, 0.001)
+		tv.counters.SetText(fmt.Sprintf("%d runs ended, %.1f runs/s; %d steps, %.0f steps/s; %d model states, %d transitions visited",
+			tv.runsDone, float64(tv.runsDone)/el, total, float64(total)/el, models, trans))
 		tv.mu.Lock()
 		tv.doc = doc
 		tv.mu.Unlock()
@@ -505,10 +515,13 @@ func failureReport(ri runInfo, r conform.RunResult) (string, string) {
 
 // onScreen reports whether this view belongs to the open project; a view of
 // a project that was closed must not touch the shared graph or status line.
-func (tv *TestView) onScreen() bool { return tv.wb.s.test == tv }
+func (tv *TestView) onScreen() bool {
+	return tv.wb.s.test == tv && tv.wb.tabs.Selected() == tv.wb.testTab
+}
 
 // show puts the visited graph on screen with the current state marked.
 func (tv *TestView) show(d drawing, current int) {
+	tv.shown, tv.shownCur = &d, current
 	if !tv.onScreen() {
 		return
 	}
@@ -518,6 +531,12 @@ func (tv *TestView) show(d drawing, current int) {
 		return
 	}
 	g.SetGraph(d.view, d.lay, d.img, d.scale)
+	if i := d.view.StateIndex(tv.selID); tv.selID != "" && i >= 0 {
+		g.SetSelected(i) // the user's selection stays as the graph grows
+	} else if tv.selID != "" {
+		tv.selID = ""
+		tv.wb.s.details.Clear("Click a state of the test's graph to see its details.")
+	}
 	if !g.UserZoomed() {
 		g.Fit()
 	}
@@ -554,6 +573,7 @@ func (tv *TestView) jump(id string) {
 		return
 	}
 	g.Select(i)
+	tv.selID = id
 	d := tv.wb.s.details
 	d.Show(v, i, docPath(v, i))
 	d.ShowActions(nil, nil)
@@ -571,7 +591,7 @@ func (tv *TestView) jump(id string) {
 	go func() {
 		st, err := explore.Explain(m, cfg, key)
 		tv.wb.do(func() {
-			if g.Doc() == v && g.Selected() == i {
+			if tv.selID == id && g.Doc() != nil && g.Doc().StateIndex(id) == g.Selected() {
 				d.ShowActions(st, err)
 			}
 		})
@@ -686,4 +706,31 @@ func (tv *TestView) showing(view *graph.Doc) bool {
 		return false
 	}
 	return doc.StateIndex(view.States[0].ID) >= 0 && (len(view.States[0].ID) > 0 && (view.States[0].ID[0] == 'V' || view.States[0].ID[0] == 'F'))
+}
+
+// reshow puts the test's last graph back on screen (the Test tab came
+// back); false when the test has none.
+func (tv *TestView) reshow() bool {
+	if tv.shown == nil {
+		return false
+	}
+	tv.wb.graph.FitNext()
+	tv.show(*tv.shown, tv.shownCur)
+	if tv.selID == "" {
+		tv.wb.s.details.Clear("Click a state of the test's graph to see its details.")
+	} else if v := tv.wb.graph.Doc(); v != nil {
+		if i := v.StateIndex(tv.selID); i >= 0 {
+			tv.wb.s.details.Show(v, i, docPath(v, i))
+		}
+	}
+	return true
+}
+
+// newGraph starts a graph of another run (a shrunk run, a campaign
+// failure): its node names are its own, so nothing selected in the last
+// graph stays selected, and the details say what is now on screen.
+func (tv *TestView) newGraph(what string) {
+	tv.selID = ""
+	tv.wb.graph.SetSelected(-1)
+	tv.wb.s.details.Clear(what + " Click one of its states to see its details.")
 }

@@ -5,10 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/projects"
@@ -119,8 +122,9 @@ func TestLiveOnlineTest(t *testing.T) {
 	if passive == 0 || !strings.Contains(tv.counters.Text, "steps/s") || !strings.Contains(tv.verdicts.Text, "3 runs: 3 pass") {
 		t.Errorf("passive %d, counters %q, verdicts %q", passive, tv.counters.Text, tv.verdicts.Text)
 	}
+	checkDashboard(t, b, tv)
 	// Clicking a log line selects its state in the graph.
-	tv.log.Select(3)
+	tv.log.Select(widget.TableCellID{Row: 3})
 	if b.wb.Graph().Selected() < 0 {
 		t.Error("the log line did not select a state")
 	}
@@ -224,5 +228,57 @@ func TestShrinkButton(t *testing.T) {
 	}
 	if red != 1 || len(g.marks) != len(g.Doc().States) || len(g.Doc().States) > 6 {
 		t.Errorf("shrunk run on the graph: %d red of %d states, %d marked", red, len(g.Doc().States), len(g.marks))
+	}
+}
+
+// checkDashboard checks a finished test's dashboard: the log's columns
+// hold the steps' parts, a cut cell shows its whole text when hovered (and
+// only a cut one), and the chart counts states and transitions on axes
+// that reach its values.
+func checkDashboard(t *testing.T, b *bench, tv *TestView) {
+	t.Helper()
+	var step *logLine
+	for i := range tv.lines {
+		if l := &tv.lines[i]; l.cells != nil && l.cells[colKind] == "input" {
+			step = l
+			break
+		}
+	}
+	if step == nil || step.cells[colRun] != "1" || step.cells[colAction] == "" || !strings.HasPrefix(step.cells[colStates], "V") {
+		t.Fatalf("no step of run 1 with its columns in the log: %+v", step)
+	}
+	c := newLogCell(tv.tips)
+	c.Resize(fyne.NewSize(60, 30))
+	tv.tips.layer.Resize(fyne.NewSize(400, 400))
+	c.SetText("short")
+	c.MouseIn(nil)
+	if got := tv.tips.text(); got != "" {
+		t.Errorf("a cell that is not cut shows the tooltip %q", got)
+	}
+	long := "Deliver(Client1, Client2, \"a long message that no column holds\")"
+	c.SetText(long)
+	c.MouseIn(nil)
+	if got := tv.tips.text(); got != long {
+		t.Errorf("a cut cell's tooltip is %q", got)
+	}
+	c.MouseOut()
+	if tv.tips.text() != "" {
+		t.Error("the tooltip stays after the mouse left")
+	}
+	ch := tv.chart
+	if ch.total != tv.actions || ch.last.States < 2 || ch.last.Trans < ch.last.States-1 {
+		t.Errorf("chart: %d steps (log %d), last %+v", ch.total, tv.actions, ch.last)
+	}
+	r := test.WidgetRenderer(ch).(*chartRenderer)
+	top, _ := strconv.Atoi(r.texts[txTop].Text)
+	if top < ch.last.Trans || top < ch.last.States || r.texts[txEnd].Text != strconv.Itoa(ch.total) || r.texts[txUnit].Text != "steps" {
+		t.Errorf("axes: top %q, end %q, unit %q for %+v after %d", r.texts[txTop].Text, r.texts[txEnd].Text, r.texts[txUnit].Text, ch.last, ch.total)
+	}
+	b.wb.tabs.SelectIndex(2) // the Test tab, laid out
+	if ch.Size().Height < 100 {
+		t.Errorf("the chart is %v high", ch.Size())
+	}
+	if !strings.Contains(tv.counters.Text, "runs/s") {
+		t.Errorf("counters %q", tv.counters.Text)
 	}
 }

@@ -71,6 +71,11 @@ type Workbench struct {
 	// splits are the panels' dividers (tabs | graph, graph | details),
 	// kept in the preferences with the window's size.
 	splits [2]*container.Split
+	// body holds the panels as shown: a hidden panel's split is left out
+	// (View ▸ Side Panel, Details Panel); center is the graph's panel.
+	body                   *fyne.Container
+	center                 fyne.CanvasObject
+	hidePanel, hideDetails bool
 	// progress moves one step per progress report (about 10 a second): an
 	// infinite bar would repaint the window at 60 frames a second, which
 	// under software rendering takes the CPU the exploration needs.
@@ -89,6 +94,9 @@ type Workbench struct {
 	overviewBy *Entry
 	// holders of the session's panels, swapped when a project opens
 	detailsHolder, testHolder, offlineHolder, findHolder, findErrHolder *fyne.Container
+	// testTab is the Test tab: while it is selected the graph is the
+	// test's (when a test ran), elsewhere the exploration's.
+	testTab *container.TabItem
 
 	// AutoExplore explores the selected configuration as soon as a project
 	// opens or a configuration is edited.
@@ -157,12 +165,14 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb.edHolder = container.NewStack()
 	wb.detailsHolder, wb.testHolder, wb.offlineHolder = container.NewStack(), container.NewStack(), container.NewStack()
 	wb.findHolder, wb.findErrHolder = container.NewStack(), container.NewStack()
+	wb.testTab = container.NewTabItem("Test", wb.testHolder)
 	wb.tabs = container.NewAppTabs(
 		container.NewTabItem("Configuration", wb.edHolder),
 		container.NewTabItem("Model", wb.model_.content),
-		container.NewTabItem("Test", wb.testHolder),
+		wb.testTab,
 		container.NewTabItem("Offline", wb.offlineHolder),
 	)
+	wb.tabs.OnSelected = wb.tabChanged
 	wb.setSession(newSession(wb, nil))
 	wb.radiusS = newSelect([]string{"1", "2", "3", "4", "6"}, func(v string) {
 		n, _ := strconv.Atoi(v)
@@ -189,13 +199,18 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	findRow := container.NewBorder(nil, wb.findErrHolder, nil, container.NewHBox(newButton("Find", wb.Find),
 		newButtonWithIcon("", theme.NavigateBackIcon(), func() { wb.NextMatch(-1) }), newButtonWithIcon("", theme.NavigateNextIcon(), func() { wb.NextMatch(1) })), wb.findHolder)
 	center := container.NewBorder(container.NewVBox(zoom, wb.note), findRow, nil, nil, wb.graph.Container())
-	right := container.NewHSplit(center, wb.detailsHolder)
+	// The panels have a width below which they do not go (so that their
+	// text does not wrap a character a line): together they make the
+	// window's minimum size.
+	wb.center = atLeast(fyne.NewSize(320, 240), center)
+	right := container.NewHSplit(wb.center, atLeast(fyne.NewSize(200, 0), wb.detailsHolder))
 	right.Offset = 0.78 // the graph first
-	split := container.NewHSplit(wb.tabs, right)
+	split := container.NewHSplit(atLeast(fyne.NewSize(300, 0), wb.tabs), right)
 	split.Offset = 0.28
 	wb.splits = [2]*container.Split{split, right}
+	wb.body = container.NewStack(split)
 	wb.restoreLayout()
-	win.SetContent(container.NewBorder(bar, wb.status, nil, nil, split))
+	win.SetContent(container.NewBorder(bar, wb.status, nil, nil, wb.body))
 	win.SetIcon(assets.Icon)
 	wb.installMenus()
 	win.SetCloseIntercept(wb.closeRequested)
@@ -535,6 +550,8 @@ func (wb *Workbench) Cancel() {
 const (
 	prefWidth, prefHeight = "windowWidth", "windowHeight"
 	prefSplit, prefRight  = "splitOffset", "detailsOffset"
+	prefHidePanel         = "hidePanel"
+	prefHideDetails       = "hideDetails"
 )
 
 // restoreLayout sets the dividers (and the window's size) as the user
@@ -548,6 +565,10 @@ func (wb *Workbench) restoreLayout() {
 		if v := pr.FloatWithFallback(key, -1); v > 0.05 && v < 0.95 {
 			wb.splits[i].Offset = v
 		}
+	}
+	wb.hidePanel, wb.hideDetails = pr.Bool(prefHidePanel), pr.Bool(prefHideDetails)
+	if wb.hidePanel || wb.hideDetails {
+		wb.arrange()
 	}
 	if w, h := pr.FloatWithFallback(prefWidth, 0), pr.FloatWithFallback(prefHeight, 0); w >= 800 && h >= 500 {
 		wb.win.Resize(fyne.NewSize(float32(w), float32(h)))
@@ -764,4 +785,85 @@ func Run(a fyne.App, path, config, trace string, dialogs func(fyne.Window) Dialo
 	}
 	w.ShowAndRun()
 	return nil
+}
+
+// togglePanel hides or shows the side panel (configuration, model, test,
+// offline): hidden, the graph takes its room.
+func (wb *Workbench) togglePanel() {
+	wb.hidePanel = !wb.hidePanel
+	wb.arrange()
+}
+
+// toggleDetails hides or shows the details panel.
+func (wb *Workbench) toggleDetails() {
+	wb.hideDetails = !wb.hideDetails
+	wb.arrange()
+}
+
+// arrange puts the shown panels in the window, each split keeping its
+// divider for when its panel comes back.
+func (wb *Workbench) arrange() {
+	var inner fyne.CanvasObject = wb.center
+	if !wb.hideDetails {
+		wb.splits[1].Leading = wb.center
+		wb.splits[1].Refresh()
+		inner = wb.splits[1]
+	}
+	outer := inner
+	if !wb.hidePanel {
+		wb.splits[0].Trailing = inner
+		wb.splits[0].Refresh()
+		outer = wb.splits[0]
+	}
+	wb.body.Objects = []fyne.CanvasObject{outer}
+	wb.body.Refresh()
+	if wb.app != nil {
+		pr := wb.app.Preferences()
+		pr.SetBool(prefHidePanel, wb.hidePanel)
+		pr.SetBool(prefHideDetails, wb.hideDetails)
+	}
+}
+
+// atLeast gives o a minimum size (the larger of its own and min).
+func atLeast(min fyne.Size, o fyne.CanvasObject) fyne.CanvasObject {
+	return container.New(minLayout{min}, o)
+}
+
+type minLayout struct{ min fyne.Size }
+
+func (l minLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	return l.min.Max(objs[0].MinSize())
+}
+
+func (l minLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(size)
+}
+
+// tabChanged shows the graph that belongs to the tab: the test's graph in
+// the Test tab (when a test has one), the exploration's elsewhere; the
+// details and status follow the graph, so that nothing describes a graph
+// that is not on screen.
+func (wb *Workbench) tabChanged(item *container.TabItem) {
+	tv := wb.s.test
+	if item == wb.testTab {
+		if tv != nil && tv.reshow() {
+			wb.status.SetText("The test's graph: the states and steps it visited.")
+		}
+		return
+	}
+	if tv == nil || wb.graph.Doc() == nil || !tv.showing(wb.graph.Doc()) {
+		return // the exploration's graph is on screen already
+	}
+	wb.note.Hide()
+	wb.graph.FitNext()
+	wb.s.details.Clear("Click a state to see its details.")
+	wb.mu.Lock()
+	last := wb.s.last
+	wb.mu.Unlock()
+	if last == nil {
+		wb.graph.SetMessage("Explore to see the configuration's graph.")
+		return
+	}
+	wb.redraw()
 }

@@ -26,6 +26,7 @@ type Visited struct {
 	edges   map[string]bool
 	current int
 	states  map[string]bool // distinct model states met
+	trans   map[string]bool // distinct model transitions taken (timeouts apart)
 	// failNodes maps a failure (node it happened after, kind, message) to
 	// its node: runs that fail the same way in the same place share it.
 	failNodes map[string]int
@@ -42,7 +43,7 @@ func NewVisited(m model.Model) (*Visited, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Visited{w: w, nodes: map[string]int{}, edges: map[string]bool{}, states: map[string]bool{}, failNodes: map[string]int{}, current: -1}, nil
+	return &Visited{w: w, nodes: map[string]int{}, edges: map[string]bool{}, states: map[string]bool{}, trans: map[string]bool{}, failNodes: map[string]int{}, current: -1}, nil
 }
 
 func (v *Visited) node(key string, active bool) int {
@@ -90,7 +91,11 @@ func (v *Visited) Add(s StepRecord) int {
 	}
 	from := v.node(s.From[0], s.Kind == model.Controllable)
 	to := v.node(s.States[0], s.Active)
-	v.edge(explore.GTrans{From: from, To: to, Action: s.Action, Args: s.Args, Output: s.Output, Kind: s.Kind})
+	t := explore.GTrans{From: from, To: to, Action: s.Action, Args: s.Args, Output: s.Output, Kind: s.Kind}
+	v.edge(t)
+	if s.Kind != model.Timeout {
+		v.trans[s.From[0]+"\x00"+t.Label()+"\x00"+s.States[0]] = true
+	}
 	v.current = to
 	return to
 }
@@ -142,6 +147,15 @@ func (v *Visited) ModelStates() int {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return len(v.states)
+}
+
+// Transitions is the number of distinct model transitions taken so far
+// (a state, an action with its arguments and output, a state; timeouts are
+// not transitions of the model).
+func (v *Visited) Transitions() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.trans)
 }
 
 // ID is the name of node i.

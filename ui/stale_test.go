@@ -1,0 +1,135 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/widget"
+)
+
+// detailsText is what the details panel says, its labels joined.
+func detailsText(d *Details) string {
+	var sb strings.Builder
+	for _, o := range d.box.Objects {
+		if l, ok := o.(*widget.Label); ok {
+			sb.WriteString(l.Text + "\n")
+		}
+	}
+	return sb.String()
+}
+
+// firstID is the id of the first state of the graph on screen ("" for
+// none): S… for an exploration's, V… for a test's.
+func firstID(b *bench) string {
+	if d := b.wb.Graph().Doc(); d != nil && len(d.States) > 0 {
+		return d.States[0].ID
+	}
+	return ""
+}
+
+// Each tab shows its own graph: a test's graph in the Test tab, the
+// exploration's elsewhere, with details and selection that belong to the
+// graph on screen (issue 28: the test graph stayed drawn in the
+// Configuration tab, details described states of another graph).
+func TestTabsShowTheirOwnGraph(t *testing.T) {
+	bin := buildChat(t)
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wait()
+	b.wb.SelectState("S4")
+	if !strings.Contains(detailsText(b.wb.s.details), "S4") {
+		t.Fatalf("details of S4: %q", detailsText(b.wb.s.details))
+	}
+	tv := b.wb.s.test
+	tv.adapter.SetText(bin + " adapter --fixed")
+	tv.runs.SetText("2")
+	tv.steps.SetText("20")
+	tv.seed.SetText("1")
+	if res := startAndWait(t, tv); res == nil || !res.Passed() {
+		t.Fatalf("test: %+v", res)
+	}
+	if b.wb.tabs.Selected() != b.wb.testTab || !strings.HasPrefix(firstID(b), "V") {
+		t.Fatalf("the test's graph is not shown in the Test tab: first state %q", firstID(b))
+	}
+	if b.wb.Graph().Selected() >= 0 || strings.Contains(detailsText(b.wb.s.details), "S4") {
+		t.Errorf("the exploration's selection shows on the test's graph: selected %d, details %q", b.wb.Graph().Selected(), detailsText(b.wb.s.details))
+	}
+	tv.jump("V3")
+	if !strings.Contains(detailsText(b.wb.s.details), "V3") {
+		t.Fatalf("details of V3: %q", detailsText(b.wb.s.details))
+	}
+
+	b.wb.tabs.SelectIndex(0) // Configuration
+	if !pump(30*time.Second, func() bool { return strings.HasPrefix(firstID(b), "S") }) {
+		t.Fatalf("the Configuration tab still shows %q", firstID(b))
+	}
+	if d := detailsText(b.wb.s.details); strings.Contains(d, "V3") {
+		t.Errorf("the details still describe the test's V3: %q", d)
+	}
+
+	b.wb.tabs.Select(b.wb.testTab)
+	if !strings.HasPrefix(firstID(b), "V") {
+		t.Fatalf("the Test tab came back without its graph: %q", firstID(b))
+	}
+	g := b.wb.Graph()
+	if i := g.Doc().StateIndex("V3"); i < 0 || g.Selected() != i || !strings.Contains(detailsText(b.wb.s.details), "V3") {
+		t.Errorf("V3 is not selected again: selected %d, index %d, details %q", g.Selected(), i, detailsText(b.wb.s.details))
+	}
+
+	// A new test starts from nothing: no graph, counters or verdicts of
+	// the last one while the implementation starts.
+	tv.runs.SetText("1")
+	tv.OnDone = nil
+	tv.Start()
+	if firstID(b) != "" || tv.counters.Text != "" || strings.Contains(tv.verdicts.Text, "2 runs") {
+		t.Errorf("a new test shows the last one's graph %q, counters %q, verdicts %q", firstID(b), tv.counters.Text, tv.verdicts.Text)
+	}
+	tv.Stop()
+	pump(30*time.Second, func() bool { return tv.stop.Disabled() })
+}
+
+// Find's matches stay marked while the arrows step through them, and Back
+// says where it went (it said "match 2 of N" before).
+func TestFindMarksStayWhileStepping(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wait()
+	b.wb.s.find.SetText("pending(s) == 1")
+	b.wb.Find()
+	if !pump(20*time.Second, func() bool { return len(b.wb.s.matches) > 0 }) {
+		t.Fatal("Find matched nothing")
+	}
+	n := len(b.wb.s.matches)
+	found := func() int {
+		k := 0
+		for _, c := range b.wb.Graph().marks {
+			if c == markFound {
+				k++
+			}
+		}
+		return k
+	}
+	if found() != n || n < 2 {
+		t.Fatalf("%d states marked of %d matches", found(), n)
+	}
+	b.wb.NextMatch(1)
+	b.wb.NextMatch(1)
+	if found() == 0 {
+		t.Error("stepping to a match removed Find's marks")
+	}
+	if !strings.HasPrefix(b.wb.status.Text, "match 2 of") {
+		t.Errorf("status %q", b.wb.status.Text)
+	}
+	b.wb.Back()
+	if !strings.HasPrefix(b.wb.status.Text, "Back to "+b.wb.s.matches[0]) {
+		t.Errorf("after Back the status says %q", b.wb.status.Text)
+	}
+	// A new exploration forgets the matches: they named the last one's
+	// states.
+	b.wb.configs.SetSelected("hi_bye")
+	b.wait()
+	if len(b.wb.s.matches) != 0 {
+		t.Errorf("%d matches of the previous exploration kept", len(b.wb.s.matches))
+	}
+}
