@@ -120,7 +120,7 @@ func (l *Layout) drawRegion(origin Point, w, h int, scale float64, hl *Highlight
 	dc := gg.NewContext(max(w, 1), max(h, 1))
 	dc.SetColor(color.White)
 	dc.Clear()
-	d := drawer{dc: dc, fc: faces{}, s: scale, o: origin, rec: rec, pills: &[]box{}}
+	d := drawer{dc: dc, fc: faces{}, s: scale, o: origin, rec: rec, pills: &[]box{}, labels: &[]box{}}
 	view := box{origin.X, origin.Y, origin.X + float64(w)/scale, origin.Y + float64(h)/scale}
 	for _, e := range l.Edges {
 		if !view.meets(opsBox(e.Ops)) {
@@ -257,6 +257,9 @@ type drawer struct {
 	// pills holds the short labels drawn so far (image pixels): one that
 	// would overlap them is left out, so that crowded states stay legible.
 	pills *[]box
+	// labels holds the arcs' labels drawn (image pixels): a state's pill
+	// is made smaller rather than cover one.
+	labels *[]box
 }
 
 func (d drawer) at(p Point) (float64, float64) { return (p.X - d.o.X) * d.s, (p.Y - d.o.Y) * d.s }
@@ -280,6 +283,13 @@ func (d drawer) edge(e EdgeShape, c *color.NRGBA) {
 	}
 	for _, op := range texts {
 		drawOp(d, op, c)
+		if d.labels != nil {
+			d.dc.SetFontFace(d.fc.get(op.FontSize * d.s))
+			tw, _ := d.dc.MeasureString(op.Text)
+			x, y := d.at(op.Center)
+			x -= tw * op.Align
+			*d.labels = append(*d.labels, box{x, y - op.FontSize*d.s, x + tw, y + op.FontSize*d.s*0.3})
+		}
 	}
 }
 
@@ -318,7 +328,11 @@ func (d drawer) node(n NodeShape) {
 			drawOp(d, op, nil)
 		}
 	}
-	if readable || n.Short == "" {
+	if readable {
+		d.nodeID(n)
+		return
+	}
+	if n.Short == "" {
 		return
 	}
 	// The same size for every state (a diamond is taller than an oval with
@@ -353,8 +367,42 @@ func (d drawer) node(n NodeShape) {
 	// its pill).
 	x, y := d.at(n.Center)
 	tw, _ := d.dc.MeasureString(short)
+	// A pill wider than its state that would cover an arc's label is
+	// drawn at the smallest readable size instead (its id stays).
+	if wide := (box{x - tw/2 - 2, y - size*0.55, x + tw/2 + 2, y + size*0.55}); size > MinTextPx && tw > n.W*d.s &&
+		d.labels != nil && slices.ContainsFunc(*d.labels, wide.meets) {
+		size = MinTextPx
+		d.dc.SetFontFace(d.fc.get(size))
+		tw, _ = d.dc.MeasureString(short)
+	}
 	x = keepInside(x, tw/2+2, float64(d.dc.Width()))
 	d.pill(short, x, y, tw, size, ink, nil)
+}
+
+// nodeID draws a readable state's id above its top-left edge, small and
+// grey, when its label does not say it (a state's label is its variables;
+// its id is what the details, Find and the command line name it by).
+func (d drawer) nodeID(n NodeShape) {
+	if n.State < 0 || n.ID == "" || strings.HasPrefix(n.ID, "__") {
+		return
+	}
+	for _, op := range n.Ops {
+		if op.Kind == OpText && (op.Text == n.ID || strings.HasPrefix(op.Text, n.ID+" ")) {
+			return // the label says it
+		}
+	}
+	size := float64(MinTextPx + 1)
+	d.dc.SetFontFace(d.fc.get(size))
+	x, y := d.at(Point{n.Center.X - n.W/2, n.Center.Y - n.H/2})
+	tw, _ := d.dc.MeasureString(n.ID)
+	d.dc.DrawRoundedRectangle(x-1, y-size, tw+2, size+1, 2)
+	d.dc.SetColor(color.NRGBA{R: 255, G: 255, B: 255, A: 200})
+	d.dc.Fill()
+	d.dc.SetColor(color.NRGBA{R: 90, G: 95, B: 110, A: 255})
+	d.dc.DrawStringAnchored(n.ID, x, y, 0, -0.1)
+	if d.rec != nil {
+		*d.rec = append(*d.rec, n.ID)
+	}
 }
 
 // pill draws text (tw wide, at size) centred at x, y on a white pill, unless

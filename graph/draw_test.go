@@ -176,6 +176,15 @@ func TestDrawLevelOfDetail(t *testing.T) {
 	if !slices.ContainsFunc(big, func(x string) bool { return strings.HasPrefix(x, "?Deliver(") }) {
 		t.Errorf("at 1.5 no arc label is drawn: %q", big)
 	}
+	// Ids stay at every zoom: the labels do not replace them (issue 28).
+	for _, scale := range []float64{1.5, 3} {
+		texts := l.Texts(graph.Point{}, int(l.Width*scale), int(l.Height*scale), scale)
+		for _, s := range d.States {
+			if !slices.Contains(texts, s.ID) {
+				t.Errorf("at %.1f the id %s is not drawn", scale, s.ID)
+			}
+		}
+	}
 
 	// The top-left quarter of the picture at 1.5: fewer texts, all of them
 	// among the whole picture's.

@@ -52,10 +52,11 @@ func hintLabel(s string) *widget.Label {
 	return l
 }
 
+// mono is a value in monospace, never wrapped by the label (a break in
+// the middle of a token misreads: ["hi", "by / e"]): graph.Pretty breaks it
+// between elements, and the panel scrolls sideways for a long line.
 func mono(s string) *widget.Label {
-	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-	l.Wrapping = fyne.TextWrapBreak
-	return l
+	return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 }
 
 // Show fills the panel for state i of the full document; path lists the
@@ -83,9 +84,15 @@ func (d *Details) Show(doc *graph.Doc, i int, path []int) {
 	if len(path) == 0 {
 		objs = append(objs, widget.NewLabel("(this is the initial state, or it is not reachable)"))
 	}
-	for n, ti := range path {
+	step := 0 // a timeout is not a step: it is listed, not numbered
+	for _, ti := range path {
 		t := doc.Transitions[ti]
-		objs = append(objs, d.link(fmt.Sprintf("%d. %s", n+1, transLabel(t)), t.To))
+		num := "   "
+		if t.Kind != "timeout" {
+			step++
+			num = fmt.Sprintf("%d.", step)
+		}
+		objs = append(objs, d.link(num+" "+transLabel(t), t.To))
 	}
 	var out, in []fyne.CanvasObject
 	for _, t := range doc.Transitions {
@@ -157,8 +164,12 @@ func (d *Details) ShowDiff(a, b *graph.State) {
 			same = append(same, v.Name)
 			continue
 		}
-		objs = append(objs, mono(v.Name), container.NewGridWithColumns(2,
-			mono(a.ID+": "+graph.Pretty(v.Value, 30)), mono(b.ID+": "+graph.Pretty(w, 30))))
+		// One above the other, each as wide as it needs (side by side, two
+		// columns of a narrow panel broke values mid-word).
+		if !ok {
+			w = "(no such variable)"
+		}
+		objs = append(objs, heading(v.Name), mono(a.ID+": "+graph.Pretty(v.Value, 40)), mono(b.ID+": "+graph.Pretty(w, 40)))
 	}
 	if len(same) > 0 {
 		l := widget.NewLabel("Equal: " + strings.Join(same, ", "))

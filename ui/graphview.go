@@ -29,6 +29,7 @@ var (
 	markPath     = color.NRGBA{R: 250, G: 160, B: 20, A: 255}
 	markFound    = color.NRGBA{R: 40, G: 170, B: 80, A: 255}
 	markCurrent  = color.NRGBA{R: 230, G: 40, B: 40, A: 255}
+	markCompared = color.NRGBA{R: 150, G: 60, B: 200, A: 255}
 )
 
 // GraphView shows a laid-out state graph: zoom (buttons, keys, ctrl+wheel),

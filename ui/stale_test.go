@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -131,5 +132,49 @@ func TestFindMarksStayWhileStepping(t *testing.T) {
 	b.wait()
 	if len(b.wb.s.matches) != 0 {
 		t.Errorf("%d matches of the previous exploration kept", len(b.wb.s.matches))
+	}
+}
+
+// Ctrl+click compares two states: both marked on the graph, each value on
+// its own unwrapped line; the shortest path numbers steps, not timeouts.
+func TestCompareAndPathReadable(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wait()
+	g := b.wb.Graph()
+	v := g.Doc()
+	a, c := v.StateIndex("S4"), v.StateIndex("S6")
+	if a < 0 || c < 0 {
+		t.Fatalf("no S4 or S6 in %d states", len(v.States))
+	}
+	b.wb.SelectState("S4")
+	g.OnCompare(a, c)
+	if g.marks[c] != markCompared {
+		t.Errorf("the compared state is not marked: %v", g.marks)
+	}
+	text := detailsText(b.wb.s.details)
+	if !strings.Contains(text, "S4: ") || !strings.Contains(text, "S6: ") {
+		t.Errorf("comparison %q", text)
+	}
+	for _, o := range b.wb.s.details.box.Objects {
+		if l, ok := o.(*widget.Label); ok && l.TextStyle.Monospace && l.Wrapping != fyne.TextWrapOff {
+			t.Errorf("the value %q wraps", l.Text)
+		}
+	}
+	// S6 is reached through a timeout: the path lists it without a number.
+	b.wb.SelectState("S6")
+	var path []string
+	for _, o := range b.wb.s.details.box.Objects {
+		if bt, ok := o.(*escButton); ok && strings.HasSuffix(bt.Text, "(timeout)") && !strings.Contains(bt.Text, "→") {
+			path = append(path, bt.Text)
+		}
+	}
+	if len(path) == 0 {
+		t.Fatal("S6's path lists no timeout")
+	}
+	for _, p := range path {
+		if !strings.HasPrefix(p, "    (timeout)") {
+			t.Errorf("a timeout numbered as a step: %q", p)
+		}
 	}
 }

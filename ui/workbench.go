@@ -148,6 +148,8 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb.graph.OnCompare = func(a, b int) {
 		if v := wb.graph.Doc(); v != nil {
 			wb.s.details.ShowDiff(&v.States[a], &v.States[b])
+			// Both states marked: the selected one, the compared one.
+			wb.graph.SetMarks(map[int]colorNRGBA{b: markCompared})
 			wb.status.SetText(fmt.Sprintf("Comparing %s with %s (Ctrl+click another state to compare it instead)", v.States[a].ID, v.States[b].ID))
 		}
 	}
