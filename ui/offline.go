@@ -112,7 +112,11 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 	suiteBar := container.NewHBox(widget.NewLabel("coverage"), ov.coverage,
 		newButton("Generate", ov.Generate), newButton("Load…", ov.Load), newButton("Save…", ov.Save), newButton("Run", ov.Run))
 	traceBar := container.NewHBox(newButton("Open trace…", ov.OpenTrace), newButton("Events…", ov.EditMapping), newButton("Replay", ov.Replay))
-	suitePart := container.NewBorder(container.NewVBox(heading("Test suite"), suiteBar, ov.summary), container.NewVScroll(ov.caseInfo), nil, nil, ov.cases)
+	// The cases above, the selected case's steps and result below, a
+	// divider between them the user moves (a long case needs the room).
+	caseSplit := container.NewVSplit(ov.cases, container.NewVScroll(ov.caseInfo))
+	caseSplit.Offset = 0.45
+	suitePart := container.NewBorder(container.NewVBox(heading("Test suite"), suiteBar, ov.summary), nil, nil, nil, caseSplit)
 	tracePart := container.NewBorder(container.NewVBox(heading("Recorded trace"), traceBar, ov.traceLabel), nil, nil, nil, ov.traceList)
 	split := container.NewVSplit(suitePart, tracePart)
 	ov.content = split
@@ -195,9 +199,10 @@ func (ov *OfflineView) showCase(i int) {
 		return
 	}
 	marks := map[int]colorNRGBA{}
+	drawn := ov.wb.drawnIndex()
 	for _, st := range ov.suite.Cases[i].Steps {
 		for _, id := range []string{st.From, st.To} {
-			if j := view.StateIndex(id); j >= 0 {
+			if j := drawn(id); j >= 0 {
 				marks[j] = markPath
 			}
 		}
@@ -355,10 +360,12 @@ func (ov *OfflineView) LoadTrace(path string) error {
 	}
 	ov.tracePath, ov.replay = path, nil
 	ov.traceRows = nil
-	for _, r := range ov.trace {
-		ov.traceRows = append(ov.traceRows, traceRow{text: fmt.Sprintf("%4d  %s", r.Line, r.String()), state: -1})
+	for i, r := range ov.trace {
+		// Events are numbered as the command line numbers them; the
+		// file's line follows (an XML event spans lines).
+		ov.traceRows = append(ov.traceRows, traceRow{text: fmt.Sprintf("%4d  line %-4d %s", i+1, r.Line, r.String()), state: -1})
 	}
-	ov.traceLabel.SetText(fmt.Sprintf("%s: %d events. Events… maps them to the model; Replay checks them.", path, len(ov.trace)))
+	ov.traceLabel.SetText(fmt.Sprintf("%s: %d events (numbered, with their line in the file). Events… maps them to the model; Replay checks them.", path, len(ov.trace)))
 	ov.traceList.Refresh()
 	return nil
 }
@@ -428,12 +435,21 @@ func (ov *OfflineView) EditMapping() {
 			wb.setDirty(true)
 		}
 		role.OnChanged, action.OnChanged = update, update
-		items = append(items, widget.NewFormItem(n, container.NewHBox(role, widget.NewLabel("→"), action)))
+		label := widget.NewLabel(n) // the whole name, on a line of its own
+		label.TextStyle.Monospace = true
+		items = append(items, widget.NewFormItem("", container.NewVBox(label, container.NewHBox(role, widget.NewLabel("→"), action))))
 	}
 	window := widget.NewEntry()
 	window.SetText(fmt.Sprint(p.Replay.Window))
-	items = append(items, widget.NewFormItem("reordering window", window))
-	dialog.ShowForm("Recorded events: actions of the environment, events of the system", "Done", "Cancel", items, func(ok bool) {
+	wi := widget.NewFormItem("reordering window", window)
+	wi.HintText = "How many of the next events replay may take out of their recorded order: 0 keeps the trace's order; " +
+		"a few allow for events of different objects written in another order than they happened (seed 004 §5)."
+	items = append(items, wi)
+	intro := widget.NewLabel("Each kind of event in the trace: an action of the environment (the tester's side), an event of the " +
+		"system (observed), or ignored; and the model action it stands for.")
+	intro.Wrapping = fyne.TextWrapWord
+	items = append([]*widget.FormItem{widget.NewFormItem("", intro)}, items...)
+	d := dialog.NewForm("Recorded events: actions of the environment, events of the system", "Done", "Cancel", items, func(ok bool) {
 		if ok {
 			var n int
 			if _, err := fmt.Sscan(window.Text, &n); err == nil && n >= 0 && n != p.Replay.Window {
@@ -442,6 +458,8 @@ func (ov *OfflineView) EditMapping() {
 			}
 		}
 	}, wb.win)
+	d.Resize(fyne.NewSize(min(760, wb.win.Canvas().Size().Width*0.9), min(600, wb.win.Canvas().Size().Height*0.9)))
+	d.Show()
 }
 
 // Replay replays the loaded trace against the model.
@@ -485,8 +503,11 @@ func (ov *OfflineView) Replay() {
 				if f.Index < len(ov.traceRows) {
 					ov.traceRows[f.Index].fail = true
 					ov.traceRows[f.Index].text += "   ✗ " + f.Message
+					// Clicking it shows where the model was when the
+					// trace left it (in red).
+					ov.traceRows[f.Index].state = len(res.Path) - 1
 				}
-				text += fmt.Sprintf("\nDiverges at line %d: %s. The model would have accepted: %s", f.Line, f.Message, strings.Join(f.Expected, ", "))
+				text += fmt.Sprintf("\nDiverges at event %d (line %d): %s. The model would have accepted: %s", f.Index+1, f.Line, f.Message, strings.Join(f.Expected, ", "))
 			}
 			if res.Reason != "" {
 				text += "\n" + res.Reason
@@ -509,6 +530,7 @@ func (ov *OfflineView) markReplay(k int) {
 	if !ov.onScreen() || ov.replay == nil || x == nil || full == nil || view == nil || k < 0 {
 		return
 	}
+	drawn := wb.drawnIndex()
 	byKey := map[string][]int{}
 	for gi, s := range full.States {
 		key := x.StateKey(int(s.Model))
@@ -522,7 +544,7 @@ func (ov *OfflineView) markReplay(k int) {
 		}
 		for _, key := range ov.replay.Path[j].States {
 			for _, gi := range byKey[key] {
-				if vi := view.StateIndex(full.States[gi].ID); vi >= 0 {
+				if vi := drawn(full.States[gi].ID); vi >= 0 {
 					marks[vi] = c
 				}
 			}
@@ -536,4 +558,12 @@ func (ov *OfflineView) markReplay(k int) {
 		}
 	}
 	wb.graph.SetMarks(marks)
+	if len(marks) == 0 {
+		wb.status.SetText(fmt.Sprintf("Event %d: the model's states there are not in the explored graph (the trace's values lie outside "+
+			"the configuration's domains or bounds); the trace table shows how far it was reproduced.", ov.replay.Path[min(k, len(ov.replay.Path)-1)].Index+1))
+	} else if f := ov.replay.Failure; f != nil && k == len(ov.replay.Path)-1 {
+		wb.status.SetText(fmt.Sprintf("In red: where the model was when event %d (line %d) left it: %s", f.Index+1, f.Line, f.Message))
+	} else {
+		wb.status.SetText(fmt.Sprintf("Event %d: the model's states after it, the path before it in orange.", ov.replay.Path[min(k, len(ov.replay.Path)-1)].Index+1))
+	}
 }

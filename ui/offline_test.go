@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -45,6 +46,8 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 	// A recorded trace of the buggy thread pool.
 	b.open("../projects/threadpool/threadpool.toml")
 	b.wait()
+	ov = b.wb.s.offline // the threadpool's tab
+	ov.OnDone = func() { done++ }
 	if err := ov.LoadTrace("../projects/threadpool/traces/buggy-1.xml"); err != nil {
 		t.Fatal(err)
 	}
@@ -53,9 +56,26 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 		t.Fatal("the replay never finished")
 	}
 	fails, oks := 0, 0
-	for _, r := range ov.traceRows {
+	for i, r := range ov.traceRows {
 		if r.fail {
 			fails++
+			// Clicking the red row shows on the graph where the model was
+			// when the trace left it, in red, or says why it cannot (the
+			// trace's thread ids are not in the explored graph); the
+			// verdict names the event as the command line does.
+			ov.traceList.Select(i)
+			red := 0
+			for _, c := range b.wb.Graph().marks {
+				if c == markCurrent {
+					red++
+				}
+			}
+			if red == 0 && !strings.Contains(b.wb.Status(), "not in the explored graph") {
+				t.Errorf("clicking the failing event marks nothing red and says %q", b.wb.Status())
+			}
+			if !strings.Contains(ov.traceLabel.Text, fmt.Sprintf("Diverges at event %d (line ", i+1)) {
+				t.Errorf("the verdict does not name event %d: %q", i+1, ov.traceLabel.Text)
+			}
 			if !strings.Contains(r.text, "dequeue") {
 				t.Errorf("the red row is %q", r.text)
 			}

@@ -406,3 +406,35 @@ func (wb *Workbench) openClass(id string) bool {
 	wb.redraw()
 	return true
 }
+
+// drawnIndex returns a function that gives the index, in the graph on
+// screen, of what stands for an exploration's state: the state itself, or
+// the overview's class that holds it; -1 when neither is drawn. Paths of
+// suites and replays are marked on an overview this way.
+func (wb *Workbench) drawnIndex() func(id string) int {
+	view := wb.graph.Doc()
+	wb.mu.Lock()
+	members := wb.s.members
+	wb.mu.Unlock()
+	var classOf map[string]string
+	return func(id string) int {
+		if view == nil {
+			return -1
+		}
+		if i := view.StateIndex(id); i >= 0 {
+			return i
+		}
+		if classOf == nil {
+			classOf = map[string]string{}
+			for c, ms := range members {
+				for m := range ms {
+					classOf[m] = c
+				}
+			}
+		}
+		if c, ok := classOf[id]; ok {
+			return view.StateIndex(c)
+		}
+		return -1
+	}
+}
