@@ -139,7 +139,7 @@ func (tv *TestView) startCampaign(workers int) {
 	tv.camp.fails, tv.camp.unlisted = nil, 0
 	tv.camp.info = runInfo{gen: gen, started: time.Now(), project: p.Name, path: p.Path, config: config, tc: tc}
 	tv.camp.perWorker = nil
-	tv.clear("jobs", "states covered over jobs done")
+	tv.clear("jobs done")
 	tv.counters.SetText(fmt.Sprintf("Campaign: %d runs of %d steps in jobs of %d, seed %d, %d local workers, %s…", spec.Runs, spec.Steps, jobRuns, spec.Seed, workers, on))
 	tv.verdicts.SetText("")
 	wb.s.details.Clear("Click a failure to draw its run.")

@@ -68,7 +68,7 @@ func TestCampaignInTestTab(t *testing.T) {
 	if shrunk != 4 { // the first failure of each job
 		t.Errorf("%d failures say they shrank to 2 steps, want 4", shrunk)
 	}
-	if len(fails) != 12 || len(tv.chart.points) != 4 || tv.chart.Unit != "jobs" || !strings.Contains(tv.report, "output-mismatch") {
+	if len(fails) != 12 || len(tv.chart.points) != 4 || tv.chart.Unit != "jobs done" || !strings.Contains(tv.report, "output-mismatch") {
 		t.Fatalf("%d failures listed of %d lines, %d chart points, report %q", len(fails), len(tv.lines), len(tv.chart.points), tv.report)
 	}
 	tv.log.Select(widget.TableCellID{Row: fails[0]})

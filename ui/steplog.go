@@ -191,7 +191,7 @@ type tipLayer struct {
 
 func newTipLayer() *tipLayer {
 	t := &tipLayer{label: widget.NewLabel("")}
-	t.label.Wrapping = fyne.TextWrapBreak
+	t.label.Wrapping = fyne.TextWrapWord
 	bg := canvas.NewRectangle(color.NRGBA{R: 255, G: 250, B: 215, A: 245})
 	bg.StrokeColor, bg.StrokeWidth = color.NRGBA{R: 120, G: 110, B: 60, A: 255}, 1
 	t.label.Importance = widget.LowImportance

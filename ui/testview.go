@@ -32,8 +32,6 @@ type TestView struct {
 	counters *widget.Label
 	verdicts *widget.Label
 	chart    *CoverageChart
-	// chartTitle says what the chart's x axis counts.
-	chartTitle *widget.Label
 	log        *widget.Table
 	tips       *tipLayer // the step log's tooltips
 	lines      []logLine // UI goroutine only
@@ -127,7 +125,6 @@ func NewTestView(wb *Workbench) *TestView {
 	tv.verdicts = widget.NewLabel("")
 	tv.verdicts.Wrapping = fyne.TextWrapWord
 	tv.chart = NewCoverageChart()
-	tv.chartTitle = widget.NewLabel("states covered over steps")
 	tv.tips = newTipLayer()
 	tv.log = tv.newStepLog()
 	field := func(label string, w fyne.CanvasObject) fyne.CanvasObject {
@@ -135,7 +132,7 @@ func NewTestView(wb *Workbench) *TestView {
 	}
 	form := container.NewGridWithColumns(2, field("runs", tv.runs), field("steps per run", tv.steps),
 		field("seed", tv.seed), field("strategy", tv.strategy))
-	top := container.NewVBox(form, tv.adapter, container.NewHBox(tv.startB, tv.stop), tv.campaignRow())
+	top := container.NewVBox(form, tv.adapter, container.NewHBox(tv.startB, tv.stop), tv.campaignRow(), tv.verdicts)
 	// The failure panel: the first failure of a test, whole, selectable and
 	// copyable (read-only: edits are undone), with the saved run and the
 	// command that reruns it.
@@ -160,9 +157,11 @@ func NewTestView(wb *Workbench) *TestView {
 	// The settings and figures above, the chart in the middle, the log and
 	// failure below: the user moves the dividers (a campaign's figures
 	// take room the log needs); the chart grows with its room.
-	chart := container.NewBorder(container.NewVBox(tv.counters, tv.verdicts, tv.chartTitle), nil, nil, nil, tv.chart)
+	// The verdicts also go to the status line: the chart's part holds the
+	// counters and the chart (its legend and x axis say what it counts).
+	chart := container.NewBorder(tv.counters, nil, nil, nil, tv.chart)
 	lower := container.NewVSplit(chart, tv.bottom)
-	lower.Offset = 0.5
+	lower.Offset = 0.42
 	split := container.NewVSplit(container.NewVScroll(top), lower)
 	split.Offset = 0.3
 	tv.content = container.NewStack(split, tv.tips.layer)
@@ -268,7 +267,7 @@ func (tv *TestView) start() {
 		tv.queue = nil
 		tv.visited, tv.cfg = visited, cfg
 	})
-	tv.clear("steps", "states covered over steps")
+	tv.clear("steps")
 	tv.verdicts.SetText(fmt.Sprintf("Testing %s [%s], seed %d…", p.Name, wb.configs.Selected, tc.Seed))
 	wb.s.details.Clear("Click a state of the test's graph to see its details.")
 	wb.Cancel()        // an exploration would fight over the graph view
@@ -308,8 +307,8 @@ func (tv *TestView) start() {
 }
 
 // clear empties the log, failure panel and chart for a new test or
-// campaign (its chart counting unit, under title) and marks it running.
-func (tv *TestView) clear(unit, title string) {
+// campaign (its chart counting unit) and marks it running.
+func (tv *TestView) clear(unit string) {
 	if tv.wb.s.test == tv && tv.wb.tabs.Selected() != tv.wb.testTab {
 		tv.wb.tabs.Select(tv.wb.testTab) // a test is watched in its tab
 	}
@@ -335,7 +334,6 @@ func (tv *TestView) clear(unit, title string) {
 	tv.log.Refresh()
 	tv.chart.Reset()
 	tv.chart.Unit = unit
-	tv.chartTitle.SetText(title)
 	tv.running(true)
 }
 
