@@ -52,7 +52,7 @@ func NewConfigEditor(p *projects.Project, m model.Model, name string, onChange f
 	if ce.resolved == nil {
 		ce.resolved = ce.spec
 	}
-	ce.content = container.NewVScroll(ce.build())
+	ce.content = container.NewScroll(ce.build()) // both ways: a narrow panel scrolls sideways rather than set the window's width
 	return ce
 }
 

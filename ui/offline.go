@@ -109,9 +109,9 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 			ov.markReplay(ov.traceRows[i].state)
 		}
 	}
-	suiteBar := container.NewHBox(widget.NewLabel("coverage"), ov.coverage,
-		newButton("Generate", ov.Generate), newButton("Load…", ov.Load), newButton("Save…", ov.Save), newButton("Run", ov.Run))
-	traceBar := container.NewHBox(newButton("Open trace…", ov.OpenTrace), newButton("Events…", ov.EditMapping), newButton("Replay", ov.Replay))
+	suiteBar := wrapRow(container.NewHBox(widget.NewLabel("coverage"), ov.coverage),
+		container.NewHBox(newButton("Generate", ov.Generate), newButton("Load…", ov.Load), newButton("Save…", ov.Save), newButton("Run", ov.Run)))
+	traceBar := wrapRow(newButton("Open trace…", ov.OpenTrace), newButton("Events…", ov.EditMapping), newButton("Replay", ov.Replay))
 	// The cases above, the selected case's steps and result below, a
 	// divider between them the user moves (a long case needs the room).
 	caseSplit := container.NewVSplit(ov.cases, container.NewVScroll(ov.caseInfo))

@@ -32,9 +32,9 @@ type TestView struct {
 	counters *widget.Label
 	verdicts *widget.Label
 	chart    *CoverageChart
-	log        *widget.Table
-	tips       *tipLayer // the step log's tooltips
-	lines      []logLine // UI goroutine only
+	log      *widget.Table
+	tips     *tipLayer // the step log's tooltips
+	lines    []logLine // UI goroutine only
 	// dropped counts the oldest log lines let go (see MaxLogLines).
 	dropped int
 	failure *widget.Entry
@@ -162,7 +162,7 @@ func NewTestView(wb *Workbench) *TestView {
 	chart := container.NewBorder(tv.counters, nil, nil, nil, tv.chart)
 	lower := container.NewVSplit(chart, tv.bottom)
 	lower.Offset = 0.42
-	split := container.NewVSplit(container.NewVScroll(top), lower)
+	split := container.NewVSplit(container.NewScroll(top), lower)
 	split.Offset = 0.3
 	tv.content = container.NewStack(split, tv.tips.layer)
 	return tv

@@ -194,10 +194,12 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb.overviewBy.SetPlaceHolder("by: first grouping, or depth")
 	wb.overviewBy.OnSubmitted = func(string) { wb.setLargeMode(largeOverview) }
 	wb.largeMode.SetSelected(largeOverview)
-	zoom := container.NewHBox(
-		newButton("−", wb.graph.ZoomOut), newButton("Fit", wb.graph.Fit), newButton("+", wb.graph.ZoomIn),
-		widget.NewLabel("large graphs:"), wb.largeMode, container.NewGridWrap(fyne.NewSize(170, 36), wb.overviewBy),
-		widget.NewLabel("steps:"), wb.radiusS)
+	// The graph's controls in groups that wrap onto a second row when the
+	// panel is narrow (the window's minimum width does not depend on them).
+	zoom := wrapRow(
+		container.NewHBox(newButton("−", wb.graph.ZoomOut), newButton("Fit", wb.graph.Fit), newButton("+", wb.graph.ZoomIn)),
+		container.NewHBox(widget.NewLabel("large graphs:"), wb.largeMode, container.NewGridWrap(fyne.NewSize(170, 36), wb.overviewBy)),
+		container.NewHBox(widget.NewLabel("steps:"), wb.radiusS))
 	findRow := container.NewBorder(nil, wb.findErrHolder, nil, container.NewHBox(newButton("Find", wb.Find),
 		newButtonWithIcon("", theme.NavigateBackIcon(), func() { wb.NextMatch(-1) }), newButtonWithIcon("", theme.NavigateNextIcon(), func() { wb.NextMatch(1) })), wb.findHolder)
 	center := container.NewBorder(container.NewVBox(zoom, wb.note), findRow, nil, nil, wb.graph.Container())

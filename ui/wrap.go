@@ -1,0 +1,64 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+)
+
+// wrapRow lays objects out in a row that wraps onto further rows when its
+// width runs out. Unlike Fyne's row-wrap layout, its minimum width is its
+// widest object's, whatever width it was last given, so that a panel
+// holding it can be made narrower (its height grows instead).
+func wrapRow(objs ...fyne.CanvasObject) *fyne.Container {
+	return container.New(&wrapLayout{}, objs...)
+}
+
+type wrapLayout struct {
+	width float32 // the width last laid out, 0 before
+}
+
+// rows places the objects in width w and returns their positions and the
+// height they take.
+func (l *wrapLayout) rows(objs []fyne.CanvasObject, w float32) ([]fyne.Position, float32) {
+	pad := theme.Padding()
+	pos := make([]fyne.Position, len(objs))
+	x, y, rowH := float32(0), float32(0), float32(0)
+	for i, o := range objs {
+		if !o.Visible() {
+			continue
+		}
+		s := o.MinSize()
+		if x > 0 && x+s.Width > w {
+			x, y, rowH = 0, y+rowH+pad, 0
+		}
+		pos[i] = fyne.NewPos(x, y)
+		x += s.Width + pad
+		rowH = max(rowH, s.Height)
+	}
+	return pos, y + rowH
+}
+
+func (l *wrapLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var w float32
+	for _, o := range objs {
+		if o.Visible() {
+			w = max(w, o.MinSize().Width)
+		}
+	}
+	width := l.width
+	if width < w {
+		width = 1 << 20 // not laid out yet: one row
+	}
+	_, h := l.rows(objs, width)
+	return fyne.NewSize(w, h)
+}
+
+func (l *wrapLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	l.width = size.Width
+	pos, _ := l.rows(objs, size.Width)
+	for i, o := range objs {
+		o.Move(pos[i])
+		o.Resize(o.MinSize())
+	}
+}
