@@ -52,7 +52,9 @@ func NewConfigEditor(p *projects.Project, m model.Model, name string, onChange f
 	if ce.resolved == nil {
 		ce.resolved = ce.spec
 	}
-	ce.content = container.NewScroll(ce.build()) // both ways: a narrow panel scrolls sideways rather than set the window's width
+	// Both ways: a narrow panel scrolls sideways rather than set the
+	// window's width; the wheel scrolls the editor over its fields too.
+	ce.content = withWheel(container.NewScroll(ce.build()))
 	return ce
 }
 

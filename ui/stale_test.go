@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -218,4 +221,43 @@ func TestLayoutMinimums(t *testing.T) {
 	if b.wb.body.Objects[0] != b.wb.splits[0] || b.wb.splits[0].Offset != offset || b.wb.splits[1].Leading != b.wb.center {
 		t.Error("the panels did not come back as they were")
 	}
+}
+
+// The mouse wheel over a field of the configuration editor scrolls the
+// editor (a Fyne field took the wheel events and the form stalled).
+func TestWheelOverFieldsScrollsTheEditor(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wait()
+	ed := b.wb.s.editor
+	sc := ed.content.(*fyne.Container).Objects[0].(*container.Scroll)
+	f := ed.Field("filters.0")
+	if f == nil {
+		t.Fatal("no filters.0 field")
+	}
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(f.Entry).Add(fyne.NewPos(20, 10))
+	before := sc.Offset.Y
+	test.Scroll(b.win.Canvas(), pos, 0, -120)
+	if sc.Offset.Y <= before {
+		t.Errorf("the wheel over a field left the editor at %.0f (was %.0f)", sc.Offset.Y, before)
+	}
+	// It takes no other event: clicks, hovering, dragging and the keyboard
+	// reach the fields under it.
+	var pass any = ed.content.(*fyne.Container).Objects[1]
+	for name, takes := range map[string]bool{
+		"taps":     is[fyne.Tappable](pass),
+		"hovering": is[desktop.Hoverable](pass),
+		"drags":    is[fyne.Draggable](pass),
+		"focus":    is[fyne.Focusable](pass),
+		"clicks":   is[desktop.Mouseable](pass),
+	} {
+		if takes {
+			t.Errorf("the wheel's layer takes %s", name)
+		}
+	}
+}
+
+func is[T any](x any) bool {
+	_, ok := x.(T)
+	return ok
 }

@@ -20,7 +20,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/modex/modex/assets"
 	"github.com/modex/modex/engine/explore"
@@ -189,30 +188,7 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb.radiusS.SetSelected("2")
 
 	bar := container.NewHBox(wb.title, widget.NewLabel("Configuration:"), wb.configs, cfgMenu, wb.explore, wb.stop, wb.continueB, wb.progress, wb.counts)
-	wb.largeMode = newSelect([]string{largeOverview, largeNeighbourhood, largeWhole}, wb.setLargeMode)
-	wb.overviewBy = newEntry(wb)
-	wb.overviewBy.SetPlaceHolder("by: first grouping, or depth")
-	wb.overviewBy.OnSubmitted = func(string) { wb.setLargeMode(largeOverview) }
-	wb.largeMode.SetSelected(largeOverview)
-	// The graph's controls in groups that wrap onto a second row when the
-	// panel is narrow (the window's minimum width does not depend on them).
-	zoom := wrapRow(
-		container.NewHBox(newButton("−", wb.graph.ZoomOut), newButton("Fit", wb.graph.Fit), newButton("+", wb.graph.ZoomIn)),
-		container.NewHBox(widget.NewLabel("large graphs:"), wb.largeMode, container.NewGridWrap(fyne.NewSize(170, 36), wb.overviewBy)),
-		container.NewHBox(widget.NewLabel("steps:"), wb.radiusS))
-	findRow := container.NewBorder(nil, wb.findErrHolder, nil, container.NewHBox(newButton("Find", wb.Find),
-		newButtonWithIcon("", theme.NavigateBackIcon(), func() { wb.NextMatch(-1) }), newButtonWithIcon("", theme.NavigateNextIcon(), func() { wb.NextMatch(1) })), wb.findHolder)
-	center := container.NewBorder(container.NewVBox(zoom, wb.note), findRow, nil, nil, wb.graph.Container())
-	// The panels have a width below which they do not go (so that their
-	// text does not wrap a character a line): together they make the
-	// window's minimum size.
-	wb.center = atLeast(fyne.NewSize(320, 240), center)
-	right := container.NewHSplit(wb.center, atLeast(fyne.NewSize(200, 0), wb.detailsHolder))
-	right.Offset = 0.78 // the graph first
-	split := container.NewHSplit(atLeast(fyne.NewSize(300, 0), wb.tabs), right)
-	split.Offset = 0.28
-	wb.splits = [2]*container.Split{split, right}
-	wb.body = container.NewStack(split)
+	wb.buildPanels()
 	wb.restoreLayout()
 	win.SetContent(container.NewBorder(bar, wb.status, nil, nil, wb.body))
 	win.SetIcon(assets.Icon)
@@ -550,48 +526,6 @@ func (wb *Workbench) Cancel() {
 	}
 }
 
-// Preference keys of the window's layout.
-const (
-	prefWidth, prefHeight = "windowWidth", "windowHeight"
-	prefSplit, prefRight  = "splitOffset", "detailsOffset"
-	prefHidePanel         = "hidePanel"
-	prefHideDetails       = "hideDetails"
-)
-
-// restoreLayout sets the dividers (and the window's size) as the user
-// left them.
-func (wb *Workbench) restoreLayout() {
-	if wb.app == nil {
-		return
-	}
-	pr := wb.app.Preferences()
-	for i, key := range []string{prefSplit, prefRight} {
-		if v := pr.FloatWithFallback(key, -1); v > 0.05 && v < 0.95 {
-			wb.splits[i].Offset = v
-		}
-	}
-	wb.hidePanel, wb.hideDetails = pr.Bool(prefHidePanel), pr.Bool(prefHideDetails)
-	if wb.hidePanel || wb.hideDetails {
-		wb.arrange()
-	}
-	if w, h := pr.FloatWithFallback(prefWidth, 0), pr.FloatWithFallback(prefHeight, 0); w >= 800 && h >= 500 {
-		wb.win.Resize(fyne.NewSize(float32(w), float32(h)))
-	}
-}
-
-// saveLayout keeps the window's size and dividers in the preferences.
-func (wb *Workbench) saveLayout() {
-	if wb.app == nil || wb.splits[0] == nil {
-		return
-	}
-	pr := wb.app.Preferences()
-	pr.SetFloat(prefSplit, wb.splits[0].Offset)
-	pr.SetFloat(prefRight, wb.splits[1].Offset)
-	size := wb.win.Canvas().Size()
-	pr.SetFloat(prefWidth, float64(size.Width))
-	pr.SetFloat(prefHeight, float64(size.Height))
-}
-
 // DefaultStateBound is the workbench's bound on the states of an
 // exploration whose configuration sets no max_states.
 const DefaultStateBound = 1_000_000
@@ -789,85 +723,4 @@ func Run(a fyne.App, path, config, trace string, dialogs func(fyne.Window) Dialo
 	}
 	w.ShowAndRun()
 	return nil
-}
-
-// togglePanel hides or shows the side panel (configuration, model, test,
-// offline): hidden, the graph takes its room.
-func (wb *Workbench) togglePanel() {
-	wb.hidePanel = !wb.hidePanel
-	wb.arrange()
-}
-
-// toggleDetails hides or shows the details panel.
-func (wb *Workbench) toggleDetails() {
-	wb.hideDetails = !wb.hideDetails
-	wb.arrange()
-}
-
-// arrange puts the shown panels in the window, each split keeping its
-// divider for when its panel comes back.
-func (wb *Workbench) arrange() {
-	var inner fyne.CanvasObject = wb.center
-	if !wb.hideDetails {
-		wb.splits[1].Leading = wb.center
-		wb.splits[1].Refresh()
-		inner = wb.splits[1]
-	}
-	outer := inner
-	if !wb.hidePanel {
-		wb.splits[0].Trailing = inner
-		wb.splits[0].Refresh()
-		outer = wb.splits[0]
-	}
-	wb.body.Objects = []fyne.CanvasObject{outer}
-	wb.body.Refresh()
-	if wb.app != nil {
-		pr := wb.app.Preferences()
-		pr.SetBool(prefHidePanel, wb.hidePanel)
-		pr.SetBool(prefHideDetails, wb.hideDetails)
-	}
-}
-
-// atLeast gives o a minimum size (the larger of its own and min).
-func atLeast(min fyne.Size, o fyne.CanvasObject) fyne.CanvasObject {
-	return container.New(minLayout{min}, o)
-}
-
-type minLayout struct{ min fyne.Size }
-
-func (l minLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	return l.min.Max(objs[0].MinSize())
-}
-
-func (l minLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	objs[0].Move(fyne.NewPos(0, 0))
-	objs[0].Resize(size)
-}
-
-// tabChanged shows the graph that belongs to the tab: the test's graph in
-// the Test tab (when a test has one), the exploration's elsewhere; the
-// details and status follow the graph, so that nothing describes a graph
-// that is not on screen.
-func (wb *Workbench) tabChanged(item *container.TabItem) {
-	tv := wb.s.test
-	if item == wb.testTab {
-		if tv != nil && tv.reshow() {
-			wb.status.SetText("The test's graph: the states and steps it visited.")
-		}
-		return
-	}
-	if tv == nil || wb.graph.Doc() == nil || !tv.showing(wb.graph.Doc()) {
-		return // the exploration's graph is on screen already
-	}
-	wb.note.Hide()
-	wb.graph.FitNext()
-	wb.s.details.Clear("Click a state to see its details.")
-	wb.mu.Lock()
-	last := wb.s.last
-	wb.mu.Unlock()
-	if last == nil {
-		wb.graph.SetMessage("Explore to see the configuration's graph.")
-		return
-	}
-	wb.redraw()
 }
