@@ -376,7 +376,14 @@ func (d drawer) node(n NodeShape) {
 		tw, _ = d.dc.MeasureString(short)
 	}
 	x = keepInside(x, tw/2+2, float64(d.dc.Width()))
-	d.pill(short, x, y, tw, size, ink, nil)
+	// Where another state's pill is in the way, the id goes just above
+	// or below its state rather than be left out.
+	half := n.H * d.s / 2
+	for _, dy := range []float64{0, -half - size*0.6, half + size*0.6} {
+		if d.pill(short, x, y+dy, tw, size, ink, nil) {
+			return
+		}
+	}
 }
 
 // nodeID draws a readable state's id above its top-left edge, small and
