@@ -282,14 +282,11 @@ func (d drawer) edge(e EdgeShape, c *color.NRGBA) {
 		d.badge(texts)
 	}
 	for _, op := range texts {
-		drawOp(d, op, c)
-		if d.labels != nil {
-			d.dc.SetFontFace(d.fc.get(op.FontSize * d.s))
-			tw, _ := d.dc.MeasureString(op.Text)
-			x, y := d.at(op.Center)
-			x -= tw * op.Align
-			*d.labels = append(*d.labels, box{x, y - op.FontSize*d.s, x + tw, y + op.FontSize*d.s*0.3})
-		}
+		drawOp(d, op, c) // leaves the label's font set
+		tw, _ := d.dc.MeasureString(op.Text)
+		x, y := d.at(op.Center)
+		x -= tw * op.Align
+		*d.labels = append(*d.labels, box{x, y - op.FontSize*d.s, x + tw, y + op.FontSize*d.s*0.3})
 	}
 }
 
@@ -370,7 +367,7 @@ func (d drawer) node(n NodeShape) {
 	// A pill wider than its state that would cover an arc's label is
 	// drawn at the smallest readable size instead (its id stays).
 	if wide := (box{x - tw/2 - 2, y - size*0.55, x + tw/2 + 2, y + size*0.55}); size > MinTextPx && tw > n.W*d.s &&
-		d.labels != nil && slices.ContainsFunc(*d.labels, wide.meets) {
+		slices.ContainsFunc(*d.labels, wide.meets) {
 		size = MinTextPx
 		d.dc.SetFontFace(d.fc.get(size))
 		tw, _ = d.dc.MeasureString(short)

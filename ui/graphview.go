@@ -147,7 +147,7 @@ func (g *GraphView) DrawScale(l *graph.Layout) float64 {
 	if z := g.userZoomF.Load(); z != 0 {
 		zoom = float64(math.Float32frombits(z))
 	} else if w > 10 && h > 10 && l.Width > 0 && l.Height > 0 {
-		zoom = fitZoom(w, h, l, cs)
+		zoom = fitZoom(w, h, l)
 	}
 	s := zoom * cs
 	if px := l.Width * l.Height * s * s; px > MaxImagePixels {
@@ -254,15 +254,13 @@ func (g *GraphView) Fit() {
 	if s.Width < 10 || s.Height < 10 {
 		return
 	}
-	g.SetZoom(float32(fitZoom(float64(s.Width), float64(s.Height), g.lay, float64(g.canvasScaleNow()))))
+	g.SetZoom(float32(fitZoom(float64(s.Width), float64(s.Height), g.lay)))
 }
 
 // fitZoom is the zoom that fits a layout in a w × h view: the whole graph,
 // at most twice its size (Fit always shows all of it; labels too small to
-// read at that zoom are the overview's and Zoom In's business). cs, the
-// canvas scale, does not change the zoom (Fyne units).
-func fitZoom(w, h float64, l *graph.Layout, cs float64) float64 {
-	_ = cs
+// read at that zoom are the overview's and Zoom In's business).
+func fitZoom(w, h float64, l *graph.Layout) float64 {
 	vw, vh := w-2*graphPad, h-2*graphPad
 	return max(0.05, min(vw/l.Width, vh/l.Height, 2))
 }

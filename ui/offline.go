@@ -558,12 +558,14 @@ func (ov *OfflineView) markReplay(k int) {
 		}
 	}
 	wb.graph.SetMarks(marks)
-	if len(marks) == 0 {
+	event := ov.replay.Path[min(k, len(ov.replay.Path)-1)].Index + 1
+	switch f := ov.replay.Failure; {
+	case len(marks) == 0:
 		wb.status.SetText(fmt.Sprintf("Event %d: the model's states there are not in the explored graph (the trace's values lie outside "+
-			"the configuration's domains or bounds); the trace table shows how far it was reproduced.", ov.replay.Path[min(k, len(ov.replay.Path)-1)].Index+1))
-	} else if f := ov.replay.Failure; f != nil && k == len(ov.replay.Path)-1 {
+			"the configuration's domains or bounds); the trace table shows how far it was reproduced.", event))
+	case f != nil && k == len(ov.replay.Path)-1:
 		wb.status.SetText(fmt.Sprintf("In red: where the model was when event %d (line %d) left it: %s", f.Index+1, f.Line, f.Message))
-	} else {
-		wb.status.SetText(fmt.Sprintf("Event %d: the model's states after it, the path before it in orange.", ov.replay.Path[min(k, len(ov.replay.Path)-1)].Index+1))
+	default:
+		wb.status.SetText(fmt.Sprintf("Event %d: the model's states after it, the path before it in orange.", event))
 	}
 }

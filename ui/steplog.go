@@ -158,8 +158,7 @@ func newLogCell(tips *tipLayer) *logCell {
 
 // cut says whether the cell's text is wider than the cell.
 func (c *logCell) cut() bool {
-	size := fyne.CurrentApp().Settings().Theme().Size(theme.SizeNameText)
-	w := fyne.MeasureText(c.Text, size, c.TextStyle).Width
+	w := fyne.MeasureText(c.Text, theme.TextSize(), c.TextStyle).Width
 	return c.Text != "" && w+2*theme.InnerPadding() > c.Size().Width
 }
 

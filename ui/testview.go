@@ -70,7 +70,7 @@ type TestView struct {
 }
 
 type logLine struct {
-	text  string   // the line in words (a title's, a notice's, a failure's)
+	text  string   // the line in words (a title, a notice, a failure; not a step)
 	cells []string // its columns (logColumns), nil for a title or notice
 	node  string   // graph node id to jump to
 	fail  bool
@@ -424,14 +424,12 @@ func (tv *TestView) flush(ri runInfo) {
 				lines = append(lines, logLine{text: fmt.Sprintf("run %d", it.Run), title: true})
 			}
 			n := v.Add(it)
-			num := "   ·" // a timeout: not a step
-			if it.Step > 0 {
-				num = fmt.Sprintf("%4d", it.Step)
+			if it.Step > 0 { // a timeout is not a step
 				steps++
 				points = append(points, ChartPoint{v.ModelStates(), v.Transitions()}) // the chart counts steps too
 			}
 			id := v.ID(n)
-			lines = append(lines, logLine{text: num + "  " + it.Label(), cells: stepCells(it, id), node: id})
+			lines = append(lines, logLine{cells: stepCells(it, id), node: id})
 		case conform.RunResult:
 			runs++
 			if it.Failure != nil && !seen[it.Run] {

@@ -112,16 +112,15 @@ func TestFitZoomShowsTheWholeGraph(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		w, h float64 // the layout's size, in points
-		cs   float64
 		want float64
 	}{
-		{"small: at most twice its size", 100, 50, 1, 2},
-		{"fits at a readable zoom", 400, 250, 1, 1.25},
-		{"a fifth too wide: the whole graph", 500 / read * 1.2, 100, 1, read / 1.2},
-		{"twice too wide: the whole graph", 500 / read * 2, 100, 1, 500 / (500 / read * 2)},
-		{"a fifth too tall on a 2× canvas", 100, 500 / (read / 2) * 1.2, 2, read / 2 / 1.2},
+		{"small: at most twice its size", 100, 50, 2},
+		{"fits at a readable zoom", 400, 250, 1.25},
+		{"a fifth too wide: the whole graph", 500 / read * 1.2, 100, read / 1.2},
+		{"twice too wide: the whole graph", 500 / read * 2, 100, 500 / (500 / read * 2)},
+		{"a fifth too tall (the canvas scale does not matter)", 100, 500 / (read / 2) * 1.2, read / 2 / 1.2},
 	} {
-		got := fitZoom(view, view, &graph.Layout{Width: c.w, Height: c.h}, c.cs)
+		got := fitZoom(view, view, &graph.Layout{Width: c.w, Height: c.h})
 		if math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("%s: zoom %.4f, want %.4f", c.name, got, c.want)
 		}
