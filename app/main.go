@@ -20,7 +20,9 @@ func main() {
 	// states: a high GC target for speed, bounded by a soft memory limit (see
 	// tuneGC and docs/performance.md).
 	tuneGC()
+	stop := startProfile()
 	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "modex:", err)
 	}

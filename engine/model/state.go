@@ -185,6 +185,10 @@ type rec struct {
 	cur      []starlark.Value
 	touched  []bool
 	readonly bool
+	// guard, with readonly, marks a step's first run (see starWorker.guard):
+	// setting a variable stops it with abort.
+	guard    bool
+	abort    error
 	objs     []objCount
 	objsOwn  bool
 }
@@ -269,6 +273,9 @@ func (r *rec) SetField(name string, v starlark.Value) error {
 	i, ok := r.m.varOf(name)
 	if !ok {
 		return starlark.NoSuchAttrError(fmt.Sprintf("the state has no variable %q (variables: %s)", name, strings.Join(r.m.info.Vars, ", ")))
+	}
+	if r.guard {
+		return r.abort
 	}
 	if r.readonly {
 		return fmt.Errorf("the state is read-only here: cannot set s.%s", name)

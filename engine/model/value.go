@@ -148,7 +148,13 @@ func (e *DepthError) Error() string {
 // where v stands (for example "input" or "output") in errors. A value that
 // contains itself, or nests deeper than MaxValueDepth, is a *DepthError.
 func AppendValuePath(b []byte, v Value, path string) ([]byte, error) {
-	return appendValue(b, v, path, 0)
+	e := encoders.Get().(*encoder)
+	out, err := e.value(b, v, 0)
+	encoders.Put(e)
+	if err == nil {
+		return out, nil
+	}
+	return appendValue(b[:len(b):len(b)], v, path, 0) // says what and where
 }
 
 func appendValue(b []byte, v Value, path string, depth int) ([]byte, error) {
@@ -578,7 +584,7 @@ func deepCopy(v Value) Value {
 		var out starlark.Tuple
 		for i, e := range x {
 			c := deepCopy(e)
-			if c != e && out == nil {
+			if !identical(c, e) && out == nil {
 				out = make(starlark.Tuple, len(x))
 				copy(out, x[:i])
 			}
@@ -622,6 +628,19 @@ func deepCopy(v Value) Value {
 		return s
 	}
 	return v
+}
+
+// identical tells whether deepCopy returned v itself: tuples (slices, not
+// comparable by ==) by their array, other values by ==.
+func identical(a, b Value) bool {
+	if ta, ok := a.(starlark.Tuple); ok {
+		tb, ok := b.(starlark.Tuple)
+		return ok && len(ta) == len(tb) && (len(ta) == 0 || &ta[0] == &tb[0])
+	}
+	if _, ok := b.(starlark.Tuple); ok {
+		return false
+	}
+	return a == b
 }
 
 // None is the model value None.

@@ -20,6 +20,8 @@ type starWorker struct {
 	// overBudget is set when the step budget cancelled the current call.
 	overBudget bool
 	fast       *fastRequire
+	// guardAbort stops a step's guard run when it sets a variable.
+	guardAbort *starlark.EvalError
 	choice     choiceState
 	buf        []byte
 	r          rec
@@ -54,6 +56,7 @@ func (m *StarModel) NewWorker() (Worker, error) {
 	w.thread.SetLocal(localChoice, &w.choice)
 	w.thread.SetLocal(localRec, &w.r)
 	w.fast = &fastRequire{sentinel: &starlark.EvalError{Msg: "require failed"}}
+	w.guardAbort = &starlark.EvalError{Msg: "the guard run sets a variable"}
 	w.thread.SetLocal(localFast, w.fast)
 	return w, nil
 }
@@ -272,6 +275,10 @@ func (w *starWorker) step(st State, action int, args []Value, scratch bool) ([]O
 	if cap(w.cur) < n {
 		w.cur, w.touched = make([]starlark.Value, n), make([]bool, n)
 	}
+	if why, disabled := w.guard(s, fn, argv); disabled {
+		w.outs = w.outs[:0]
+		return nil, why, nil
+	}
 	w.choice.prefix = w.choice.prefix[:0]
 	clear(w.choice.picks)
 	w.choice.picks = w.choice.picks[:0]
@@ -340,6 +347,34 @@ func (w *starWorker) step(st State, action int, args []Value, scratch bool) ([]O
 	}
 	w.outs = outs
 	return outs, why, nil
+}
+
+// guard runs an action on the state's shared, frozen values, as a
+// read-only first run that tells cheaply whether the action is disabled:
+// most tries of an exploration fail a require() before they change
+// anything, and a run on the shared values copies no variable (a step's run
+// makes a mutable copy of every variable it reads). The run is stopped by
+// the first change it tries (a variable set, a frozen value changed, new())
+// or by the first choose() — its outcome then is the full run's to find —
+// and a require() that fails before either means the full run would fail
+// it at the same point: the action is disabled. Explaining (detail) always
+// runs in full.
+func (w *starWorker) guard(s *sstate, fn *starlark.Function, argv starlark.Tuple) (string, bool) {
+	if w.fast.detail {
+		return "", false
+	}
+	w.choice.prefix = w.choice.prefix[:0]
+	clear(w.choice.picks)
+	w.choice.picks = w.choice.picks[:0]
+	w.choice.pos = 0
+	w.choice.sizes = w.choice.sizes[:0]
+	w.r = rec{m: w.m, st: s, readonly: true, guard: true, abort: w.guardAbort, objs: s.objs}
+	argv[0] = &w.r
+	_, err := w.call(fn, argv)
+	if ee, ok := err.(*starlark.EvalError); ok && ee == w.fast.sentinel && w.choice.pos == 0 {
+		return orElse(w.fast.why, "require failed"), true
+	}
+	return "", false
 }
 
 func isCancelled(err error) bool {
