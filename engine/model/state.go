@@ -187,10 +187,10 @@ type rec struct {
 	readonly bool
 	// guard, with readonly, marks a step's first run (see starWorker.guard):
 	// setting a variable stops it with abort.
-	guard    bool
-	abort    error
-	objs     []objCount
-	objsOwn  bool
+	guard   bool
+	abort   error
+	objs    []objCount
+	objsOwn bool
 }
 
 var _ starlark.HasSetField = (*rec)(nil)
