@@ -301,22 +301,25 @@ func (r *rec) newObject(kind string) Object {
 	return Object{Kind: kind, N: 1}
 }
 
-// encode builds the key of the state the record now holds.
-func (r *rec) encode(buf []byte) ([]byte, error) {
+// encode builds the key of the state the record now holds; ends gets the
+// end of each variable's encoding in it.
+func (r *rec) encode(buf []byte, ends []int) ([]byte, []int, error) {
 	var err error
+	ends = ends[:0]
 	for i, name := range r.m.info.Vars {
 		if r.touched[i] || r.st == nil {
 			if buf, err = AppendValuePath(buf, r.cur[i], name); err != nil {
-				return nil, err
+				return nil, ends, err
 			}
 		} else {
 			buf = append(buf, r.st.encs[i]...)
 		}
+		ends = append(ends, len(buf))
 	}
 	buf = appendUvarint(buf, uint64(len(r.objs)))
 	for _, o := range r.objs {
 		buf = appendStr(buf, o.kind)
 		buf = appendUvarint(buf, uint64(o.n))
 	}
-	return buf, nil
+	return buf, ends, nil
 }

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"sort"
 	"strings"
+	"sync"
 
 	"go.starlark.net/starlark"
 )
@@ -579,21 +580,46 @@ func FormatArgs(args []Value) string {
 // deepCopy returns a mutable copy of a frozen value; immutable scalars are
 // returned as they are.
 func deepCopy(v Value) Value {
+	c := copiers.Get().(*copier)
+	out := c.copy(v)
+	copiers.Put(c)
+	return out
+}
+
+// copier makes deepCopy's copies. Its dict callback is made once: a closure
+// made per dict copied would be allocated per dict.
+type copier struct {
+	dst *starlark.Dict // the dict being filled
+	kv  func(k, v Value) bool
+}
+
+var copiers = sync.Pool{New: func() any {
+	c := new(copier)
+	c.kv = func(k, v Value) bool {
+		_ = c.dst.SetKey(k, c.copy(v))
+		return true
+	}
+	return c
+}}
+
+func (c *copier) copy(v Value) Value {
 	switch x := v.(type) {
+	case starlark.Int, starlark.String, starlark.Bool, starlark.NoneType:
+		return v // immutable: the common values, first
 	case starlark.Tuple:
 		var out starlark.Tuple
 		for i, e := range x {
-			c := deepCopy(e)
-			if !identical(c, e) && out == nil {
+			cp := c.copy(e)
+			if !identical(cp, e) && out == nil {
 				out = make(starlark.Tuple, len(x))
 				copy(out, x[:i])
 			}
 			if out != nil {
-				out[i] = c
+				out[i] = cp
 			}
 		}
 		if out == nil {
-			return x
+			return v // not x: a slice made an interface again is allocated
 		}
 		return out
 	case *starlark.List:
@@ -602,27 +628,19 @@ func deepCopy(v Value) Value {
 		n := x.Len()
 		elems := make([]Value, n, n+1)
 		for i := 0; i < n; i++ {
-			switch e := x.Index(i); e.(type) {
-			case starlark.Int, starlark.String, starlark.Bool, starlark.NoneType:
-				elems[i] = e // immutable: the common elements, without the call
-			default:
-				elems[i] = deepCopy(e)
-			}
+			elems[i] = c.copy(x.Index(i))
 		}
 		return starlark.NewList(elems)
 	case *starlark.Dict:
-		items := x.Items()
-		d := starlark.NewDict(len(items))
-		for _, kv := range items {
-			_ = d.SetKey(kv[0], deepCopy(kv[1]))
-		}
+		d := starlark.NewDict(x.Len())
+		saved := c.dst
+		c.dst = d
+		x.Entries()(c.kv)
+		c.dst = saved
 		return d
 	case *starlark.Set:
 		s := starlark.NewSet(x.Len())
-		it := x.Iterate()
-		defer it.Done()
-		var e Value
-		for it.Next(&e) {
+		for e := range x.Elements() {
 			_ = s.Insert(e)
 		}
 		return s

@@ -36,6 +36,9 @@ type starWorker struct {
 	sstates []sstate
 	src     sstate
 	slab    valSlab // the element arrays of the sequences StepScratch changes
+	ends    []int   // where each variable's encoding ends in the last key made
+	vslab   []starlark.Value
+	eslab   []string
 	_       cacheLinePad
 }
 
@@ -162,7 +165,7 @@ func (w *starWorker) Inits() ([]State, error) {
 				return nil, &PosError{Pos: fnPos(w.m.init), Msg: fmt.Sprintf("%s lacks the variable %s", what, w.m.info.Vars[i])}
 			}
 		}
-		buf, err := w.r.encode(nil)
+		buf, _, err := w.r.encode(nil, nil)
 		if err != nil {
 			return nil, &PosError{Pos: fnPos(w.m.init), Msg: what + ": " + err.Error()}
 		}
@@ -225,6 +228,7 @@ func (w *starWorker) Step(st State, action int, args []Value) ([]Outcome, string
 // scratch (see ScratchStepper).
 func (w *starWorker) StepScratch(st State, action int, args []Value) ([]Outcome, string, error) {
 	w.skeys, w.sstates = w.skeys[:0], w.sstates[:0]
+	w.vslab, w.eslab = w.vslab[:0], w.eslab[:0]
 	w.slab.reset()
 	outs, why, err := w.step(st, action, args, true)
 	for _, o := range outs {
@@ -246,18 +250,63 @@ func (w *starWorker) DecodeScratch(key string) (State, error) {
 	return &w.src, nil
 }
 
-// outState is the lazy state of an outcome with key k: new, or in the
-// worker's scratch (earlier outcomes of the same step keep theirs: a slab
-// that grows leaves them in its old array).
-func (w *starWorker) outState(k []byte, scratch bool) *sstate {
+// outState is the state of an outcome with key k: a lazy one, new, or one
+// in the worker's scratch (earlier outcomes of the same step keep theirs: a
+// slab that grows leaves them in its old array). A scratch state is
+// decoded already: the step's values of the variables it changed (frozen)
+// and the source's of the others — the invariant and filters read it
+// before the next step without decoding it.
+func (w *starWorker) outState(k []byte, scratch bool, src *sstate) *sstate {
 	if !scratch {
 		return lazyState(string(k))
 	}
 	start := len(w.skeys)
 	w.skeys = append(w.skeys, k...)
 	key := unsafe.String(unsafe.SliceData(w.skeys[start:]), len(k))
-	w.sstates = append(w.sstates, sstate{key: key})
+	st := sstate{key: key, objs: w.r.objs}
+	if n := len(w.m.info.Vars); len(w.ends) == n && src.encs != nil {
+		vals, encs := w.takeVals(n), w.takeEncs(n)
+		prev := 0
+		for i := range vals {
+			encs[i] = key[prev:w.ends[i]]
+			prev = w.ends[i]
+			if w.r.touched[i] {
+				vals[i] = w.r.cur[i]
+				vals[i].Freeze()
+			} else if v, err := src.val(i); err == nil {
+				vals[i] = v
+			} else {
+				vals, encs = nil, nil
+				break
+			}
+		}
+		st.vals, st.encs = vals, encs
+	}
+	if st.vals == nil {
+		st.objs = nil // decoded from the key when needed
+	}
+	w.sstates = append(w.sstates, st)
 	return &w.sstates[len(w.sstates)-1]
+}
+
+// takeVals returns n values from the worker's scratch slab.
+func (w *starWorker) takeVals(n int) []starlark.Value {
+	if cap(w.vslab)-len(w.vslab) < n {
+		w.vslab = make([]starlark.Value, 0, max(256, n))
+	}
+	off := len(w.vslab)
+	w.vslab = w.vslab[:off+n]
+	return w.vslab[off : off+n : off+n]
+}
+
+// takeEncs returns n strings from the worker's scratch slab.
+func (w *starWorker) takeEncs(n int) []string {
+	if cap(w.eslab)-len(w.eslab) < n {
+		w.eslab = make([]string, 0, max(256, n))
+	}
+	off := len(w.eslab)
+	w.eslab = w.eslab[:off+n]
+	return w.eslab[off : off+n : off+n]
 }
 
 func (w *starWorker) step(st State, action int, args []Value, scratch bool) ([]Outcome, string, error) {
@@ -312,7 +361,8 @@ func (w *starWorker) step(st State, action int, args []Value, scratch bool) ([]O
 			if res != nil {
 				res.Freeze()
 			}
-			buf, err := w.r.encode(w.buf[:0])
+			buf, ends, err := w.r.encode(w.buf[:0], w.ends)
+			w.ends = ends
 			if err != nil {
 				outs = append(outs, Outcome{Err: &PosError{Pos: fnPos(fn), Msg: "action " + fn.Name() + ": " + err.Error()}})
 			} else {
@@ -321,7 +371,7 @@ func (w *starWorker) step(st State, action int, args []Value, scratch bool) ([]O
 				if w.obuf, err = AppendValue(w.obuf[:0], res); err != nil {
 					outs = append(outs, Outcome{Err: &PosError{Pos: fnPos(fn), Msg: "action " + fn.Name() + " output: " + err.Error()}})
 				} else {
-					outs = append(outs, Outcome{Output: res, Next: w.outState(buf, scratch)})
+					outs = append(outs, Outcome{Output: res, Next: w.outState(buf, scratch, s)})
 				}
 			}
 		}
