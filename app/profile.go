@@ -27,3 +27,4 @@ func startProfile() func() {
 		f.Close()
 	}
 }
+

@@ -528,10 +528,11 @@ func (e *explorer) run() error {
 	// (filters do not apply to initial states); one whose grouping values
 	// an earlier one has already is pruned, as a state reached by a step
 	// would be.
-	for _, st0 := range inits {
+	for i, st0 := range inits {
 		if e.ctx.Err() != nil && len(e.ex.States) > 0 {
 			break // cancelled: the initial states so far (at least one) are frontier
 		}
+		inits[i] = nil // its decoded values die with it (half a million initial states may be listed)
 		info := e.evalTarget(w, st0, true)
 		if info.err != nil {
 			return info.err

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
@@ -18,8 +19,13 @@ import (
 // expression evaluation unless the configuration sets another.
 const DefaultStepBudget = 1_000_000
 
-// loadBudget bounds the execution of a model file's top level and init().
+// loadBudget bounds the execution of a model file's top level.
 const loadBudget = 50_000_000
+
+// InitBudget is the least budget of init(), at load and when exploring: it
+// may list up to MaxInitialStates states (a TLA+ Init of every state of an
+// inductive invariant), a thousand steps each (about ten seconds).
+const InitBudget = 1_000_000_000
 
 var fileOptions = &syntax.FileOptions{
 	Set:             true,
@@ -44,6 +50,12 @@ type StarModel struct {
 	// constDomains holds the model's domains that are plain collections,
 	// collected once.
 	constDomains []map[int][]starlark.Value
+	// init() runs once: its value at load (frozen), made the initial
+	// states' keys by the first Inits (init depends on nothing but the
+	// constants, fixed at load; a TLA+ Init may list half a million states).
+	initMu   sync.Mutex
+	initVal  starlark.Value
+	initKeys []string
 }
 
 // Info describes the model.
@@ -406,13 +418,15 @@ func (m *StarModel) declareProperties(fnAction map[*starlark.Function]int) {
 
 // declareVars runs init() once to learn the state variables.
 func (m *StarModel) declareVars(thread *starlark.Thread) error {
-	thread.SetMaxExecutionSteps(thread.ExecutionSteps() + loadBudget)
+	thread.SetMaxExecutionSteps(thread.ExecutionSteps() + InitBudget)
 	r := &rec{m: m}
 	thread.SetLocal(localRec, r)
 	v, err := starlark.Call(thread, m.init, nil, nil)
 	if err != nil {
 		return convertErr(err, fnPos(m.init), "init()")
 	}
+	v.Freeze()
+	m.initVal = v
 	if seq, ok := v.(starlark.Indexable); ok && (v.Type() == "list" || v.Type() == "tuple") && seq.Len() > 0 {
 		v = seq.Index(0) // several initial states: the first names the variables (the others are checked against it)
 	}

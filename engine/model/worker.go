@@ -110,17 +110,52 @@ const MaxInitialStates = 1 << 20
 
 // Inits returns the initial states: init() returns one state (a dict of the
 // state variables) or several (a list or tuple of such dicts; equal ones
-// count once, in the order given).
+// count once, in the order given). init() runs once per model (see
+// StarModel.initVal): its states' keys are kept.
 func (w *starWorker) Inits() ([]State, error) {
-	// init() may list many states (a TLA+ Init of half a million): its
-	// budget is a hundred steps'.
-	budget := w.budget
-	w.budget = budget * initBudgetFactor
-	v, err := w.call(w.m.init, nil)
-	w.budget = budget
+	keys, err := w.initKeys()
 	if err != nil {
-		return nil, convertErr(err, fnPos(w.m.init), "init()")
+		return nil, err
 	}
+	out := make([]State, len(keys))
+	for i, k := range keys {
+		out[i] = lazyState(k)
+	}
+	return out, nil
+}
+
+// initKeys returns the keys of the initial states, made from init()'s value
+// at load the first time.
+func (w *starWorker) initKeys() ([]string, error) {
+	m := w.m
+	m.initMu.Lock()
+	defer m.initMu.Unlock()
+	if m.initKeys != nil {
+		return m.initKeys, nil
+	}
+	v := m.initVal
+	if v == nil {
+		// init() may list many states (a TLA+ Init of half a million): its
+		// budget is a hundred steps', and at least InitBudget.
+		budget := w.budget
+		w.budget = max(budget*initBudgetFactor, InitBudget)
+		var err error
+		v, err = w.call(m.init, nil)
+		w.budget = budget
+		if err != nil {
+			return nil, convertErr(err, fnPos(m.init), "init()")
+		}
+	}
+	keys, err := w.encodeInits(v)
+	if err != nil {
+		return nil, err
+	}
+	m.initKeys, m.initVal = keys, nil
+	return keys, nil
+}
+
+// encodeInits checks init()'s value and returns its distinct states' keys.
+func (w *starWorker) encodeInits(v starlark.Value) ([]string, error) {
 	var dicts []starlark.Value
 	switch x := v.(type) {
 	case *starlark.Dict:
@@ -139,7 +174,7 @@ func (w *starWorker) Inits() ([]State, error) {
 	default:
 		return nil, &PosError{Pos: fnPos(w.m.init), Msg: "init() must return a dict of the state variables, or a list of such dicts (several initial states), not " + v.Type()}
 	}
-	var out []State
+	var out []string
 	seen := map[string]bool{}
 	for i, dv := range dicts {
 		d, ok := dv.(*starlark.Dict)
@@ -173,11 +208,7 @@ func (w *starWorker) Inits() ([]State, error) {
 			continue
 		}
 		seen[string(buf)] = true
-		st, err := w.m.decode(string(buf))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, st)
+		out = append(out, string(buf))
 	}
 	return out, nil
 }
