@@ -27,4 +27,3 @@ func startProfile() func() {
 		f.Close()
 	}
 }
-
