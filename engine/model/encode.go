@@ -68,26 +68,8 @@ var encoders = sync.Pool{New: func() any { return newEncoder() }}
 
 // appendFast appends v's canonical encoding; errSlow when it cannot.
 func (e *encoder) value(b []byte, v Value, depth int) ([]byte, error) {
-	switch x := v.(type) {
-	case starlark.Int:
-		if n, ok := x.Int64(); ok {
-			return binary.AppendVarint(append(b, tagInt), n), nil
-		}
-		return appendStr(append(b, tagBigInt), x.BigInt().String()), nil
-	case starlark.String:
-		return appendStr(append(b, tagString), string(x)), nil
-	case starlark.NoneType:
-		return append(b, tagNone), nil
-	case starlark.Bool:
-		if x {
-			return append(b, tagTrue), nil
-		}
-		return append(b, tagFalse), nil
-	case starlark.Bytes:
-		return appendStr(append(b, tagBytes), string(x)), nil
-	case Object:
-		b = appendStr(append(b, tagObject), x.Kind)
-		return appendUvarint(b, uint64(x.N)), nil
+	if out, ok := appendScalar(b, v); ok {
+		return out, nil
 	}
 	if depth >= MaxValueDepth {
 		return nil, errSlow
@@ -119,6 +101,33 @@ func (e *encoder) value(b []byte, v Value, depth int) ([]byte, error) {
 		return e.entries(b, depth+1, func() { x.Elements()(e.elem) })
 	}
 	return nil, errSlow
+}
+
+// appendScalar appends the encoding of a value that holds no other (both
+// encoders' common case); false for any other value.
+func appendScalar(b []byte, v Value) ([]byte, bool) {
+	switch x := v.(type) {
+	case starlark.Int:
+		if n, ok := x.Int64(); ok {
+			return binary.AppendVarint(append(b, tagInt), n), true
+		}
+		return appendStr(append(b, tagBigInt), x.BigInt().String()), true
+	case starlark.String:
+		return appendStr(append(b, tagString), string(x)), true
+	case starlark.NoneType:
+		return append(b, tagNone), true
+	case starlark.Bool:
+		if x {
+			return append(b, tagTrue), true
+		}
+		return append(b, tagFalse), true
+	case starlark.Bytes:
+		return appendStr(append(b, tagBytes), string(x)), true
+	case Object:
+		b = appendStr(append(b, tagObject), x.Kind)
+		return appendUvarint(b, uint64(x.N)), true
+	}
+	return b, false
 }
 
 // canonical puts the entries written since offs[base] in the order of

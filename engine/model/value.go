@@ -158,32 +158,13 @@ func AppendValuePath(b []byte, v Value, path string) ([]byte, error) {
 	return appendValue(b[:len(b):len(b)], v, path, 0) // says what and where
 }
 
+// appendValue is the encoder that names where a value stands: AppendValuePath
+// runs it for the error when the in-place encoder (encoder.value) gives up.
 func appendValue(b []byte, v Value, path string, depth int) ([]byte, error) {
+	if out, ok := appendScalar(b, v); ok {
+		return out, nil
+	}
 	switch x := v.(type) {
-	case starlark.NoneType:
-		return append(b, tagNone), nil
-	case starlark.Bool:
-		if x {
-			return append(b, tagTrue), nil
-		}
-		return append(b, tagFalse), nil
-	case starlark.Int:
-		if n, ok := x.Int64(); ok {
-			b = append(b, tagInt)
-			return binary.AppendVarint(b, n), nil
-		}
-		b = append(b, tagBigInt)
-		return appendStr(b, x.BigInt().String()), nil
-	case starlark.String:
-		b = append(b, tagString)
-		return appendStr(b, string(x)), nil
-	case starlark.Bytes:
-		b = append(b, tagBytes)
-		return appendStr(b, string(x)), nil
-	case Object:
-		b = append(b, tagObject)
-		b = appendStr(b, x.Kind)
-		return appendUvarint(b, uint64(x.N)), nil
 	case starlark.Tuple:
 		if depth >= MaxValueDepth {
 			return nil, &DepthError{Path: path}
@@ -206,14 +187,7 @@ func appendValue(b []byte, v Value, path string, depth int) ([]byte, error) {
 		b = appendUvarint(b, uint64(n))
 		var err error
 		for i := 0; i < n; i++ {
-			e := x.Index(i)
-			if iv, ok := e.(starlark.Int); ok { // the common element, without the call
-				if k, ok := iv.Int64(); ok {
-					b = binary.AppendVarint(append(b, tagInt), k)
-					continue
-				}
-			}
-			if b, err = appendValue(b, e, path, depth+1); err != nil {
+			if b, err = appendValue(b, x.Index(i), path, depth+1); err != nil {
 				return nil, annotate(err, path, i)
 			}
 		}
