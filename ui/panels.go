@@ -15,12 +15,14 @@ func (wb *Workbench) buildPanels() {
 	wb.overviewBy.SetPlaceHolder("by: first grouping, or depth")
 	wb.overviewBy.OnSubmitted = func(string) { wb.setLargeMode(largeOverview) }
 	wb.largeMode.SetSelected(largeOverview)
+	wb.minimal = widget.NewCheck("minimised", wb.setMinimal)
 	// The graph's controls in groups that wrap onto a second row when the
 	// panel is narrow (the window's minimum width does not depend on them).
 	zoom := wrapRow(
 		container.NewHBox(newButton("−", wb.graph.ZoomOut), newButton("Fit", wb.graph.Fit), newButton("+", wb.graph.ZoomIn)),
 		container.NewHBox(widget.NewLabel("large graphs:"), wb.largeMode, container.NewGridWrap(fyne.NewSize(170, 36), wb.overviewBy)),
-		container.NewHBox(widget.NewLabel("steps:"), wb.radiusS))
+		container.NewHBox(widget.NewLabel("steps:"), wb.radiusS),
+		wb.minimal)
 	findRow := container.NewBorder(nil, wb.findErrHolder, nil, container.NewHBox(newButton("Find", wb.Find),
 		newButtonWithIcon("", theme.NavigateBackIcon(), func() { wb.NextMatch(-1) }), newButtonWithIcon("", theme.NavigateNextIcon(), func() { wb.NextMatch(1) })), wb.findHolder)
 	center := container.NewBorder(container.NewVBox(zoom, wb.note), findRow, nil, nil, wb.graph.Container())

@@ -36,6 +36,7 @@ type viewSpec struct {
 	within   map[string]bool // the states of an opened class (nil: all)
 	class    string          // its label
 	whole    bool            // draw graphs up to DrawLimit states whole, not OverviewAbove
+	minimal  bool            // draw the minimised graph (see minimisedOf)
 }
 
 // prepare builds the document and lays out what will be shown: the whole
@@ -55,11 +56,13 @@ func prepare(ctx context.Context, x *explore.Exploration, vs viewSpec, scale fun
 		// The states of one class of the overview, around center.
 		inside := d.doc.Restrict(vs.within)
 		d.view = inside
-		d.note = fmt.Sprintf("The class %s of the overview: %d states (dashed ones have transitions to other classes).", vs.class, len(inside.States))
+		d.note = fmt.Sprintf("The class %s: %d states (dashed ones have transitions to other classes).", vs.class, len(inside.States))
 		if len(inside.States) > DrawLimit {
 			d.view = inside.Neighbourhood(center, radius)
 			d.note += fmt.Sprintf(" Showing the %d within %d steps of %s.", len(d.view.States), radius, center)
 		}
+	} else if vs.minimal && minimisedOf(x, vs.whole, &d) {
+		// The minimised graph, drawn like an overview.
 	} else if n := len(d.doc.States); n > wholeUpTo(vs.whole) && (vs.overview == "" || !overviewAny(x, vs.overview, &d)) {
 		why := d.note // why there is no overview, if one was asked for
 		if center == "" || d.doc.StateIndex(center) < 0 {
@@ -140,6 +143,62 @@ func overviewOf(x *explore.Exploration, by string, d *drawing) bool {
 	return true
 }
 
+// minimisedOf makes d.view the minimised graph of x (explore.Minimize):
+// each of its states, M0, M1, …, a class of states with the same future,
+// drawn with their number; opening one shows its states, as an overview's
+// class. False, with a note, when even the minimised graph is too large to
+// draw whole.
+func minimisedOf(x *explore.Exploration, whole bool, d *drawing) bool {
+	y, class := x.Minimize()
+	q := y.Graph()
+	if n := len(q.States); n > wholeUpTo(whole) {
+		d.note = fmt.Sprintf("Minimised: %d states have %d classes of states with the same future, too many to read whole. ", len(d.full.States), n)
+		return false
+	}
+	g := d.full
+	d.classes, d.members = map[string]string{}, map[string]map[string]bool{}
+	ids := make([]string, len(q.States))
+	for j := range q.States {
+		c := &q.States[j]
+		ids[j] = "M" + strings.TrimPrefix(c.ID, "S")
+		if c.Label == c.ID {
+			c.Label = ids[j]
+		}
+		c.ID = ids[j]
+		// A class node stands for its first state (the passive twin for a
+		// passive node).
+		passive := c.Kind == explore.Passive
+		d.classes[c.ID] = g.States[twinOf(g, int(c.Model), passive)].ID
+		d.members[c.ID] = map[string]bool{}
+	}
+	for m, c := range class {
+		for _, passive := range []bool{false, true} {
+			j := twinOf(q, c, passive)
+			if passive == (q.States[j].Kind == explore.Passive) {
+				d.members[ids[j]][g.States[twinOf(g, m, passive)].ID] = true
+			}
+		}
+	}
+	w, err := x.Model.NewWorker()
+	if err != nil {
+		d.note = "Minimised: " + err.Error() + ". "
+		return false
+	}
+	d.view = graph.FromGraph(q, graph.ExplorationVars(y, q, w))
+	d.note = fmt.Sprintf("Minimised: %s → %s — states with the same future merged (bisimulation over the actions' labels, keeping accepting, error and deadlock marks apart); each shows how many states it stands for. Click one to see them.",
+		explore.SizeWords(len(g.States), len(g.Trans), len(x.States)), explore.SizeWords(len(q.States), len(q.Trans), len(y.States)))
+	return true
+}
+
+// twinOf is the graph state of model state m: its passive twin when
+// passive and it has one, else its active state.
+func twinOf(g *explore.Graph, m int, passive bool) int {
+	if passive {
+		return g.Entry[m]
+	}
+	return g.ActiveOf[m]
+}
+
 // LayoutBudget bounds one layout of the workbench: past it the view falls
 // back to the overview by depth (docs/performance.md has the measurements:
 // dot needs seconds for a few hundred states and may not finish on more).
@@ -190,7 +249,7 @@ func (wb *Workbench) present(gen, seq int, x *explore.Exploration, final bool) {
 			wb.s.center = x.GraphID(m, wb.s.centerPassive)
 		}
 	}
-	vs := viewSpec{center: wb.s.center, radius: wb.radius, overview: wb.s.overview, within: wb.s.within, class: wb.s.withinLabel, whole: wb.s.whole}
+	vs := viewSpec{center: wb.s.center, radius: wb.radius, overview: wb.s.overview, within: wb.s.within, class: wb.s.withinLabel, whole: wb.s.whole, minimal: wb.s.minimal}
 	// A newer presentation supersedes this one: its layout (a child
 	// process when graph.LayoutCommand is set) is killed.
 	if wb.layoutCancel != nil {
@@ -383,6 +442,17 @@ func (wb *Workbench) setLargeMode(mode string) {
 		return
 	}
 	wb.redraw()
+}
+
+// setMinimal shows the minimised graph (on) or the graph (off).
+func (wb *Workbench) setMinimal(on bool) {
+	wb.mu.Lock()
+	changed := wb.s.minimal != on || wb.s.within != nil
+	wb.s.minimal, wb.s.within = on, nil
+	wb.mu.Unlock()
+	if changed {
+		wb.redraw()
+	}
 }
 
 // openClass shows the states of an overview's class (the neighbourhood of

@@ -38,6 +38,9 @@ type session struct {
 	// whole draws graphs up to DrawLimit states whole (large graphs: whole
 	// graph); else graphs past OverviewAbove show as overview or neighbourhood.
 	whole bool
+	// minimal shows the minimised graph (states with the same future
+	// merged, see explore.Minimize) instead of the graph.
+	minimal bool
 	// classes maps the shown overview's classes to a state of each,
 	// members to all their graph states, classLabels to their labels.
 	classes     map[string]string
@@ -100,5 +103,6 @@ func (wb *Workbench) setSession(s *session) {
 	if wb.largeMode != nil {
 		wb.largeMode.SetSelected(largeOverview)
 		wb.overviewBy.SetText("")
+		wb.minimal.SetChecked(false)
 	}
 }

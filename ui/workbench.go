@@ -87,6 +87,7 @@ type Workbench struct {
 	edHolder *fyne.Container
 	tabs     *container.AppTabs
 	radiusS  *escSelect
+	minimal  *widget.Check // show the minimised graph
 	// largeMode and overviewBy choose how graphs too large to draw whole
 	// are shown: an overview (by an expression) or a neighbourhood.
 	largeMode  *escSelect

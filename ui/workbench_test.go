@@ -430,7 +430,7 @@ func TestOverviewOfLargeGraph(t *testing.T) {
 	b.wb.Graph().OnSelect(2) // the class of two clients
 	b.wait()
 	v = b.wb.Graph().Doc()
-	if v == nil || v.States[0].Count != 0 || b.wb.largeMode.Selected != largeNeighbourhood || !strings.Contains(b.wb.note.Text, "The class 2 of the overview: 100 states") {
+	if v == nil || v.States[0].Count != 0 || b.wb.largeMode.Selected != largeNeighbourhood || !strings.Contains(b.wb.note.Text, "The class 2: 100 states") {
 		t.Errorf("clicking a class: mode %q, note %q", b.wb.largeMode.Selected, b.wb.note.Text)
 	}
 	// Only the class's states: two clients each.
@@ -440,6 +440,45 @@ func TestOverviewOfLargeGraph(t *testing.T) {
 				t.Errorf("%s is not in the class of two clients: %s", s.ID, vr.Value)
 			}
 		}
+	}
+}
+
+// The minimised view: the conference's agents-2 graph (10 states) merges
+// to 4 classes, each with the number of states it stands for; clicking one
+// shows its states; unticking shows the graph again.
+func TestMinimisedView(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/conference/conference.toml") // agents-2 by default
+	b.wait()
+	if n := len(b.wb.Graph().Doc().States); n != 10 {
+		t.Fatalf("agents-2: %d states, want 10", n)
+	}
+	b.wb.minimal.SetChecked(true)
+	b.wait()
+	v := b.wb.Graph().Doc()
+	total, big := 0, -1
+	for i, s := range v.States {
+		if !strings.HasPrefix(s.ID, "M") || s.Count == 0 {
+			t.Fatalf("state %s count %d: not a class", s.ID, s.Count)
+		}
+		total += s.Count
+		if s.Count > 1 {
+			big = i
+		}
+	}
+	if len(v.States) != 4 || total != 10 || big < 0 || !strings.Contains(b.wb.note.Text, "Minimised: 10 states") {
+		t.Fatalf("minimised: %d classes holding %d states; note %q", len(v.States), total, b.wb.note.Text)
+	}
+	want := v.States[big].Count
+	b.wb.Graph().OnSelect(big)
+	b.wait()
+	if v = b.wb.Graph().Doc(); len(v.States) < want || !strings.Contains(b.wb.note.Text, fmt.Sprintf(": %d states", want)) {
+		t.Fatalf("opening a class of %d: %d states drawn, note %q", want, len(v.States), b.wb.note.Text)
+	}
+	b.wb.minimal.SetChecked(false)
+	b.wait()
+	if n := len(b.wb.Graph().Doc().States); n != 10 {
+		t.Errorf("unticked: %d states, want the 10 of the graph", n)
 	}
 }
 

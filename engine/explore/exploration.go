@@ -87,6 +87,10 @@ type Exploration struct {
 	// ArgTable and OutTable hold the distinct input tuples and outputs.
 	ArgTable [][]model.Value
 	OutTable []model.Value
+	// Merged, in a minimised exploration (see Minimize), is the number of
+	// states of the exploration it was made from that each state stands
+	// for; nil in an exploration that was not minimised.
+	Merged []int
 	// keys holds the states' canonical encodings end to end, in chunks
 	// that are never moved or changed once written (strings point into
 	// them).

@@ -223,6 +223,9 @@ func (x *Exploration) Graph() *Graph {
 		s := &x.States[m]
 		gs := GState{Model: int32(m), Label: x.StateLabel(m), Kind: kind, Accepting: s.Accepting, Frontier: s.Frontier, Error: x.StateError(m),
 			Deadlock: s.Deadlock && kind != Passive}
+		if x.Merged != nil {
+			gs.Count = x.Merged[m]
+		}
 		g.States = append(g.States, gs)
 		return len(g.States) - 1
 	}
