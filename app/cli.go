@@ -187,7 +187,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", 0, "goroutines exploring (default: number of CPUs)")
 	layout := fs.String("layout", "", "Graphviz layout for svg/png (default: dot for small graphs, sfdp for large)")
 	noTiming := fs.Bool("no-timing", false, "write 0 seconds in the JSON stats (byte-identical output)")
-	quotient := fs.String("quotient", "", "write the overview of the graph by an expression over s (e.g. 'len(s.stack)', or depth): one node per value, with its number of states")
+	quotient := fs.String("quotient", "", "write the overview of the graph by an expression over s (e.g. 'len(s.stack)', depth, or auto: the best of the model's variables, properties and groupings): one node per value, with its number of states")
 	minimize := fs.Bool("minimize", false, "merge the states with the same future (bisimulation over the actions' labels, respecting accepting, error and deadlock marks) and write that graph")
 	path, err := parseFlags(fs, args)
 	if err != nil {
@@ -231,10 +231,11 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 		printDeadlock(stderr, x)
 		return verdict(x)
 	}
-	doc, err := exportDoc(shown, *quotient)
+	doc, chose, err := exportDoc(shown, *quotient)
 	if err != nil {
 		return err
 	}
+	summary += chose
 	if *format == "svg" || *format == "png" {
 		if n := len(doc.States); n > graph.PictureLimit {
 			return fmt.Errorf("%s: %d states are too many for a readable picture (at most %d): write the overview with --quotient EXPR (an expression over s, or depth), or the graph with --format json or dot", summary, n, graph.PictureLimit)
@@ -441,13 +442,30 @@ func MinimizedWords(x, min *explore.Exploration) string {
 
 // exportDoc is the document to write: the state graph, or its quotient by
 // an expression (see explore.Quotient).
-func exportDoc(x *explore.Exploration, quotient string) (*graph.Doc, error) {
+// For --quotient auto it also says which expression it chose and why.
+func exportDoc(x *explore.Exploration, quotient string) (*graph.Doc, string, error) {
 	if quotient == "" {
-		return graph.FromExploration(x)
+		d, err := graph.FromExploration(x)
+		return d, "", err
+	}
+	chose := ""
+	if quotient == explore.QuotientAuto {
+		cs, err := x.OverviewChoices(context.Background())
+		if err != nil {
+			return nil, "", fmt.Errorf("--quotient auto: %w", err)
+		}
+		quotient = explore.QuotientDepth
+		if cs[0].Readable() {
+			quotient = cs[0].By
+		}
+		chose = "\noverview by " + quotient + ", chosen from the model's structure (readable classes, fewest arcs between them):"
+		for _, c := range cs {
+			chose += "\n  " + c.Words()
+		}
 	}
 	q, _, err := x.QuotientBy(quotient, "--quotient")
 	if err != nil {
-		return nil, fmt.Errorf("--quotient %s: %w", quotient, err)
+		return nil, "", fmt.Errorf("--quotient %s: %w", quotient, err)
 	}
-	return graph.FromGraph(q, nil), nil
+	return graph.FromGraph(q, nil), chose, nil
 }

@@ -346,9 +346,14 @@ func TestNoDisplayAndProjectFolders(t *testing.T) {
 // expression with its number of states (the web shop's MoreItemsInCart by
 // the number of clients: 1, 10, 100 and 1,000 states).
 func TestExploreQuotient(t *testing.T) {
-	out, errOut, code := cli("explore", "../projects/webshop/webshop.toml", "--config", "more_items", "--quotient", "len(s.clients)", "--format", "json")
+	// auto chooses the number of clients from the model's structure and
+	// says why; the overview is the same as asked by name.
+	out, errOut, code := cli("explore", "../projects/webshop/webshop.toml", "--config", "more_items", "--quotient", "auto", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "overview by len(s.clients), chosen from the model's structure") || !strings.Contains(errOut, "len(s.clients): 4 classes, 3 arcs") {
+		t.Errorf("auto: %s", errOut)
 	}
 	var d struct {
 		States []struct {
@@ -364,7 +369,7 @@ func TestExploreQuotient(t *testing.T) {
 	for _, s := range d.States {
 		got = append(got, fmt.Sprintf("%s:%d", s.Label, s.Count))
 	}
-	if strings.Join(got, " ") != "0:1 1:10 2:100 3:1000" || len(d.Transitions) != 6 {
+	if strings.Join(got, " ") != "len(s.clients) = 0:1 len(s.clients) = 1:10 len(s.clients) = 2:100 len(s.clients) = 3:1000" || len(d.Transitions) != 6 {
 		t.Errorf("classes %v, %d arcs", got, len(d.Transitions))
 	}
 	if _, errOut, code := cli("explore", "../projects/webshop/webshop.toml", "--quotient", "len(s.nope)", "--format", "dot"); code == 0 || !strings.Contains(errOut, "nope") {

@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -416,6 +417,9 @@ func StateTooltip(s *graph.State) string {
 	if s.Label != s.ID {
 		fmt.Fprintf(&b, "\nlabel: %s", graph.Pretty(s.Label, 60))
 	}
+	if s.Count > 0 {
+		fmt.Fprintf(&b, "\n%s in this class", countWords(s.Count))
+	}
 	if s.Error != "" {
 		fmt.Fprintf(&b, "\nerror: %s", wrapText(strings.SplitN(s.Error, "\n", 2)[0], 70, "       "))
 	}
@@ -693,3 +697,11 @@ func (g *GraphView) MouseDown(e *desktop.MouseEvent) { g.modifier = e.Modifier }
 
 // MouseUp does nothing (see MouseDown).
 func (g *GraphView) MouseUp(*desktop.MouseEvent) {}
+
+// countWords says how many states a class holds: "1 state", "60 states".
+func countWords(n int) string {
+	if n == 1 {
+		return "1 state"
+	}
+	return strconv.Itoa(n) + " states"
+}

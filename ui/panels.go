@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"context"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
@@ -12,15 +14,16 @@ import (
 func (wb *Workbench) buildPanels() {
 	wb.largeMode = newSelect([]string{largeOverview, largeNeighbourhood, largeWhole}, wb.setLargeMode)
 	wb.overviewBy = newEntry(wb)
-	wb.overviewBy.SetPlaceHolder("by: first grouping, or depth")
+	wb.overviewBy.SetPlaceHolder("by: chosen from the model")
 	wb.overviewBy.OnSubmitted = func(string) { wb.setLargeMode(largeOverview) }
 	wb.largeMode.SetSelected(largeOverview)
 	wb.minimal = widget.NewCheck("minimised", wb.setMinimal)
+	wb.byMenu = newButton("by…", wb.showOverviewChoices)
 	// The graph's controls in groups that wrap onto a second row when the
 	// panel is narrow (the window's minimum width does not depend on them).
 	zoom := wrapRow(
 		container.NewHBox(newButton("−", wb.graph.ZoomOut), newButton("Fit", wb.graph.Fit), newButton("+", wb.graph.ZoomIn)),
-		container.NewHBox(widget.NewLabel("large graphs:"), wb.largeMode, container.NewGridWrap(fyne.NewSize(170, 36), wb.overviewBy)),
+		container.NewHBox(widget.NewLabel("large graphs:"), wb.largeMode, container.NewGridWrap(fyne.NewSize(170, 36), wb.overviewBy), wb.byMenu),
 		container.NewHBox(widget.NewLabel("steps:"), wb.radiusS),
 		wb.minimal)
 	findRow := container.NewBorder(nil, wb.findErrHolder, nil, container.NewHBox(newButton("Find", wb.Find),
@@ -159,4 +162,40 @@ func (wb *Workbench) tabChanged(item *container.TabItem) {
 		return
 	}
 	wb.redraw()
+}
+
+// showOverviewChoices pops up the overviews the model's structure suggests
+// (explore.OverviewChoices), best first, each with its classes and arcs;
+// choosing one shows it. They are computed off the UI goroutine.
+func (wb *Workbench) showOverviewChoices() {
+	wb.mu.Lock()
+	x, gen := wb.s.last, wb.gen
+	wb.mu.Unlock()
+	if x == nil {
+		return
+	}
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(wb.byMenu).AddXY(0, wb.byMenu.Size().Height)
+	go func() {
+		cs, err := x.OverviewChoices(context.Background())
+		wb.do(func() {
+			if !wb.current(gen) {
+				return
+			}
+			if err != nil {
+				wb.status.SetText("Overviews: " + err.Error())
+				return
+			}
+			var items []*fyne.MenuItem
+			for _, c := range cs {
+				c := c
+				item := fyne.NewMenuItem(c.Words(), func() {
+					wb.overviewBy.SetText(c.By)
+					wb.setLargeMode(largeOverview)
+				})
+				item.Disabled = c.Err != "" || c.Classes > DrawLimit
+				items = append(items, item)
+			}
+			widget.ShowPopUpMenuAtPosition(fyne.NewMenu("", items...), wb.win.Canvas(), pos)
+		})
+	}()
 }

@@ -127,6 +127,12 @@ func overviewOf(x *explore.Exploration, by string, d *drawing) bool {
 		}
 	}
 	d.view = graph.FromGraph(q, nil)
+	// A class's tooltip: its count, then one of its states.
+	for i, c := range q.States {
+		if j := d.doc.StateIndex(d.classes[c.ID]); j >= 0 {
+			d.view.States[i].Vars = append(graph.Vars{{Name: "sample", Value: d.classes[c.ID]}}, d.doc.States[j].Vars...)
+		}
+	}
 	// The classes count model states; the graph drawn may have more states
 	// (a state where the tester waits is drawn twice: active and passive).
 	inClasses := 0
@@ -141,6 +147,25 @@ func overviewOf(x *explore.Exploration, by string, d *drawing) bool {
 	d.note = fmt.Sprintf("%d states, %d transitions: the overview by %s%s, %d classes (each with its number of %s). Click a class to see its states.",
 		len(d.doc.States), len(d.doc.Transitions), by, of, len(q.States), counted)
 	return true
+}
+
+// overviewChosen makes d.view the overview the model's structure suggests
+// (explore.OverviewChoices): the readable one with the fewest arcs between
+// classes, else the depth.
+func overviewChosen(x *explore.Exploration, d *drawing) bool {
+	cs, err := x.OverviewChoices(context.Background())
+	if err != nil {
+		d.note = "Overview: " + err.Error() + ". "
+		return false
+	}
+	for _, c := range cs {
+		if c.Readable() && overviewOf(x, c.By, d) {
+			d.note = fmt.Sprintf("Overview by %s — chosen from the model's variables, properties and groupings (readable classes, fewest arcs between them; others under by…). ", c.Words()) + d.note
+			return true
+		}
+	}
+	d.note = ""
+	return overviewOf(x, explore.QuotientDepth, d)
 }
 
 // minimisedOf makes d.view the minimised graph of x (explore.Minimize):
@@ -215,19 +240,12 @@ func layoutWithin(ctx context.Context, view *graph.Doc) (*graph.Layout, error) {
 const overviewAuto = "auto"
 
 // overviewAny makes the overview by the expression asked for or, for
-// overviewAuto, by the configuration's first grouping with few enough
-// classes to draw, else by depth.
+// overviewAuto, the one the model's structure suggests (overviewChosen).
 func overviewAny(x *explore.Exploration, by string, d *drawing) bool {
 	if by != overviewAuto {
 		return overviewOf(x, by, d)
 	}
-	for _, g := range x.Config.Groupings {
-		if overviewOf(x, g.Source(), d) {
-			return true
-		}
-	}
-	d.note = ""
-	return overviewOf(x, explore.QuotientDepth, d)
+	return overviewChosen(x, d)
 }
 
 var drawScaleBase = 2.0

@@ -88,6 +88,7 @@ type Workbench struct {
 	tabs     *container.AppTabs
 	radiusS  *escSelect
 	minimal  *widget.Check // show the minimised graph
+	byMenu   *escButton    // the overviews the model suggests
 	// largeMode and overviewBy choose how graphs too large to draw whole
 	// are shown: an overview (by an expression) or a neighbourhood.
 	largeMode  *escSelect

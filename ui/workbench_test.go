@@ -413,8 +413,11 @@ func TestOverviewOfLargeGraph(t *testing.T) {
 	b.wb.configs.SetSelected("more_items")
 	b.wait()
 	v := b.wb.Graph().Doc()
-	if v == nil || len(v.States) == 0 || v.States[0].Count == 0 || !strings.Contains(b.wb.note.Text, "overview by") {
-		t.Fatalf("no overview: note %q", b.wb.note.Text)
+	if v == nil || len(v.States) == 0 || v.States[0].Count == 0 || !strings.Contains(b.wb.note.Text, "Overview by len(s.clients): 4 classes, 3 arcs — chosen from the model") {
+		t.Fatalf("no overview by the number of clients: note %q", b.wb.note.Text)
+	}
+	if tip := StateTooltip(&v.States[2]); !strings.Contains(tip, "100 states in this class") || !strings.Contains(tip, "sample = S") || !strings.Contains(tip, "clients = ") {
+		t.Errorf("class tooltip without count or sample state:\n%s", tip)
 	}
 	b.wb.overviewBy.SetText("len(s.clients)")
 	b.wb.overviewBy.OnSubmitted("")
@@ -424,13 +427,13 @@ func TestOverviewOfLargeGraph(t *testing.T) {
 	for _, s := range v.States {
 		counts = append(counts, fmt.Sprintf("%s:%d", s.Label, s.Count))
 	}
-	if strings.Join(counts, " ") != "0:1 1:10 2:100 3:1000" {
+	if strings.Join(counts, " ") != "len(s.clients) = 0:1 len(s.clients) = 1:10 len(s.clients) = 2:100 len(s.clients) = 3:1000" {
 		t.Fatalf("classes %v; note %q", counts, b.wb.note.Text)
 	}
 	b.wb.Graph().OnSelect(2) // the class of two clients
 	b.wait()
 	v = b.wb.Graph().Doc()
-	if v == nil || v.States[0].Count != 0 || b.wb.largeMode.Selected != largeNeighbourhood || !strings.Contains(b.wb.note.Text, "The class 2: 100 states") {
+	if v == nil || v.States[0].Count != 0 || b.wb.largeMode.Selected != largeNeighbourhood || !strings.Contains(b.wb.note.Text, "The class len(s.clients) = 2: 100 states") {
 		t.Errorf("clicking a class: mode %q, note %q", b.wb.largeMode.Selected, b.wb.note.Text)
 	}
 	// Only the class's states: two clients each.

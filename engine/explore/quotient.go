@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strconv"
@@ -62,8 +63,18 @@ func (x *Exploration) Quotient(expr model.Expr) (*Graph, []int, error) {
 }
 
 // QuotientBy is Quotient by the expression source by (QuotientDepth for
-// the depth), compiled as standing in file where (for its errors).
+// the depth, QuotientAuto for the best of OverviewChoices), compiled as standing in file where (for its errors).
 func (x *Exploration) QuotientBy(by, where string) (*Graph, []int, error) {
+	if by == QuotientAuto {
+		cs, err := x.OverviewChoices(context.Background())
+		if err != nil {
+			return nil, nil, err
+		}
+		by = cs[0].By // depth when nothing is readable
+		if !cs[0].Readable() {
+			by = QuotientDepth
+		}
+	}
 	var expr model.Expr
 	if by != QuotientDepth {
 		var err error
@@ -92,7 +103,7 @@ func quotientValue(x *Exploration, w model.Worker, expr model.Expr, i int) (stri
 	if err != nil {
 		return "", "", fmt.Errorf("`%s`: %v", expr.Source(), err)
 	}
-	return key, model.Format(v), nil
+	return key, expr.Source() + " = " + model.Format(v), nil
 }
 
 // quotientArcs aggregates transitions between classes by action.
