@@ -13,6 +13,7 @@ import (
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/graph"
 )
 
 // traceFiles expands folders into the trace files they hold.
@@ -58,6 +59,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	threadAttr := fs.String("thread-attr", "", "attribute naming an event's thread (default: thread)")
 	accepting := fs.Bool("accepting", false, "fail traces that end outside an accepting state")
 	maxStates := fs.Int("max-states", 0, "bound on the states the model may be in (default 1000)")
+	chart := fs.String("chart", "", "write the replay of the trace (the first failing one, with several) as a sequence chart, SVG, to FILE")
 	shrinkFlag := fs.Bool("shrink", false, "for each failing trace, find the shortest prefix that already fails")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -94,6 +96,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	type row struct{ file, verdict, detail string }
 	var rows []row
 	unread := 0
+	charted := false // the chart is written (once)
 	for _, f := range files {
 		if ctx.Err() != nil {
 			break
@@ -118,6 +121,13 @@ func cmdReplay(args []string, stdout io.Writer) error {
 		}
 		counts[res.Verdict]++
 		detail := printReplay(stdout, f, res)
+		if *chart != "" && !charted && (len(files) == 1 || res.Verdict != conform.Pass) {
+			charted = true
+			if err := writeChart(*chart, graph.ReplayChart(fmt.Sprintf("%s [%s] %s", p.Name, name, filepath.Base(f)), res)); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "  sequence chart: %s\n", *chart)
+		}
 		if *shrinkFlag && res.Verdict == conform.Fail {
 			if err := shrinkTrace(ctx, stdout, f, m, cfg, rc); err != nil {
 				fmt.Fprintf(stdout, "  shrinking: %v\n", err)

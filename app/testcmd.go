@@ -13,6 +13,7 @@ import (
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
 )
 
@@ -31,6 +32,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	endWait := fs.Float64("end-wait", 0, "seconds to wait for events where nothing can be done (default: [test] end_wait, or 1)")
 	saveDir := fs.String("save-failures", "", "folder to save failing runs in (default: modex/failures in the user's cache folder)")
 	rerunFile := fs.String("rerun", "", "drive the controllable steps of a saved failing run again (exit 1 if it fails again)")
+	chart := fs.String("chart", "", "write the first failing run (else the last run) as a sequence chart, SVG, to FILE")
 	sh := addShrinkFlags(fs, "the first failing run (or the --rerun file)")
 	path, err := parseFlags(fs, args)
 	if err != nil {
@@ -99,6 +101,17 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 		if err := writeJUnit(*junit, p.Name, name, res); err != nil {
 			return err
 		}
+	}
+	if *chart != "" && len(res.Runs) > 0 {
+		r := res.Runs[len(res.Runs)-1]
+		if rep.first != nil {
+			r = *rep.first
+		}
+		title := fmt.Sprintf("%s [%s] run %d (seed %d)", p.Name, name, r.Run, r.Seed)
+		if err := writeChart(*chart, graph.RunChart(title, r)); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "sequence chart of run %d: %s\n", r.Run, *chart)
 	}
 	if saved != nil {
 		return rerunVerdict(stdout, saved, res)
@@ -311,4 +324,13 @@ func printAdapter(w io.Writer, p *projects.Project, info *model.ModelInfo, comma
 	case len(argv) > 0:
 		fmt.Fprintf(w, "implementation: %s (in %s)\n", strings.Join(argv, " "), dir)
 	}
+}
+
+// writeChart writes a sequence chart as SVG, atomically.
+func writeChart(path string, c *graph.Chart) error {
+	var b bytes.Buffer
+	if err := c.WriteSVG(&b); err != nil {
+		return err
+	}
+	return projects.WriteFileAtomic(path, b.Bytes())
 }

@@ -541,7 +541,8 @@ func (t *tester) perform(states []model.State, c candidate, label string) ([]mod
 		}
 		var ref *RefusedError
 		if errors.As(err, &ref) {
-			return nil, nil, &Failure{Kind: FailRefused, Message: fmt.Sprintf("the implementation refused %s: %s", label, ref.Reason), Expected: []string{label}}
+			return nil, nil, &Failure{Kind: FailRefused, Message: fmt.Sprintf("the implementation refused %s: %s", label, ref.Reason), Expected: []string{label},
+				Event: &StepRecord{Kind: model.Controllable, Action: t.info.Actions[c.action].Name, Args: c.args}}
 		}
 		return nil, nil, &Failure{Kind: implKind(err), Message: fmt.Sprintf("%s: %v", label, err)}
 	}
@@ -550,7 +551,8 @@ func (t *tester) perform(states []model.State, c candidate, label string) ([]mod
 		return nil, nil, &Failure{Kind: FailModel, Message: err.Error()}
 	}
 	if len(next) == 0 {
-		return nil, nil, &Failure{Kind: FailOutput, Message: fmt.Sprintf("%s returned %s", label, CanonJSON(out)), Expected: expected}
+		return nil, nil, &Failure{Kind: FailOutput, Message: fmt.Sprintf("%s returned %s", label, CanonJSON(out)), Expected: expected,
+			Event: &StepRecord{Kind: model.Controllable, Action: t.info.Actions[c.action].Name, Args: c.args}}
 	}
 	return next, output, nil
 }
@@ -751,7 +753,7 @@ func (t *tester) observe(states []model.State, ev *Event) ([]model.State, []mode
 	}
 	if len(closed) == 0 {
 		return nil, nil, 0, &Failure{Kind: FailUnexpected, Message: fmt.Sprintf("the implementation did %s, which the model does not allow here", label),
-			States: t.describe(states), Expected: t.expectedObservables(states)}
+			States: t.describe(states), Expected: t.expectedObservables(states), Event: &StepRecord{Kind: kind, Action: ev.Action, Args: args}}
 	}
 	return closed, args, kind, nil
 }

@@ -63,13 +63,22 @@ type ReplayStep struct {
 	Line   int
 	Label  string   // the model action it matched
 	States []string // keys of the states the model may be in after it
+	// Action, Args and Kind are the matched action's; Thread the event's
+	// thread (ReplayConfig.ThreadAttr), "" when the trace names none.
+	Action string
+	Args   []model.Value
+	Kind   model.Kind
+	Thread string
 }
 
 // ReplayFailure says where and why a trace diverged from the model.
 type ReplayFailure struct {
-	Index    int // event index (0-based)
-	Line     int
-	Event    string // as recorded
+	Index int // event index (0-based)
+	Line  int
+	Event string // as recorded
+	// Step is the failing event as the model action it maps to (nil when
+	// the trace ended, or failed before its first event).
+	Step     *ReplayStep
 	Message  string
 	States   []ModelState // the states the model may have been in
 	Expected []string     // what those states would have accepted
@@ -208,6 +217,9 @@ func (r *replayRun) failAt(ev *resolved, verdict Verdict, msg string, states []m
 	r.res.Failure = &ReplayFailure{Index: r.feed.records, Message: ShortText(msg), States: r.t.describe(states), Expected: shortAll(expected)}
 	if ev != nil {
 		r.res.Failure.Index, r.res.Failure.Line, r.res.Failure.Event = ev.index, ev.rec.Line, ShortText(ev.rec.String())
+		name, kind := r.t.info.Actions[ev.action].Name, r.t.cfg.Actions[ev.action].Kind
+		r.res.Failure.Step = &ReplayStep{Index: ev.index, Line: ev.rec.Line, Action: name, Args: ev.args, Kind: kind, Thread: ev.thread,
+			Label: (&explore.GTrans{Action: name, Args: ev.args, Kind: kind}).Label()}
 	}
 	return r.res, nil
 }
@@ -307,8 +319,10 @@ func (f *eventFeed) take(k int) resolved {
 func (res *ReplayResult) matched(t *tester, ev resolved, states []model.State) {
 	res.Matched++
 	if len(res.Path) < maxPath {
-		label := (&explore.GTrans{Action: t.info.Actions[ev.action].Name, Args: ev.args, Kind: t.cfg.Actions[ev.action].Kind}).Label()
-		res.Path = append(res.Path, ReplayStep{Index: ev.index, Line: ev.rec.Line, Label: label, States: keys(states)})
+		name, kind := t.info.Actions[ev.action].Name, t.cfg.Actions[ev.action].Kind
+		label := (&explore.GTrans{Action: name, Args: ev.args, Kind: kind}).Label()
+		res.Path = append(res.Path, ReplayStep{Index: ev.index, Line: ev.rec.Line, Label: label, States: keys(states),
+			Action: name, Args: ev.args, Kind: kind, Thread: ev.thread})
 	}
 }
 
