@@ -56,6 +56,15 @@ type TestView struct {
 	runsDone int // runs ended; UI goroutine only
 	content  fyne.CanvasObject
 	camp     campaignPanel
+	// seq draws the current run as a sequence chart, or the first failing
+	// run once one fails (seqPinned); seqSteps and seqNodes are that run's
+	// last steps and their graph nodes (UI goroutine).
+	seq        *SeqChart
+	seqRun     int
+	seqSteps   []conform.StepRecord
+	seqNodes   []string
+	seqDropped int
+	seqPinned  bool
 
 	mu      sync.Mutex // guards the fields below, shared with the test goroutine
 	queue   []any      // conform.StepRecord or conform.RunResult, not yet shown
@@ -153,7 +162,8 @@ func NewTestView(wb *Workbench) *TestView {
 	tv.shrinkB = tv.newShrinkButton()
 	tv.bottom = container.NewAppTabs(
 		container.NewTabItem("Step log", tv.log),
-		container.NewTabItem("Failure", container.NewBorder(nil, container.NewHBox(copyB, tv.shrinkB), nil, nil, tv.failure)))
+		container.NewTabItem("Failure", container.NewBorder(nil, container.NewHBox(copyB, tv.shrinkB), nil, nil, tv.failure)),
+		container.NewTabItem("Sequence", tv.seqChartPanel()))
 	// The settings and figures above, the chart in the middle, the log and
 	// failure below: the user moves the dividers (a campaign's figures
 	// take room the log needs); the chart grows with its room.
@@ -328,6 +338,8 @@ func (tv *TestView) clear(unit string) {
 	}
 	tv.report = ""
 	tv.failure.SetText("")
+	tv.seqSteps, tv.seqNodes, tv.seqDropped, tv.seqPinned, tv.seqRun = nil, nil, 0, false, 0
+	tv.seq.SetChart(nil)
 	tv.firstFail, tv.failFile = nil, ""
 	tv.shrinkB.Disable()
 	tv.bottom.SelectIndex(0)
@@ -412,6 +424,7 @@ func (tv *TestView) flush(ri runInfo) {
 	}
 	var lines []logLine
 	var points []ChartPoint
+	var seq []seqItem
 	report := "" // the first failure among these
 	var first *conform.RunResult
 	firstFile := ""
@@ -430,6 +443,7 @@ func (tv *TestView) flush(ri runInfo) {
 			}
 			id := v.ID(n)
 			lines = append(lines, logLine{cells: stepCells(it, id), node: id})
+			seq = append(seq, seqItem{step: it, node: id})
 		case conform.RunResult:
 			runs++
 			if it.Failure != nil && !seen[it.Run] {
@@ -437,6 +451,7 @@ func (tv *TestView) flush(ri runInfo) {
 				failures++
 				n := v.Fail(it)
 				id := v.ID(n)
+				seq = append(seq, seqItem{run: &it, node: id})
 				lines = append(lines, logLine{text: fmt.Sprintf("%4d  ✗ %s: %s", it.Failure.Step, it.Failure.Kind, it.Failure.Message),
 					cells: failCells(it.Run, it.Failure.Step, string(it.Failure.Kind), it.Failure.Message, id), node: id, fail: true})
 				if report == "" {
@@ -455,6 +470,7 @@ func (tv *TestView) flush(ri runInfo) {
 			return
 		}
 		tv.appendLines(lines...)
+		tv.addSeq(seq)
 		if report != "" && tv.report == "" {
 			tv.report = report
 			tv.failure.SetText(report)

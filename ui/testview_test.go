@@ -172,6 +172,26 @@ func TestLiveOnlineTest(t *testing.T) {
 	if tv.failure.Text != tv.report {
 		t.Error("the failure panel can be edited")
 	}
+	// The sequence chart: the first failing run, its failing delivery in
+	// red between the two clients; clicking its last step selects that
+	// step's state in the graph.
+	ch := tv.seq.Chart()
+	if ch == nil || len(ch.Messages) < 5 || !strings.HasPrefix(ch.Verdict, "fail at step") {
+		t.Fatalf("no chart of the failing run: %+v", ch)
+	}
+	last := ch.Messages[len(ch.Messages)-1]
+	if !last.Failed || !strings.Contains(last.Label, "?Deliver(") || !strings.HasPrefix(ch.Lifelines[last.From], "Client") || !strings.HasPrefix(ch.Lifelines[last.To], "Client") {
+		t.Errorf("the failing row %+v between %q and %q", last, ch.Lifelines[last.From], ch.Lifelines[last.To])
+	}
+	if tv.firstFail == nil || ch.Title != fmt.Sprintf("run %d", tv.firstFail.Run) {
+		t.Errorf("chart %q is not of the first failing run", ch.Title)
+	}
+	b.wb.Graph().Select(-1)
+	prev := ch.Messages[len(ch.Messages)-2]
+	tv.seq.Tapped(&fyne.PointEvent{Position: fyne.NewPos(10, float32(tv.seq.lay.Y[len(ch.Messages)-2]))})
+	if sel := b.wb.Graph().Selected(); sel < 0 || b.wb.Graph().Doc().States[sel].ID != prev.State {
+		t.Errorf("clicking the row of %s selected %d, want %s", prev.Label, sel, prev.State)
+	}
 	saved := tv.report[strings.Index(tv.report, "saved: ")+len("saved: "):]
 	saved = saved[:strings.Index(saved, "\n")]
 	if _, err := os.Stat(saved); err != nil {
