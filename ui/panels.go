@@ -19,13 +19,16 @@ func (wb *Workbench) buildPanels() {
 	wb.largeMode.SetSelected(largeOverview)
 	wb.minimal = widget.NewCheck("minimised", wb.setMinimal)
 	wb.byMenu = newButton("by…", wb.showOverviewChoices)
+	wb.pathMode = newSelect([]string{pathNone, pathToHere, pathToError, pathAccepting}, wb.showPath)
+	wb.pathMode.SetSelected(pathNone)
 	// The graph's controls in groups that wrap onto a second row when the
 	// panel is narrow (the window's minimum width does not depend on them).
 	zoom := wrapRow(
 		container.NewHBox(newButton("−", wb.graph.ZoomOut), newButton("Fit", wb.graph.Fit), newButton("+", wb.graph.ZoomIn)),
 		container.NewHBox(widget.NewLabel("large graphs:"), wb.largeMode, container.NewGridWrap(fyne.NewSize(170, 36), wb.overviewBy), wb.byMenu),
 		container.NewHBox(widget.NewLabel("steps:"), wb.radiusS),
-		wb.minimal)
+		wb.minimal,
+		container.NewHBox(widget.NewLabel("path:"), wb.pathMode))
 	findRow := container.NewBorder(nil, wb.findErrHolder, nil, container.NewHBox(newButton("Find", wb.Find),
 		newButtonWithIcon("", theme.NavigateBackIcon(), func() { wb.NextMatch(-1) }), newButtonWithIcon("", theme.NavigateNextIcon(), func() { wb.NextMatch(1) })), wb.findHolder)
 	center := container.NewBorder(container.NewVBox(zoom, wb.note), findRow, nil, nil, wb.graph.Container())

@@ -369,6 +369,7 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 	}
 	wb.graph.SetGraph(d.view, d.lay, d.img, d.scale)
 	wb.graph.SetMarks(nil)
+	wb.resetPathMode()
 	if !wb.graph.UserZoomed() {
 		wb.graph.Fit()
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/modex/modex/assets"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
 )
 
@@ -89,6 +90,9 @@ type Workbench struct {
 	radiusS  *escSelect
 	minimal  *widget.Check // show the minimised graph
 	byMenu   *escButton    // the overviews the model suggests
+	pathMode *escSelect    // path views of the selected state
+	// pathShown says the graph shows a path view (see showPath).
+	pathShown bool
 	// largeMode and overviewBy choose how graphs too large to draw whole
 	// are shown: an overview (by an expression) or a neighbourhood.
 	largeMode  *escSelect
@@ -156,6 +160,14 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	}
 	wb.graph.OnSelect = func(i int) {
 		if wb.openClass(wb.graph.Doc().States[i].ID) {
+			return
+		}
+		if wb.pathShown {
+			if id := wb.graph.Doc().States[i].ID; !strings.HasPrefix(id, graph.FoldPrefix) {
+				wb.remember(id)
+				wb.selectDocState(id)
+				wb.graph.Select(i)
+			}
 			return
 		}
 		if wb.s.test != nil && wb.graph.Doc() != nil && wb.s.test.showing(wb.graph.Doc()) {

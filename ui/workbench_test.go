@@ -485,6 +485,63 @@ func TestMinimisedView(t *testing.T) {
 	}
 }
 
+// Path views: the chat's Figure 1, the path to a selected state as a
+// chain with the other moves folded; clicking a state on it selects it
+// without leaving the view; path: — draws the graph again.
+func TestPathView(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wait()
+	full := len(b.wb.Graph().Doc().States)
+	last := b.wb.Graph().Doc().States[full-1].ID
+	b.wb.SelectState(last)
+	b.wb.pathMode.SetSelected(pathToHere)
+	if !pump(10*time.Second, func() bool { return strings.Contains(b.wb.note.Text, "The shortest path") }) {
+		t.Fatal("the path view was not drawn")
+	}
+	v := b.wb.Graph().Doc()
+	folds, chain := 0, 0
+	for _, s := range v.States {
+		if strings.HasPrefix(s.ID, "fold:") {
+			folds++
+		} else {
+			chain++
+		}
+	}
+	if chain < 2 || v.States[0].ID != "S0" || b.wb.graph.Selected() != v.StateIndex(last) || !strings.Contains(b.wb.note.Text, "The shortest path from the initial state S0 to "+last) {
+		t.Fatalf("path view: %d states on the chain, %d folds, note %q", chain, folds, b.wb.note.Text)
+	}
+	b.wb.graph.OnSelect(0)
+	if b.wb.Graph().Doc() != v || b.wb.s.center != "S0" {
+		t.Errorf("clicking S0 on the path left the view or did not select it (center %q)", b.wb.s.center)
+	}
+	// Figure 1's S6 and S8 are deadlocks (messages pending, nothing to do).
+	b.wb.pathMode.SetSelected(pathToError)
+	if !pump(10*time.Second, func() bool { return strings.Contains(b.wb.note.Text, "nearest error state or deadlock") }) {
+		t.Fatalf("no path to a deadlock: note %q", b.wb.note.Text)
+	}
+	v = b.wb.Graph().Doc()
+	end := ""
+	for _, s := range v.States {
+		if s.Kind == "terminal" {
+			end = s.ID
+		}
+	}
+	if end != "S6" && end != "S8" {
+		t.Errorf("the path to an error ends at %q", end)
+	}
+	b.wb.SelectState("S6")
+	b.wb.pathMode.SetSelected(pathAccepting)
+	if !strings.Contains(b.wb.status.Text, "No accepting state can be reached from S6") || b.wb.pathMode.Selected != pathNone {
+		t.Errorf("no accepting state reachable: status %q, mode %q", b.wb.status.Text, b.wb.pathMode.Selected)
+	}
+	b.wb.pathMode.SetSelected(pathNone)
+	b.wait()
+	if len(b.wb.Graph().Doc().States) != full {
+		t.Errorf("path: — shows %d states, want the graph's %d", len(b.wb.Graph().Doc().States), full)
+	}
+}
+
 // Find lists its matches; clicking one goes there; ▶ and ◀ step through
 // them, moving the neighbourhood of a large graph.
 func TestFindListAndNavigation(t *testing.T) {

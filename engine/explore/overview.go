@@ -201,6 +201,9 @@ func (c *overviewCand) live() bool {
 }
 
 func (c *overviewCand) add(m int, key string) {
+	if !c.live() {
+		return
+	}
 	id, ok := c.index[key]
 	if !ok {
 		id = int32(len(c.index))

@@ -2,6 +2,8 @@ package explore_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,6 +25,7 @@ func TestOverviewChoices(t *testing.T) {
 		{"chat/chat.toml", "hi_bye", "mode(s): 3 classes, 2 arcs", "pending(s): 3 classes, 4 arcs"},
 		{"threadpool/threadpool.toml", "small", "len(s.threads): 3 classes, 2 arcs", "s.threads: more than 30 classes"},
 		{"conference/conference.toml", "agents-2", "depth: 3 classes, 5 arcs", "bot(s): fails on a state: "},
+		{"stack/stack.toml", "all", "size(s): 4 classes, 6 arcs", "depth: 4 classes, 6 arcs"},
 	}
 	for _, c := range cases {
 		t.Run(c.project+" "+c.config, func(t *testing.T) {
@@ -66,5 +69,33 @@ func TestOverviewChoices(t *testing.T) {
 				t.Error("a cancelled search went on")
 			}
 		})
+	}
+}
+
+// A chain of 41 states with a flag: no projection and no depth is readable
+// (2 classes, or more than 30 and counting stops there — states of a depth
+// already seen come after that); auto falls back to the depth.
+func TestOverviewChoicesNoneReadable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chain.star")
+	src := "def init():\n    return {\"n\": 0, \"f\": 0}\ndef Inc(s):\n    require(s.n < 40)\n    s.n += 1\ndef Flip(s):\n    s.f = 1 - s.f\nactions = [Inc, Flip]\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := mustLoad(t, path)
+	x, err := explore.Explore(context.Background(), m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := x.OverviewChoices(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if c.Readable() || c.By != "s.f" && c.Classes != explore.MaxOverviewClasses+1 {
+			t.Errorf("%s: readable %v", c.Words(), c.Readable())
+		}
+	}
+	if q, _, err := x.QuotientBy(explore.QuotientAuto, "test"); err != nil || len(q.States) != 42 || q.States[1].Label != "depth 1" {
+		t.Errorf("auto without a readable choice: %v, %d classes", err, len(q.States))
 	}
 }
