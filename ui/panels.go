@@ -35,6 +35,7 @@ func (wb *Workbench) buildPanels() {
 	// The panels have a width below which they do not go (so that their
 	// text does not wrap a character a line): together they make the
 	// window's minimum size.
+	onWrap(zoom, center.Refresh)
 	wb.center = atLeast(fyne.NewSize(320, 240), center)
 	right := container.NewHSplit(wb.center, atLeast(fyne.NewSize(200, 0), wb.detailsHolder))
 	right.Offset = 0.78 // the graph first

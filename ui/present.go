@@ -63,7 +63,7 @@ func prepare(ctx context.Context, x *explore.Exploration, vs viewSpec, scale fun
 		}
 	} else if vs.minimal && minimisedOf(x, vs.whole, &d) {
 		// The minimised graph, drawn like an overview.
-	} else if n := len(d.doc.States); n > wholeUpTo(vs.whole) && (vs.overview == "" || !overviewAny(x, vs.overview, &d)) {
+	} else if n := len(d.doc.States); n > wholeUpTo(vs.whole) && (vs.overview == "" || !overviewAny(x, vs.overview, &d, minimalNote(vs.minimal, &d))) {
 		why := d.note // why there is no overview, if one was asked for
 		if center == "" || d.doc.StateIndex(center) < 0 {
 			center = "S0"
@@ -177,7 +177,7 @@ func minimisedOf(x *explore.Exploration, whole bool, d *drawing) bool {
 	y, class := x.Minimize()
 	q := y.Graph()
 	if n := len(q.States); n > wholeUpTo(whole) {
-		d.note = fmt.Sprintf("Minimised: %d states have %d classes of states with the same future, too many to read whole. ", len(d.full.States), n)
+		d.note = fmt.Sprintf("Minimised: the %d states have %d classes of states with the same future, too many to read whole (large graphs: whole graph draws up to %d). ", len(d.full.States), n, DrawLimit)
 		return false
 	}
 	g := d.full
@@ -241,11 +241,26 @@ const overviewAuto = "auto"
 
 // overviewAny makes the overview by the expression asked for or, for
 // overviewAuto, the one the model's structure suggests (overviewChosen).
-func overviewAny(x *explore.Exploration, by string, d *drawing) bool {
+func overviewAny(x *explore.Exploration, by string, d *drawing, before string) bool {
+	ok := false
 	if by != overviewAuto {
-		return overviewOf(x, by, d)
+		ok = overviewOf(x, by, d)
+	} else {
+		ok = overviewChosen(x, d)
 	}
-	return overviewChosen(x, d)
+	d.note = before + d.note
+	return ok
+}
+
+// minimalNote is why the minimised graph is not drawn, when it was asked
+// for (minimisedOf's note), "" otherwise.
+func minimalNote(minimal bool, d *drawing) string {
+	if !minimal {
+		return ""
+	}
+	why := d.note
+	d.note = ""
+	return why + "Showing the graph instead. "
 }
 
 var drawScaleBase = 2.0

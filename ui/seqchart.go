@@ -103,7 +103,10 @@ func (c *SeqChart) draw() []fyne.CanvasObject {
 	ch, l := c.chart, c.lay
 	ink := rgb("#222222")
 	grey := rgb("#9e9e9e")
-	objs := []fyne.CanvasObject{chartText(ch.Title, 16, 22, ink, 12, true, false)}
+	// On white, whatever the theme: the colours are the SVG's.
+	bg := canvas.NewRectangle(color.White)
+	bg.Resize(fyne.NewSize(float32(l.Width), float32(l.Height)))
+	objs := []fyne.CanvasObject{bg, chartText(ch.Title, 16, 22, ink, 12, true, false)}
 	bottom := l.Height - 16 - 30
 	for i, name := range ch.Lifelines {
 		x := l.X[i]
@@ -215,7 +218,7 @@ func (tv *TestView) seqChartPanel() fyne.CanvasObject {
 			tv.wb.status.SetText("Sequence chart written to " + path)
 		})
 	})
-	hint := widget.NewLabel("The current run (the first failing one once a run fails); click a message to see its state in the graph.")
+	hint := widget.NewLabel("The current run, or the first that failed. Click a message: its state in the graph.")
 	hint.Wrapping = fyne.TextWrapWord
 	return container.NewBorder(nil, container.NewBorder(nil, nil, nil, export, hint), nil, nil, scroll)
 }

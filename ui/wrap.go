@@ -14,8 +14,20 @@ func wrapRow(objs ...fyne.CanvasObject) *fyne.Container {
 	return container.New(&wrapLayout{}, objs...)
 }
 
+// onWrap makes a wrapRow call f (on the UI goroutine) when a new width
+// makes its rows taller than the room it was given: f refreshes the
+// container holding it, which then gives the rows their room.
+func onWrap(row *fyne.Container, f func()) {
+	row.Layout.(*wrapLayout).onHeight = f
+}
+
 type wrapLayout struct {
 	width float32 // the width last laid out, 0 before
+	// height is the height the rows took when last laid out; when a new
+	// width changes it, onHeight (when set) lets the parent lay out again
+	// (it asked for the MinSize of the old width).
+	height   float32
+	onHeight func()
 }
 
 // rows places the objects in width w and returns their positions and the
@@ -56,9 +68,15 @@ func (l *wrapLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 
 func (l *wrapLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	l.width = size.Width
-	pos, _ := l.rows(objs, size.Width)
+	pos, h := l.rows(objs, size.Width)
 	for i, o := range objs {
 		o.Move(pos[i])
 		o.Resize(o.MinSize())
+	}
+	if h != l.height {
+		l.height = h
+		if l.onHeight != nil && h > size.Height {
+			post(l.onHeight)
+		}
 	}
 }

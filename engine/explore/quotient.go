@@ -103,7 +103,12 @@ func quotientValue(x *Exploration, w model.Worker, expr model.Expr, i int) (stri
 	if err != nil {
 		return "", "", fmt.Errorf("`%s`: %v", expr.Source(), err)
 	}
-	return key, expr.Source() + " = " + model.Format(v), nil
+	// A short value (a number, a boolean) says little alone: it is named.
+	label := model.Format(v)
+	if len(label) <= 6 {
+		label = expr.Source() + " = " + label
+	}
+	return key, label, nil
 }
 
 // quotientArcs aggregates transitions between classes by action.
