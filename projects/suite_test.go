@@ -253,8 +253,20 @@ func TestSuiteAgainstChatServer(t *testing.T) {
 	}
 	for _, s := range []*explore.Suite{suite, states} {
 		for i := 0; i < 3; i++ {
-			if res := run(s, true); !res.Passed() {
+			res := run(s, true)
+			if !res.Passed() {
 				t.Fatalf("the fixed server did not pass the %s suite: %+v", s.Coverage, res.Cases)
+			}
+			// Each case's log has its steps, as an online run's.
+			for ci, c := range res.Cases {
+				if len(c.Log) != len(s.Cases[ci].Steps) || c.Log[len(c.Log)-1].Step != c.Steps {
+					t.Fatalf("case %s: %d log entries for %d suite steps (%d actions)", c.Name, len(c.Log), len(s.Cases[ci].Steps), c.Steps)
+				}
+				for j, rec := range c.Log {
+					if want := s.Cases[ci].Steps[j]; rec.Kind.String() != want.Kind || rec.Kind != model.Timeout && rec.Label() != want.Label {
+						t.Fatalf("case %s step %d logged %s (%v), the suite has %s (%s)", c.Name, j, rec.Label(), rec.Kind, want.Label, want.Kind)
+					}
+				}
 			}
 		}
 	}
@@ -265,6 +277,9 @@ func TestSuiteAgainstChatServer(t *testing.T) {
 				fail = c.Failure
 			}
 		}
+	}
+	if fail != nil && (fail.Event == nil || fail.Event.Action != "Deliver") {
+		t.Errorf("the failing event is not kept: %+v", fail.Event)
 	}
 	if fail == nil || fail.Kind != conform.FailUnexpected || !strings.Contains(fail.Message, "?Deliver(") {
 		t.Fatalf("the buggy server: %+v", fail)

@@ -15,6 +15,7 @@ import (
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
 )
 
@@ -38,6 +39,11 @@ type OfflineView struct {
 	trace      []conform.Record
 	tracePath  string
 	replay     *conform.ReplayResult
+	// results are the last suite run's cases; caseChart and traceChart
+	// draw the selected case's run and the replay as sequence charts.
+	results    []conform.CaseResult
+	caseChart  *SeqChart
+	traceChart *SeqChart
 	content    fyne.CanvasObject
 	cancel     context.CancelFunc // stops the suite run or replay in progress
 
@@ -114,10 +120,21 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 	traceBar := wrapRow(newButton("Open trace…", ov.OpenTrace), newButton("Events…", ov.EditMapping), newButton("Replay", ov.Replay))
 	// The cases above, the selected case's steps and result below, a
 	// divider between them the user moves (a long case needs the room).
-	caseSplit := container.NewVSplit(ov.cases, container.NewVScroll(ov.caseInfo))
+	var casePanel, tracePanel fyne.CanvasObject
+	ov.caseChart, casePanel = newSeqPanel(wb, "The selected case as it ran (Run the suite first). Click a message: its state in the graph.")
+	ov.caseChart.OnMessage = func(_ int, m *graph.Message) { ov.selectKey(m.State) }
+	ov.traceChart, tracePanel = newSeqPanel(wb, "The replay: threads as lifelines, the event that diverged in red. Click a message: the states up to it on the graph.")
+	ov.traceChart.OnMessage = func(row int, _ *graph.Message) {
+		if ov.replay != nil {
+			ov.markReplay(min(row, len(ov.replay.Path)-1))
+		}
+	}
+	caseSplit := container.NewVSplit(ov.cases, container.NewAppTabs(
+		container.NewTabItem("Steps", container.NewVScroll(ov.caseInfo)), container.NewTabItem("Sequence", casePanel)))
 	caseSplit.Offset = 0.45
 	suitePart := container.NewBorder(container.NewVBox(heading("Test suite"), suiteBar, ov.summary), nil, nil, nil, caseSplit)
-	tracePart := container.NewBorder(container.NewVBox(heading("Recorded trace"), traceBar, ov.traceLabel), nil, nil, nil, ov.traceList)
+	tracePart := container.NewBorder(container.NewVBox(heading("Recorded trace"), traceBar, ov.traceLabel), nil, nil, nil, container.NewAppTabs(
+		container.NewTabItem("Events", ov.traceList), container.NewTabItem("Sequence", tracePanel)))
 	split := container.NewVSplit(suitePart, tracePart)
 	ov.content = split
 	return ov
@@ -178,6 +195,8 @@ func (ov *OfflineView) Generate() {
 }
 
 func (ov *OfflineView) setSuite(s *explore.Suite) {
+	ov.results = nil
+	ov.caseChart.SetChart(nil)
 	ov.suite, ov.verdicts, ov.details = s, map[int]string{}, map[int]string{}
 	ov.caseInfo.Hide()
 	text := s.Summary() + "."
@@ -217,6 +236,26 @@ func (ov *OfflineView) showCase(i int) {
 	}
 	ov.caseInfo.SetText(info)
 	ov.caseInfo.Show()
+	if i < len(ov.results) {
+		c := ov.results[i]
+		ov.caseChart.SetChart(graph.RunChart(c.Name, conform.RunResult{Steps: c.Log, Verdict: c.Verdict, Failure: c.Failure, Reason: c.Reason}))
+	} else {
+		ov.caseChart.SetChart(nil)
+	}
+}
+
+// selectKey selects, in the graph, the state whose canonical key is key.
+func (ov *OfflineView) selectKey(key string) {
+	wb := ov.wb
+	wb.mu.Lock()
+	x := wb.s.last
+	wb.mu.Unlock()
+	if x == nil || key == "" {
+		return
+	}
+	if m := x.FindKey(key); m >= 0 {
+		wb.SelectState(x.GraphID(m, false))
+	}
 }
 
 func caseText(c explore.SuiteCase) string {
@@ -315,6 +354,7 @@ func (ov *OfflineView) run() {
 				return
 			}
 			counts := conform.Tally{}
+			ov.results = res.Cases
 			for i, c := range res.Cases {
 				counts[c.Verdict]++
 				v := string(c.Verdict)
@@ -360,6 +400,7 @@ func (ov *OfflineView) LoadTrace(path string) error {
 	}
 	ov.tracePath, ov.replay = path, nil
 	ov.traceRows = nil
+	ov.traceChart.SetChart(nil)
 	for i, r := range ov.trace {
 		// Events are numbered as the command line numbers them; the
 		// file's line follows (an XML event spans lines).
@@ -513,6 +554,7 @@ func (ov *OfflineView) Replay() {
 				text += "\n" + res.Reason
 			}
 			ov.traceLabel.SetText(text)
+			ov.traceChart.SetChart(graph.ReplayChart(filepath.Base(ov.tracePath), res))
 			ov.traceList.Refresh()
 			ov.markReplay(len(res.Path) - 1)
 		})

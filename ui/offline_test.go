@@ -43,6 +43,16 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 	if !ov.caseInfo.Visible() || !strings.Contains(ov.caseInfo.Text, "case 1: ") || !strings.Contains(ov.caseInfo.Text, "pass") {
 		t.Errorf("case details: %q", ov.caseInfo.Text)
 	}
+	// ... and as a sequence chart of what it did; a message selects its
+	// state in the graph.
+	ch := ov.caseChart.Chart()
+	if ch == nil || len(ch.Messages) != len(ov.suite.Cases[0].Steps) || ch.Verdict != "pass" || ch.Lifelines[0] != "Tester" || len(ch.Lifelines) < 3 {
+		t.Fatalf("case chart: %+v", ch)
+	}
+	ov.caseChart.OnMessage(1, &ch.Messages[1])
+	if sel := b.wb.Graph().Selected(); sel < 0 {
+		t.Error("a case chart's message selects nothing")
+	}
 	// A recorded trace of the buggy thread pool.
 	b.open("../projects/threadpool/threadpool.toml")
 	b.wait()
@@ -86,5 +96,11 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 	}
 	if fails != 1 || oks == 0 || !strings.Contains(ov.traceLabel.Text, "fail") {
 		t.Errorf("%d red rows, %d reproduced; %q", fails, oks, ov.traceLabel.Text)
+	}
+	// The replay as a sequence chart: the trace's threads as lifelines, the
+	// diverging event last, in red.
+	ch = ov.traceChart.Chart()
+	if ch == nil || len(ch.Messages) != oks+1 || !ch.Messages[len(ch.Messages)-1].Failed || len(ch.Lifelines) < 2 || ch.Lifelines[0] != "Environment" {
+		t.Fatalf("replay chart: %d messages for %d reproduced events; lifelines %v", len(ch.Messages), oks, ch.Lifelines)
 	}
 }

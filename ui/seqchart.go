@@ -25,8 +25,8 @@ type SeqChart struct {
 	lay    *graph.ChartLayout
 	box    *fyne.Container
 	scroll *container.Scroll
-	// OnMessage is called with a message's State when it is clicked.
-	OnMessage func(state string)
+	// OnMessage is called with a message (and its row) when it is clicked.
+	OnMessage func(row int, m *graph.Message)
 }
 
 // NewSeqChart makes an empty chart view.
@@ -172,8 +172,8 @@ func (c *SeqChart) drawMessage(i int) []fyne.CanvasObject {
 
 // Tapped selects the state of the message nearest the click.
 func (c *SeqChart) Tapped(e *fyne.PointEvent) {
-	if i := c.MessageAt(float64(e.Position.Y)); i >= 0 && c.OnMessage != nil && c.chart.Messages[i].State != "" {
-		c.OnMessage(c.chart.Messages[i].State)
+	if i := c.MessageAt(float64(e.Position.Y)); i >= 0 && c.OnMessage != nil {
+		c.OnMessage(i, &c.chart.Messages[i])
 	}
 }
 
@@ -191,18 +191,31 @@ func (c *SeqChart) MessageAt(y float64) int {
 	return best
 }
 
-// seqChartPanel is the chart in a scroll container with an Export button.
+// seqChartPanel is the Test tab's chart: clicking a message selects its
+// state in the test's graph.
 func (tv *TestView) seqChartPanel() fyne.CanvasObject {
-	tv.seq = NewSeqChart()
-	tv.seq.OnMessage = tv.jump
-	scroll := container.NewScroll(tv.seq)
-	tv.seq.scroll = scroll
+	var panel fyne.CanvasObject
+	tv.seq, panel = newSeqPanel(tv.wb, "The current run, or the first that failed. Click a message: its state in the graph.")
+	tv.seq.OnMessage = func(_ int, m *graph.Message) {
+		if m.State != "" {
+			tv.jump(m.State)
+		}
+	}
+	return panel
+}
+
+// newSeqPanel is a chart in a scroll container with a hint and an Export
+// SVG button.
+func newSeqPanel(wb *Workbench, hint string) (*SeqChart, fyne.CanvasObject) {
+	c := NewSeqChart()
+	scroll := container.NewScroll(c)
+	c.scroll = scroll
 	export := newButton("Export SVG…", func() {
-		ch := tv.seq.Chart()
+		ch := c.Chart()
 		if ch == nil {
 			return
 		}
-		tv.wb.dialogs.Save("Export the sequence chart", filepath.Join(tv.wb.projectDir(), "run.svg"), []string{"svg"}, func(path string) {
+		wb.dialogs.Save("Export the sequence chart", filepath.Join(wb.projectDir(), "run.svg"), []string{"svg"}, func(path string) {
 			if path == "" {
 				return
 			}
@@ -212,15 +225,15 @@ func (tv *TestView) seqChartPanel() fyne.CanvasObject {
 				err = projects.WriteFileAtomic(path, b.Bytes())
 			}
 			if err != nil {
-				tv.wb.status.SetText("Export: " + err.Error())
+				wb.status.SetText("Export: " + err.Error())
 				return
 			}
-			tv.wb.status.SetText("Sequence chart written to " + path)
+			wb.status.SetText("Sequence chart written to " + path)
 		})
 	})
-	hint := widget.NewLabel("The current run, or the first that failed. Click a message: its state in the graph.")
-	hint.Wrapping = fyne.TextWrapWord
-	return container.NewBorder(nil, container.NewBorder(nil, nil, nil, export, hint), nil, nil, scroll)
+	h := widget.NewLabel(hint)
+	h.Wrapping = fyne.TextWrapWord
+	return c, container.NewBorder(nil, container.NewBorder(nil, nil, nil, export, h), nil, nil, scroll)
 }
 
 // seqItem is a logged step with its graph node, or a run's end (run set).

@@ -18,6 +18,9 @@ type CaseResult struct {
 	Failure *Failure
 	Reason  string // why inconclusive
 	Seconds float64
+	// Log is what the case did, as an online run's log: each action and
+	// timeout taken (the failing step, when it fails, is Failure.Event).
+	Log []StepRecord
 }
 
 // SuiteResult is the outcome of running a suite.
@@ -101,6 +104,8 @@ type caseRun struct {
 	states []model.State
 	// prefix runs part of a case: its end need not be accepting.
 	prefix bool
+	// last is the action just taken, for the log.
+	last StepRecord
 }
 
 func (r *caseRun) fail(kind FailureKind, msg string, states []model.State, expected []string) bool {
@@ -145,6 +150,7 @@ func (r *caseRun) steps(steps []explore.SuiteStep) {
 		if st.Kind != "timeout" {
 			r.res.Steps++ // timeouts are not steps
 		}
+		r.logged(st.Kind)
 		if msg := t.violated(r.states); msg != "" {
 			r.fail(FailInvariant, msg, r.states, nil)
 			return
@@ -219,7 +225,21 @@ func (r *caseRun) observe(st explore.SuiteStep, wait time.Duration) bool {
 		return done
 	}
 	r.states = next
+	r.last = StepRecord{Kind: model.Observable, Action: ev.Action, Args: args}
 	return false
+}
+
+// logged adds the step just taken (r.last, for actions) to the case's log.
+func (r *caseRun) logged(kind string) {
+	rec := r.last
+	if kind == "timeout" {
+		rec = StepRecord{Kind: model.Timeout}
+	} else {
+		rec.Step = r.res.Steps
+	}
+	rec.Index = len(r.res.Log)
+	rec.States = keys(r.states)
+	r.res.Log = append(r.res.Log, rec)
 }
 
 // control performs the step's controllable action.
@@ -250,12 +270,14 @@ func (r *caseRun) control(st explore.SuiteStep) bool {
 		}
 		r.fail(f.Kind, f.Message, states, f.Expected)
 		r.res.Failure.Step = r.res.Steps + 1 // the failing action is a step, as online
+		r.res.Failure.Event = f.Event
 		return true
 	}
 	if st.Output != "" && model.Format(output) != st.Output {
 		return r.inconclusive(fmt.Sprintf("step %d: %s gave output %s, which the model allows, where the case expected %s", r.res.Steps+1, st.Action, model.Format(output), st.Output))
 	}
 	r.states = next
+	r.last = StepRecord{Kind: model.Controllable, Action: st.Action, Args: args, Output: output}
 	return false
 }
 
