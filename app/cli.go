@@ -455,10 +455,11 @@ func exportDoc(x *explore.Exploration, quotient string) (*graph.Doc, string, err
 			return nil, "", fmt.Errorf("--quotient auto: %w", err)
 		}
 		quotient = explore.QuotientDepth
+		chose = "\noverview by depth: no grouping, property or variable gives 3 to 30 classes:"
 		if cs[0].Readable() {
 			quotient = cs[0].By
+			chose = "\noverview by " + quotient + ", chosen from the model's structure (readable classes, fewest arcs between them):"
 		}
-		chose = "\noverview by " + quotient + ", chosen from the model's structure (readable classes, fewest arcs between them):"
 		for _, c := range cs {
 			chose += "\n  " + c.Words()
 		}

@@ -57,7 +57,8 @@ const QuotientAuto = "auto"
 // OverviewChoices tries the overviews an exploration's model suggests by its
 // own structure — each of the configuration's groupings, each property of
 // the model (a function of s, like mode(s)), each state variable s.v and,
-// for collections, len(s.v), and the depth — and returns them best first:
+// for collections, len(s.v), numbers with too many values cut into about
+// ten ranges (s.black // 50), and the depth — and returns them best first:
 // readable ones (MinOverviewClasses to MaxOverviewClasses classes) before
 // the others, and among them those with the fewest arcs between classes per
 // class (a chain of phases before a tangle), then the order above. The depth
@@ -69,49 +70,29 @@ func (x *Exploration) OverviewChoices(ctx context.Context) ([]OverviewChoice, er
 		return nil, err
 	}
 	w.SetBudget(x.Config.StepBudget)
-	exprs := make([]model.Expr, len(srcs))
-	cands := make([]overviewCand, len(srcs)+1)
-	for i, src := range srcs {
-		cands[i].choice.By = src
-		if exprs[i], err = x.Model.Compile(src, model.Pos{File: "overview", Line: 1, Col: 1}); err != nil {
-			cands[i].choice.Err = err.Error()
-		}
+	cands := x.newCands(srcs)
+	depth := &overviewCand{choice: OverviewChoice{By: QuotientDepth}}
+	depth.init(len(x.States))
+	if err := x.countCands(ctx, w, cands, depth); err != nil {
+		return nil, err
 	}
-	depth := &cands[len(srcs)]
-	depth.choice.By = QuotientDepth
+	// Numbers with too many values to read: in about ten ranges, as
+	// s.black // 50 (an expression like any other).
+	var binned []string
 	for i := range cands {
-		cands[i].init(len(x.States))
+		if c := &cands[i]; c.choice.Err == "" && c.choice.Classes > MaxOverviewClasses && c.ints {
+			if width := binWidth(c.lo, c.hi); width > 1 {
+				binned = append(binned, fmt.Sprintf("%s // %d", c.choice.By, width))
+			}
+		}
 	}
-	for m := range x.States {
-		if m&1023 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if x.States[m].ModelErr {
-			continue
-		}
-		depth.add(m, fmt.Sprint(x.States[m].Depth))
-		st, err := w.Decode(x.StateKey(m))
-		if err != nil {
+	more := x.newCands(binned)
+	if len(more) > 0 {
+		if err := x.countCands(ctx, w, more, nil); err != nil {
 			return nil, err
 		}
-		for i, e := range exprs {
-			c := &cands[i]
-			if e == nil || !c.live() {
-				continue
-			}
-			v, err := w.Eval(e, st)
-			var key string
-			if err == nil {
-				key, err = model.Key(v)
-			}
-			if err != nil {
-				msg, _, _ := strings.Cut(err.Error(), "\n")
-				c.choice.Err = "fails on a state: " + msg
-				continue
-			}
-			c.add(m, key)
-		}
 	}
+	cands = append(append(cands, more...), *depth)
 	out := make([]OverviewChoice, 0, len(cands))
 	for i := range cands {
 		c := &cands[i]
@@ -122,6 +103,73 @@ func (x *Exploration) OverviewChoices(ctx context.Context) ([]OverviewChoice, er
 	}
 	sort.SliceStable(out, func(i, j int) bool { return overviewBetter(&out[i], &out[j]) })
 	return out, nil
+}
+
+// newCands compiles the candidates' expressions.
+func (x *Exploration) newCands(srcs []string) []overviewCand {
+	cands := make([]overviewCand, len(srcs))
+	for i, src := range srcs {
+		c := &cands[i]
+		c.choice.By = src
+		var err error
+		if c.expr, err = x.Model.Compile(src, model.Pos{File: "overview", Line: 1, Col: 1}); err != nil {
+			c.choice.Err = err.Error()
+		}
+		c.init(len(x.States))
+	}
+	return cands
+}
+
+// countCands evaluates the candidates (and the depth, when not nil) on
+// every state.
+func (x *Exploration) countCands(ctx context.Context, w model.Worker, cands []overviewCand, depth *overviewCand) error {
+	for m := range x.States {
+		if m&1023 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if x.States[m].ModelErr {
+			continue
+		}
+		if depth != nil {
+			depth.add(m, fmt.Sprint(x.States[m].Depth))
+		}
+		st, err := w.Decode(x.StateKey(m))
+		if err != nil {
+			return err
+		}
+		for i := range cands {
+			c := &cands[i]
+			if c.expr == nil || c.choice.Err != "" || !c.live() && !c.ints {
+				continue
+			}
+			v, err := w.Eval(c.expr, st)
+			var key string
+			if err == nil {
+				key, err = model.Key(v)
+			}
+			if err != nil {
+				msg, _, _ := strings.Cut(err.Error(), "\n")
+				c.choice.Err = "fails on a state: " + msg
+				continue
+			}
+			c.number(v)
+			c.add(m, key)
+		}
+	}
+	return nil
+}
+
+// binWidth is a round range width that cuts lo..hi into about ten ranges:
+// 1, 2 or 5 times a power of ten.
+func binWidth(lo, hi int) int {
+	span := hi - lo + 1
+	for scale := 1; ; scale *= 10 {
+		for _, k := range []int{1, 2, 5} {
+			if w := k * scale; span/w <= 10 {
+				return w
+			}
+		}
+	}
 }
 
 // overviewBetter orders choices: readable first, then fewer arcs per class.
@@ -180,12 +228,32 @@ func (x *Exploration) overviewSources() []string {
 // overviewCand counts the classes of one candidate as states come.
 type overviewCand struct {
 	choice OverviewChoice
+	expr   model.Expr
 	index  map[string]int32
 	class  []int32 // model state -> class, -1 for none
+	// ints says every value so far is an int, from lo to hi (counted past
+	// MaxOverviewClasses, for ranges).
+	ints   bool
+	lo, hi int
+	seen   bool
+}
+
+// number notes v's range while every value is an int.
+func (c *overviewCand) number(v model.Value) {
+	n, ok := model.AsInt(v)
+	switch {
+	case !ok:
+		c.ints = false
+	case !c.seen:
+		c.lo, c.hi, c.seen = n, n, true
+	default:
+		c.lo, c.hi = min(c.lo, n), max(c.hi, n)
+	}
 }
 
 func (c *overviewCand) init(n int) {
 	c.index = map[string]int32{}
+	c.ints = true
 	if c.choice.Err == "" {
 		c.class = make([]int32, n)
 		for i := range c.class {

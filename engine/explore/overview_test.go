@@ -72,26 +72,37 @@ func TestOverviewChoices(t *testing.T) {
 	}
 }
 
-// A chain of 41 states with a flag: no projection and no depth is readable
-// (2 classes, or more than 30 and counting stops there — states of a depth
-// already seen come after that); auto falls back to the depth.
-func TestOverviewChoicesNoneReadable(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "chain.star")
-	src := "def init():\n    return {\"n\": 0, \"f\": 0}\ndef Inc(s):\n    require(s.n < 40)\n    s.n += 1\ndef Flip(s):\n    s.f = 1 - s.f\nactions = [Inc, Flip]\n"
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
+// A chain of 41 states with a flag: a number with too many values is cut
+// into about ten ranges (s.n // 5: 9 classes); the same chain counted in
+// strings has no readable projection and no readable depth (more than 30
+// classes, counting stops there — states of a depth already seen come
+// after that), and auto falls back to the depth.
+func TestOverviewChoicesRangesAndNoneReadable(t *testing.T) {
+	explored := func(src string) *explore.Exploration {
+		path := filepath.Join(t.TempDir(), "chain.star")
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		x, err := explore.Explore(context.Background(), mustLoad(t, path), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
 	}
-	m := mustLoad(t, path)
-	x, err := explore.Explore(context.Background(), m, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	x := explored("def init():\n    return {\"n\": 0, \"f\": 0}\ndef Inc(s):\n    require(s.n < 40)\n    s.n += 1\ndef Flip(s):\n    s.f = 1 - s.f\nactions = [Inc, Flip]\n")
 	cs, err := x.OverviewChoices(context.Background())
-	if err != nil {
+	if err != nil || cs[0].Words() != "s.n // 5: 9 classes, 8 arcs" {
+		t.Fatalf("%v: first choice %s", err, cs[0].Words())
+	}
+	if q, _, err := x.QuotientBy(explore.QuotientAuto, "test"); err != nil || len(q.States) != 9 || q.States[1].Label != "s.n // 5 = 1" {
+		t.Errorf("auto: %v, %d classes", err, len(q.States))
+	}
+	x = explored("def init():\n    return {\"p\": \"0\", \"f\": 0}\ndef Inc(s):\n    require(int(s.p) < 40)\n    s.p = str(int(s.p) + 1)\ndef Flip(s):\n    s.f = 1 - s.f\nactions = [Inc, Flip]\n")
+	if cs, err = x.OverviewChoices(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range cs {
-		if c.Readable() || c.By != "s.f" && c.Classes != explore.MaxOverviewClasses+1 {
+		if c.Readable() || c.By != "s.f" && c.By != "len(s.p)" && c.Classes != explore.MaxOverviewClasses+1 {
 			t.Errorf("%s: readable %v", c.Words(), c.Readable())
 		}
 	}
