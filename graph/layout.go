@@ -170,7 +170,13 @@ func parseLayout(data []byte, d *Doc) (*Layout, error) {
 		if st >= 0 && d.States[st].Count > 0 {
 			// A class of an overview: its value and how many states it has
 			// (the count is the point of an overview).
-			n.Short = fmt.Sprintf("%s (%d)", d.States[st].Label, d.States[st].Count)
+			// A label "expr = value" shows its value: the expression is
+			// the same for every class (the note above the graph names it).
+			label := d.States[st].Label
+			if _, v, ok := strings.Cut(label, " = "); ok {
+				label = v
+			}
+			n.Short = fmt.Sprintf("%s (%d)", label, d.States[st].Count)
 		}
 		if len(p) == 2 {
 			n.Center = flip(p[0], p[1])
