@@ -178,6 +178,9 @@ func parseLayout(data []byte, d *Doc) (*Layout, error) {
 			}
 			n.Short = fmt.Sprintf("%s (%d)", label, d.States[st].Count)
 		}
+		if st >= 0 && strings.HasPrefix(o.Name, FoldPrefix) {
+			n.Short = d.States[st].Label // "3 other moves"
+		}
 		if len(p) == 2 {
 			n.Center = flip(p[0], p[1])
 		}

@@ -50,7 +50,7 @@ func (d *Doc) ShortestPath(from string, goal func(*State) bool) ([]int, bool) {
 }
 
 // FoldPrefix starts the ids of the nodes PathView adds for folded moves.
-const FoldPrefix = "fold:"
+const FoldPrefix = "fold_"
 
 // PathView draws a path as a straight chain: the states along it, in
 // order, joined by the path's transitions; at each state, the moves the

@@ -33,10 +33,10 @@ func TestPathView(t *testing.T) {
 	for _, s := range v.States {
 		ids = append(ids, s.ID+"="+s.Label)
 	}
-	if got := strings.Join(ids, " "); got != "S0= S1= S2= fold:S0=1 other move fold:S1=2 other moves fold:S2=1 other move" {
+	if got := strings.Join(ids, " "); got != "S0= S1= S2= fold_S0=1 other move fold_S1=2 other moves fold_S2=1 other move" {
 		t.Errorf("states %s", got)
 	}
-	fold := v.States[v.StateIndex("fold:S1")]
+	fold := v.States[v.StateIndex("fold_S1")]
 	if !fold.Frontier || len(fold.Vars) != 2 || fold.Vars[0].Value != "d → S0" || fold.Vars[1].Value != "e → S4" {
 		t.Errorf("fold of S1: %+v", fold)
 	}

@@ -58,6 +58,15 @@ func (wb *Workbench) showPath(which string) {
 				return
 			}
 			wb.graph.SetGraph(view, lay, lay.Draw(scale, nil), scale)
+			// The chain marked as a path (the marks of the graph shown
+			// before name its states by index).
+			marks := map[int]colorNRGBA{}
+			for i, s := range view.States {
+				if !strings.HasPrefix(s.ID, graph.FoldPrefix) && s.ID != center {
+					marks[i] = markPath
+				}
+			}
+			wb.graph.SetMarks(marks)
 			wb.graph.Fit()
 			wb.note.SetText(note)
 			wb.note.Show()

@@ -502,7 +502,7 @@ func TestPathView(t *testing.T) {
 	v := b.wb.Graph().Doc()
 	folds, chain := 0, 0
 	for _, s := range v.States {
-		if strings.HasPrefix(s.ID, "fold:") {
+		if strings.HasPrefix(s.ID, "fold_") {
 			folds++
 		} else {
 			chain++
