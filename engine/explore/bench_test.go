@@ -235,3 +235,47 @@ func BenchmarkBareLoop(b *testing.B) {
 	b.ReportMetric(float64(tried)/b.Elapsed().Seconds(), "tried/s")
 	b.ReportMetric(float64(states), "states")
 }
+
+// The views of a large graph: minimising it and choosing its overview, on
+// the web shop's more_items (1,111 states) and CoffeeCan with 1,000 beans
+// (501,500 states).
+func BenchmarkViews(b *testing.B) {
+	wm, wcfg := loadSample(b, "webshop", "more_items")
+	p, err := projects.Load("testdata/tla/coffeecan.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cm, err := p.LoadModelFor("coffee1000") // MaxBeanCount = 1000
+	if err != nil {
+		b.Fatal(err)
+	}
+	ccfg, err := p.Build(cm, "coffee1000")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		m    model.Model
+		cfg  *explore.Config
+	}{{"more_items", wm, wcfg}, {"coffee1000", cm, ccfg}} {
+		x, err := explore.Explore(context.Background(), c.m, c.cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("minimize/"+c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				y, _ := x.Minimize()
+				b.ReportMetric(float64(len(y.States)), "classes")
+			}
+			b.ReportMetric(float64(len(x.States))*float64(b.N)/b.Elapsed().Seconds(), "states/s")
+		})
+		b.Run("overview/"+c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := x.OverviewChoices(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(x.States))*float64(b.N)/b.Elapsed().Seconds(), "states/s")
+		})
+	}
+}

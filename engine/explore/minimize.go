@@ -20,34 +20,161 @@ import (
 // when any of its states is), in order of that first state, with one
 // transition per class, label and target class; and class, which maps each
 // state of x to its class. x is not changed (the new exploration shares its
-// keys; Merged says how many states each class has). Partition refinement by signatures: each round splits the classes
-// by the labels and target classes of their states' transitions, until no
-// class splits — at most as many rounds as the longest distinguishing
-// path, each linear in the transitions.
+// keys; Merged says how many states each class has). Partition
+// refinement by signatures (see refiner): classes split by the labels and
+// target classes of their states' transitions until none splits.
 func (x *Exploration) Minimize() (*Exploration, []int) {
-	n := len(x.States)
 	off, adj := x.outAdjacency()
-	class, count := x.markClasses()
-	next := make([]int, n)
-	var sig []byte
-	for {
-		index := make(map[string]int, count)
-		for i := 0; i < n; i++ {
-			sig = x.signature(sig[:0], class, i, adj[off[i]:off[i+1]])
-			c, ok := index[string(sig)]
-			if !ok {
-				c = len(index)
-				index[string(sig)] = c
-			}
-			next[i] = c
+	class, _ := x.markClasses()
+	r := refiner{x: x, class: class, off: off, adj: adj}
+	r.preds()
+	r.run()
+	// Numbered in order of their first state: the partition is the unique
+	// coarsest one, its numbers do not depend on the order of the splits.
+	index := map[int]int{}
+	out := make([]int, len(class))
+	for i, c := range class {
+		n, ok := index[c]
+		if !ok {
+			n = len(index)
+			index[c] = n
 		}
-		class, next = next, class
-		if len(index) == count {
-			break
-		}
-		count = len(index)
+		out[i] = n
 	}
-	return x.quotientExploration(class, count, off, adj), class
+	return x.quotientExploration(out, len(index), off, adj), out
+}
+
+// refiner splits classes until every state of a class has the same moves
+// to the same classes. A class keeps its number for the part that keeps
+// its signature (the first time it is split, its largest part); only the
+// states with a successor that moved are looked at again, so that a long
+// chain of splits — a path that tells states apart one step at a time —
+// does not go over every state each time.
+type refiner struct {
+	x     *Exploration
+	class []int
+	off   []int
+	adj   []int32
+	poff  []int    // predecessors of state i: pred[poff[i]:poff[i+1]]
+	pred  []int32  //
+	sig   []string // each class's signature (its members' moves), once known
+	known []bool
+	size  []int // states in each class
+	dirty []bool
+	queue []int
+	buf   []byte
+}
+
+// preds lists each state's predecessors.
+func (r *refiner) preds() {
+	n := len(r.x.States)
+	r.poff = make([]int, n+1)
+	for i := range r.x.Trans {
+		r.poff[r.x.Trans[i].To+1]++
+	}
+	for i := 1; i <= n; i++ {
+		r.poff[i] += r.poff[i-1]
+	}
+	r.pred = make([]int32, len(r.x.Trans))
+	fill := slices.Clone(r.poff[:n])
+	for i := range r.x.Trans {
+		t := r.x.Trans[i].To
+		r.pred[fill[t]] = r.x.Trans[i].From
+		fill[t]++
+	}
+}
+
+func (r *refiner) run() {
+	n := len(r.x.States)
+	classes := 0
+	for _, c := range r.class {
+		classes = max(classes, c+1)
+	}
+	r.sig, r.known, r.size = make([]string, classes), make([]bool, classes), make([]int, classes)
+	for _, c := range r.class {
+		r.size[c]++
+	}
+	r.dirty = make([]bool, n)
+	for i := 0; i < n; i++ {
+		r.dirty[i] = true
+		r.queue = append(r.queue, i)
+	}
+	for len(r.queue) > 0 {
+		batch := r.queue
+		r.queue = nil
+		// The batch by class, classes in order of first appearance.
+		byClass := map[int][]int{}
+		var order []int
+		for _, s := range batch {
+			c := r.class[s]
+			if byClass[c] == nil {
+				order = append(order, c)
+			}
+			byClass[c] = append(byClass[c], s)
+		}
+		for _, c := range order {
+			r.split(c, byClass[c])
+		}
+	}
+}
+
+// split looks again at the states of class c whose moves may have changed:
+// those whose signature is no longer the class's move to new classes (one
+// per signature), and their predecessors are looked at next.
+func (r *refiner) split(c int, states []int) {
+	groups := map[string][]int{}
+	var keys []string
+	for _, s := range states {
+		if r.class[s] != c {
+			continue // moved by an earlier split of this batch: looked at again later if needed
+		}
+		r.dirty[s] = false
+		r.buf = r.x.signature(r.buf[:0], r.class, r.adj[r.off[s]:r.off[s+1]])
+		k := string(r.buf)
+		if r.known[c] && k == r.sig[c] {
+			continue
+		}
+		if groups[k] == nil {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], s)
+	}
+	changed := 0
+	for _, k := range keys {
+		changed += len(groups[k])
+	}
+	if changed == r.size[c] && len(keys) > 0 {
+		// No state keeps the class's signature (the first look at it, or
+		// all its successors moved): its largest group keeps it.
+		best := keys[0]
+		for _, k := range keys[1:] {
+			if len(groups[k]) > len(groups[best]) {
+				best = k
+			}
+		}
+		r.sig[c], r.known[c] = best, true
+		delete(groups, best)
+	}
+	for _, k := range keys {
+		g, ok := groups[k]
+		if !ok {
+			continue
+		}
+		nc := len(r.sig)
+		r.sig, r.known, r.size = append(r.sig, k), append(r.known, true), append(r.size, len(g))
+		r.size[c] -= len(g)
+		for _, s := range g {
+			r.class[s] = nc
+		}
+		for _, s := range g {
+			for _, p := range r.pred[r.poff[s]:r.poff[s+1]] {
+				if !r.dirty[p] {
+					r.dirty[p] = true
+					r.queue = append(r.queue, int(p))
+				}
+			}
+		}
+	}
 }
 
 // outAdjacency lists the transitions leaving each state: those of state i
@@ -91,10 +218,9 @@ func (x *Exploration) markClasses() ([]int, int) {
 	return class, len(index)
 }
 
-// signature appends state i's class and the sorted, distinct (action,
-// inputs, output, target class) of its transitions to buf.
-func (x *Exploration) signature(buf []byte, class []int, i int, out []int32) []byte {
-	buf = binary.AppendUvarint(buf, uint64(class[i]))
+// signature appends the sorted, distinct (action, inputs, output, target
+// class) of a state's transitions out to buf.
+func (x *Exploration) signature(buf []byte, class []int, out []int32) []byte {
 	type edge struct{ action, args, out, to int32 }
 	var small [16]edge
 	edges := small[:0]

@@ -2,12 +2,16 @@ package explore_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"testing"
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/projects"
 )
 
 // Minimize on models whose minimal graphs are known: a variable that never
@@ -152,4 +156,93 @@ func checkBisimulation(t *testing.T, x, y *explore.Exploration, class []int) {
 			t.Fatalf("state %d and its class %d differ in marks", i, c)
 		}
 	}
+}
+
+// naiveClasses is the plain round-by-round refinement: each round splits
+// every class by its states' (action, inputs, output, target class) sets,
+// until no class splits.
+func naiveClasses(x *explore.Exploration) []int {
+	n := len(x.States)
+	class := make([]int, n)
+	marks := map[string]int{}
+	for i := range x.States {
+		s := &x.States[i]
+		k := fmt.Sprint(s.Accepting, s.Frontier, s.ModelErr, s.Deadlock, x.StateError(i))
+		if _, ok := marks[k]; !ok {
+			marks[k] = len(marks)
+		}
+		class[i] = marks[k]
+	}
+	count := len(marks)
+	for {
+		moves := make([][]string, n)
+		for _, t := range x.Trans {
+			moves[t.From] = append(moves[t.From], fmt.Sprint(t.Action, t.Args, t.Out, class[t.To]))
+		}
+		index := map[string]int{}
+		next := make([]int, n)
+		for i := range next {
+			sort.Strings(moves[i])
+			k := fmt.Sprint(class[i], slices.Compact(moves[i]))
+			if _, ok := index[k]; !ok {
+				index[k] = len(index)
+			}
+			next[i] = index[k]
+		}
+		class = next
+		if len(index) == count {
+			return class
+		}
+		count = len(index)
+	}
+}
+
+// Minimize gives the same partition as the plain refinement on the bundled
+// samples and on a graph where a long chain tells states apart one step at
+// a time (CoffeeCan: the case the incremental refinement is for).
+func TestMinimizeMatchesNaive(t *testing.T) {
+	for _, c := range [][2]string{{"webshop", "more_items"}, {"threadpool", "small"}, {"bag", "two_threads"}, {"conference", "agents-6"}, {"chat", "hi_bye"}, {"stack", "all"}} {
+		m, cfg := loadSample(t, c[0], c[1])
+		x, err := explore.Explore(context.Background(), m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, class := x.Minimize()
+		naive := naiveClasses(x)
+		for i := range class {
+			for j := range class {
+				if (class[i] == class[j]) != (naive[i] == naive[j]) {
+					t.Fatalf("%s [%s]: states %d and %d: merged %v, the plain refinement says %v", c[0], c[1], i, j, class[i] == class[j], naive[i] == naive[j])
+				}
+			}
+			if i > 300 {
+				break // the pairs of the first 300 states, then counts
+			}
+		}
+		if got, want := len(y.States), slices.Max(naive)+1; got != want {
+			t.Errorf("%s [%s]: %d classes, the plain refinement %d", c[0], c[1], got, want)
+		}
+		checkBisimulation(t, x, y, class)
+	}
+	p, err := projects.Load("testdata/tla/coffeecan.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := p.LoadModel() // 100 beans: 5,150 states
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := p.Build(m, "coffee100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := explore.Explore(context.Background(), m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, class := x.Minimize()
+	if naive := naiveClasses(x); len(y.States) != slices.Max(naive)+1 {
+		t.Errorf("CoffeeCan: %d classes, the plain refinement %d", len(y.States), slices.Max(naive)+1)
+	}
+	checkBisimulation(t, x, y, class)
 }
