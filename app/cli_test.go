@@ -594,3 +594,37 @@ func TestOutputToSpecialFiles(t *testing.T) {
 		t.Errorf("the pipe was replaced: %v %v", st.Mode(), err)
 	}
 }
+
+// replay --chart writes the replay as a sequence chart: the trace's
+// threads as lifelines, the diverging event in red; --minimize writes the
+// minimised graph and says both sizes.
+func TestReplayChartAndMinimize(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "buggy.svg")
+	out, errOut, code := cli("replay", "../projects/threadpool/threadpool.toml", "../projects/threadpool/traces/buggy-1.xml", "--chart", file)
+	if code != 1 || !strings.Contains(out, "sequence chart: "+file) {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	svg, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(string(svg), "fail at event 11 (line 12)") || !strings.Contains(string(svg), "#c62828") || !strings.Contains(string(svg), ">Environment<") {
+		t.Errorf("chart: %v\n%.600s", err, svg)
+	}
+	out, errOut, code = cli("explore", "../projects/conference/conference.toml", "--config", "agents-6", "--minimize", "--format", "json", "--no-timing")
+	var d struct {
+		States []struct {
+			Kind  string `json:"kind"`
+			Count int    `json:"count"`
+		} `json:"states"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil || code != 0 || !strings.Contains(errOut, "-> 4 states (2 model states, 2 passive)") {
+		t.Fatalf("minimize: exit %d %v\n%s", code, err, errOut)
+	}
+	total := 0
+	for _, st := range d.States {
+		if st.Kind != "passive" {
+			total += st.Count
+		}
+	}
+	if len(d.States) != 4 || total != 65 {
+		t.Errorf("the minimised graph's %d states stand for %d model states, want 65", len(d.States), total)
+	}
+}

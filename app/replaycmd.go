@@ -76,16 +76,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *window >= 0 {
-		rc.Window = *window
-	}
-	if *threadAttr != "" {
-		rc.ThreadAttr = *threadAttr
-	}
-	rc.RequireAccepting = rc.RequireAccepting || *accepting
-	if *maxStates > 0 {
-		rc.MaxStates = *maxStates
-	}
+	overrideReplay(&rc, *window, *threadAttr, *accepting, *maxStates)
 	files, err := traceFiles(pos[1:])
 	if err != nil {
 		return err
@@ -123,10 +114,9 @@ func cmdReplay(args []string, stdout io.Writer) error {
 		detail := printReplay(stdout, f, res)
 		if *chart != "" && !charted && (len(files) == 1 || res.Verdict != conform.Pass) {
 			charted = true
-			if err := writeChart(*chart, graph.ReplayChart(fmt.Sprintf("%s [%s] %s", p.Name, name, filepath.Base(f)), res)); err != nil {
+			if err := replayChart(stdout, *chart, fmt.Sprintf("%s [%s] %s", p.Name, name, filepath.Base(f)), res); err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "  sequence chart: %s\n", *chart)
 		}
 		if *shrinkFlag && res.Verdict == conform.Fail {
 			if err := shrinkTrace(ctx, stdout, f, m, cfg, rc); err != nil {
@@ -159,6 +149,29 @@ func cmdReplay(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%d of %s could not be read", unread, explore.Count(len(files), "trace"))
 	}
 	return ctx.Err()
+}
+
+// overrideReplay applies the command line's settings to the project's.
+func overrideReplay(rc *conform.ReplayConfig, window int, threadAttr string, accepting bool, maxStates int) {
+	if window >= 0 {
+		rc.Window = window
+	}
+	if threadAttr != "" {
+		rc.ThreadAttr = threadAttr
+	}
+	rc.RequireAccepting = rc.RequireAccepting || accepting
+	if maxStates > 0 {
+		rc.MaxStates = maxStates
+	}
+}
+
+// replayChart writes a replay as a sequence chart.
+func replayChart(stdout io.Writer, path, title string, res *conform.ReplayResult) error {
+	if err := writeChart(path, graph.ReplayChart(title, res)); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "  sequence chart: %s\n", path)
+	return nil
 }
 
 // printReplay prints a trace's verdict and divergence; it returns the

@@ -102,16 +102,8 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if *chart != "" && len(res.Runs) > 0 {
-		r := res.Runs[len(res.Runs)-1]
-		if rep.first != nil {
-			r = *rep.first
-		}
-		title := fmt.Sprintf("%s [%s] run %d (seed %d)", p.Name, name, r.Run, r.Seed)
-		if err := writeChart(*chart, graph.RunChart(title, r)); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "sequence chart of run %d: %s\n", r.Run, *chart)
+	if err := runChart(stdout, *chart, p.Name, name, res, &rep); err != nil {
+		return err
 	}
 	if saved != nil {
 		return rerunVerdict(stdout, saved, res)
@@ -324,6 +316,24 @@ func printAdapter(w io.Writer, p *projects.Project, info *model.ModelInfo, comma
 	case len(argv) > 0:
 		fmt.Fprintf(w, "implementation: %s (in %s)\n", strings.Join(argv, " "), dir)
 	}
+}
+
+// runChart writes the first failing run (else the last run) as a sequence
+// chart to path, when path is set.
+func runChart(stdout io.Writer, path, project, config string, res *conform.TestResult, rep *testReport) error {
+	if path == "" || len(res.Runs) == 0 {
+		return nil
+	}
+	r := res.Runs[len(res.Runs)-1]
+	if rep.first != nil {
+		r = *rep.first
+	}
+	title := fmt.Sprintf("%s [%s] run %d (seed %d)", project, config, r.Run, r.Seed)
+	if err := writeChart(path, graph.RunChart(title, r)); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "sequence chart of run %d: %s\n", r.Run, path)
+	return nil
 }
 
 // writeChart writes a sequence chart as SVG, atomically.

@@ -372,3 +372,63 @@ func arrowHead(x1, x2, y float64, color string) string {
 }
 
 func esc(s string) string { return html.EscapeString(s) }
+
+// SavedChart draws a saved run (a campaign's failure, a --rerun file): its
+// steps as RunChart draws them, the inputs read back as printed — an
+// unquoted name ending in a number (Client1) is an object — and its
+// failure as the last line (a saved run does not keep the failing event).
+func SavedChart(title string, s *conform.SavedRun) *Chart {
+	b := newChartBuilder(title, LifelineTester)
+	for i, st := range s.Trace {
+		kind, _ := model.ParseKind(st.Kind)
+		label := st.Action + "(" + strings.Join(st.Args, ", ") + ")"
+		if kind != model.Controllable {
+			label = "?" + label
+		}
+		if st.Output != "" {
+			label += "/" + st.Output
+		}
+		var parts []model.Value
+		for _, a := range st.Args {
+			if printedObject(a) {
+				parts = append(parts, namedObject(a))
+			}
+		}
+		var out model.Value
+		if printedObject(st.Output) {
+			out = namedObject(st.Output)
+		}
+		b.add(kind, label, s.Dropped+i+1, parts, out, "", "", false)
+	}
+	c := b.c
+	c.Dropped = s.Dropped
+	c.Verdict = string(s.Verdict)
+	if f := s.Failure; f != nil {
+		c.Verdict = fmt.Sprintf("%s at step %d: %s", s.Verdict, f.Step, f.Message)
+	}
+	return c.trim()
+}
+
+// printedObject says whether a printed value is an object (Client1): a
+// name ending in digits, not quoted.
+func printedObject(s string) bool {
+	n := len(s)
+	if n < 2 || s[n-1] < '0' || s[n-1] > '9' {
+		return false
+	}
+	for i, r := range s {
+		letter := r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		if !letter && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// namedObject is the object a printed name stands for.
+func namedObject(s string) model.Value {
+	kind := strings.TrimRight(s, "0123456789")
+	var n int
+	fmt.Sscan(s[len(kind):], &n)
+	return model.Object{Kind: kind, N: n}
+}

@@ -126,3 +126,21 @@ func TestReplayChartAndBound(t *testing.T) {
 		t.Error("the SVG does not say what it left out")
 	}
 }
+
+// A saved run (a campaign's failure) draws as the run it was: objects read
+// back from their printed names, the failure as the last line.
+func TestSavedChart(t *testing.T) {
+	saved := conform.SaveRun("chat", "hi_bye", conform.TestConfig{}, hiBye())
+	c := graph.SavedChart("seed 7", saved)
+	if got := strings.Join(c.Lifelines, " "); got != "Tester Client1 Client2 Implementation" {
+		t.Errorf("lifelines %q", got)
+	}
+	last := c.Messages[len(c.Messages)-1]
+	if len(c.Messages) != 7 || last.Label != "?Tick()" || c.Messages[4].Label != `Post(Client1, "bye")` || c.Lifelines[c.Messages[4].To] != "Client1" {
+		t.Errorf("messages %+v", c.Messages)
+	}
+	if !strings.HasPrefix(c.Verdict, "fail at step 8: ") {
+		t.Errorf("verdict %q", c.Verdict)
+	}
+	chartSVG(t, c)
+}

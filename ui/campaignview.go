@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -303,12 +304,22 @@ func (tv *TestView) showCampaignFailure(i int) {
 			text = shrunk + "— the failing run —\n" + text
 		}
 		v, d, err := failureDrawing(m, f, tv.wb.graph.DrawScale)
+		var chart *graph.Chart
+		if len(f.Saved) > 0 {
+			if saved, err := conform.ReadSavedRun(bytes.NewReader(f.Saved)); err == nil {
+				chart = graph.SavedChart(fmt.Sprintf("campaign failure, seed %d", f.Seed), saved)
+			}
+		}
 		tv.wb.do(func() {
 			if gen != tv.gen || !tv.onScreen() {
 				return
 			}
 			tv.report = text
 			tv.failure.SetText(text)
+			if chart != nil {
+				tv.seqPinned = true // the chart shows this failure until the next test
+				tv.seq.SetChart(chart)
+			}
 			if err != nil {
 				tv.wb.graph.SetMessage("The failing run cannot be drawn: " + err.Error())
 				return

@@ -85,6 +85,10 @@ func TestCampaignInTestTab(t *testing.T) {
 	if red != 1 || len(g.Doc().States) < 3 {
 		t.Errorf("the failing run on the graph: %d red of %d states", red, len(g.Doc().States))
 	}
+	// ... and as a sequence chart of its saved steps, its failure last.
+	if ch := tv.seq.Chart(); ch == nil || !strings.HasPrefix(ch.Title, "campaign failure, seed ") || len(ch.Messages) == 0 || !strings.Contains(ch.Verdict, "output-mismatch") && !strings.Contains(ch.Verdict, "fail at step") {
+		t.Errorf("campaign failure chart: %+v", ch)
+	}
 	saved, _ := filepath.Glob(filepath.Join(dir, "modex", "failures", "*", "*-campaign-seed*.json"))
 	// Shrinking was on: the first failure of each job (jobs of 3 runs)
 	// comes with its shrunk run.
