@@ -121,9 +121,14 @@ func TestTestCommand(t *testing.T) {
 	}
 	junit := filepath.Join(dir, "junit.xml")
 	logf := filepath.Join(dir, "steps.jsonl")
-	out, errOut, code := cli("test", "../projects/stack/stack.toml", "--adapter", bin+" good", "--runs", "4", "--steps", "20", "--seed", "5", "--junit", junit, "--log", logf)
+	chart := filepath.Join(dir, "run.svg")
+	out, errOut, code := cli("test", "../projects/stack/stack.toml", "--adapter", bin+" good", "--runs", "4", "--steps", "20", "--seed", "5", "--junit", junit, "--log", logf, "--chart", chart)
 	if code != 0 || !strings.Contains(out, "4 runs: 4 pass, 0 fail") || !strings.Contains(out, "run 1/4 (seed 5): pass") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	// No run failed: the chart is the last run's, with its steps.
+	if svg := string(readFile(t, chart)); !strings.Contains(out, "sequence chart of run 4") || strings.Count(svg, "<title>Push(") < 5 {
+		t.Errorf("the last run's chart has %d pushes:\n%.500s", strings.Count(svg, "<title>Push("), svg)
 	}
 	data, _ := os.ReadFile(junit)
 	if !strings.Contains(string(data), `<testsuite name="stack [all]" tests="4" failures="0"`) {

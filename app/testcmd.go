@@ -48,6 +48,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	tc.KeepFailingSteps = projects.MaxSavedFailures // the runs saved keep their whole log
+	tc.KeepPassingSteps = *chart != ""              // a chart of the last run when none fails
 	var saved *conform.SavedRun
 	if *rerunFile != "" {
 		if saved, err = readSavedRun(*rerunFile, p.Name); err != nil {

@@ -173,8 +173,9 @@ func parseLayout(data []byte, d *Doc) (*Layout, error) {
 			// A label "expr = value" shows its value: the expression is
 			// the same for every class (the note above the graph names it).
 			label := d.States[st].Label
-			if _, v, ok := strings.Cut(label, " = "); ok {
-				label = v
+			// (explore's Quotient names short values only: "len(s.clients) = 2").
+			if i := strings.LastIndex(label, " = "); i >= 0 && len(label)-i-3 <= 6 && strings.HasPrefix(o.Name, "C") {
+				label = label[i+3:] // an overview's class (C0, C1, …), not a minimised graph's
 			}
 			n.Short = fmt.Sprintf("%s (%d)", label, d.States[st].Count)
 		}

@@ -147,12 +147,12 @@ func RunChart(title string, r conform.RunResult) *Chart {
 // as lifelines when the trace names them), then the event that diverged.
 func ReplayChart(title string, res *conform.ReplayResult) *Chart {
 	b := newChartBuilder(title, LifelineEnvironment)
-	for i, s := range res.Path {
+	for _, s := range res.Path {
 		state := ""
 		if len(s.States) > 0 {
 			state = s.States[0]
 		}
-		b.add(s.Kind, s.Label, i+1, s.Args, nil, s.Thread, state, false)
+		b.add(s.Kind, s.Label, s.Index+1, s.Args, nil, s.Thread, state, false)
 	}
 	c := b.c
 	c.Dropped = 0
@@ -167,7 +167,7 @@ func ReplayChart(title string, res *conform.ReplayResult) *Chart {
 		c.Verdict += ": " + res.Reason
 	}
 	if res.Matched > len(res.Path) {
-		c.Verdict += fmt.Sprintf(" (the chart shows the first %d of %d matched events)", len(res.Path), res.Matched)
+		c.Verdict += fmt.Sprintf(" (the replay keeps the first %d of %d matched events)", len(res.Path), res.Matched)
 	}
 	return c.trim()
 }

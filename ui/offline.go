@@ -125,8 +125,8 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 	ov.caseChart.OnMessage = func(_ int, m *graph.Message) { ov.selectKey(m.State) }
 	ov.traceChart, tracePanel = newSeqPanel(wb, "The replay: threads as lifelines, the event that diverged in red. Click a message: the states up to it on the graph.")
 	ov.traceChart.OnMessage = func(row int, _ *graph.Message) {
-		if ov.replay != nil {
-			ov.markReplay(min(row, len(ov.replay.Path)-1))
+		if ch := ov.traceChart.Chart(); ov.replay != nil && ch != nil {
+			ov.markReplay(min(row+ch.Dropped, len(ov.replay.Path)-1)) // the chart keeps the last rows
 		}
 	}
 	caseSplit := container.NewVSplit(ov.cases, container.NewAppTabs(

@@ -83,14 +83,15 @@ func pathFor(doc *graph.Doc, center, which string) (string, []int, string, bool)
 	fold := " The dashed nodes fold the moves the path does not take (hover them for the list); path: — shows the graph again."
 	switch which {
 	case pathToHere:
-		start := ""
+		// From the initial state nearest to it (a model may have several).
+		start, path, ok := "", []int(nil), false
 		for _, s := range doc.States {
 			if s.Initial {
-				start = s.ID
-				break
+				if p, found := doc.ShortestPath(s.ID, func(s *graph.State) bool { return s.ID == center }); found && (!ok || len(p) < len(path)) {
+					start, path, ok = s.ID, p, true
+				}
 			}
 		}
-		path, ok := doc.ShortestPath(start, func(s *graph.State) bool { return s.ID == center })
 		if !ok {
 			return "", nil, center + " is not reachable from the initial state in this graph.", false
 		}

@@ -182,6 +182,10 @@ func minimisedOf(x *explore.Exploration, whole bool, d *drawing) bool {
 	}
 	g := d.full
 	d.classes, d.members = map[string]string{}, map[string]map[string]bool{}
+	rep := make([]int, len(y.States)) // each class's first state
+	for m := len(class) - 1; m >= 0; m-- {
+		rep[class[m]] = m
+	}
 	ids := make([]string, len(q.States))
 	for j := range q.States {
 		c := &q.States[j]
@@ -193,7 +197,7 @@ func minimisedOf(x *explore.Exploration, whole bool, d *drawing) bool {
 		// A class node stands for its first state (the passive twin for a
 		// passive node).
 		passive := c.Kind == explore.Passive
-		d.classes[c.ID] = g.States[twinOf(g, int(c.Model), passive)].ID
+		d.classes[c.ID] = g.States[twinOf(g, rep[c.Model], passive)].ID
 		d.members[c.ID] = map[string]bool{}
 	}
 	for m, c := range class {

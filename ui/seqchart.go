@@ -253,12 +253,16 @@ func (tv *TestView) addSeq(items []seqItem) {
 	failNode := ""
 	for _, it := range items {
 		if it.run != nil {
-			if it.run.Failure != nil && it.run.Run == tv.seqRun {
-				end, failNode = it.run, it.node
-				tv.seqPinned = true
-				break
+			if it.run.Failure == nil {
+				continue
 			}
-			continue
+			if it.run.Run != tv.seqRun {
+				// It failed before logging a step.
+				tv.seqRun, tv.seqSteps, tv.seqNodes, tv.seqDropped = it.run.Run, nil, nil, 0
+			}
+			end, failNode = it.run, it.node
+			tv.seqPinned = true
+			break
 		}
 		if it.step.Run != tv.seqRun {
 			tv.seqRun, tv.seqSteps, tv.seqNodes, tv.seqDropped = it.step.Run, nil, nil, 0

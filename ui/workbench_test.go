@@ -475,6 +475,9 @@ func TestMinimisedView(t *testing.T) {
 	want := v.States[big].Count
 	b.wb.Graph().OnSelect(big)
 	b.wait()
+	if center := b.wb.s.center; !b.wb.s.within[center] {
+		t.Errorf("the opened class is centred on %s, not one of its states %v", center, b.wb.s.within)
+	}
 	if v = b.wb.Graph().Doc(); len(v.States) < want || !strings.Contains(b.wb.note.Text, fmt.Sprintf(": %d states", want)) {
 		t.Fatalf("opening a class of %d: %d states drawn, note %q", want, len(v.States), b.wb.note.Text)
 	}
@@ -482,6 +485,22 @@ func TestMinimisedView(t *testing.T) {
 	b.wait()
 	if n := len(b.wb.Graph().Doc().States); n != 10 {
 		t.Errorf("unticked: %d states, want the 10 of the graph", n)
+	}
+	// The thread pool's small (223 states, 157 minimised) drawn whole:
+	// each class stands for one of its own states.
+	b.open("../projects/threadpool/threadpool.toml")
+	b.wait()
+	b.wb.largeMode.SetSelected(largeWhole)
+	b.wait()
+	b.wb.minimal.SetChecked(true)
+	b.wait()
+	if n := len(b.wb.Graph().Doc().States); n != 157 {
+		t.Fatalf("the thread pool minimised: %d states, want 157; note %q", n, b.wb.note.Text)
+	}
+	for id, state := range b.wb.s.classes {
+		if !b.wb.s.members[id][state] {
+			t.Fatalf("class %s stands for %s, which is not one of its states", id, state)
+		}
 	}
 }
 

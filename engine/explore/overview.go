@@ -82,7 +82,11 @@ func (x *Exploration) OverviewChoices(ctx context.Context) ([]OverviewChoice, er
 	for i := range cands {
 		if c := &cands[i]; c.choice.Err == "" && c.choice.Classes > MaxOverviewClasses && c.ints {
 			if width := binWidth(c.lo, c.hi); width > 1 {
-				binned = append(binned, fmt.Sprintf("%s // %d", c.choice.By, width))
+				src := c.choice.By
+				if strings.ContainsAny(src, " +-*/%<>=!&|^~") {
+					src = "(" + src + ")"
+				}
+				binned = append(binned, fmt.Sprintf("%s // %d", src, width))
 			}
 		}
 	}
