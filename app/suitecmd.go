@@ -20,6 +20,7 @@ func cmdGen(args []string, stdout io.Writer) error {
 	config := fs.String("config", "", "configuration name (default: the project's default)")
 	coverage := fs.String("coverage", "transitions", "transitions (a Chinese-postman tour), states (shortest paths), or state:ID")
 	out := fs.String("out", "", "write the suite to FILE (default: standard output)")
+	strategies := fs.Bool("strategies", false, "game strategies (suite format 2): cases branch where the implementation chooses, and force their goal where the tester can (transitions coverage)")
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -38,6 +39,10 @@ func cmdGen(args []string, stdout io.Writer) error {
 	g := x.Graph()
 	var s *explore.Suite
 	switch {
+	case *strategies && *coverage != "transitions":
+		return usagef("--strategies covers transitions only (not %q)", *coverage)
+	case *strategies:
+		s, err = g.StrategySuite()
 	case *coverage == "transitions":
 		s, err = g.TransitionTour()
 	case *coverage == "states":

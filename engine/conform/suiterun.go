@@ -77,12 +77,13 @@ func RunSuite(ctx context.Context, m model.Model, cfg *explore.Config, impl Impl
 }
 
 func (t *tester) runCase(c explore.SuiteCase) CaseResult {
-	return t.runSteps(c.Name, c.Steps, false)
+	return t.runSteps(c.Name, c.Steps, c.Plan, false)
 }
 
-// runSteps runs steps as a case from the implementation's reset; prefix
-// when they are part of a case, whose end need not be accepting.
-func (t *tester) runSteps(name string, steps []explore.SuiteStep, prefix bool) CaseResult {
+// runSteps runs steps (or, when set, a strategy case's plan) as a case
+// from the implementation's reset; prefix when they are part of a case,
+// whose end need not be accepting.
+func (t *tester) runSteps(name string, steps []explore.SuiteStep, plan *explore.Plan, prefix bool) CaseResult {
 	start := time.Now()
 	r := &caseRun{t: t, res: CaseResult{Name: name, Verdict: Pass}, prefix: prefix}
 	t.bind = NewBinding()
@@ -91,7 +92,11 @@ func (t *tester) runSteps(name string, steps []explore.SuiteStep, prefix bool) C
 		r.fail(kind, err.Error(), nil, nil)
 	} else {
 		r.states = states
-		r.steps(labelled(steps))
+		if plan != nil {
+			r.plan(plan)
+		} else {
+			r.steps(labelled(steps))
+		}
 	}
 	r.res.Seconds = time.Since(start).Seconds()
 	return r.res
@@ -125,7 +130,9 @@ func (r *caseRun) inconclusive(why string) bool {
 // accepting state.
 func (r *caseRun) steps(steps []explore.SuiteStep) {
 	t := r.t
-	for _, st := range steps {
+	for len(steps) > 0 {
+		st := steps[0]
+		steps = steps[1:]
 		if t.ctx.Err() != nil {
 			r.inconclusive("cancelled")
 			return
@@ -136,12 +143,12 @@ func (r *caseRun) steps(steps []explore.SuiteStep) {
 			return
 		}
 		var done bool
-		switch st.Kind {
-		case "timeout":
+		switch {
+		case st.Kind == "timeout":
 			done = r.timeout(wait)
-		case "observable", "internal":
+		case st.Kind == "observable" || st.Kind == "internal":
 			done = r.observe(st, wait)
-		case "controllable":
+		case st.Kind == "controllable":
 			done = r.control(st)
 		}
 		if done {
@@ -242,6 +249,153 @@ func (r *caseRun) logged(kind string) {
 	r.res.Log = append(r.res.Log, rec)
 }
 
+// plan follows a strategy case's plan (explore.Plan): the tester's move
+// at its states, at the implementation's states whichever of the planned
+// choices it makes, until the goal step is taken, then on to an end. An
+// event the model allows that the plan does not list leaves the game (the
+// configuration pruned it): inconclusive; so is a run the implementation
+// keeps from the goal for maxPlanSteps.
+func (r *caseRun) plan(p *explore.Plan) {
+	index := func(steps []explore.SuiteStep) map[string]explore.SuiteStep {
+		m := map[string]explore.SuiteStep{}
+		for _, st := range steps {
+			m[st.From] = st
+		}
+		return m
+	}
+	moves, finish := index(p.Moves), index(p.Finish)
+	waits := map[string][]explore.SuiteStep{}
+	for _, st := range p.Waits {
+		waits[st.From] = append(waits[st.From], st)
+	}
+	ends := map[string]bool{}
+	for _, e := range p.Ends {
+		ends[e] = true
+	}
+	cur, done, missed := p.Start, false, false
+	limit := maxPlanSteps(p)
+	for n := 0; ; n++ {
+		if n == limit && !done {
+			// The implementation kept the run from the goal: give it up
+			// and finish (nothing seen failed).
+			done, missed, n = true, true, 0
+		}
+		if done && ends[cur] {
+			r.finished()
+			if missed && r.res.Verdict == Pass {
+				r.res.Reason = fmt.Sprintf("its goal did not happen within %d steps: given up, the run finished", limit)
+			}
+			return
+		}
+		if n == limit {
+			r.inconclusive(fmt.Sprintf("the implementation kept the run from an accepting state for %d steps", limit))
+			return
+		}
+		if r.t.ctx.Err() != nil {
+			r.inconclusive("cancelled")
+			return
+		}
+		table := moves
+		if done {
+			table = finish
+		}
+		st, mine := table[cur]
+		if !done && cur == p.Goal.From && p.Goal.Kind == "controllable" {
+			st, mine = p.Goal, true
+		}
+		var taken explore.SuiteStep
+		var stop bool
+		switch {
+		case mine:
+			taken, stop = st, r.control(st)
+		case len(waits[cur]) > 0:
+			taken, stop = r.choose(waits[cur])
+		default:
+			r.inconclusive(fmt.Sprintf("step %d: the run reached %s, where the plan has nothing to do (the implementation steered it off the plan)", r.res.Steps+1, cur))
+			return
+		}
+		if stop {
+			return
+		}
+		if taken.Kind != "timeout" {
+			r.res.Steps++
+		}
+		r.logged(taken.Kind)
+		if msg := r.t.violated(r.states); msg != "" {
+			r.fail(FailInvariant, msg, r.states, nil)
+			return
+		}
+		if !done && taken.From == p.Goal.From && taken.To == p.Goal.To && taken.Label == p.Goal.Label {
+			done = true
+		}
+		cur = taken.To
+	}
+}
+
+// maxPlanSteps bounds a plan's run: ten times its planned steps, at least
+// a hundred.
+func maxPlanSteps(p *explore.Plan) int {
+	return max(100, 10*(len(p.Moves)+len(p.Finish)+len(p.Waits)+1))
+}
+
+// finished checks the case ended in an accepting state.
+func (r *caseRun) finished() {
+	if r.prefix {
+		return
+	}
+	acc, err := r.t.accepting(r.states)
+	if err != nil {
+		r.fail(FailModel, err.Error(), r.states, nil)
+	} else if !acc {
+		r.fail(FailNotAccepting, "the case ended outside an accepting state", r.states, nil)
+	}
+}
+
+// choose waits for the implementation's choice at one of its states: one
+// of options (a timeout among them when one is planned). An event the
+// model allows that no option lists leaves the game: inconclusive.
+func (r *caseRun) choose(options []explore.SuiteStep) (explore.SuiteStep, bool) {
+	wait, err := r.t.timeout(r.states)
+	if err != nil {
+		return explore.SuiteStep{}, r.fail(FailModel, err.Error(), r.states, nil)
+	}
+	var timeout *explore.SuiteStep
+	var planned []string
+	for i := range options {
+		if options[i].Kind == "timeout" {
+			timeout = &options[i]
+		}
+		planned = append(planned, options[i].Label)
+	}
+	if timeout == nil {
+		wait = max(wait, r.t.tc.EndWait)
+	}
+	ev, done := r.next(wait)
+	if done {
+		return explore.SuiteStep{}, true
+	}
+	if ev == nil {
+		if timeout != nil {
+			return *timeout, false
+		}
+		return explore.SuiteStep{}, r.inconclusive(fmt.Sprintf("step %d: nothing happened within %s; the plan waited for %s", r.res.Steps+1, wait, strings.Join(planned, ", ")))
+	}
+	next, args, done := r.judge(ev, "")
+	if done {
+		return explore.SuiteStep{}, true
+	}
+	for _, o := range options {
+		if o.Kind != "timeout" && ev.Action == o.Action && sameArgs(args, o.Args) {
+			r.states = next
+			r.last = StepRecord{Kind: model.Observable, Action: ev.Action, Args: args}
+			return o, false
+		}
+	}
+	label := (&explore.GTrans{Action: ev.Action, Args: args, Kind: model.Observable}).Label()
+	return explore.SuiteStep{}, r.inconclusive(fmt.Sprintf("step %d: the implementation did %s, which the model allows but the plan does not (the configuration may have pruned it); it waited for %s",
+		r.res.Steps+1, label, strings.Join(planned, ", ")))
+}
+
 // control performs the step's controllable action.
 func (r *caseRun) control(st explore.SuiteStep) bool {
 	t, states := r.t, r.states
@@ -338,7 +492,7 @@ func ShrinkCase(ctx context.Context, m model.Model, cfg *explore.Config, impl Im
 			if err := ctx.Err(); err != nil {
 				return 0, CaseResult{}, err
 			}
-			res := t.runSteps(c.Name, c.Steps[:n], true)
+			res := t.runSteps(c.Name, c.Steps[:n], nil, true) // a strategy case shrinks along its main line
 			if res.Failure != nil && res.Failure.Kind == kind {
 				return n, res, nil
 			}

@@ -33,6 +33,28 @@ type SuiteCase struct {
 	// does: the implementation's steps tell which it is in).
 	Init  string      `json:"init,omitempty"`
 	Steps []SuiteStep `json:"steps"`
+	// Goal is what a strategy case is for ("Join(\"Conf\") at S4"), and
+	// Forced whether it reaches it whatever the implementation does
+	// (else it is a best effort: it may end without it).
+	Goal   string `json:"goal,omitempty"`
+	Forced bool   `json:"forced,omitempty"`
+	// Plan, in a strategy suite, is what the runner follows (Steps is then
+	// the run the plan hopes for, to read).
+	Plan *Plan `json:"plan,omitempty"`
+}
+
+// Plan is a strategy case's positional strategy: from Start, at each state
+// of the tester on the way to the goal its move (Moves), at each state of
+// the implementation the choices it may make (Waits); once the goal step
+// is taken, the moves of Finish lead to one of the Ends (accepting
+// states), where the case ends. States are the graph's ids.
+type Plan struct {
+	Start  string      `json:"start"`
+	Goal   SuiteStep   `json:"goal"`
+	Moves  []SuiteStep `json:"moves,omitempty"`
+	Finish []SuiteStep `json:"finish,omitempty"`
+	Waits  []SuiteStep `json:"waits,omitempty"`
+	Ends   []string    `json:"ends"`
 }
 
 // startTrans marks, in a rooted graph, the transitions from its root to the
@@ -76,11 +98,15 @@ type Suite struct {
 	Covered  int    `json:"covered_transitions"`
 	// Length is the number of transitions the cases walk: their steps
 	// (actions) and their timeouts.
-	Length     int         `json:"length"`
-	Steps      int         `json:"steps"`       // actions in all test cases
-	Timeouts   int         `json:"timeouts"`    // timeouts in all test cases
-	LowerBound int         `json:"lower_bound"` // transitions to cover (timeouts included)
-	Dead       []string    `json:"dead_states,omitempty"`
+	Length     int      `json:"length"`
+	Steps      int      `json:"steps"`       // actions in all test cases
+	Timeouts   int      `json:"timeouts"`    // timeouts in all test cases
+	LowerBound int      `json:"lower_bound"` // transitions to cover (timeouts included)
+	Dead       []string `json:"dead_states,omitempty"`
+	// Forced and BestEffort count a strategy suite's cases that reach
+	// their goal whatever the implementation does, and those that may not.
+	Forced     int         `json:"forced_cases,omitempty"`
+	BestEffort int         `json:"best_effort_cases,omitempty"`
 	Cases      []SuiteCase `json:"cases"`
 }
 
@@ -106,12 +132,20 @@ func (s *Suite) Summary() string {
 	if s.Timeouts > 0 {
 		timeouts = fmt.Sprintf("%d timeouts", s.Timeouts)
 	}
+	if s.Format == SuiteFormat2 {
+		return fmt.Sprintf("%d %s of game strategies (%d forced, %d best effort), %d transitions in all their branches (at least %d to cover), covering %d of %d transitions",
+			len(s.Cases), cases, s.Forced, s.BestEffort, s.Length, s.LowerBound, s.Covered, s.Trans)
+	}
 	return fmt.Sprintf("%d %s, %d steps and %s (%d transitions walked, at least %d needed), covering %d of %d transitions",
 		len(s.Cases), cases, s.Steps, timeouts, s.Length, s.LowerBound, s.Covered, s.Trans)
 }
 
-// SuiteFormat is the format tag of suite files.
-const SuiteFormat = "modex-suite/1"
+// SuiteFormat is the format tag of suite files of linear cases;
+// SuiteFormat2 that of strategy suites, whose cases have plans.
+const (
+	SuiteFormat  = "modex-suite/1"
+	SuiteFormat2 = "modex-suite/2"
+)
 
 // WriteJSON writes the suite as indented JSON.
 func (s *Suite) WriteJSON(w io.Writer) error {
@@ -141,8 +175,8 @@ func ReadSuite(r io.Reader) (*Suite, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("reading the test suite: %s: data after the suite", jsonPos(data, dec.InputOffset(), nil))
 	}
-	if s.Format != SuiteFormat {
-		return nil, fmt.Errorf("not a Modex test suite (format %q, want %q)", s.Format, SuiteFormat)
+	if s.Format != SuiteFormat && s.Format != SuiteFormat2 {
+		return nil, fmt.Errorf("not a Modex test suite (format %q, want %q or %q)", s.Format, SuiteFormat, SuiteFormat2)
 	}
 	if len(s.Cases) == 0 {
 		return nil, fmt.Errorf("the test suite has no test cases")
@@ -151,16 +185,54 @@ func ReadSuite(r io.Reader) (*Suite, error) {
 		if len(c.Steps) == 0 {
 			return nil, fmt.Errorf("case %d (%s) has no steps", i+1, c.Name)
 		}
-		for j, st := range c.Steps {
-			if _, ok := map[string]bool{"controllable": true, "observable": true, "internal": true, "timeout": true}[st.Kind]; !ok {
-				return nil, fmt.Errorf("case %d step %d: unknown kind %q", i+1, j+1, st.Kind)
-			}
-			if st.Kind != "timeout" && st.Action == "" {
-				return nil, fmt.Errorf("case %d step %d: no action", i+1, j+1)
+		if err := checkSteps(c.Steps, 0); err != nil {
+			return nil, fmt.Errorf("case %d %s", i+1, err)
+		}
+		if c.Plan != nil {
+			if err := checkPlan(c.Plan, s.Format); err != nil {
+				return nil, fmt.Errorf("case %d %s", i+1, err)
 			}
 		}
 	}
 	return &s, nil
+}
+
+// checkSteps checks steps: known kinds, actions named; controllable only
+// when want says so (1), not controllable when it is -1.
+func checkSteps(steps []SuiteStep, want int) error {
+	for j, st := range steps {
+		if _, ok := map[string]bool{"controllable": true, "observable": true, "internal": true, "timeout": true}[st.Kind]; !ok {
+			return fmt.Errorf("step %d: unknown kind %q", j+1, st.Kind)
+		}
+		if st.Kind != "timeout" && st.Action == "" {
+			return fmt.Errorf("step %d: no action", j+1)
+		}
+		if want == 1 && st.Kind != "controllable" || want == -1 && st.Kind == "controllable" {
+			return fmt.Errorf("step %d (%s): a %s step here", j+1, st.Label, st.Kind)
+		}
+	}
+	return nil
+}
+
+// checkPlan checks a strategy case's plan (suite format 2 only).
+func checkPlan(p *Plan, format string) error {
+	if format != SuiteFormat2 {
+		return fmt.Errorf("has a plan, which needs suite format %s", SuiteFormat2)
+	}
+	if p.Start == "" || len(p.Ends) == 0 {
+		return fmt.Errorf("plan: no start or no ends")
+	}
+	parts := []struct {
+		what  string
+		steps []SuiteStep
+		want  int
+	}{{"goal", []SuiteStep{p.Goal}, 0}, {"moves", p.Moves, 1}, {"finish", p.Finish, 1}, {"waits", p.Waits, -1}}
+	for _, part := range parts {
+		if err := checkSteps(part.steps, part.want); err != nil {
+			return fmt.Errorf("plan %s: %v", part.what, err)
+		}
+	}
+	return nil
 }
 
 // ReadSuiteFile reads a suite file (a regular file of at most MaxSuiteSize
