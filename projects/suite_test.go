@@ -349,3 +349,73 @@ func verdictsOf(res *conform.SuiteResult) conform.Tally {
 	}
 	return t
 }
+
+// Strategy suites (modex gen --strategies) against the correct
+// implementations of the chat, the bag and the conference protocol end
+// with no inconclusive case and no failure — the plan follows whatever
+// the implementation chooses — and the conference's three mutants and the
+// buggy chat server are caught (seed 002's Table II, offline column).
+func TestStrategySuitesAgainstImplementations(t *testing.T) {
+	bins := map[string]string{"chat": buildChatImpl(t)}
+	for _, name := range []string{"bag", "conference"} {
+		bins[name] = filepath.Join(t.TempDir(), name+"impl")
+		if msg, err := exec.Command("go", "build", "-o", bins[name], "./"+name+"/impl").CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, msg)
+		}
+	}
+	cases := []struct {
+		name, config, flags string
+		wantFail            bool
+	}{
+		{"chat", "offline", " adapter --fixed", false},
+		{"chat", "offline", " adapter", true},
+		{"bag", "two_threads", " adapter --capacity {CAPACITY} --fixed", false},
+		{"conference", "agents-1", " adapter --agents 1", false},
+		{"conference", "agents-1", " adapter --agents 1 --mutant 1", true},
+		{"conference", "agents-1", " adapter --agents 1 --mutant 2", true},
+		{"conference", "agents-1", " adapter --agents 1 --mutant 3", true},
+	}
+	for _, c := range cases {
+		c := c
+		t.Run(c.name+c.flags, func(t *testing.T) {
+			p, m, cfg := sample(t, c.name, c.config)
+			x, err := explore.Explore(context.Background(), m, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			suite, err := x.Graph().StrategySuite()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if suite.Covered != suite.LowerBound || suite.Forced == 0 {
+				t.Errorf("%s", suite.Summary())
+			}
+			// The suite reads back as written (format 2).
+			var b strings.Builder
+			if err := suite.WriteJSON(&b); err != nil {
+				t.Fatal(err)
+			}
+			if suite, err = explore.ReadSuite(strings.NewReader(b.String())); err != nil {
+				t.Fatal(err)
+			}
+			impl, err := p.Connect(context.Background(), m.Info(), bins[c.name]+c.flags, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer impl.Close()
+			res, err := conform.RunSuite(context.Background(), m, cfg, impl, suite, conform.TestConfig{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tally := verdictsOf(res)
+			if tally[conform.Inconclusive] > 0 && !c.wantFail || tally[conform.ModelError] > 0 || (tally[conform.Fail] > 0) != c.wantFail {
+				for _, r := range res.Cases {
+					if r.Verdict != conform.Pass {
+						t.Logf("%s: %s %s %+v", r.Name, r.Verdict, r.Reason, r.Failure)
+					}
+				}
+				t.Errorf("%s: %s", suite.Summary(), tally)
+			}
+		})
+	}
+}

@@ -283,7 +283,7 @@ func (r *caseRun) plan(p *explore.Plan) {
 		if done && ends[cur] {
 			r.finished()
 			if missed && r.res.Verdict == Pass {
-				r.res.Reason = fmt.Sprintf("its goal did not happen within %d steps: given up, the run finished", limit)
+				r.res.Reason = "its goal did not happen (the implementation chose otherwise): given up, the run finished"
 			}
 			return
 		}
@@ -310,11 +310,26 @@ func (r *caseRun) plan(p *explore.Plan) {
 			taken, stop = st, r.control(st)
 		case len(waits[cur]) > 0:
 			taken, stop = r.choose(waits[cur])
+		case !done:
+			// The implementation steered the run where the goal can no
+			// longer be reached: give it up and finish.
+			done, missed = true, true
+			continue
 		default:
 			r.inconclusive(fmt.Sprintf("step %d: the run reached %s, where the plan has nothing to do (the implementation steered it off the plan)", r.res.Steps+1, cur))
 			return
 		}
 		if stop {
+			return
+		}
+		if taken.Kind == "timeout" && taken.From == taken.To {
+			// The tester waited for events and none came: the goal will
+			// not happen; finishing, the implementation is stuck.
+			if !done {
+				done, missed = true, true
+				continue
+			}
+			r.fail(FailNotAccepting, fmt.Sprintf("no observable action came within %s, and the state is not accepting", r.t.tc.EndWait), r.states, r.t.expectedObservables(r.states))
 			return
 		}
 		if taken.Kind != "timeout" {
@@ -367,7 +382,9 @@ func (r *caseRun) choose(options []explore.SuiteStep) (explore.SuiteStep, bool) 
 		}
 		planned = append(planned, options[i].Label)
 	}
-	if timeout == nil {
+	if timeout == nil || timeout.To == timeout.From {
+		// Nothing but events to wait for (a timeout that would only
+		// wait again counts for nothing): as long as the run's end waits.
 		wait = max(wait, r.t.tc.EndWait)
 	}
 	ev, done := r.next(wait)

@@ -9,37 +9,91 @@ import (
 
 // Game is a state graph read as a game between the tester and the
 // implementation (seed 000 §2: offline test cases as game strategies). At a
-// state with a controllable transition the tester moves: it picks one. At a
-// state with only observable, internal or timeout transitions (a passive
-// state) the implementation moves: any of them may happen. An event that
-// leaves the state as it was (a self-loop) is waited through: the
-// implementation is assumed not to repeat it forever.
+// state with a controllable transition the tester moves: it picks one, or
+// waits — at the active twin of a passive state it may go back to waiting
+// for events (seed 000's algorithm observes again), and at a state where
+// both may act (a graph without timeouts) waiting hands the move to the
+// implementation (a node of its own, after the graph's states). At a state
+// with only observable, internal or timeout transitions (a passive state)
+// the implementation moves: any of them may happen. An event that leaves
+// the state as it was (a self-loop) is waited through.
 type Game struct {
-	G    *Graph
-	Out  [][]int // transitions leaving each state
-	In   [][]int // transitions entering each state
-	Impl []bool  // the implementation moves at the state
+	G     *Graph
+	Edges []GEdge
+	Out   [][]int // edges leaving each node
+	In    [][]int // edges entering each node
+	Impl  []bool  // the implementation moves at the node
+	// Owner is the graph state a node stands for (itself for the graph's
+	// states, the state it waits in for a waiting node).
+	Owner []int
+}
+
+// GEdge is a move of the game: a transition of the graph (Trans), or the
+// tester's waiting (Trans -1).
+type GEdge struct {
+	From, To int
+	Trans    int
 }
 
 // Game builds the game of a graph.
 func (g *Graph) Game() *Game {
 	n := len(g.States)
-	gm := &Game{G: g, Out: make([][]int, n), In: make([][]int, n), Impl: make([]bool, n)}
-	ctl := make([]bool, n)
-	for i, t := range g.Trans {
-		gm.Out[t.From] = append(gm.Out[t.From], i)
-		gm.In[t.To] = append(gm.In[t.To], i)
+	gm := &Game{G: g, Owner: make([]int, n)}
+	ctl, other := make([]bool, n), make([]bool, n)
+	for i := range gm.Owner {
+		gm.Owner[i] = i
+	}
+	for _, t := range g.Trans {
 		if t.Kind == model.Controllable {
 			ctl[t.From] = true
+		} else if t.Kind != model.Timeout {
+			other[t.From] = true
 		}
 	}
-	for i := range gm.Impl {
-		gm.Impl[i] = !ctl[i] && len(gm.Out[i]) > 0
+	waitNode := make([]int, n)
+	for i := range waitNode {
+		waitNode[i] = -1
+		if ctl[i] && other[i] {
+			waitNode[i] = len(gm.Owner)
+			gm.Owner = append(gm.Owner, i)
+			gm.Edges = append(gm.Edges, GEdge{From: i, To: waitNode[i], Trans: -1})
+		}
+	}
+	for ti, t := range g.Trans {
+		from := t.From
+		if t.Kind != model.Controllable && waitNode[from] >= 0 {
+			from = waitNode[from]
+		}
+		gm.Edges = append(gm.Edges, GEdge{From: from, To: t.To, Trans: ti})
+		if t.Kind == model.Timeout && t.To != t.From {
+			gm.Edges = append(gm.Edges, GEdge{From: t.To, To: t.From, Trans: -1}) // the active twin waits again
+		}
+	}
+	nodes := len(gm.Owner)
+	gm.Out, gm.In, gm.Impl = make([][]int, nodes), make([][]int, nodes), make([]bool, nodes)
+	tester := make([]bool, nodes)
+	for ei, e := range gm.Edges {
+		gm.Out[e.From] = append(gm.Out[e.From], ei)
+		gm.In[e.To] = append(gm.In[e.To], ei)
+		if e.Trans < 0 || g.Trans[e.Trans].Kind == model.Controllable {
+			tester[e.From] = true
+		}
+	}
+	for v := range gm.Impl {
+		gm.Impl[v] = !tester[v] && len(gm.Out[v]) > 0
 	}
 	return gm
 }
 
-// Attractor is where the tester can force the game into a goal: Rank is
+// testerMove says whether the tester may take edge e.
+func (gm *Game) testerMove(e int) bool {
+	t := gm.Edges[e].Trans
+	return t < 0 || gm.G.Trans[t].Kind == model.Controllable
+}
+
+// Attractor is where the tester can force the game into a goal (goal
+// functions are asked about every node: the graph's states, then the
+// nodes where the tester waits): Rank is
 // the least worst-case number of transitions to a goal state (0 in one, -1
 // where it cannot be forced), Move the transition the tester takes at its
 // own states (-1 elsewhere).
@@ -48,7 +102,7 @@ type Attractor struct {
 	Move []int
 }
 
-// Forced says whether the tester can force a goal from state i.
+// Forced says whether the tester can force a goal from node i.
 func (a *Attractor) Forced(i int) bool { return a.Rank[i] >= 0 }
 
 // Attractor computes the tester's attractor of the goal states: alternating
@@ -63,43 +117,43 @@ func (gm *Game) Attractor(goal func(int) bool) *Attractor { return gm.attract(go
 func (gm *Game) Reach(goal func(int) bool) *Attractor { return gm.attract(goal, true) }
 
 func (gm *Game) attract(goal func(int) bool, coop bool) *Attractor {
-	n := len(gm.G.States)
+	n := len(gm.Owner)
 	a := &Attractor{Rank: make([]int, n), Move: make([]int, n)}
-	left := make([]int, n) // an implementation state's successors not yet forced
+	left := make([]int, n) // an implementation node's successors not yet forced
 	var queue []int
-	for i := 0; i < n; i++ {
-		a.Rank[i], a.Move[i] = -1, -1
-		if goal(i) {
-			a.Rank[i] = 0
-			queue = append(queue, i)
+	for v := 0; v < n; v++ {
+		a.Rank[v], a.Move[v] = -1, -1
+		if goal(v) {
+			a.Rank[v] = 0
+			queue = append(queue, v)
 			continue
 		}
-		if gm.Impl[i] {
-			for _, ti := range gm.Out[i] {
-				if gm.G.Trans[ti].To != i {
-					left[i]++
+		if gm.Impl[v] {
+			for _, e := range gm.Out[v] {
+				if gm.Edges[e].To != gm.Owner[v] {
+					left[v]++
 				}
 			}
 		}
 	}
 	for len(queue) > 0 {
-		v := queue[0]
+		w := queue[0]
 		queue = queue[1:]
-		for _, ti := range gm.In[v] {
-			u := gm.G.Trans[ti].From
-			if a.Rank[u] >= 0 || u == v {
+		for _, e := range gm.In[w] {
+			u := gm.Edges[e].From
+			if a.Rank[u] >= 0 || gm.Owner[u] == w {
 				continue
 			}
 			if !gm.Impl[u] || coop {
-				if !gm.Impl[u] && gm.G.Trans[ti].Kind != model.Controllable {
+				if !gm.Impl[u] && !gm.testerMove(e) {
 					continue // the tester moves by its own actions
 				}
-				a.Rank[u], a.Move[u] = a.Rank[v]+1, ti
+				a.Rank[u], a.Move[u] = a.Rank[w]+1, e
 				queue = append(queue, u)
 				continue
 			}
 			if left[u]--; left[u] == 0 {
-				a.Rank[u] = a.Rank[v] + 1
+				a.Rank[u] = a.Rank[w] + 1
 				queue = append(queue, u)
 			}
 		}
@@ -116,32 +170,30 @@ func (gm *Game) attract(goal func(int) bool, coop bool) *Attractor {
 // W (almost-sure reachability). Rank is the shortest way to a goal within
 // W, Move the tester's move along it.
 func (gm *Game) FairAttractor(goal func(int) bool) *Attractor {
-	n := len(gm.G.States)
+	n := len(gm.Owner)
 	in := make([]bool, n)
-	for i := range in {
-		in[i] = true
-	}
 	isGoal := make([]bool, n)
-	for i := range isGoal {
-		isGoal[i] = goal(i)
+	for v := range in {
+		in[v] = true
+		isGoal[v] = goal(v)
 	}
 	for {
 		a := gm.within(in, isGoal)
 		changed := false
-		for u := 0; u < n; u++ {
-			if !in[u] {
+		for v := 0; v < n; v++ {
+			if !in[v] {
 				continue
 			}
-			out := a.Rank[u] < 0
-			if !out && gm.Impl[u] && !isGoal[u] {
-				for _, ti := range gm.Out[u] {
-					if !in[gm.G.Trans[ti].To] {
+			out := a.Rank[v] < 0
+			if !out && gm.Impl[v] && !isGoal[v] {
+				for _, e := range gm.Out[v] {
+					if !in[gm.Edges[e].To] {
 						out = true
 					}
 				}
 			}
 			if out {
-				in[u], changed = false, true
+				in[v], changed = false, true
 			}
 		}
 		if !changed {
@@ -150,30 +202,30 @@ func (gm *Game) FairAttractor(goal func(int) bool) *Attractor {
 	}
 }
 
-// within is the shortest way to a goal inside the states marked in,
-// whoever moves (the tester by its own actions).
+// within is the shortest way to a goal inside the nodes marked in,
+// whoever moves (the tester by its own moves).
 func (gm *Game) within(in, goal []bool) *Attractor {
-	n := len(gm.G.States)
+	n := len(gm.Owner)
 	a := &Attractor{Rank: make([]int, n), Move: make([]int, n)}
 	var queue []int
-	for i := 0; i < n; i++ {
-		a.Rank[i], a.Move[i] = -1, -1
-		if in[i] && goal[i] {
-			a.Rank[i] = 0
-			queue = append(queue, i)
+	for v := 0; v < n; v++ {
+		a.Rank[v], a.Move[v] = -1, -1
+		if in[v] && goal[v] {
+			a.Rank[v] = 0
+			queue = append(queue, v)
 		}
 	}
 	for len(queue) > 0 {
-		v := queue[0]
+		w := queue[0]
 		queue = queue[1:]
-		for _, ti := range gm.In[v] {
-			u := gm.G.Trans[ti].From
-			if !in[u] || a.Rank[u] >= 0 || !gm.Impl[u] && gm.G.Trans[ti].Kind != model.Controllable {
+		for _, e := range gm.In[w] {
+			u := gm.Edges[e].From
+			if !in[u] || a.Rank[u] >= 0 || !gm.Impl[u] && !gm.testerMove(e) {
 				continue
 			}
-			a.Rank[u] = a.Rank[v] + 1
+			a.Rank[u] = a.Rank[w] + 1
 			if !gm.Impl[u] {
-				a.Move[u] = ti
+				a.Move[u] = e
 			}
 			queue = append(queue, u)
 		}
@@ -203,7 +255,7 @@ func (g *Graph) StrategySuite() (*Suite, error) {
 		return nil, fmt.Errorf("the graph has no initial state")
 	}
 	gm := g.Game()
-	accepting := func(i int) bool { return g.States[i].Accepting && g.States[i].Error == "" }
+	accepting := func(v int) bool { return v < len(g.States) && g.States[v].Accepting && g.States[v].Error == "" }
 	finish := gm.FairAttractor(accepting)
 	if finish.Rank[initial] < 0 {
 		finish = gm.Reach(accepting)
@@ -246,14 +298,23 @@ func (g *Graph) StrategySuite() (*Suite, error) {
 
 // planCase plans the case for transition ti: the tester's moves to its
 // source, the goal, the moves to an accepting state, the implementation's
-// choices at the states on the way, and the main line.
+// choices at the states on the way, and the main line. The goal's node is
+// its source, or — for an event at a state where both may act — the node
+// where the tester waits there.
 func (gm *Game) planCase(initial, ti int, finish *Attractor) (SuiteCase, bool) {
 	g := gm.G
 	from := g.Trans[ti].From
-	to := gm.FairAttractor(func(i int) bool { return i == from })
-	forced := to.Forced(initial) && !gm.Impl[from] && finish.Forced(g.Trans[ti].To)
+	goalNode := from
+	for _, e := range gm.Out[from] {
+		if gm.Edges[e].Trans < 0 && gm.Edges[e].To >= len(g.States) && g.Trans[ti].Kind != model.Controllable {
+			goalNode = gm.Edges[e].To
+		}
+	}
+	isGoal := func(v int) bool { return v == goalNode }
+	to := gm.FairAttractor(isGoal)
+	forced := to.Forced(initial) && g.Trans[ti].Kind == model.Controllable && finish.Forced(g.Trans[ti].To)
 	if !to.Forced(initial) {
-		to = gm.Reach(func(i int) bool { return i == from })
+		to = gm.Reach(isGoal)
 	}
 	if !to.Forced(initial) || !finish.Forced(g.Trans[ti].To) {
 		return SuiteCase{}, false
@@ -265,62 +326,85 @@ func (gm *Game) planCase(initial, ti int, finish *Attractor) (SuiteCase, bool) {
 	}
 	p := &Plan{Start: g.States[initial].ID, Goal: goal}
 	seen := map[int]bool{}
-	gm.planMoves(initial, to, &p.Moves, &p.Waits, seen, from)
+	pl := planner{gm: gm, waited: map[string]bool{}}
+	pl.moves(initial, to, &p.Moves, &p.Waits, seen, goalNode, g.Trans[ti].Kind == model.Controllable)
 	// Finishing is planned from the goal's target, and from every state on
 	// the way (a run whose goal does not happen gives it up and finishes).
 	seenF := map[int]bool{}
-	gm.planMoves(g.Trans[ti].To, finish, &p.Finish, &p.Waits, seenF, -1)
-	for i := range g.States {
-		if seen[i] && !seenF[i] && finish.Rank[i] >= 0 {
-			gm.planMoves(i, finish, &p.Finish, &p.Waits, seenF, -1)
+	pl.moves(g.Trans[ti].To, finish, &p.Finish, &p.Waits, seenF, -1, false)
+	for v := range seen {
+		if !seenF[v] && finish.Rank[v] >= 0 {
+			pl.moves(v, finish, &p.Finish, &p.Waits, seenF, -1, false)
 		}
 	}
-	for i := range g.States {
-		if seenF[i] && finish.Rank[i] == 0 {
-			p.Ends = append(p.Ends, g.States[i].ID)
+	for v := range g.States {
+		if seenF[v] && finish.Rank[v] == 0 {
+			p.Ends = append(p.Ends, g.States[v].ID)
 		}
 	}
 	c := SuiteCase{Goal: label + " at " + g.States[from].ID, Forced: forced, Plan: p}
-	c.Steps = gm.mainLine(initial, ti, to, finish)
+	c.Steps = gm.mainLine(initial, ti, goalNode, to, finish)
 	return c, len(c.Steps) > 0
 }
 
-// planMoves records, for the states the strategy a may lead to from u
-// (until stop), the tester's move at its states and the implementation's
-// choices at the others (each state once; waits shared by both phases).
-func (gm *Game) planMoves(u int, a *Attractor, moves, waits *[]SuiteStep, seen map[int]bool, stop int) {
-	g := gm.G
+// planner records a plan's steps, each of the implementation's choices once.
+type planner struct {
+	gm     *Game
+	waited map[string]bool
+}
+
+// wait records the implementation's choices at node v, as steps from the
+// graph state at (the state the tester is in).
+func (pl *planner) wait(v int, at string, waits *[]SuiteStep) {
+	g := pl.gm.G
+	for _, e := range pl.gm.Out[v] {
+		if ti := pl.gm.Edges[e].Trans; ti >= 0 {
+			st := g.step(ti)
+			st.From = at
+			if k := st.From + "|" + st.To + "|" + st.Label; !pl.waited[k] {
+				pl.waited[k] = true
+				*waits = append(*waits, st)
+			}
+		}
+	}
+}
+
+// moves records, for the nodes the strategy a may lead to from u (until
+// the goal node stop), the tester's move at its nodes and the
+// implementation's choices at the others. At a state where the tester
+// waits, the choices are those of the node it waits in.
+func (pl *planner) moves(u int, a *Attractor, moves, waits *[]SuiteStep, seen map[int]bool, stop int, stopTakes bool) {
+	gm, g := pl.gm, pl.gm.G
 	stack := []int{u}
 	seen[u] = true
-	waited := map[string]bool{}
-	for _, w := range *waits {
-		waited[w.From+"|"+w.To+"|"+w.Label] = true
-	}
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if v == stop && !gm.Impl[v] || stop < 0 && a.Rank[v] == 0 {
+		if v == stop && stopTakes || stop < 0 && a.Rank[v] == 0 {
 			continue // the goal step is taken here, or the case ends
 		}
 		var next []int
-		if !gm.Impl[v] {
-			if a.Move[v] < 0 {
-				continue
+		switch {
+		case !gm.Impl[v] && a.Move[v] < 0:
+			continue
+		case !gm.Impl[v] && gm.Edges[a.Move[v]].Trans >= 0:
+			*moves = append(*moves, g.step(gm.Edges[a.Move[v]].Trans))
+			next = []int{gm.Edges[a.Move[v]].To}
+		case !gm.Impl[v]:
+			// The tester waits: the choices of the node it waits in.
+			w := gm.Edges[a.Move[v]].To
+			pl.wait(w, g.States[gm.Owner[v]].ID, waits)
+			for _, e := range gm.Out[w] {
+				next = append(next, gm.Edges[e].To)
 			}
-			*moves = append(*moves, g.step(a.Move[v]))
-			next = []int{a.Move[v]}
-		} else {
-			next = gm.Out[v]
-			for _, ti := range next {
-				st := g.step(ti)
-				if k := st.From + "|" + st.To + "|" + st.Label; !waited[k] {
-					waited[k] = true
-					*waits = append(*waits, st)
-				}
+		default:
+			pl.wait(v, g.States[gm.Owner[v]].ID, waits)
+			for _, e := range gm.Out[v] {
+				next = append(next, gm.Edges[e].To)
 			}
 		}
-		for _, ti := range next {
-			if w := g.Trans[ti].To; !seen[w] {
+		for _, w := range next {
+			if !seen[w] {
 				seen[w] = true
 				stack = append(stack, w)
 			}
@@ -328,42 +412,44 @@ func (gm *Game) planMoves(u int, a *Attractor, moves, waits *[]SuiteStep, seen m
 	}
 }
 
-// mainLine is the run the plan hopes for: at the implementation's states
+// mainLine is the run the plan hopes for: at the implementation's nodes
 // the choice nearest the goal (the goal itself when it is one).
-func (gm *Game) mainLine(initial, goalTrans int, to, finish *Attractor) []SuiteStep {
+func (gm *Game) mainLine(initial, goalTrans, goalNode int, to, finish *Attractor) []SuiteStep {
 	g := gm.G
 	var steps []SuiteStep
-	u, a, done := initial, to, false
-	for n := 0; n <= 4*len(g.States); n++ {
-		if !done && u == g.Trans[goalTrans].From && !gm.Impl[u] {
+	v, a, done := initial, to, false
+	for n := 0; n <= 4*len(gm.Owner); n++ {
+		if !done && v == goalNode && g.Trans[goalTrans].Kind == model.Controllable {
 			steps = append(steps, g.step(goalTrans))
-			u, a, done = g.Trans[goalTrans].To, finish, true
+			v, a, done = g.Trans[goalTrans].To, finish, true
 			continue
 		}
-		if done && a.Rank[u] == 0 {
+		if done && a.Rank[v] == 0 {
 			return steps
 		}
-		ti := a.Move[u]
-		if gm.Impl[u] {
-			ti = -1
-			for _, t := range gm.Out[u] {
-				if !done && t == goalTrans {
-					ti = t
+		e := a.Move[v]
+		if gm.Impl[v] {
+			e = -1
+			for _, o := range gm.Out[v] {
+				if !done && gm.Edges[o].Trans == goalTrans {
+					e = o
 					break
 				}
-				if w := g.Trans[t].To; w != u && a.Rank[w] >= 0 && (ti < 0 || a.Rank[w] < a.Rank[g.Trans[ti].To]) {
-					ti = t
+				if w := gm.Edges[o].To; w != gm.Owner[v] && a.Rank[w] >= 0 && (e < 0 || a.Rank[w] < a.Rank[gm.Edges[e].To]) {
+					e = o
 				}
 			}
 		}
-		if ti < 0 {
+		if e < 0 {
 			return nil
 		}
-		steps = append(steps, g.step(ti))
-		if !done && ti == goalTrans {
-			a, done = finish, true
+		if ti := gm.Edges[e].Trans; ti >= 0 {
+			steps = append(steps, g.step(ti))
+			if !done && ti == goalTrans {
+				a, done = finish, true
+			}
 		}
-		u = g.Trans[ti].To
+		v = gm.Edges[e].To
 	}
 	return nil
 }

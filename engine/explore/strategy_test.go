@@ -66,7 +66,7 @@ func TestAttractor(t *testing.T) {
 				if a.Rank[i] != want {
 					t.Errorf("S%d: rank %d, want %d (all %v)", i, a.Rank[i], want, a.Rank)
 				}
-				if want > 0 && !c.g.Game().Impl[i] && (a.Move[i] < 0 || c.g.Trans[a.Move[i]].Kind != model.Controllable) {
+				if gm := c.g.Game(); want > 0 && !gm.Impl[i] && (a.Move[i] < 0 || gm.Edges[a.Move[i]].Trans < 0 || c.g.Trans[gm.Edges[a.Move[i]].Trans].Kind != model.Controllable) {
 					t.Errorf("S%d: the tester has no move (%d)", i, a.Move[i])
 				}
 			}
@@ -84,8 +84,9 @@ func TestFairAttractor(t *testing.T) {
 	if a := g.Game().Attractor(func(i int) bool { return i == 4 }); a.Forced(0) {
 		t.Errorf("plain attractor forces the goal through a cycle: %v", a.Rank)
 	}
-	a := g.Game().FairAttractor(func(i int) bool { return i == 4 })
-	if !a.Forced(0) || a.Rank[0] != 3 || g.Trans[a.Move[0]].Action != "a" {
+	gm := g.Game()
+	a := gm.FairAttractor(func(i int) bool { return i == 4 })
+	if !a.Forced(0) || a.Rank[0] != 3 || g.Trans[gm.Edges[a.Move[0]].Trans].Action != "a" {
 		t.Errorf("fair attractor: ranks %v, move at S0 %d", a.Rank, a.Move[0])
 	}
 	// A choice into a dead end (S5: nothing more happens) is one the
