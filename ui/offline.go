@@ -66,7 +66,7 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 	ov.caseInfo.Wrapping = fyne.TextWrapWord
 	ov.caseInfo.Selectable = true
 	ov.caseInfo.Hide()
-	ov.coverage = newSelect([]string{"transitions", "states"}, nil)
+	ov.coverage = newSelect([]string{"transitions", "states", "strategies"}, nil)
 	ov.coverage.SetSelected("transitions")
 	ov.summary = widget.NewLabel("Generate a suite from the explored graph, or load one.")
 	ov.summary.Wrapping = fyne.TextWrapWord
@@ -181,9 +181,12 @@ func (ov *OfflineView) Generate() {
 	g := x.Graph()
 	var s *explore.Suite
 	var err error
-	if ov.coverage.Selected == "states" {
+	switch ov.coverage.Selected {
+	case "states":
 		s, err = g.StateCases(nil)
-	} else {
+	case "strategies":
+		s, err = g.StrategySuite() // game strategies: transitions, whatever the implementation chooses
+	default:
 		s, err = g.TransitionTour()
 	}
 	if err != nil {
@@ -231,6 +234,9 @@ func (ov *OfflineView) showCase(i int) {
 	// The whole case and its result, wrapped and selectable (the list
 	// cuts long lines).
 	info := fmt.Sprintf("%s: %s", ov.suite.Cases[i].Name, caseText(ov.suite.Cases[i]))
+	if c := ov.suite.Cases[i]; c.Plan != nil {
+		info += "\n\n" + planText(c)
+	}
 	if d, ok := ov.details[i]; ok {
 		info += "\n\n" + d
 	}
@@ -256,6 +262,45 @@ func (ov *OfflineView) selectKey(key string) {
 	if m := x.FindKey(key); m >= 0 {
 		wb.SelectState(x.GraphID(m, false))
 	}
+}
+
+// planText says what a strategy case plans: its goal, whether it is
+// forced, and at each state the tester's move or the choices it waits for.
+func planText(c explore.SuiteCase) string {
+	p := c.Plan
+	kind := "best effort: the implementation may not let it happen"
+	if c.Forced {
+		kind = "forced: whatever the implementation chooses (if it does not avoid a choice forever)"
+	}
+	lines := []string{fmt.Sprintf("Goal: %s (%s). The plan, from %s:", c.Goal, kind, p.Start)}
+	for _, st := range p.Moves {
+		lines = append(lines, fmt.Sprintf("  at %s: %s → %s", st.From, st.Label, st.To))
+	}
+	lines = append(lines, fmt.Sprintf("  at %s: %s → %s (the goal)", p.Goal.From, stepLabel(p.Goal), p.Goal.To))
+	waits := map[string][]string{}
+	var order []string
+	for _, st := range p.Waits {
+		if waits[st.From] == nil {
+			order = append(order, st.From)
+		}
+		waits[st.From] = append(waits[st.From], stepLabel(st)+" → "+st.To)
+	}
+	for _, from := range order {
+		lines = append(lines, fmt.Sprintf("  at %s, wait for: %s", from, strings.Join(waits[from], "; ")))
+	}
+	for _, st := range p.Finish {
+		lines = append(lines, fmt.Sprintf("  then at %s: %s → %s", st.From, st.Label, st.To))
+	}
+	lines = append(lines, "  ends at: "+strings.Join(p.Ends, ", "))
+	return strings.Join(lines, "\n")
+}
+
+// stepLabel is a step's label, "timeout" for a timeout.
+func stepLabel(st explore.SuiteStep) string {
+	if st.Kind == "timeout" {
+		return "timeout"
+	}
+	return st.Label
 }
 
 func caseText(c explore.SuiteCase) string {

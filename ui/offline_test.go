@@ -53,6 +53,24 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 	if sel := b.wb.Graph().Selected(); sel < 0 {
 		t.Error("a case chart's message selects nothing")
 	}
+	// A strategy suite: each case's plan is shown with it; against the
+	// fixed server no case is inconclusive.
+	ov.coverage.SetSelected("strategies")
+	ov.Generate()
+	if ov.suite == nil || ov.suite.Format != "modex-suite/2" || !strings.Contains(ov.summary.Text, "game strategies") {
+		t.Fatalf("strategies: %q", ov.summary.Text)
+	}
+	ov.cases.Select(0)
+	if !strings.Contains(ov.caseInfo.Text, "Goal: ") || !strings.Contains(ov.caseInfo.Text, "The plan, from S0") {
+		t.Errorf("a strategy case's details: %q", ov.caseInfo.Text)
+	}
+	ov.Run()
+	if !pump(60*time.Second, func() bool { return done == 2 }) {
+		t.Fatal("the strategy suite never finished")
+	}
+	if !strings.Contains(ov.summary.Text, " 0 fail, 0 inconclusive") {
+		t.Errorf("strategy suite against the fixed server: %q", ov.summary.Text)
+	}
 	// A recorded trace of the buggy thread pool.
 	b.open("../projects/threadpool/threadpool.toml")
 	b.wait()
@@ -62,7 +80,7 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 		t.Fatal(err)
 	}
 	ov.Replay()
-	if !pump(30*time.Second, func() bool { return done == 2 }) {
+	if !pump(30*time.Second, func() bool { return done == 3 }) {
 		t.Fatal("the replay never finished")
 	}
 	fails, oks := 0, 0
