@@ -39,10 +39,10 @@ func cmdGen(args []string, stdout io.Writer) error {
 	g := x.Graph()
 	var s *explore.Suite
 	switch {
-	case *strategies && *coverage != "transitions":
-		return usagef("--strategies covers transitions only (not %q)", *coverage)
-	case *strategies:
+	case *strategies && *coverage == "transitions":
 		s, err = g.StrategySuite()
+	case *strategies && *coverage == "states":
+		s, err = g.StrategyStates(nil)
 	case *coverage == "transitions":
 		s, err = g.TransitionTour()
 	case *coverage == "states":
@@ -58,7 +58,11 @@ func cmdGen(args []string, stdout io.Writer) error {
 		if idx < 0 {
 			return fmt.Errorf("no state %s in the graph (%d states)", id, len(g.States))
 		}
-		s, err = g.StateCases([]int{idx})
+		if *strategies {
+			s, err = g.StrategyStates([]int{idx})
+		} else {
+			s, err = g.StateCases([]int{idx})
+		}
 	default:
 		return usagef("unknown coverage %q (use transitions, states or state:ID)", *coverage)
 	}

@@ -20,7 +20,7 @@ echo "|---|---|---|---|---|---|---|"
 for k in 0 1 2 3; do
 	fails=0; total=0; short=0; failcases=0; incon=0; inconcases=0
 	for i in $(seq 1 "$runs"); do
-		./bin/modex run $p "$tmp/suite.json" --config agents-1 --adapter "$tmp/impl adapter --agents 1 --mutant $k" >"$tmp/out" 2>&1 || true
+		timeout 120 ./bin/modex run $p "$tmp/suite.json" --config agents-1 --adapter "$tmp/impl adapter --agents 1 --mutant $k" >"$tmp/out" 2>&1 || true
 		# Steps to the first failure: those of the cases before it, plus its own.
 		s=$(awk '/^case .*after/ {for (i=1;i<=NF;i++) if ($i=="after") n=$(i+1); if ($3=="fail") {print t+n+1; exit} t+=n}' "$tmp/out")
 		if [ -n "$s" ]; then fails=$((fails+1)); total=$((total+s)); fi

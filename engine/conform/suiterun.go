@@ -280,6 +280,9 @@ func (r *caseRun) plan(p *explore.Plan) {
 			// and finish (nothing seen failed).
 			done, missed, n = true, true, 0
 		}
+		if !done && p.GoalState != "" && cur == p.GoalState {
+			done = true // the state to reach
+		}
 		if done && ends[cur] {
 			r.finished()
 			if missed && r.res.Verdict == Pass {
@@ -300,7 +303,7 @@ func (r *caseRun) plan(p *explore.Plan) {
 			table = finish
 		}
 		st, mine := table[cur]
-		if !done && cur == p.Goal.From && p.Goal.Kind == "controllable" {
+		if !done && p.GoalState == "" && cur == p.Goal.From && p.Goal.Kind == "controllable" {
 			st, mine = p.Goal, true
 		}
 		var taken explore.SuiteStep
@@ -340,7 +343,7 @@ func (r *caseRun) plan(p *explore.Plan) {
 			r.fail(FailInvariant, msg, r.states, nil)
 			return
 		}
-		if !done && taken.From == p.Goal.From && taken.To == p.Goal.To && taken.Label == p.Goal.Label {
+		if !done && p.GoalState == "" && taken.From == p.Goal.From && taken.To == p.Goal.To && taken.Label == p.Goal.Label {
 			done = true
 		}
 		cur = taken.To

@@ -330,10 +330,21 @@ func (gm *Game) planCase(initial, ti int, finish *Attractor) (SuiteCase, bool) {
 	pl.moves(initial, to, &p.Moves, &p.Waits, seen, goalNode, g.Trans[ti].Kind == model.Controllable)
 	// Finishing is planned from the goal's target, and from every state on
 	// the way (a run whose goal does not happen gives it up and finishes).
+	pl.finish(g.Trans[ti].To, finish, p, seen)
+	c := SuiteCase{Goal: label + " at " + g.States[from].ID, Forced: forced, Plan: p}
+	c.Steps = gm.mainLine(initial, ti, goalNode, to, finish)
+	return c, len(c.Steps) > 0
+}
+
+// finish plans the moves to an accepting state from u, and from every
+// node seen on the way to the goal (in order: the plan is the same from
+// run to run), and the ends.
+func (pl *planner) finish(u int, finish *Attractor, p *Plan, seen map[int]bool) {
+	g := pl.gm.G
 	seenF := map[int]bool{}
-	pl.moves(g.Trans[ti].To, finish, &p.Finish, &p.Waits, seenF, -1, false)
-	for v := range seen {
-		if !seenF[v] && finish.Rank[v] >= 0 {
+	pl.moves(u, finish, &p.Finish, &p.Waits, seenF, -1, false)
+	for v := range pl.gm.Owner {
+		if seen[v] && !seenF[v] && finish.Rank[v] >= 0 {
 			pl.moves(v, finish, &p.Finish, &p.Waits, seenF, -1, false)
 		}
 	}
@@ -342,9 +353,82 @@ func (gm *Game) planCase(initial, ti int, finish *Attractor) (SuiteCase, bool) {
 			p.Ends = append(p.Ends, g.States[v].ID)
 		}
 	}
-	c := SuiteCase{Goal: label + " at " + g.States[from].ID, Forced: forced, Plan: p}
-	c.Steps = gm.mainLine(initial, ti, goalNode, to, finish)
+}
+
+// planState plans the case to reach state target (state coverage): the
+// plan's GoalState is the target; reaching it, the run finishes.
+func (gm *Game) planState(initial, target int, finish *Attractor) (SuiteCase, bool) {
+	g := gm.G
+	isGoal := func(v int) bool { return v == target }
+	to := gm.FairAttractor(isGoal)
+	forced := to.Forced(initial) && finish.Forced(target)
+	if !to.Forced(initial) {
+		to = gm.Reach(isGoal)
+	}
+	if !to.Forced(initial) || !finish.Forced(target) {
+		return SuiteCase{}, false
+	}
+	p := &Plan{Start: g.States[initial].ID, GoalState: g.States[target].ID}
+	seen := map[int]bool{}
+	pl := planner{gm: gm, waited: map[string]bool{}}
+	pl.moves(initial, to, &p.Moves, &p.Waits, seen, target, true)
+	pl.finish(target, finish, p, seen)
+	c := SuiteCase{Goal: g.States[target].ID, Forced: forced, Plan: p}
+	c.Steps = gm.mainLine(initial, -1, target, to, finish)
 	return c, len(c.Steps) > 0
+}
+
+// StrategyStates generates a state-coverage suite of game strategies: one
+// case per target state (nil: every live state reached from the initial
+// one) that forces the run there where the tester can, then on to an
+// accepting state (see StrategySuite).
+func (g *Graph) StrategyStates(targets []int) (*Suite, error) {
+	states, trans := len(g.States), len(g.Trans)
+	g, n := g.rooted()
+	live, reach, initial := g.live()
+	if initial < 0 {
+		return nil, fmt.Errorf("the graph has no initial state")
+	}
+	if targets == nil {
+		for i := 0; i < n; i++ {
+			if live[i] && reach[i] {
+				targets = append(targets, i)
+			}
+		}
+	}
+	gm := g.Game()
+	accepting := func(v int) bool { return v < len(g.States) && g.States[v].Accepting && g.States[v].Error == "" }
+	finish := gm.FairAttractor(accepting)
+	if finish.Rank[initial] < 0 {
+		finish = gm.Reach(accepting)
+	}
+	s := &Suite{Format: SuiteFormat2, Coverage: "states", States: states, Trans: trans, LowerBound: len(targets)}
+	for _, tg := range targets {
+		if tg == initial {
+			s.Covered++ // every case starts there
+			continue
+		}
+		c, ok := gm.planState(initial, tg, finish)
+		if !ok {
+			s.Dead = append(s.Dead, g.States[tg].ID)
+			continue
+		}
+		c.Name = fmt.Sprintf("case %d", len(s.Cases)+1)
+		if c.Forced {
+			s.Forced++
+		} else {
+			s.BestEffort++
+		}
+		s.Cases = append(s.Cases, c)
+		s.Covered++
+		s.Length += len(c.Steps)
+		s.Steps += c.Actions()
+		s.Timeouts += len(c.Steps) - c.Actions()
+	}
+	if len(s.Cases) == 0 {
+		return nil, fmt.Errorf("no target state can be reached and left for an accepting state")
+	}
+	return s, nil
 }
 
 // planner records a plan's steps, each of the implementation's choices once.
@@ -419,6 +503,10 @@ func (gm *Game) mainLine(initial, goalTrans, goalNode int, to, finish *Attractor
 	var steps []SuiteStep
 	v, a, done := initial, to, false
 	for n := 0; n <= 4*len(gm.Owner); n++ {
+		if !done && v == goalNode && goalTrans < 0 {
+			a, done = finish, true // a state to reach: reached
+			continue
+		}
 		if !done && v == goalNode && g.Trans[goalTrans].Kind == model.Controllable {
 			steps = append(steps, g.step(goalTrans))
 			v, a, done = g.Trans[goalTrans].To, finish, true
@@ -431,7 +519,7 @@ func (gm *Game) mainLine(initial, goalTrans, goalNode int, to, finish *Attractor
 		if gm.Impl[v] {
 			e = -1
 			for _, o := range gm.Out[v] {
-				if !done && gm.Edges[o].Trans == goalTrans {
+				if !done && goalTrans >= 0 && gm.Edges[o].Trans == goalTrans {
 					e = o
 					break
 				}
@@ -445,7 +533,7 @@ func (gm *Game) mainLine(initial, goalTrans, goalNode int, to, finish *Attractor
 		}
 		if ti := gm.Edges[e].Trans; ti >= 0 {
 			steps = append(steps, g.step(ti))
-			if !done && ti == goalTrans {
+			if !done && goalTrans >= 0 && ti == goalTrans {
 				a, done = finish, true
 			}
 		}

@@ -140,3 +140,21 @@ func TestStrategySuite(t *testing.T) {
 		t.Errorf("forced %d, best effort %d of %d", s.Forced, s.BestEffort, len(s.Cases))
 	}
 }
+
+// State coverage by strategies: a case per state other than the initial
+// one, forced through the implementation's cycle.
+func TestStrategyStates(t *testing.T) {
+	g := game(5, nil, "S0 c a S1", "S1 o j S2", "S2 o l S1", "S1 t - S3", "S2 t - S3", "S3 c b S4")
+	s, err := g.StrategyStates(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Cases) != 4 || s.Covered != 5 || s.Forced != 4 || s.Coverage != "states" {
+		t.Fatalf("%s", s.Summary())
+	}
+	for _, c := range s.Cases {
+		if c.Plan == nil || c.Plan.GoalState != c.Goal || len(c.Steps) == 0 {
+			t.Errorf("%s: %+v", c.Name, c)
+		}
+	}
+}
