@@ -207,6 +207,8 @@ func TestReadSuiteErrors(t *testing.T) {
 func FuzzReadSuite(f *testing.F) {
 	f.Add([]byte(`{"format":"modex-suite/1","cases":[{"name":"a","steps":[{"kind":"timeout","label":"","from":"S0","to":"S1"}]}]}`))
 	f.Add([]byte(`{"format":"modex-suite/1",` + "\n" + `"cases": 3}`))
+	f.Add([]byte(`{"format":"modex-suite/2","cases":[{"name":"a","steps":[{"kind":"controllable","action":"a","label":"a()","from":"S0","to":"S1"}],` +
+		`"plan":{"start":"S0","goal":{"kind":"controllable","action":"a","label":"a()","from":"S0","to":"S1"},"waits":[{"kind":"timeout","label":"","from":"S1","to":"S2"}],"ends":["S1"]}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := explore.ReadSuite(bytes.NewReader(data))
 		if err != nil {
@@ -418,4 +420,26 @@ func TestStrategySuitesAgainstImplementations(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The chat's offline strategy suite, as a golden file (format 2: goals,
+// plans, main lines); generating it again gives the same bytes.
+func TestStrategySuiteGolden(t *testing.T) {
+	_, m, cfg := sample(t, "chat", "offline")
+	x, err := explore.Explore(context.Background(), m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := x.Graph().StrategySuite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Model, s.Config = "chat", "offline"
+	suiteGolden(t, "strategies_chat_offline.json", s)
+	states, err := x.Graph().StrategyStates(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states.Model, states.Config = "chat", "offline"
+	suiteGolden(t, "strategies_states_chat_offline.json", states)
 }

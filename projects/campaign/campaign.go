@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
@@ -214,7 +215,7 @@ func setup(ctx context.Context, js jetstream.JetStream, spec *Spec) (jetstream.C
 	for _, sc := range streams {
 		var err error
 		if coordinator {
-			_, err = js.CreateOrUpdateStream(ctx, sc)
+			err = ensureStream(ctx, js, sc)
 		} else if _, err = js.Stream(ctx, sc.Name); errors.Is(err, jetstream.ErrStreamNotFound) {
 			_, err = js.CreateStream(ctx, sc)
 		}
@@ -367,4 +368,26 @@ func secureEnough(addr string, auth, tls bool) error {
 	return fmt.Errorf("the NATS server at %s %s: anyone who reaches it could read the project and the results, "+
 		"and the project's files would cross the network in clear (configure its accounts and TLS, see docs/campaigns.md, or give --insecure)",
 		host, strings.Join(missing, " and "))
+}
+
+// ensureStream creates a coordinator's stream, or updates it when its
+// settings differ: an update that changes nothing is not sent (the server
+// takes it while workers create their consumer, and nats-server 2.15's
+// file store then reads and writes its config concurrently).
+func ensureStream(ctx context.Context, js jetstream.JetStream, sc jetstream.StreamConfig) error {
+	s, err := js.Stream(ctx, sc.Name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		_, err = js.CreateOrUpdateStream(ctx, sc)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	have := s.CachedInfo().Config
+	if slices.Equal(have.Subjects, sc.Subjects) && have.Retention == sc.Retention && have.Storage == sc.Storage &&
+		have.Duplicates == sc.Duplicates && have.Replicas == sc.Replicas && have.MaxAge == sc.MaxAge {
+		return nil
+	}
+	_, err = js.CreateOrUpdateStream(ctx, sc)
+	return err
 }
