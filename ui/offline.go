@@ -81,7 +81,7 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 		return l
 	}, func(i widget.ListItemID, o fyne.CanvasObject) {
 		c := ov.suite.Cases[i]
-		text := fmt.Sprintf("%s — %d steps", c.Name, c.Actions())
+		text := c.Name + " — " + explore.Count(c.Actions(), "step")
 		l := o.(*widget.Label)
 		l.Importance = widget.MediumImportance
 		if v, ok := ov.verdicts[i]; ok {
