@@ -405,11 +405,18 @@ func TestStrategySuitesAgainstImplementations(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer impl.Close()
-			res, err := conform.RunSuite(context.Background(), m, cfg, impl, suite, conform.TestConfig{})
-			if err != nil {
-				t.Fatal(err)
+			// A bug that shows only when the implementation's timing lets it
+			// (the conference's mutant 3: about 7 runs in 10) gets a few runs.
+			var res *conform.SuiteResult
+			var tally conform.Tally
+			for try := 0; try < 8; try++ {
+				if res, err = conform.RunSuite(context.Background(), m, cfg, impl, suite, conform.TestConfig{}); err != nil {
+					t.Fatal(err)
+				}
+				if tally = verdictsOf(res); !c.wantFail || tally[conform.Fail] > 0 {
+					break
+				}
 			}
-			tally := verdictsOf(res)
 			if tally[conform.Inconclusive] > 0 && !c.wantFail || tally[conform.ModelError] > 0 || (tally[conform.Fail] > 0) != c.wantFail {
 				for _, r := range res.Cases {
 					if r.Verdict != conform.Pass {

@@ -266,7 +266,11 @@ func (r *caseRun) plan(p *explore.Plan) {
 	moves, finish := index(p.Moves), index(p.Finish)
 	waits := map[string][]explore.SuiteStep{}
 	for _, st := range p.Waits {
-		waits[st.From] = append(waits[st.From], st)
+		at := st.From
+		if st.At != "" {
+			at = st.At // the tester waits for it in the active twin
+		}
+		waits[at] = append(waits[at], st)
 	}
 	ends := map[string]bool{}
 	for _, e := range p.Ends {
@@ -325,12 +329,18 @@ func (r *caseRun) plan(p *explore.Plan) {
 		if stop {
 			return
 		}
-		if taken.Kind == "timeout" && taken.From == taken.To {
+		if taken.Kind == "timeout" && taken.At != "" && taken.To == taken.At {
 			// The tester waited for events and none came: the goal will
 			// not happen; finishing, the implementation is stuck.
 			if !done {
 				done, missed = true, true
 				continue
+			}
+			if cands, err := r.t.candidates(r.states, false); err != nil || len(cands) > 0 {
+				// The tester could still act: the plan's hope, not the
+				// implementation, failed.
+				r.inconclusive(fmt.Sprintf("step %d: the plan waited for events that did not come within %s", r.res.Steps+1, r.t.tc.EndWait))
+				return
 			}
 			r.fail(FailNotAccepting, fmt.Sprintf("no observable action came within %s, and the state is not accepting", r.t.tc.EndWait), r.states, r.t.expectedObservables(r.states))
 			return
@@ -385,7 +395,7 @@ func (r *caseRun) choose(options []explore.SuiteStep) (explore.SuiteStep, bool) 
 		}
 		planned = append(planned, options[i].Label)
 	}
-	if timeout == nil || timeout.To == timeout.From {
+	if timeout == nil || timeout.At != "" && timeout.To == timeout.At {
 		// Nothing but events to wait for (a timeout that would only
 		// wait again counts for nothing): as long as the run's end waits.
 		wait = max(wait, r.t.tc.EndWait)

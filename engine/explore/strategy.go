@@ -249,7 +249,9 @@ func (gm *Game) within(in, goal []bool) *Attractor {
 // run when the implementation makes the choices the plan hopes for.
 func (g *Graph) StrategySuite() (*Suite, error) {
 	states, trans := len(g.States), len(g.Trans)
-	g, _ = g.rooted()
+	if err := g.oneInitial(); err != nil {
+		return nil, err
+	}
 	live, reach, initial := g.live()
 	if initial < 0 {
 		return nil, fmt.Errorf("the graph has no initial state")
@@ -384,7 +386,10 @@ func (gm *Game) planState(initial, target int, finish *Attractor) (SuiteCase, bo
 // accepting state (see StrategySuite).
 func (g *Graph) StrategyStates(targets []int) (*Suite, error) {
 	states, trans := len(g.States), len(g.Trans)
-	g, n := g.rooted()
+	if err := g.oneInitial(); err != nil {
+		return nil, err
+	}
+	n := len(g.States)
 	live, reach, initial := g.live()
 	if initial < 0 {
 		return nil, fmt.Errorf("the graph has no initial state")
@@ -444,8 +449,10 @@ func (pl *planner) wait(v int, at string, waits *[]SuiteStep) {
 	for _, e := range pl.gm.Out[v] {
 		if ti := pl.gm.Edges[e].Trans; ti >= 0 {
 			st := g.step(ti)
-			st.From = at
-			if k := st.From + "|" + st.To + "|" + st.Label; !pl.waited[k] {
+			if at != st.From {
+				st.At = at
+			}
+			if k := at + "|" + st.From + "|" + st.To + "|" + st.Label; !pl.waited[k] {
 				pl.waited[k] = true
 				*waits = append(*waits, st)
 			}
@@ -585,4 +592,19 @@ func (g *Graph) bfsOrder(start int) []int {
 		}
 	}
 	return order
+}
+
+// oneInitial refuses graphs with several initial states: a strategy's plan
+// starts in one known state (the linear suites start in all of them).
+func (g *Graph) oneInitial() error {
+	n := 0
+	for i := range g.States {
+		if g.States[i].Initial {
+			n++
+		}
+	}
+	if n > 1 {
+		return fmt.Errorf("the model has %d initial states; strategy suites start in one (use the linear suites, or a configuration with one initial state)", n)
+	}
+	return nil
 }

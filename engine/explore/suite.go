@@ -23,6 +23,10 @@ type SuiteStep struct {
 	Label  string   `json:"label"`
 	From   string   `json:"from"`
 	To     string   `json:"to"`
+	// At, in a strategy plan's waits, is the state where the tester waits
+	// for this choice when it is not From (the active twin of From, which
+	// goes back to waiting for events).
+	At string `json:"at,omitempty"`
 }
 
 // SuiteCase is one test case: from the initial state to an accepting state.
