@@ -256,26 +256,7 @@ func (r *caseRun) logged(kind string) {
 // configuration pruned it): inconclusive; so is a run the implementation
 // keeps from the goal for maxPlanSteps.
 func (r *caseRun) plan(p *explore.Plan) {
-	index := func(steps []explore.SuiteStep) map[string]explore.SuiteStep {
-		m := map[string]explore.SuiteStep{}
-		for _, st := range steps {
-			m[st.From] = st
-		}
-		return m
-	}
-	moves, finish := index(p.Moves), index(p.Finish)
-	waits := map[string][]explore.SuiteStep{}
-	for _, st := range p.Waits {
-		at := st.From
-		if st.At != "" {
-			at = st.At // the tester waits for it in the active twin
-		}
-		waits[at] = append(waits[at], st)
-	}
-	ends := map[string]bool{}
-	for _, e := range p.Ends {
-		ends[e] = true
-	}
+	moves, finish, waits, ends := planTables(p)
 	cur, done, missed := p.Start, false, false
 	limit := maxPlanSteps(p)
 	for n := 0; ; n++ {
@@ -358,6 +339,30 @@ func (r *caseRun) plan(p *explore.Plan) {
 		}
 		cur = taken.To
 	}
+}
+
+// planTables indexes a plan by state: the tester's moves before and after
+// the goal, the choices it waits for, the ends.
+func planTables(p *explore.Plan) (moves, finish map[string]explore.SuiteStep, waits map[string][]explore.SuiteStep, ends map[string]bool) {
+	index := func(steps []explore.SuiteStep) map[string]explore.SuiteStep {
+		m := map[string]explore.SuiteStep{}
+		for _, st := range steps {
+			m[st.From] = st
+		}
+		return m
+	}
+	waits, ends = map[string][]explore.SuiteStep{}, map[string]bool{}
+	for _, st := range p.Waits {
+		at := st.From
+		if st.At != "" {
+			at = st.At // the tester waits for it in the active twin
+		}
+		waits[at] = append(waits[at], st)
+	}
+	for _, e := range p.Ends {
+		ends[e] = true
+	}
+	return index(p.Moves), index(p.Finish), waits, ends
 }
 
 // maxPlanSteps bounds a plan's run: ten times its planned steps, at least
