@@ -248,21 +248,11 @@ func (gm *Game) within(in, goal []bool) *Attractor {
 // chooses needs no case of its own. Steps is each case's main line: the
 // run when the implementation makes the choices the plan hopes for.
 func (g *Graph) StrategySuite() (*Suite, error) {
-	states, trans := len(g.States), len(g.Trans)
-	if err := g.oneInitial(); err != nil {
+	gm, live, reach, initial, finish, err := g.strategyGame()
+	if err != nil {
 		return nil, err
 	}
-	live, reach, initial := g.live()
-	if initial < 0 {
-		return nil, fmt.Errorf("the graph has no initial state")
-	}
-	gm := g.Game()
-	accepting := func(v int) bool { return v < len(g.States) && g.States[v].Accepting && g.States[v].Error == "" }
-	finish := gm.FairAttractor(accepting)
-	if finish.Rank[initial] < 0 {
-		finish = gm.Reach(accepting)
-	}
-	s := &Suite{Format: SuiteFormat2, Coverage: "transitions", States: states, Trans: trans}
+	s := &Suite{Format: SuiteFormat2, Coverage: "transitions", States: len(g.States), Trans: len(g.Trans)}
 	order := g.bfsOrder(initial)
 	var goals []int
 	for ti, t := range g.Trans {
@@ -272,7 +262,7 @@ func (g *Graph) StrategySuite() (*Suite, error) {
 	}
 	sort.SliceStable(goals, func(i, j int) bool { return order[g.Trans[goals[i]].From] < order[g.Trans[goals[j]].From] })
 	s.LowerBound = len(goals)
-	covered := map[int]bool{}
+	covered, index := map[int]bool{}, g.transIndex()
 	for _, ti := range goals {
 		if covered[ti] {
 			continue
@@ -281,21 +271,47 @@ func (g *Graph) StrategySuite() (*Suite, error) {
 		if !ok {
 			continue
 		}
-		c.Name = fmt.Sprintf("case %d", len(s.Cases)+1)
-		if c.Forced {
-			s.Forced++
-		} else {
-			s.BestEffort++
-		}
-		s.Cases = append(s.Cases, c)
-		g.markTrunk(c.Steps, covered)
+		s.addCase(c)
+		markTrunk(c.Steps, index, covered)
 		covered[ti] = true
-		s.Length += len(c.Steps)
-		s.Steps += c.Actions()
-		s.Timeouts += len(c.Steps) - c.Actions()
 	}
 	s.Covered = len(covered)
 	return s, nil
+}
+
+// strategyGame is what both strategy suites start from: the game of a
+// graph with one initial state, its live and reached states, and the
+// strategy to an accepting state (forced under fairness, else the
+// shortest way).
+func (g *Graph) strategyGame() (gm *Game, live, reach []bool, initial int, finish *Attractor, err error) {
+	if err := g.oneInitial(); err != nil {
+		return nil, nil, nil, 0, nil, err
+	}
+	live, reach, initial = g.live()
+	if initial < 0 {
+		return nil, nil, nil, 0, nil, fmt.Errorf("the graph has no initial state")
+	}
+	gm = g.Game()
+	accepting := func(v int) bool { return v < len(g.States) && g.States[v].Accepting && g.States[v].Error == "" }
+	finish = gm.FairAttractor(accepting)
+	if finish.Rank[initial] < 0 {
+		finish = gm.Reach(accepting)
+	}
+	return gm, live, reach, initial, finish, nil
+}
+
+// addCase numbers a strategy case and counts it in the suite's figures.
+func (s *Suite) addCase(c SuiteCase) {
+	c.Name = fmt.Sprintf("case %d", len(s.Cases)+1)
+	if c.Forced {
+		s.Forced++
+	} else {
+		s.BestEffort++
+	}
+	s.Cases = append(s.Cases, c)
+	s.Length += len(c.Steps)
+	s.Steps += c.Actions()
+	s.Timeouts += len(c.Steps) - c.Actions()
 }
 
 // planCase plans the case for transition ti: the tester's moves to its
@@ -312,30 +328,41 @@ func (gm *Game) planCase(initial, ti int, finish *Attractor) (SuiteCase, bool) {
 			goalNode = gm.Edges[e].To
 		}
 	}
-	isGoal := func(v int) bool { return v == goalNode }
-	to := gm.FairAttractor(isGoal)
-	forced := to.Forced(initial) && g.Trans[ti].Kind == model.Controllable && finish.Forced(g.Trans[ti].To)
-	if !to.Forced(initial) {
-		to = gm.Reach(isGoal)
-	}
-	if !to.Forced(initial) || !finish.Forced(g.Trans[ti].To) {
-		return SuiteCase{}, false
-	}
 	goal := g.step(ti)
 	label := goal.Label
 	if label == "" {
 		label = "timeout"
 	}
-	p := &Plan{Start: g.States[initial].ID, Goal: goal}
+	controllable := g.Trans[ti].Kind == model.Controllable
+	c := SuiteCase{Goal: label + " at " + g.States[from].ID, Plan: &Plan{Start: g.States[initial].ID, Goal: goal}}
+	canForce, ok := gm.plan(&c, initial, goalNode, controllable, ti, g.Trans[ti].To, finish)
+	c.Forced = canForce && controllable
+	return c, ok
+}
+
+// plan fills in case c's plan and main line: the strategy to goalNode
+// (forced under fairness where it can be, else the shortest way), where
+// the goal transition goalTrans is taken (-1: reaching the node is the
+// goal; takes says the tester takes it there), then the strategy to an
+// accepting state from next and from every state on the way (a run whose
+// goal does not happen gives it up and finishes). canForce says the goal
+// is forced; ok that the case can be run to an accepting state.
+func (gm *Game) plan(c *SuiteCase, initial, goalNode int, takes bool, goalTrans, next int, finish *Attractor) (canForce, ok bool) {
+	isGoal := func(v int) bool { return v == goalNode }
+	to := gm.FairAttractor(isGoal)
+	canForce = to.Forced(initial)
+	if !canForce {
+		to = gm.Reach(isGoal)
+	}
+	if !to.Forced(initial) || !finish.Forced(next) {
+		return false, false
+	}
 	seen := map[int]bool{}
 	pl := planner{gm: gm, waited: map[string]bool{}}
-	pl.moves(initial, to, &p.Moves, &p.Waits, seen, goalNode, g.Trans[ti].Kind == model.Controllable)
-	// Finishing is planned from the goal's target, and from every state on
-	// the way (a run whose goal does not happen gives it up and finishes).
-	pl.finish(g.Trans[ti].To, finish, p, seen)
-	c := SuiteCase{Goal: label + " at " + g.States[from].ID, Forced: forced, Plan: p}
-	c.Steps = gm.mainLine(initial, ti, goalNode, to, finish)
-	return c, len(c.Steps) > 0
+	pl.moves(initial, to, &c.Plan.Moves, &c.Plan.Waits, seen, goalNode, takes)
+	pl.finish(next, finish, c.Plan, seen)
+	c.Steps = gm.mainLine(initial, goalTrans, goalNode, to, finish)
+	return canForce, len(c.Steps) > 0
 }
 
 // finish plans the moves to an accepting state from u, and from every
@@ -361,23 +388,10 @@ func (pl *planner) finish(u int, finish *Attractor, p *Plan, seen map[int]bool) 
 // plan's GoalState is the target; reaching it, the run finishes.
 func (gm *Game) planState(initial, target int, finish *Attractor) (SuiteCase, bool) {
 	g := gm.G
-	isGoal := func(v int) bool { return v == target }
-	to := gm.FairAttractor(isGoal)
-	forced := to.Forced(initial) && finish.Forced(target)
-	if !to.Forced(initial) {
-		to = gm.Reach(isGoal)
-	}
-	if !to.Forced(initial) || !finish.Forced(target) {
-		return SuiteCase{}, false
-	}
-	p := &Plan{Start: g.States[initial].ID, GoalState: g.States[target].ID}
-	seen := map[int]bool{}
-	pl := planner{gm: gm, waited: map[string]bool{}}
-	pl.moves(initial, to, &p.Moves, &p.Waits, seen, target, true)
-	pl.finish(target, finish, p, seen)
-	c := SuiteCase{Goal: g.States[target].ID, Forced: forced, Plan: p}
-	c.Steps = gm.mainLine(initial, -1, target, to, finish)
-	return c, len(c.Steps) > 0
+	c := SuiteCase{Goal: g.States[target].ID, Plan: &Plan{Start: g.States[initial].ID, GoalState: g.States[target].ID}}
+	var ok bool
+	c.Forced, ok = gm.plan(&c, initial, target, true, -1, target, finish)
+	return c, ok
 }
 
 // StrategyStates generates a state-coverage suite of game strategies: one
@@ -385,29 +399,18 @@ func (gm *Game) planState(initial, target int, finish *Attractor) (SuiteCase, bo
 // one) that forces the run there where the tester can, then on to an
 // accepting state (see StrategySuite).
 func (g *Graph) StrategyStates(targets []int) (*Suite, error) {
-	states, trans := len(g.States), len(g.Trans)
-	if err := g.oneInitial(); err != nil {
+	gm, live, reach, initial, finish, err := g.strategyGame()
+	if err != nil {
 		return nil, err
 	}
-	n := len(g.States)
-	live, reach, initial := g.live()
-	if initial < 0 {
-		return nil, fmt.Errorf("the graph has no initial state")
-	}
 	if targets == nil {
-		for i := 0; i < n; i++ {
+		for i := range g.States {
 			if live[i] && reach[i] {
 				targets = append(targets, i)
 			}
 		}
 	}
-	gm := g.Game()
-	accepting := func(v int) bool { return v < len(g.States) && g.States[v].Accepting && g.States[v].Error == "" }
-	finish := gm.FairAttractor(accepting)
-	if finish.Rank[initial] < 0 {
-		finish = gm.Reach(accepting)
-	}
-	s := &Suite{Format: SuiteFormat2, Coverage: "states", States: states, Trans: trans, LowerBound: len(targets)}
+	s := &Suite{Format: SuiteFormat2, Coverage: "states", States: len(g.States), Trans: len(g.Trans), LowerBound: len(targets)}
 	for _, tg := range targets {
 		if tg == initial {
 			s.Covered++ // every case starts there
@@ -418,17 +421,8 @@ func (g *Graph) StrategyStates(targets []int) (*Suite, error) {
 			s.Dead = append(s.Dead, g.States[tg].ID)
 			continue
 		}
-		c.Name = fmt.Sprintf("case %d", len(s.Cases)+1)
-		if c.Forced {
-			s.Forced++
-		} else {
-			s.BestEffort++
-		}
-		s.Cases = append(s.Cases, c)
+		s.addCase(c)
 		s.Covered++
-		s.Length += len(c.Steps)
-		s.Steps += c.Actions()
-		s.Timeouts += len(c.Steps) - c.Actions()
 	}
 	if len(s.Cases) == 0 {
 		return nil, fmt.Errorf("no target state can be reached and left for an accepting state")
@@ -549,14 +543,19 @@ func (gm *Game) mainLine(initial, goalTrans, goalNode int, to, finish *Attractor
 	return nil
 }
 
-// markTrunk marks the transitions of a case's trunk (its steps before the
-// first choice of the implementation) as covered.
-func (g *Graph) markTrunk(steps []SuiteStep, covered map[int]bool) {
-	index := map[[3]string]int{}
+// transIndex finds a transition by its step's from, to and label.
+func (g *Graph) transIndex() map[[3]string]int {
+	index := make(map[[3]string]int, len(g.Trans))
 	for ti := range g.Trans {
 		t := &g.Trans[ti]
 		index[[3]string{g.States[t.From].ID, g.States[t.To].ID, t.Label()}] = ti
 	}
+	return index
+}
+
+// markTrunk marks the transitions of a case's trunk (its steps before the
+// first choice of the implementation) as covered; index is transIndex's.
+func markTrunk(steps []SuiteStep, index map[[3]string]int, covered map[int]bool) {
 	for _, st := range steps {
 		if st.Kind != "controllable" {
 			return
