@@ -35,7 +35,7 @@ func traceFiles(paths []string) ([]string, error) {
 		var files []string
 		for _, e := range entries {
 			switch filepath.Ext(e.Name()) {
-			case ".xml", ".jsonl", ".trace", ".txt", ".log":
+			case ".xml", ".jsonl", ".trace", ".txt", ".log", ".edn":
 				// Regular files only: a named pipe would block the
 				// replay (it is reported when named on its own).
 				if e.Type().IsRegular() {
@@ -45,7 +45,7 @@ func traceFiles(paths []string) ([]string, error) {
 		}
 		sort.Strings(files)
 		if len(files) == 0 {
-			return nil, fmt.Errorf("%s holds no trace files (.xml, .jsonl, .trace, .txt, .log)", p)
+			return nil, fmt.Errorf("%s holds no trace or history files (.xml, .jsonl, .trace, .txt, .log, .edn)", p)
 		}
 		out = append(out, files...)
 	}
@@ -61,6 +61,9 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	maxStates := fs.Int("max-states", 0, "bound on the states the model may be in (default 1000)")
 	chart := fs.String("chart", "", "write the replay of the trace (the first failing one, with several) as a sequence chart, SVG, to FILE")
 	shrinkFlag := fs.Bool("shrink", false, "for each failing trace, find the shortest prefix that already fails")
+	budget := fs.Duration("time-budget", 0, "concurrent histories: how long to search before the verdict is inconclusive (default: the project's, else 60s)")
+	key := fs.String("key", "", "concurrent histories: the attribute that cuts a history into independent parts (default: the project's)")
+	timeline := fs.String("timeline", "", "concurrent histories: write the timeline of the history (the first failing one, with several) as SVG to FILE")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -77,6 +80,12 @@ func cmdReplay(args []string, stdout io.Writer) error {
 		return err
 	}
 	overrideReplay(&rc, *window, *threadAttr, *accepting, *maxStates)
+	if *budget > 0 {
+		rc.TimeBudget = *budget
+	}
+	if *key != "" {
+		rc.Key = *key
+	}
 	files, err := traceFiles(pos[1:])
 	if err != nil {
 		return err
@@ -87,18 +96,13 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	type row struct{ file, verdict, detail string }
 	var rows []row
 	unread := 0
-	charted := false // the chart is written (once)
+	one := &replayOne{ctx: ctx, stdout: stdout, m: m, cfg: cfg, rc: rc, chart: *chart, timeline: *timeline, shrink: *shrinkFlag,
+		title: fmt.Sprintf("%s [%s] ", p.Name, name), only: len(files) == 1}
 	for _, f := range files {
 		if ctx.Err() != nil {
 			break
 		}
-		tr, closer, err := conform.OpenTrace(f)
-		var res *conform.ReplayResult
-		if err == nil {
-			rc.File = f
-			res, err = conform.ReplayTrace(ctx, m, cfg, tr, rc) // streamed: any length
-			closer.Close()
-		}
+		verdict, detail, err := one.file(f)
 		if err != nil {
 			// A file that is no trace (or cannot be read) is reported and
 			// the others are replayed.
@@ -107,23 +111,11 @@ func cmdReplay(args []string, stdout io.Writer) error {
 			}
 			unread++
 			fmt.Fprintf(stdout, "%s: not replayed: %v\n", f, err)
-			rows = append(rows, row{filepath.Base(f), "error", conform.ShortText(err.Error())})
-			continue
+			verdict, detail = "error", conform.ShortText(err.Error())
+		} else {
+			counts[verdict]++
 		}
-		counts[res.Verdict]++
-		detail := printReplay(stdout, f, res)
-		if *chart != "" && !charted && (len(files) == 1 || res.Verdict != conform.Pass) {
-			charted = true
-			if err := replayChart(stdout, *chart, fmt.Sprintf("%s [%s] %s", p.Name, name, filepath.Base(f)), res); err != nil {
-				return err
-			}
-		}
-		if *shrinkFlag && res.Verdict == conform.Fail {
-			if err := shrinkTrace(ctx, stdout, f, m, cfg, rc); err != nil {
-				fmt.Fprintf(stdout, "  shrinking: %v\n", err)
-			}
-		}
-		rows = append(rows, row{filepath.Base(f), string(res.Verdict), detail})
+		rows = append(rows, row{filepath.Base(f), string(verdict), detail})
 	}
 	if len(rows) > 1 {
 		fmt.Fprintf(stdout, "\n%-32s %-13s %s\n", "trace", "verdict", "")
@@ -149,6 +141,52 @@ func cmdReplay(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%d of %s could not be read", unread, explore.Count(len(files), "trace"))
 	}
 	return ctx.Err()
+}
+
+// replayOne replays trace files and checks history files, one at a time.
+type replayOne struct {
+	ctx             context.Context
+	stdout          io.Writer
+	m               model.Model
+	cfg             *explore.Config
+	rc              conform.ReplayConfig
+	chart, timeline string // written once, then cleared
+	shrink          bool
+	title           string // project [config]
+	only            bool   // a single file
+}
+
+// file replays a trace or checks a history; it returns the verdict and
+// the detail of the summary table (an error: the file was not replayed).
+func (r *replayOne) file(f string) (conform.Verdict, string, error) {
+	r.rc.File = f
+	title := r.title + filepath.Base(f)
+	if isHist, err := conform.IsHistoryFile(f); err == nil && isHist {
+		return historyRow(r.ctx, r.stdout, f, title, r.m, r.cfg, r.rc, &r.timeline, r.only)
+	}
+	tr, closer, err := conform.OpenTrace(f)
+	if err != nil {
+		return "", "", err
+	}
+	res, err := conform.ReplayTrace(r.ctx, r.m, r.cfg, tr, r.rc) // streamed: any length
+	closer.Close()
+	if err != nil {
+		return "", "", err
+	}
+	detail := printReplay(r.stdout, f, res)
+	if r.chart != "" && (r.only || res.Verdict != conform.Pass) {
+		path := r.chart
+		r.chart = ""
+		if err := replayChart(r.stdout, path, title, res); err != nil {
+			return "", "", err
+		}
+	}
+	if r.shrink && res.Verdict == conform.Fail {
+		if err := shrinkTrace(r.ctx, r.stdout, f, r.m, r.cfg, r.rc); err != nil {
+			fmt.Fprintf(r.stdout, "  shrinking: %v\n", err)
+		}
+	}
+	return res.Verdict, detail, nil
 }
 
 // overrideReplay applies the command line's settings to the project's.

@@ -14,12 +14,12 @@ import (
 //go:embed bag/*.star bag/*.toml bag/*.md bag/impl/*.go
 //go:embed conference/*.star conference/*.toml conference/*.md conference/impl/*.go
 //go:embed threadpool/*.star threadpool/*.toml threadpool/*.md threadpool/impl/*.go threadpool/traces
-//go:embed webshop stack switch
+//go:embed webshop stack switch register kv
 var Samples embed.FS
 
 // SampleNames lists the bundled samples.
 func SampleNames() []string {
-	return []string{"chat", "webshop", "stack", "switch", "bag", "threadpool", "conference"}
+	return []string{"chat", "webshop", "stack", "switch", "bag", "threadpool", "conference", "register", "kv"}
 }
 
 // ExtractSample copies a bundled sample into dir/name (overwriting older

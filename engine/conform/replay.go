@@ -29,6 +29,15 @@ type EventMapping struct {
 	Action string
 	Role   string
 	Params map[string]string // parameter -> attribute (default: same name)
+	// For concurrent histories (CheckHistory): Output says whether an :ok
+	// completion's value is the action's output (OutputAuto, OutputValue,
+	// OutputNone); OkOutput, when set, is the output of every :ok
+	// completion; FailOutput, when set, makes a :fail completion one that
+	// took effect with this output (porcupine's cas) instead of one that
+	// did not take effect.
+	Output     string
+	OkOutput   model.Value
+	FailOutput model.Value
 }
 
 // ReplayConfig configures passive testing of a trace.
@@ -50,6 +59,14 @@ type ReplayConfig struct {
 	MaxStates int
 	// File names the trace in error messages.
 	File string
+	// Key names the attribute that cuts a concurrent history into
+	// independent parts checked apart (P-compositionality); "" for none.
+	Key string
+	// TimeBudget bounds the search of a concurrent history
+	// (DefaultHistoryBudget when 0); MaxMemory its cache, in bytes
+	// (DefaultHistoryMemory when 0). Running out is inconclusive.
+	TimeBudget time.Duration
+	MaxMemory  int
 }
 
 // maxPath bounds ReplayResult.Path: the first events of a long trace are

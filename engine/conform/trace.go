@@ -461,6 +461,20 @@ func ReadTraceFile(path string) ([]Record, error) {
 	return ParseTrace(path, data)
 }
 
+// ParseLiteral reads a Starlark literal (a number, string, None, True,
+// False, or a list, tuple or dict of those) as a model value, evaluating
+// nothing.
+func ParseLiteral(text string) (model.Value, error) {
+	if longNumber(text, maxLiteralDigits) {
+		return nil, fmt.Errorf("a number of more than %d digits", maxLiteralDigits)
+	}
+	x, err := syntax.ParseExpr("literal", text, 0)
+	if err != nil {
+		return nil, fmt.Errorf("not a literal: %v", err)
+	}
+	return literal(x)
+}
+
 // literal converts a literal expression to a model value without
 // evaluating anything: numbers, strings, None/True/False, objects written
 // like Client1, and lists, tuples and dicts of those, at most

@@ -165,6 +165,9 @@ func Count(n int, thing string) string {
 	if n == 1 {
 		return "1 " + thing
 	}
+	if strings.HasSuffix(thing, "s") || strings.HasSuffix(thing, "x") || strings.HasSuffix(thing, "sh") || strings.HasSuffix(thing, "ch") {
+		return strconv.Itoa(n) + " " + thing + "es"
+	}
 	return strconv.Itoa(n) + " " + thing + "s"
 }
 

@@ -1,0 +1,493 @@
+package conform
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/modex/modex/engine/model"
+)
+
+// linEntry is an invocation or a completion in the search's list of the
+// history's events (Wing & Gong): placing an operation takes both out.
+type linEntry struct {
+	op         int // index into linSearch.ops
+	call       bool
+	pos        int
+	match      *linEntry
+	prev, next *linEntry
+}
+
+// lift takes an invocation and its completion out of the list.
+func lift(e *linEntry) {
+	e.prev.next = e.next
+	if e.next != nil {
+		e.next.prev = e.prev
+	}
+	m := e.match
+	m.prev.next = m.next
+	if m.next != nil {
+		m.next.prev = m.prev
+	}
+}
+
+// unlift puts them back, in the reverse order.
+func unlift(e *linEntry) {
+	m := e.match
+	m.prev.next = m
+	if m.next != nil {
+		m.next.prev = m
+	}
+	e.prev.next = e
+	if e.next != nil {
+		e.next.prev = e
+	}
+}
+
+// stopByContext is the reason of a search stopped by its context (the
+// time budget, or the user).
+const stopByContext = "\x00context"
+
+// stopByNodes is the reason of a search that used up its round's steps.
+const stopByNodes = "\x00nodes"
+
+// linFrame is an operation placed: where it was, the state before it and
+// the states it may lead to (a nondeterministic model gives several).
+type linFrame struct {
+	entry *linEntry
+	prev  int32
+	alts  []int32
+	k     int // the alternative taken
+}
+
+// linSearch checks one partition of a history.
+type linSearch struct {
+	ctx      context.Context
+	t        *tester
+	ops      []linOp
+	maxBytes int
+	// maxNodes bounds the search's steps in this round (0: none); see
+	// CheckHistory.
+	maxNodes int
+	// states are the model states met, by number; ids numbers them by
+	// key. memo: the states an operation leads to from a state.
+	states []model.State
+	ids    map[string]int32
+	memo   map[memoKey][]int32
+	sigs   []int32 // ops' signature numbers (same action, inputs and output: same number)
+	// raw: what an action with its inputs gives from a state, whatever
+	// the output (reads of one key share it); calls numbers them.
+	raw       map[memoKey][]rawOut
+	calls     []int32
+	memoBytes int
+	// cache: (operations done, state) pairs already searched (Lowe).
+	cache       map[string]struct{}
+	bytes       int
+	nodes       int
+	done        []uint64
+	buf         []byte
+	hasInternal bool
+	best        linBest
+	// The search's place, kept between runs: the list of events, the
+	// operations placed, the next entry, the state, the required
+	// operations not yet placed; the initial states and the one searched.
+	head     *linEntry
+	stack    []linFrame
+	entry    *linEntry
+	state    int32
+	required int
+	inits    []int32
+	next     int
+	running  bool
+}
+
+// linBest is the deepest point the search reached: the completion of an
+// operation that could not be placed, after the longest prefix.
+type linBest struct {
+	set     bool
+	pos     int
+	op      int
+	order   []int // linOp indexes, at most MaxOrder
+	from    int
+	state   int32
+	pending []int
+}
+
+// run searches the partition from each initial state of the model, up to
+// maxNodes steps in all (0: no bound). A search stopped by its steps
+// (reason stopByNodes) goes on from where it was when run again with a
+// larger bound, in the same goroutine or another (the search keeps its
+// tester).
+func (s *linSearch) run(maxNodes int) (out linOutcome) {
+	out.ops = s.ops
+	s.maxNodes = maxNodes
+	defer func() { out.nodes, out.cached = s.nodes, len(s.cache) }()
+	if s.head == nil {
+		if err := s.start(); err != nil {
+			return linOutcome{verdict: ModelError, reason: "init(): " + err.Error(), ops: s.ops}
+		}
+	}
+	for s.next < len(s.inits) {
+		if !s.running {
+			s.state, s.entry, s.running = s.inits[s.next], s.head.next, true
+		}
+		found, stop, err := s.search(&out)
+		switch {
+		case err != nil:
+			out.verdict, out.reason = ModelError, "the model failed: "+err.Error()
+			return out
+		case found:
+			out.verdict = Pass
+			return out
+		case stop != "":
+			out.verdict, out.reason = Inconclusive, stop
+			return out
+		}
+		s.unwind()
+		s.next++
+	}
+	out.verdict = Fail
+	s.fail(&out)
+	return out
+}
+
+// start prepares a search: the list of events, the operations' numbers,
+// the initial states.
+func (s *linSearch) start() error {
+	s.memo, s.cache, s.ids = map[memoKey][]int32{}, map[string]struct{}{}, map[string]int32{}
+	s.raw = map[memoKey][]rawOut{}
+	bySig, byCall := map[string]int32{}, map[string]int32{}
+	s.sigs, s.calls = make([]int32, len(s.ops)), make([]int32, len(s.ops))
+	number := func(m map[string]int32, k string) int32 {
+		n, ok := m[k]
+		if !ok {
+			n = int32(len(m))
+			m[k] = n
+		}
+		return n
+	}
+	for i := range s.ops {
+		s.sigs[i] = number(bySig, s.ops[i].sig)
+		s.calls[i] = number(byCall, fmt.Sprint(s.ops[i].action, model.FormatArgs(s.ops[i].args)))
+		if !s.ops[i].optional {
+			s.required++
+		}
+	}
+	s.done = make([]uint64, (len(s.ops)+63)/64)
+	for ai := range s.t.info.Actions {
+		if ac := s.t.cfg.Actions[ai]; !ac.Exclude && ac.Kind == model.Internal {
+			s.hasInternal = true
+		}
+	}
+	s.head = s.entries()
+	inits, err := model.InitialStates(s.t.w)
+	if err == nil {
+		inits, err = s.t.closure(inits)
+	}
+	if err == nil {
+		inits, _, err = s.t.keepInvariant(inits)
+	}
+	if err != nil {
+		return err
+	}
+	for _, st := range inits {
+		s.inits = append(s.inits, s.intern(st))
+	}
+	return nil
+}
+
+// unwind takes back every placed operation, for the next initial state.
+func (s *linSearch) unwind() {
+	for len(s.stack) > 0 {
+		top := s.stack[len(s.stack)-1]
+		s.stack = s.stack[:len(s.stack)-1]
+		s.setDone(top.entry.op, false)
+		unlift(top.entry)
+		if !s.ops[top.entry.op].optional {
+			s.required++
+		}
+	}
+	s.running = false
+}
+
+// entries builds the list of invocations and completions by position.
+func (s *linSearch) entries() *linEntry {
+	n := len(s.ops)
+	all := make([]linEntry, 2*n)
+	byPos := make([]*linEntry, 0, 2*n)
+	for i := range s.ops {
+		c, r := &all[2*i], &all[2*i+1]
+		*c = linEntry{op: i, call: true, pos: s.ops[i].call, match: r}
+		*r = linEntry{op: i, pos: s.ops[i].ret, match: c}
+		byPos = append(byPos, c, r)
+	}
+	sort.SliceStable(byPos, func(i, j int) bool { return byPos[i].pos < byPos[j].pos })
+	head := &linEntry{}
+	prev := head
+	for _, e := range byPos {
+		e.prev, prev.next = prev, e
+		prev = e
+	}
+	return head
+}
+
+// search is Wing & Gong's depth-first search with Lowe's cache: place the
+// first invocation that the model accepts next (and whose (operations
+// done, state) is new), and go back when a completion is reached before
+// its operation was placed. found: every required operation is placed.
+func (s *linSearch) search(out *linOutcome) (found bool, stop string, err error) {
+	head, stack, entry, state, required := s.head, s.stack, s.entry, s.state, s.required
+	defer func() { s.stack, s.entry, s.state, s.required = stack, entry, state, required }()
+	for {
+		if required == 0 {
+			out.order, out.orderFrom = s.orderOf(stack)
+			return true, "", nil
+		}
+		if s.maxNodes > 0 && s.nodes >= s.maxNodes {
+			return false, stopByNodes, nil
+		}
+		s.nodes++
+		if s.nodes&255 == 0 {
+			if s.ctx.Err() != nil {
+				return false, stopByContext, nil
+			}
+			if s.bytes > s.maxBytes {
+				return false, fmt.Sprintf("the search's cache reached its memory bound (%d MB)", s.maxBytes>>20), nil
+			}
+		}
+		if entry != nil && entry.call {
+			o := &s.ops[entry.op]
+			alts, err := s.successors(state, entry.op)
+			if err != nil {
+				return false, "", err
+			}
+			s.setDone(entry.op, true)
+			if k := s.firstNew(alts, 0); k >= 0 {
+				stack = append(stack, linFrame{entry: entry, prev: state, alts: alts, k: k})
+				lift(entry)
+				state = alts[k]
+				if !o.optional {
+					required--
+				}
+				entry = head.next
+				continue
+			}
+			s.setDone(entry.op, false)
+			entry = entry.next
+			continue
+		}
+		// A completion before its operation took effect: go back.
+		if entry != nil {
+			s.note(head, entry, stack, state)
+		}
+		if len(stack) == 0 {
+			return false, "", nil
+		}
+		top := &stack[len(stack)-1]
+		if k := s.firstNew(top.alts, top.k+1); k >= 0 {
+			top.k, state, entry = k, top.alts[k], head.next
+			continue
+		}
+		stack = stack[:len(stack)-1]
+		s.setDone(top.entry.op, false)
+		unlift(top.entry)
+		state = top.prev
+		if !s.ops[top.entry.op].optional {
+			required++
+		}
+		entry = top.entry.next
+	}
+}
+
+func (s *linSearch) setDone(i int, on bool) {
+	if on {
+		s.done[i/64] |= 1 << (i % 64)
+	} else {
+		s.done[i/64] &^= 1 << (i % 64)
+	}
+}
+
+// firstNew returns the first alternative from k on whose (operations done,
+// state) the cache does not hold, and adds it; -1 when there is none.
+func (s *linSearch) firstNew(alts []int32, k int) int {
+	for ; k < len(alts); k++ {
+		b := s.buf[:0]
+		for _, w := range s.done {
+			b = binary.LittleEndian.AppendUint64(b, w)
+		}
+		b = binary.LittleEndian.AppendUint32(b, uint32(alts[k]))
+		s.buf = b
+		if _, ok := s.cache[string(b)]; ok {
+			continue
+		}
+		s.cache[string(b)] = struct{}{}
+		s.bytes += len(b) + 48
+		return k
+	}
+	return -1
+}
+
+// memoKey is an operation's signature number and a state's number.
+type memoKey struct{ sig, st int32 }
+
+// intern numbers a state.
+func (s *linSearch) intern(st model.State) int32 {
+	k := st.Key()
+	if id, ok := s.ids[k]; ok {
+		return id
+	}
+	id := int32(len(s.states))
+	s.ids[k] = id
+	s.states = append(s.states, st)
+	s.bytes += 3*len(k) + 96 // the key, twice, and the state
+	return id
+}
+
+// successors are the states operation i leads to from state st with its
+// recorded output, closed under internal actions, invariant kept.
+func (s *linSearch) successors(st int32, i int) ([]int32, error) {
+	key := memoKey{s.sigs[i], st}
+	if alts, ok := s.memo[key]; ok {
+		return alts, nil
+	}
+	o := &s.ops[i]
+	outs, err := s.step(st, i)
+	if err != nil {
+		return nil, err
+	}
+	var next []model.State
+	seen := map[string]bool{}
+	for _, r := range outs {
+		if o.out != nil && !sameValue(r.out, o.out) {
+			continue
+		}
+		if k := r.next.Key(); !seen[k] {
+			seen[k] = true
+			next = append(next, r.next)
+		}
+	}
+	if s.hasInternal && len(next) > 0 {
+		if next, err = s.t.closure(next); err != nil {
+			return nil, err
+		}
+	}
+	if len(next) > 0 {
+		if next, _, err = s.t.keepInvariant(next); err != nil {
+			return nil, err
+		}
+	}
+	ids := make([]int32, len(next))
+	for k, n := range next {
+		ids[k] = s.intern(n)
+	}
+	s.memo[key] = ids
+	s.bytes += 64 + 4*len(ids)
+	return ids, nil
+}
+
+// rawOut is one outcome of a step: its output and the state after it.
+type rawOut struct {
+	out  model.Value
+	next model.State
+}
+
+// step is the model's step for operation i's action and inputs from state
+// st, remembered.
+func (s *linSearch) step(st int32, i int) ([]rawOut, error) {
+	key := memoKey{s.calls[i], st}
+	if outs, ok := s.raw[key]; ok {
+		return outs, nil
+	}
+	o := &s.ops[i]
+	res, _, err := s.t.w.Step(s.states[st], o.action, o.args)
+	if err != nil {
+		return nil, err
+	}
+	outs := make([]rawOut, 0, len(res))
+	for _, r := range res {
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		outs = append(outs, rawOut{r.Output, r.Next})
+		s.bytes += 2*len(r.Next.Key()) + 64
+	}
+	s.raw[key] = outs
+	return outs, nil
+}
+
+// note remembers the deepest completion reached unplaced: the history
+// before it linearizes.
+func (s *linSearch) note(head, e *linEntry, stack []linFrame, state int32) {
+	if s.best.set && e.pos <= s.best.pos {
+		return
+	}
+	s.best = linBest{set: true, pos: e.pos, op: e.op, state: state}
+	s.best.order, s.best.from = s.orderOf(stack)
+	for x := head.next; x != nil && x != e && len(s.best.pending) < 50; x = x.next {
+		if x.call && x.op != e.op {
+			s.best.pending = append(s.best.pending, s.ops[x.op].id)
+		}
+	}
+}
+
+// orderOf lists the placed operations (History.Ops indexes), the last
+// MaxOrder of them, and how many come before.
+func (s *linSearch) orderOf(stack []linFrame) ([]int, int) {
+	from := max(0, len(stack)-MaxOrder)
+	order := make([]int, 0, len(stack)-from)
+	for _, f := range stack[from:] {
+		order = append(order, s.ops[f.entry.op].id)
+	}
+	return order, from
+}
+
+// fail reports the deepest point: the operation that cannot be placed and
+// why the model refuses it there.
+func (s *linSearch) fail(out *linOutcome) {
+	b := &s.best
+	if !b.set {
+		out.failure = &HistoryFailure{Message: "no linearization"}
+		return
+	}
+	o := &s.ops[b.op]
+	out.order, out.orderFrom = b.order, b.from
+	st := s.states[b.state]
+	f := &HistoryFailure{Op: o.id, Pending: b.pending, State: ModelState{Key: st.Key(), Vars: s.t.w.Vars(st)}}
+	f.Message = s.explain(st, o)
+	out.failure = f
+}
+
+// explain says why an operation cannot take effect in a state.
+func (s *linSearch) explain(st model.State, o *linOp) string {
+	name := s.t.info.Actions[o.action].Name
+	call := name + "(" + model.FormatArgs(o.args) + ")"
+	outs, why, err := s.t.w.Step(st, o.action, o.args)
+	if err != nil {
+		return fmt.Sprintf("%s fails in the model: %v", call, err)
+	}
+	if len(outs) == 0 {
+		if why != "" {
+			return fmt.Sprintf("%s is not enabled after the prefix: %s", call, why)
+		}
+		return fmt.Sprintf("%s is not enabled after the prefix", call)
+	}
+	var gives []string
+	for _, r := range outs {
+		if r.Err == nil {
+			gives = append(gives, model.Format(r.Output))
+		}
+	}
+	if o.out != nil {
+		match := false
+		for _, r := range outs {
+			match = match || r.Err == nil && sameValue(r.Output, o.out)
+		}
+		if !match {
+			return fmt.Sprintf("%s returned %s, but after the prefix the model's %s gives %s — and no order of the operations still pending lets it give %s",
+				call, model.Format(o.out), call, strings.Join(gives, " or "), model.Format(o.out))
+		}
+	}
+	return fmt.Sprintf("%s can take effect after the prefix, but then what completes later cannot be placed (every order was searched)", call)
+}
