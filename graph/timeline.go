@@ -29,6 +29,9 @@ type Timeline struct {
 	// Cut is the column where the failing operation completes (-1: none).
 	Cut  float64
 	Note string // what is not drawn, what the colours mean
+	// Failure says, for a history that is not linearizable, which
+	// operation cannot be placed and why.
+	Failure string
 }
 
 // Bar states.
@@ -46,6 +49,7 @@ type TimelineBar struct {
 	Lane       int
 	Start, End float64 // columns; End is the right edge for an operation with no completion
 	Open       bool    // no completion
+	Unknown    bool    // an :info completion: it may take effect later
 	Label      string
 	Tip        string // the whole operation: lines, process, status
 	State      string // BarPlaced, …
@@ -89,6 +93,8 @@ func HistoryTimeline(title string, h *conform.History, res *conform.HistoryResul
 			pending[i] = true
 		}
 		tl.Cut = col[h.Ops[f.Op].Return]
+		o := &h.Ops[f.Op]
+		tl.Failure = fmt.Sprintf("Line %d: %s by process %s cannot be placed. %s", o.ReturnLine, h.OpLabel(f.Op), o.Process, f.Message)
 	}
 	lanes := map[string]int{}
 	for _, i := range ops {
@@ -105,6 +111,7 @@ func HistoryTimeline(title string, h *conform.History, res *conform.HistoryResul
 		} else {
 			b.End, b.Open = float64(tl.Columns), true
 		}
+		b.Unknown = o.Status == conform.OpInfo
 		b.State = barState(o, i, failed, pending, b.Order)
 		b.Tip = fmt.Sprintf("%s by process %s, lines %d–%s, %s", b.Label, o.Process, o.CallLine, lineText(o.ReturnLine), o.Status)
 		if b.Order > 0 {
@@ -202,11 +209,11 @@ func timelineNote(h *conform.History, res *conform.HistoryResult, ops []int) str
 
 // Sizes of a timeline's drawing, in pixels.
 const (
-	tlColW   = 16.0
-	tlLaneH  = 30.0
-	tlBarH   = 20.0
+	tlColW   = 24.0
+	tlLaneH  = 32.0
+	tlBarH   = 18.0
 	tlLeft   = 90.0
-	tlTop    = 56.0
+	tlTop    = 72.0
 	tlMargin = 12.0
 )
 
@@ -252,6 +259,9 @@ func (tl *Timeline) WriteSVG(w io.Writer) error {
 	fmt.Fprintf(bw, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	fmt.Fprintf(bw, `<text x="%.0f" y="20" font-size="14" font-weight="bold">%s — %s</text>`+"\n", tlMargin, esc(tl.Title), esc(tl.Verdict))
 	fmt.Fprintf(bw, `<text x="%.0f" y="38" fill="#555">%s</text>`+"\n", tlMargin, esc(tl.Note))
+	if tl.Failure != "" {
+		fmt.Fprintf(bw, `<text x="%.0f" y="56" fill="#c62828">%s</text>`+"\n", tlMargin, esc(tl.Failure))
+	}
 	for i, name := range tl.Lanes {
 		y := tl.Y(i) + tlBarH/2
 		fmt.Fprintf(bw, `<text x="%.0f" y="%.1f" fill="#333">process %s</text>`+"\n", tlMargin, y+4, esc(FitLabel(name, tlLeft-60)))
@@ -268,9 +278,14 @@ func (tl *Timeline) WriteSVG(w io.Writer) error {
 		if b.Open {
 			dash = ` stroke-dasharray="3 2"`
 		}
-		fmt.Fprintf(bw, `<g><title>%s</title><rect x="%.1f" y="%.1f" width="%.1f" height="%.0f" rx="4" fill="%s" stroke="%s"%s/>`, esc(b.Tip), x1, y, x2-x1, tlBarH, fill, stroke, dash)
-		if label := FitLabel(b.Label, x2-x1-6); len(label) > 0 && x2-x1 > 30 {
-			fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" fill="#222">%s</text>`, x1+4, y+tlBarH-6, esc(label))
+		fmt.Fprintf(bw, `<g><title>%s</title>`, esc(b.Tip))
+		if b.Unknown && !b.Open {
+			// It may take effect later: a dashed tail to the right edge.
+			fmt.Fprintf(bw, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#9e9e9e" stroke-dasharray="2 3"/>`, x2, y+tlBarH/2, g.Width-tlMargin, y+tlBarH/2)
+		}
+		fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.0f" rx="4" fill="%s" stroke="%s"%s/>`, x1, y, x2-x1, tlBarH, fill, stroke, dash)
+		if label := FitLabel(b.Label, (x2-x1-6)*7/6); len(label) > 0 && x2-x1 > 24 {
+			fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" font-size="10" fill="#222">%s</text>`, x1+3, y+tlBarH-5, esc(label))
 		}
 		fmt.Fprintln(bw, "</g>")
 	}
@@ -292,12 +307,12 @@ func (tl *Timeline) writeMarks(bw *bufio.Writer) {
 	if len(pts) > 1 {
 		fmt.Fprint(bw, `<polyline fill="none" stroke="#1f5fa8" stroke-opacity="0.5" points="`)
 		for _, b := range pts {
-			fmt.Fprintf(bw, "%.1f,%.1f ", tl.X(b.Mark), tl.Y(b.Lane)+tlBarH/2)
+			fmt.Fprintf(bw, "%.1f,%.1f ", tl.X(b.Mark), tl.Y(b.Lane)+tlBarH)
 		}
 		fmt.Fprintln(bw, `"/>`)
 	}
 	for _, b := range pts {
-		x, y := tl.X(b.Mark), tl.Y(b.Lane)+tlBarH/2
-		fmt.Fprintf(bw, `<circle cx="%.1f" cy="%.1f" r="3" fill="#1f5fa8"/><text x="%.1f" y="%.1f" font-size="9" fill="#1f5fa8">%d</text>`+"\n", x, y, x+3, y-4, b.Order)
+		x, y := tl.X(b.Mark), tl.Y(b.Lane)+tlBarH
+		fmt.Fprintf(bw, `<circle cx="%.1f" cy="%.1f" r="3" fill="#1f5fa8"/><text x="%.1f" y="%.1f" font-size="9" fill="#1f5fa8">%d</text>`+"\n", x, y, x+4, y+9, b.Order)
 	}
 }
