@@ -22,7 +22,7 @@ import (
 
 const usage = `usage:
   modex                         open the workbench on the bundled chat project
-  modex PROJECT [--config NAME] [--trace FILE]
+  modex PROJECT [--config NAME] [--trace FILE|HISTORY]
                                 open the workbench on a project (.toml) or model (.star)
   modex explore PROJECT [--config NAME] [--format json|dot|svg|png] [--out FILE]
                         [--workers N] [--layout dot|dot-fast|sfdp|neato] [--no-timing]
@@ -37,8 +37,11 @@ const usage = `usage:
                                 an offline test suite from the explored graph
   modex run PROJECT SUITE.json [--junit FILE] [--adapter "CMD ..."] [--address HOST:PORT] [--shrink]
                                 run an offline test suite against the implementation
-  modex replay PROJECT TRACE|DIR... [--window N] [--thread-attr A] [--accepting] [--shrink]
-                                replay recorded traces (XML, JSON lines, plain) against the model
+  modex replay PROJECT TRACE|HISTORY|DIR... [--window N] [--thread-attr A] [--accepting] [--shrink]
+                     [--chart FILE.svg] [--key ATTR] [--time-budget 60s] [--timeline FILE.svg]
+                                replay recorded traces (XML, JSON lines, plain) against the model;
+                                check concurrent histories (Jepsen EDN, JSON lines, Jepsen logs)
+                                for linearizability
   modex campaign PROJECT [--config NAME] [--runs N] [--steps M] [--seed S] [--workers K]
                      [--job-runs J] [--adapter "CMD ..."] [--nats URL [--nats-creds FILE]
                      [--replicas 3] [--key FILE] [--trust-worker KEY|FILE]]
@@ -105,7 +108,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := flag.NewFlagSet("modex", flag.ContinueOnError)
 	config := fs.String("config", "", "configuration to open")
-	trace := fs.String("trace", "", "recorded trace to replay in the Offline tab")
+	trace := fs.String("trace", "", "recorded trace or history to replay in the Offline tab")
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err

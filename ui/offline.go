@@ -46,6 +46,7 @@ type OfflineView struct {
 	traceChart *SeqChart
 	content    fyne.CanvasObject
 	cancel     context.CancelFunc // stops the suite run or replay in progress
+	hist       historyPart        // a concurrent history instead of a trace
 
 	// OnDone, when set, is called on the UI goroutine after a suite run or a
 	// replay ends.
@@ -93,7 +94,8 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 		l.SetText(text)
 	})
 	ov.cases.OnSelected = ov.showCase
-	ov.traceLabel = widget.NewLabel("Open a recorded trace (XML, JSON lines or plain lines) to replay it.")
+	ov.traceLabel = widget.NewLabel("Open a recorded trace (XML, JSON lines or plain lines) to replay it, or a concurrent history " +
+		"(Jepsen EDN, JSON lines, a Jepsen log) to check it for linearizability.")
 	ov.traceLabel.Wrapping = fyne.TextWrapWord
 	ov.traceList = widget.NewList(func() int { return len(ov.traceRows) }, func() fyne.CanvasObject {
 		l := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
@@ -133,10 +135,13 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 		container.NewTabItem("Steps", container.NewVScroll(ov.caseInfo)), container.NewTabItem("Sequence", casePanel)))
 	caseSplit.Offset = 0.45
 	suitePart := container.NewBorder(container.NewVBox(heading("Test suite"), suiteBar, ov.summary), nil, nil, nil, caseSplit)
-	tracePart := container.NewBorder(container.NewVBox(heading("Recorded trace"), traceBar, ov.traceLabel), nil, nil, nil, container.NewAppTabs(
-		container.NewTabItem("Events", ov.traceList), container.NewTabItem("Sequence", tracePanel)))
+	var timelinePanel fyne.CanvasObject
+	ov.hist.timeline, timelinePanel = newTimelinePanel(wb, "Point at a bar: what it is. Window… shows the timeline large.")
+	ov.hist.tab = container.NewTabItem("Timeline", timelinePanel)
+	ov.hist.tabs = container.NewAppTabs(container.NewTabItem("Events", ov.traceList), container.NewTabItem("Sequence", tracePanel), ov.hist.tab)
+	tracePart := container.NewBorder(container.NewVBox(heading("Recorded trace or history"), traceBar, ov.traceLabel), nil, nil, nil, ov.hist.tabs)
 	split := container.NewVSplit(suitePart, tracePart)
-	ov.content = split
+	ov.content, ov.hist.split = split, split
 	return ov
 }
 
@@ -428,7 +433,7 @@ func (ov *OfflineView) run() {
 
 // OpenTrace asks for a trace file.
 func (ov *OfflineView) OpenTrace() {
-	ov.wb.dialogs.Open("Open a recorded trace", ov.wb.projectDir(), []string{"xml", "jsonl", "trace", "txt", "log"}, func(path string) {
+	ov.wb.dialogs.Open("Open a recorded trace or history", ov.wb.projectDir(), []string{"xml", "jsonl", "trace", "txt", "log", "edn"}, func(path string) {
 		if path != "" {
 			ov.LoadTrace(path)
 		}
@@ -437,6 +442,9 @@ func (ov *OfflineView) OpenTrace() {
 
 // LoadTrace reads a trace and shows it as a table.
 func (ov *OfflineView) LoadTrace(path string) error {
+	if isHist, _ := conform.IsHistoryFile(path); isHist {
+		return ov.loadHistory(path)
+	}
 	var err error
 	ov.trace, err = conform.ReadTraceFile(path)
 	if err != nil {
@@ -444,6 +452,8 @@ func (ov *OfflineView) LoadTrace(path string) error {
 		return err
 	}
 	ov.tracePath, ov.replay = path, nil
+	ov.hist.history, ov.hist.result = nil, nil
+	ov.hist.timeline.SetTimeline(nil)
 	ov.traceRows = nil
 	ov.traceChart.SetChart(nil)
 	for i, r := range ov.trace {
@@ -460,6 +470,12 @@ func (ov *OfflineView) LoadTrace(path string) error {
 // action (seed 004, Figure 5.5); changes go into the project's [replay].
 func (ov *OfflineView) EditMapping() {
 	wb := ov.wb
+	if ov.hist.history != nil {
+		ov.traceLabel.SetText("A history's operations (:f) name the model's actions; the project's [replay.events.NAME] maps other names " +
+			"(action = …) and says how completions read: output = \"value\" or \"none\", ok_output and fail_output (docs/histories.md); " +
+			"[replay] key = \"…\" checks the parts of a history with different keys apart.")
+		return
+	}
 	if len(ov.trace) == 0 || wb.s.model == nil {
 		return
 	}
@@ -551,6 +567,10 @@ func (ov *OfflineView) EditMapping() {
 // Replay replays the loaded trace against the model.
 func (ov *OfflineView) Replay() {
 	wb := ov.wb
+	if ov.hist.history != nil && wb.s.model != nil {
+		ov.checkHistory()
+		return
+	}
 	if ov.trace == nil || wb.s.model == nil {
 		return
 	}

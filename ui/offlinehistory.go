@@ -1,0 +1,133 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"fyne.io/fyne/v2/container"
+
+	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/graph"
+)
+
+// historyPart is the Offline tab's part for concurrent histories: the
+// history loaded, its last verdict, and the timeline tab.
+type historyPart struct {
+	history  *conform.History
+	result   *conform.HistoryResult
+	timeline *TimelineView
+	tabs     *container.AppTabs
+	tab      *container.TabItem
+	split    *container.Split // the Offline tab's: the history gets the room
+}
+
+// loadHistory reads a concurrent history: one row per operation.
+func (ov *OfflineView) loadHistory(path string) error {
+	h, err := conform.ReadHistoryFile(path)
+	if err != nil {
+		ov.traceLabel.SetText(err.Error())
+		return err
+	}
+	ov.trace, ov.tracePath, ov.replay = nil, path, nil
+	ov.hist.history, ov.hist.result = h, nil
+	ov.traceChart.SetChart(nil)
+	ov.hist.timeline.SetTimeline(nil)
+	ov.traceRows = ov.traceRows[:0]
+	for i := range h.Ops {
+		ov.traceRows = append(ov.traceRows, traceRow{text: historyRowText(h, i), state: -1})
+	}
+	procs := map[string]bool{}
+	for _, o := range h.Ops {
+		procs[o.Process] = true
+	}
+	ov.traceLabel.SetText(fmt.Sprintf("%s: a concurrent history, %s of %s (lines of invocation and completion). "+
+		"Replay checks it for linearizability against the model's actions.", path, explore.Count(len(h.Ops), "operation"), explore.Count(len(procs), "process")))
+	ov.traceList.Refresh()
+	return nil
+}
+
+func historyRowText(h *conform.History, i int) string {
+	o := &h.Ops[i]
+	end := "–"
+	if o.ReturnLine > 0 {
+		end = fmt.Sprint(o.ReturnLine)
+	}
+	return fmt.Sprintf("%4d  lines %4d–%-4s process %-4s %s", i+1, o.CallLine, end, o.Process, h.OpLabel(i))
+}
+
+// checkHistory checks the loaded history in the background; the rows say
+// where each operation went, the timeline draws it.
+func (ov *OfflineView) checkHistory() {
+	wb := ov.wb
+	h := ov.hist.history
+	cfg, err := wb.s.project.Build(wb.s.model, wb.configs.Selected)
+	if err != nil {
+		ov.traceLabel.SetText(err.Error())
+		return
+	}
+	rc, err := wb.s.project.ReplayConfig(wb.s.model)
+	if err != nil {
+		ov.traceLabel.SetText(err.Error())
+		return
+	}
+	rc.File = ov.tracePath
+	m := wb.s.model
+	ov.traceLabel.SetText("Searching for a linearization…")
+	ctx := ov.background()
+	go func() {
+		res, err := conform.CheckHistory(ctx, m, cfg, h, rc)
+		wb.do(func() {
+			defer ov.done()
+			if err != nil {
+				ov.traceLabel.SetText("Error: " + err.Error())
+				return
+			}
+			if h != ov.hist.history {
+				return // another file was opened meanwhile
+			}
+			ov.showHistoryResult(h, res)
+		})
+	}()
+}
+
+// showHistoryResult marks the rows and draws the timeline.
+func (ov *OfflineView) showHistoryResult(h *conform.History, res *conform.HistoryResult) {
+	ov.hist.result = res
+	for i := range ov.traceRows {
+		ov.traceRows[i] = traceRow{text: historyRowText(h, i), state: -1}
+	}
+	for k, i := range res.Order {
+		ov.traceRows[i].ok = true
+		ov.traceRows[i].text += fmt.Sprintf("   #%d", res.OrderFrom+k+1)
+	}
+	text := fmt.Sprintf("%s: %s — %s of %s", filepath.Base(ov.tracePath), res.Verdict, explore.Count(res.Ops, "operation"), explore.Count(res.Processes, "process"))
+	if res.Partitions > 1 {
+		text += fmt.Sprintf(" in %d independent parts (by %s)", res.Partitions, res.KeyAttr)
+	}
+	text += fmt.Sprintf(", %s searched in %.3f s.", explore.Count(res.Nodes, "step"), res.Seconds)
+	switch f := res.Failure; {
+	case res.Verdict == conform.Pass:
+		text += " Linearizable: the numbers give an order in which the operations took effect."
+		for i := range ov.traceRows {
+			if !ov.traceRows[i].ok && h.Ops[i].Status == conform.OpInfo {
+				ov.traceRows[i].text += "   (unknown outcome: need not have taken effect)"
+			}
+		}
+	case f != nil && res.Verdict == conform.Fail:
+		o := &h.Ops[f.Op]
+		ov.traceRows[f.Op].fail = true
+		ov.traceRows[f.Op].text += "   ✗ cannot be placed"
+		text += fmt.Sprintf("\nNot linearizable: the history up to line %d linearizes (%d operations placed, numbered); then %s by process %s (line %d) cannot be placed. %s",
+			o.ReturnLine-1, len(res.Order)+res.OrderFrom, h.OpLabel(f.Op), o.Process, o.ReturnLine, f.Message)
+	case res.Reason != "":
+		text += "\n" + res.Reason
+	}
+	ov.traceLabel.SetText(text)
+	ov.traceList.Refresh()
+	ov.hist.timeline.SetTimeline(graph.HistoryTimeline(filepath.Base(ov.tracePath), h, res))
+	ov.hist.tabs.Select(ov.hist.tab)
+	if ov.hist.split != nil && ov.hist.split.Offset > 0.3 {
+		ov.hist.split.SetOffset(0.15) // the suite above is not what this is about
+	}
+}

@@ -1,0 +1,265 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/modex/modex/graph"
+	"github.com/modex/modex/projects"
+)
+
+// TimelineView shows a checked concurrent history (graph.Timeline): the
+// processes as lanes, operations as bars, the linearization as numbered
+// marks. Pointing at a bar says what it is (OnHover); clicking one calls
+// OnBar.
+type TimelineView struct {
+	widget.BaseWidget
+	tl     *graph.Timeline
+	box    *fyne.Container
+	scroll *container.Scroll
+	hover  int
+	// OnHover is called with the bar under the pointer (nil: none).
+	OnHover func(b *graph.TimelineBar)
+	// OnBar is called with a clicked bar.
+	OnBar func(b *graph.TimelineBar)
+}
+
+// NewTimelineView makes an empty timeline view.
+func NewTimelineView() *TimelineView {
+	v := &TimelineView{box: container.NewWithoutLayout(), hover: -1}
+	v.ExtendBaseWidget(v)
+	return v
+}
+
+// CreateRenderer draws the timeline's objects.
+func (v *TimelineView) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(v.box)
+}
+
+// MinSize is the timeline's size (the scroll around it scrolls).
+func (v *TimelineView) MinSize() fyne.Size {
+	if v.tl == nil {
+		return fyne.NewSize(10, 10)
+	}
+	g := v.tl.Geometry()
+	return fyne.NewSize(float32(g.Width), float32(g.Height))
+}
+
+// Timeline is the timeline shown (nil for none).
+func (v *TimelineView) Timeline() *graph.Timeline { return v.tl }
+
+// SetTimeline shows a timeline (nil: none), scrolled to the failure.
+func (v *TimelineView) SetTimeline(tl *graph.Timeline) {
+	v.tl, v.hover = tl, -1
+	v.box.Objects = nil
+	if tl != nil {
+		v.box.Objects = v.draw()
+	}
+	v.box.Refresh()
+	v.Refresh()
+	if v.scroll != nil {
+		v.scroll.Refresh()
+		if tl != nil && tl.Cut >= 0 {
+			x := float32(tl.X(tl.Cut)) - v.scroll.Size().Width*2/3
+			v.scroll.Offset = fyne.NewPos(max(0, x), 0)
+			v.scroll.Refresh()
+		}
+	}
+}
+
+// draw builds the objects: the same picture as graph.Timeline.WriteSVG.
+func (v *TimelineView) draw() []fyne.CanvasObject {
+	tl := v.tl
+	g := tl.Geometry()
+	ink, grey, red := rgb("#222222"), rgb("#9e9e9e"), rgb("#c62828")
+	bg := canvas.NewRectangle(color.White)
+	bg.Resize(fyne.NewSize(float32(g.Width), float32(g.Height)))
+	objs := []fyne.CanvasObject{bg, chartText(tl.Title+" — "+tl.Verdict, 12, 22, ink, 13, true, false),
+		chartText(tl.Note, 12, 40, rgb("#555555"), 11, false, false)}
+	if tl.Failure != "" {
+		objs = append(objs, chartText(tl.Failure, 12, 58, red, 11, false, false))
+	}
+	bh := tl.BarHeight()
+	for i, name := range tl.Lanes {
+		y := tl.Y(i) + bh/2
+		objs = append(objs, chartText("process "+graph.FitLabel(name, 40), 12, y+5, ink, 11, false, false),
+			chartLine(90, y, g.Width-12, y, rgb("#eeeeee"), 1))
+	}
+	if tl.Cut >= 0 {
+		x := tl.X(tl.Cut)
+		objs = append(objs, chartLine(x, tl.Y(0)-6, x, g.Height-12, red, 1))
+	}
+	for _, b := range tl.Bars {
+		fill, stroke := graph.BarColors(b.State)
+		x1, x2, y := barSpan(tl, &b)
+		if b.Unknown && !b.Open {
+			objs = append(objs, chartLine(x2, y+bh/2, g.Width-12, y+bh/2, grey, 1))
+		}
+		r := canvas.NewRectangle(rgb(fill))
+		r.StrokeColor, r.StrokeWidth, r.CornerRadius = rgb(stroke), 1, 4
+		r.Move(fyne.NewPos(float32(x1), float32(y)))
+		r.Resize(fyne.NewSize(float32(x2-x1), float32(bh)))
+		objs = append(objs, r)
+		if x2-x1 > 24 {
+			objs = append(objs, chartText(graph.FitLabel(b.Label, (x2-x1-6)*7/6), x1+3, y+bh-4, ink, 10, false, false))
+		}
+	}
+	return append(objs, v.marks()...)
+}
+
+// barSpan is where a bar goes: its left and right x and its top.
+func barSpan(tl *graph.Timeline, b *graph.TimelineBar) (x1, x2, y float64) {
+	return tl.X(b.Start) - 10, tl.X(b.End) + 10, tl.Y(b.Lane)
+}
+
+// marks draws the linearization: dots joined in order, numbered.
+func (v *TimelineView) marks() []fyne.CanvasObject {
+	tl := v.tl
+	var pts []graph.TimelineBar
+	for _, b := range tl.Bars {
+		if b.Order > 0 {
+			pts = append(pts, b)
+		}
+	}
+	sort.Slice(pts, func(i, j int) bool { return pts[i].Order < pts[j].Order })
+	blue := rgb("#1f5fa8")
+	var objs []fyne.CanvasObject
+	bh := tl.BarHeight()
+	for k, b := range pts {
+		x, y := tl.X(b.Mark), tl.Y(b.Lane)+bh
+		if k > 0 {
+			p := pts[k-1]
+			objs = append(objs, chartLine(tl.X(p.Mark), tl.Y(p.Lane)+bh, x, y, color.NRGBA{R: 0x1f, G: 0x5f, B: 0xa8, A: 0x80}, 1))
+		}
+		dot := canvas.NewCircle(blue)
+		dot.Move(fyne.NewPos(float32(x-3), float32(y-3)))
+		dot.Resize(fyne.NewSize(6, 6))
+		objs = append(objs, dot, chartText(strconv.Itoa(b.Order), x+4, y+10, blue, 9, false, false))
+	}
+	return objs
+}
+
+// BarAt is the bar at a point, -1 for none.
+func (v *TimelineView) BarAt(p fyne.Position) int {
+	if v.tl == nil {
+		return -1
+	}
+	for i := range v.tl.Bars {
+		b := &v.tl.Bars[i]
+		x1, x2, y := barSpan(v.tl, b)
+		if float64(p.X) >= x1 && float64(p.X) <= x2 && float64(p.Y) >= y && float64(p.Y) <= y+v.tl.BarHeight() {
+			return i
+		}
+	}
+	return -1
+}
+
+// Tapped calls OnBar with the bar clicked.
+func (v *TimelineView) Tapped(e *fyne.PointEvent) {
+	if i := v.BarAt(e.Position); i >= 0 && v.OnBar != nil {
+		v.OnBar(&v.tl.Bars[i])
+	}
+}
+
+// MouseIn is part of desktop.Hoverable.
+func (v *TimelineView) MouseIn(e *desktop.MouseEvent) { v.MouseMoved(e) }
+
+// MouseMoved tells OnHover the bar under the pointer.
+func (v *TimelineView) MouseMoved(e *desktop.MouseEvent) {
+	i := v.BarAt(e.Position)
+	if i == v.hover {
+		return
+	}
+	v.hover = i
+	if v.OnHover != nil {
+		if i < 0 {
+			v.OnHover(nil)
+		} else {
+			v.OnHover(&v.tl.Bars[i])
+		}
+	}
+}
+
+// MouseOut is part of desktop.Hoverable.
+func (v *TimelineView) MouseOut() {
+	v.hover = -1
+	if v.OnHover != nil {
+		v.OnHover(nil)
+	}
+}
+
+// newTimelinePanel is a timeline in a scroll container with a line that
+// says what the pointer is on, and an Export SVG button.
+func newTimelinePanel(wb *Workbench, hint string) (*TimelineView, fyne.CanvasObject) {
+	v := NewTimelineView()
+	scroll := container.NewScroll(v)
+	scroll.SetMinSize(fyne.NewSize(120, 120))
+	v.scroll = scroll
+	h := widget.NewLabel(hint)
+	h.Wrapping = fyne.TextWrapWord
+	v.OnHover = func(b *graph.TimelineBar) {
+		if b == nil {
+			h.SetText(hint)
+		} else {
+			h.SetText(b.Tip)
+		}
+	}
+	export := newButton("Export SVG…", func() {
+		tl := v.Timeline()
+		if tl == nil {
+			return
+		}
+		wb.dialogs.Save("Export the timeline", filepath.Join(wb.projectDir(), "timeline.svg"), []string{"svg"}, func(path string) {
+			if path == "" {
+				return
+			}
+			var b bytes.Buffer
+			err := tl.WriteSVG(&b)
+			if err == nil {
+				err = projects.WriteFileAtomic(path, b.Bytes())
+			}
+			if err != nil {
+				wb.status.SetText("Export: " + err.Error())
+				return
+			}
+			wb.status.SetText(fmt.Sprintf("Timeline written to %s", path))
+		})
+	})
+	window := newButton("Window…", func() {
+		if tl := v.Timeline(); tl != nil && wb.app != nil {
+			openTimelineWindow(wb.app, tl)
+		}
+	})
+	return v, container.NewBorder(nil, container.NewBorder(nil, nil, nil, container.NewHBox(window, export), h), nil, nil, scroll)
+}
+
+// openTimelineWindow shows a timeline in a window of its own, as large as
+// a long history needs.
+func openTimelineWindow(a fyne.App, tl *graph.Timeline) fyne.Window {
+	w := a.NewWindow("Timeline — " + tl.Title)
+	v := NewTimelineView()
+	scroll := container.NewScroll(v)
+	v.scroll = scroll
+	tip := widget.NewLabel("Point at a bar: what it is.")
+	tip.Wrapping = fyne.TextWrapWord
+	v.OnHover = func(b *graph.TimelineBar) {
+		if b != nil {
+			tip.SetText(b.Tip)
+		}
+	}
+	w.SetContent(container.NewBorder(nil, tip, nil, nil, scroll))
+	w.Resize(fyne.NewSize(1200, 640))
+	w.Show()
+	v.SetTimeline(tl)
+	return w
+}
