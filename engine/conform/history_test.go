@@ -501,3 +501,48 @@ func TestIsHistoryFile(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCheckHistoryEtcd checks porcupine's 102 etcd histories (the
+// whole comparison with porcupine: scripts/histories-vs-porcupine.sh).
+func BenchmarkCheckHistoryEtcd(b *testing.B) {
+	m, cfg := registerProject(b)
+	var hs []*conform.History
+	for i := 0; i <= 102; i++ {
+		if i == 95 {
+			continue
+		}
+		h, err := conform.ReadHistoryFile(fmt.Sprintf("../../projects/register/histories/etcd_%03d.log", i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		hs = append(hs, h)
+	}
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		for _, h := range hs {
+			if _, err := conform.CheckHistory(context.Background(), m, cfg, h, casMapping()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkCheckHistoryKV checks porcupine's largest linearizable kv
+// history (1,712 operations of 50 clients), key by key.
+func BenchmarkCheckHistoryKV(b *testing.B) {
+	m, err := model.LoadStarlark("../../projects/kv/kv.star")
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := conform.ReadHistoryFile("../../projects/kv/histories/c50-ok.edn")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		res, err := conform.CheckHistory(context.Background(), m, explore.DefaultConfig(m), h, conform.ReplayConfig{Key: "key"})
+		if err != nil || res.Verdict != conform.Pass {
+			b.Fatal(err, res.Verdict)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -71,12 +72,14 @@ type linSearch struct {
 	// maxNodes bounds the search's steps in this round (0: none); see
 	// CheckHistory.
 	maxNodes int
-	// states are the model states met, by number; ids numbers them by
-	// key. memo: the states an operation leads to from a state.
-	states []model.State
-	ids    map[string]int32
-	memo   map[memoKey][]int32
-	sigs   []int32 // ops' signature numbers (same action, inputs and output: same number)
+	// keys are the model states met, by number (objs: those kept as
+	// states); ids numbers them by key. memo: the states an operation
+	// leads to from a state.
+	keys []string
+	objs []model.State
+	ids  map[string]int32
+	memo map[memoKey][]int32
+	sigs []int32 // ops' signature numbers (same action, inputs and output: same number)
 	// raw: what an action with its inputs gives from a state, whatever
 	// the output (reads of one key share it); calls numbers them.
 	raw       map[memoKey][]rawOut
@@ -332,17 +335,34 @@ func (s *linSearch) firstNew(alts []int32, k int) int {
 // memoKey is an operation's signature number and a state's number.
 type memoKey struct{ sig, st int32 }
 
-// intern numbers a state.
+// intern numbers a state, keeping it (an initial state, or a state of a
+// model stepped without scratch).
 func (s *linSearch) intern(st model.State) int32 {
-	k := st.Key()
+	id := s.internKey(st.Key())
+	s.objs[id] = st
+	return id
+}
+
+// internKey numbers a state by its key (a copy of it is kept).
+func (s *linSearch) internKey(k string) int32 {
 	if id, ok := s.ids[k]; ok {
 		return id
 	}
-	id := int32(len(s.states))
+	k = strings.Clone(k)
+	id := int32(len(s.keys))
 	s.ids[k] = id
-	s.states = append(s.states, st)
-	s.bytes += 3*len(k) + 96 // the key, twice, and the state
+	s.keys = append(s.keys, k)
+	s.objs = append(s.objs, nil)
+	s.bytes += len(k) + 64
 	return id
+}
+
+// stateOf is state id as a model state.
+func (s *linSearch) stateOf(id int32) (model.State, error) {
+	if st := s.objs[id]; st != nil {
+		return st, nil
+	}
+	return s.t.w.Decode(s.keys[id])
 }
 
 // successors are the states operation i leads to from state st with its
@@ -357,63 +377,91 @@ func (s *linSearch) successors(st int32, i int) ([]int32, error) {
 	if err != nil {
 		return nil, err
 	}
-	var next []model.State
-	seen := map[string]bool{}
+	var ids []int32
 	for _, r := range outs {
 		if o.out != nil && !sameValue(r.out, o.out) {
 			continue
 		}
-		if k := r.next.Key(); !seen[k] {
-			seen[k] = true
-			next = append(next, r.next)
+		for _, n := range r.next {
+			if !slices.Contains(ids, n) {
+				ids = append(ids, n)
+			}
 		}
-	}
-	if s.hasInternal && len(next) > 0 {
-		if next, err = s.t.closure(next); err != nil {
-			return nil, err
-		}
-	}
-	if len(next) > 0 {
-		if next, _, err = s.t.keepInvariant(next); err != nil {
-			return nil, err
-		}
-	}
-	ids := make([]int32, len(next))
-	for k, n := range next {
-		ids[k] = s.intern(n)
 	}
 	s.memo[key] = ids
 	s.bytes += 64 + 4*len(ids)
 	return ids, nil
 }
 
-// rawOut is one outcome of a step: its output and the state after it.
+// rawOut is one outcome of a step: its output and the states it leads
+// to (closed under internal actions, invariant kept).
 type rawOut struct {
 	out  model.Value
-	next model.State
+	next []int32
 }
 
 // step is the model's step for operation i's action and inputs from state
-// st, remembered.
+// st, remembered. A model that can step in scratch does (nothing of the
+// states is kept but their keys).
 func (s *linSearch) step(st int32, i int) ([]rawOut, error) {
 	key := memoKey{s.calls[i], st}
 	if outs, ok := s.raw[key]; ok {
 		return outs, nil
 	}
 	o := &s.ops[i]
-	res, _, err := s.t.w.Step(s.states[st], o.action, o.args)
-	if err != nil {
-		return nil, err
-	}
-	outs := make([]rawOut, 0, len(res))
-	for _, r := range res {
-		if r.Err != nil {
-			return nil, r.Err
+	var outs []rawOut
+	if ss, ok := s.t.w.(model.ScratchStepper); ok && !s.hasInternal {
+		src, err := ss.DecodeScratch(s.keys[st])
+		if err != nil {
+			return nil, err
 		}
-		outs = append(outs, rawOut{r.Output, r.Next})
-		s.bytes += 2*len(r.Next.Key()) + 64
+		res, _, err := ss.StepScratch(src, o.action, o.args)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range res {
+			if r.Err != nil {
+				return nil, r.Err
+			}
+			ro := rawOut{out: r.Output}
+			msg, err := s.t.w.Invariant(r.Next) // before the next scratch step
+			if err != nil {
+				return nil, &modelError{err}
+			}
+			if msg == "" {
+				ro.next = []int32{s.internKey(r.Next.Key())}
+			}
+			outs = append(outs, ro)
+		}
+	} else {
+		from, err := s.stateOf(st)
+		if err != nil {
+			return nil, err
+		}
+		res, _, err := s.t.w.Step(from, o.action, o.args)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range res {
+			if r.Err != nil {
+				return nil, r.Err
+			}
+			next, err := s.t.closure([]model.State{r.Next})
+			if err == nil {
+				next, _, err = s.t.keepInvariant(next)
+			}
+			if err != nil {
+				return nil, err
+			}
+			ro := rawOut{out: r.Output}
+			for _, n := range next {
+				ro.next = append(ro.next, s.intern(n))
+			}
+			outs = append(outs, ro)
+		}
 	}
 	s.raw[key] = outs
+	s.bytes += 64 + 32*len(outs)
 	return outs, nil
 }
 
@@ -453,7 +501,11 @@ func (s *linSearch) fail(out *linOutcome) {
 	}
 	o := &s.ops[b.op]
 	out.order, out.orderFrom = b.order, b.from
-	st := s.states[b.state]
+	st, err := s.stateOf(b.state)
+	if err != nil {
+		out.failure = &HistoryFailure{Op: o.id, Pending: b.pending, Message: err.Error()}
+		return
+	}
 	f := &HistoryFailure{Op: o.id, Pending: b.pending, State: ModelState{Key: st.Key(), Vars: s.t.w.Vars(st)}}
 	f.Message = s.explain(st, o)
 	out.failure = f
