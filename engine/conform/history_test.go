@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -544,5 +545,134 @@ func BenchmarkCheckHistoryKV(b *testing.B) {
 		if err != nil || res.Verdict != conform.Pass {
 			b.Fatal(err, res.Verdict)
 		}
+	}
+}
+
+// pendingModel is the register written as the issue's user wrote it before
+// histories were input: per-process pending operations in the state, the
+// linearization point an internal action, a timed-out operation (info)
+// floating, to take effect once at any later time or never. Replaying a
+// history written as a trace of invocations and completions against it is
+// the set-based check the search must agree with.
+const pendingModel = `
+def init():
+    return {"v": 0, "pend": {}, "done": {}, "floating": []}
+
+def apply(s, op):
+    f, a, b = op
+    if f == "read":
+        return s.v
+    if f == "write":
+        s.v = a
+        return None
+    if f == "cas":
+        if s.v == a:
+            s.v = b
+            return True
+        return False
+    s.v = s.v + choose([1, 2])
+    return None
+
+def invoke(s, p, f, a, b):
+    require(p not in s.pend and p not in s.done)
+    s.pend[p] = (f, a, b)
+
+def lin(s, p):
+    op = s.pend.pop(p)
+    s.done[p] = apply(s, op)
+
+def lin_floating(s, i):
+    op = s.floating.pop(i)
+    apply(s, op)
+
+def ret(s, p, r):
+    require(p in s.done and s.done[p] == r)
+    s.done.pop(p)
+
+def info(s, p):
+    require(p in s.pend or p in s.done)
+    if p in s.pend:
+        s.floating.append(s.pend.pop(p))
+    else:
+        s.done.pop(p)
+
+actions = [invoke]
+observables = [ret, info]
+internal = [lin, lin_floating]
+domains = {
+    lin: {"p": lambda s: sorted(s.pend.keys())},
+    lin_floating: {"i": lambda s: list(range(len(s.floating)))},
+}
+`
+
+// historyTrace writes a random history (EDN) as a plain trace of the
+// pending model.
+func historyTrace(t *testing.T, text string) string {
+	h, err := conform.ReadHistory("h.edn", strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type ev struct {
+		pos  int
+		line string
+	}
+	var evs []ev
+	for _, o := range h.Ops {
+		a, b := 0, 0
+		if l, ok := o.Value.(*starlark.List); ok {
+			a, _ = model.AsInt(l.Index(0))
+			b, _ = model.AsInt(l.Index(1))
+		} else if n, ok := model.AsInt(o.Value); ok {
+			a = n
+		}
+		evs = append(evs, ev{o.Call, fmt.Sprintf("invoke(%s, %q, %d, %d)", o.Process, o.F, a, b)})
+		if o.Return < 0 {
+			continue
+		}
+		r := "None"
+		switch {
+		case o.Status == conform.OpInfo:
+			evs = append(evs, ev{o.Return, fmt.Sprintf("info(%s)", o.Process)})
+			continue
+		case o.F == "read":
+			r = model.Format(o.Result)
+		case o.F == "cas":
+			r = map[string]string{conform.OpOK: "True", conform.OpFail: "False"}[o.Status]
+		}
+		evs = append(evs, ev{o.Return, fmt.Sprintf("ret(%s, %s)", o.Process, r)})
+	}
+	sort.Slice(evs, func(i, j int) bool { return evs[i].pos < evs[j].pos })
+	var b strings.Builder
+	for _, e := range evs {
+		b.WriteString(e.line + "\n")
+	}
+	return b.String()
+}
+
+// The search and the set-based replay of the pending model agree.
+func TestHistoryAgreesWithSetBasedReplay(t *testing.T) {
+	m, cfg := loadSource(t, "register.star", registerModel)
+	pm, pcfg := loadSource(t, "pending.star", pendingModel)
+	r := rand.New(rand.NewPCG(3, 4))
+	counts := map[conform.Verdict]int{}
+	for i := 0; i < 300; i++ {
+		text, _ := randomHistory(r)
+		_, res := checkText(t, m, cfg, text, casMapping())
+		trace := historyTrace(t, text)
+		recs, err := conform.ParseTrace("h.trace", []byte(trace))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, trace)
+		}
+		rep, err := conform.Replay(context.Background(), pm, pcfg, recs, conform.ReplayConfig{MaxStates: 100000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Verdict != res.Verdict {
+			t.Fatalf("history %d: the search says %s, the set-based replay %s (%s)\n%s\n%s", i, res.Verdict, rep.Verdict, rep.Reason, text, trace)
+		}
+		counts[res.Verdict]++
+	}
+	if counts[conform.Pass] < 50 || counts[conform.Fail] < 50 {
+		t.Errorf("an unbalanced sample: %v", counts)
 	}
 }
