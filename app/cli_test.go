@@ -221,6 +221,18 @@ func TestCheckValidatesReplay(t *testing.T) {
 	if out, _, code := cli("check", "../projects/threadpool/threadpool.toml"); code != 0 || !strings.HasPrefix(out, "ok: threadpool") {
 		t.Errorf("exit %d: %q", code, out)
 	}
+	// The keys of concurrent histories, with their place.
+	reg, _ := filepath.Abs("../projects/register/register.star")
+	for _, tc := range []struct{ toml, want string }{
+		{"[replay.events.cas]\nok_output = \"Tru e\"\n", "bad.toml:4:13: ok_output: not a literal"},
+		{"[replay.events.read]\noutput = \"result\"\n", "bad.toml:4:10: output must be value or none"},
+		{"[replay]\ntime_budget = -1\n", "bad.toml:4:15: time_budget must be a number of seconds"},
+	} {
+		os.WriteFile(bad, []byte("name = \"x\"\nmodel = \""+reg+"\"\n"+tc.toml), 0o644)
+		if _, errOut, code := cli("check", bad); code != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("exit %d: %q, want %q", code, errOut, tc.want)
+		}
+	}
 }
 
 // TestMain lets the test binary stand in for modex in child processes (the

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/modex/modex/graph"
@@ -27,6 +28,8 @@ type TimelineView struct {
 	tl     *graph.Timeline
 	box    *fyne.Container
 	scroll *container.Scroll
+	header *widget.Label   // title, note, failure (set by timelineBox)
+	lanes  *fyne.Container // the lane names
 	hover  int
 	// OnHover is called with the bar under the pointer (nil: none).
 	OnHover func(b *graph.TimelineBar)
@@ -52,7 +55,7 @@ func (v *TimelineView) MinSize() fyne.Size {
 		return fyne.NewSize(10, 10)
 	}
 	g := v.tl.Geometry()
-	return fyne.NewSize(float32(g.Width), float32(g.Height))
+	return fyne.NewSize(float32(g.Width-timelineLeft), float32(g.Height-timelineHead))
 }
 
 // Timeline is the timeline shown (nil for none).
@@ -67,14 +70,79 @@ func (v *TimelineView) SetTimeline(tl *graph.Timeline) {
 	}
 	v.box.Refresh()
 	v.Refresh()
+	if v.header != nil {
+		v.header.SetText(timelineHeader(tl))
+	}
+	if v.lanes != nil {
+		v.lanes.Objects = nil
+		if tl != nil {
+			v.lanes.Objects = laneColumn(tl)
+		}
+		v.lanes.Refresh()
+	}
 	if v.scroll != nil {
 		v.scroll.Refresh()
 		if tl != nil && tl.Cut >= 0 {
-			x := float32(tl.X(tl.Cut)) - v.scroll.Size().Width*2/3
+			x := float32(tl.X(tl.Cut)-timelineLeft) - v.scroll.Size().Width*2/3
 			v.scroll.Offset = fyne.NewPos(max(0, x), 0)
 			v.scroll.Refresh()
 		}
 	}
+}
+
+// timelineHeader is the text above a timeline: title, verdict, what is
+// drawn, the failure.
+func timelineHeader(tl *graph.Timeline) string {
+	if tl == nil {
+		return ""
+	}
+	s := tl.Title + " — " + tl.Verdict + ". " + tl.Note
+	if tl.Failure != "" {
+		s += "\n" + tl.Failure
+	}
+	return s
+}
+
+// timelineBox is the view with the lane names beside, which stay while
+// the bars scroll, bottom below, and (with header) the title, what is drawn
+// and the failure above.
+func timelineBox(v *TimelineView, bottom fyne.CanvasObject, header bool) fyne.CanvasObject {
+	v.scroll = container.NewScroll(v)
+	v.scroll.SetMinSize(fyne.NewSize(120, 120))
+	var top fyne.CanvasObject
+	if header {
+		v.header = widget.NewLabel("")
+		v.header.Wrapping = fyne.TextWrapWord
+		top = v.header
+	}
+	v.lanes = container.NewWithoutLayout()
+	laneBox := container.New(&fixedWidth{w: timelineLeft}, v.lanes)
+	laneScroll := container.NewVScroll(laneBox)
+	v.scroll.OnScrolled = func(p fyne.Position) {
+		laneScroll.Offset = fyne.NewPos(0, p.Y)
+		laneScroll.Refresh()
+	}
+	return container.NewBorder(top, bottom, laneScroll, nil, v.scroll)
+}
+
+// fixedWidth lays out its objects as they are, in a column of width w as
+// tall as they reach.
+type fixedWidth struct{ w float32 }
+
+// Layout leaves the objects where they are.
+func (f *fixedWidth) Layout([]fyne.CanvasObject, fyne.Size) {}
+
+// MinSize is w wide and as tall as the lowest object.
+func (f *fixedWidth) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	h := float32(0)
+	for _, o := range objs {
+		if c, ok := o.(*fyne.Container); ok {
+			for _, x := range c.Objects {
+				h = max(h, x.Position().Y+x.Size().Height)
+			}
+		}
+	}
+	return fyne.NewSize(f.w, h+12)
 }
 
 // draw builds the objects: the same picture as graph.Timeline.WriteSVG.
@@ -84,16 +152,11 @@ func (v *TimelineView) draw() []fyne.CanvasObject {
 	ink, grey, red := rgb("#222222"), rgb("#9e9e9e"), rgb("#c62828")
 	bg := canvas.NewRectangle(color.White)
 	bg.Resize(fyne.NewSize(float32(g.Width), float32(g.Height)))
-	objs := []fyne.CanvasObject{bg, chartText(tl.Title+" — "+tl.Verdict, 12, 22, ink, 13, true, false),
-		chartText(tl.Note, 12, 40, rgb("#555555"), 11, false, false)}
-	if tl.Failure != "" {
-		objs = append(objs, chartText(tl.Failure, 12, 58, red, 11, false, false))
-	}
+	objs := []fyne.CanvasObject{bg}
 	bh := tl.BarHeight()
-	for i, name := range tl.Lanes {
+	for i := range tl.Lanes {
 		y := tl.Y(i) + bh/2
-		objs = append(objs, chartText("process "+graph.FitLabel(name, 40), 12, y+5, ink, 11, false, false),
-			chartLine(90, y, g.Width-12, y, rgb("#eeeeee"), 1))
+		objs = append(objs, chartLine(tl.X(0)-12, y, g.Width-12, y, rgb("#eeeeee"), 1))
 	}
 	if tl.Cut >= 0 {
 		x := tl.X(tl.Cut)
@@ -114,7 +177,43 @@ func (v *TimelineView) draw() []fyne.CanvasObject {
 			objs = append(objs, chartText(graph.FitLabel(b.Label, (x2-x1-6)*7/6), x1+3, y+bh-4, ink, 10, false, false))
 		}
 	}
-	return append(objs, v.marks()...)
+	return shift(append(objs, v.marks()...), timelineLeft, timelineHead)
+}
+
+// timelineHead and timelineLeft are the height of the SVG's header
+// (title, note, failure) and the width of its lane names: the view shows
+// them beside its scroll instead, where they stay.
+const (
+	timelineHead = 64.0
+	timelineLeft = 84.0
+)
+
+// shift moves objects left by dx and up by dy (a line by its ends), but
+// the background.
+func shift(objs []fyne.CanvasObject, dx, dy float64) []fyne.CanvasObject {
+	for _, o := range objs {
+		if l, ok := o.(*canvas.Line); ok {
+			l.Position1 = l.Position1.SubtractXY(float32(dx), float32(dy))
+			l.Position2 = l.Position2.SubtractXY(float32(dx), float32(dy))
+			continue
+		}
+		if _, bg := o.(*canvas.Rectangle); bg && o.Position().IsZero() {
+			continue
+		}
+		o.Move(o.Position().SubtractXY(float32(dx), float32(dy)))
+	}
+	return objs
+}
+
+// laneColumn draws the processes' names, level with their lanes: the
+// column beside the scroll, which stays when the bars scroll sideways.
+func laneColumn(tl *graph.Timeline) []fyne.CanvasObject {
+	var objs []fyne.CanvasObject
+	for i, name := range tl.Lanes {
+		y := tl.Y(i) + tl.BarHeight()/2
+		objs = append(objs, chartText("process "+graph.FitLabel(name, 40), 8, y+5, theme.Color(theme.ColorNameForeground), 11, false, false))
+	}
+	return shift(objs, 0, timelineHead)
 }
 
 // barSpan is where a bar goes: its left and right x and its top.
@@ -154,6 +253,7 @@ func (v *TimelineView) BarAt(p fyne.Position) int {
 	if v.tl == nil {
 		return -1
 	}
+	p = p.AddXY(float32(timelineLeft), float32(timelineHead))
 	for i := range v.tl.Bars {
 		b := &v.tl.Bars[i]
 		x1, x2, y := barSpan(v.tl, b)
@@ -202,9 +302,6 @@ func (v *TimelineView) MouseOut() {
 // says what the pointer is on, and an Export SVG button.
 func newTimelinePanel(wb *Workbench, hint string) (*TimelineView, fyne.CanvasObject) {
 	v := NewTimelineView()
-	scroll := container.NewScroll(v)
-	scroll.SetMinSize(fyne.NewSize(120, 120))
-	v.scroll = scroll
 	h := widget.NewLabel(hint)
 	h.Wrapping = fyne.TextWrapWord
 	v.OnHover = func(b *graph.TimelineBar) {
@@ -240,7 +337,7 @@ func newTimelinePanel(wb *Workbench, hint string) (*TimelineView, fyne.CanvasObj
 			openTimelineWindow(wb.app, tl)
 		}
 	})
-	return v, container.NewBorder(nil, container.NewBorder(nil, nil, nil, container.NewHBox(window, export), h), nil, nil, scroll)
+	return v, timelineBox(v, container.NewBorder(nil, nil, nil, container.NewHBox(window, export), h), false)
 }
 
 // openTimelineWindow shows a timeline in a window of its own, as large as
@@ -248,8 +345,6 @@ func newTimelinePanel(wb *Workbench, hint string) (*TimelineView, fyne.CanvasObj
 func openTimelineWindow(a fyne.App, tl *graph.Timeline) fyne.Window {
 	w := a.NewWindow("Timeline — " + tl.Title)
 	v := NewTimelineView()
-	scroll := container.NewScroll(v)
-	v.scroll = scroll
 	tip := widget.NewLabel("Point at a bar: what it is.")
 	tip.Wrapping = fyne.TextWrapWord
 	v.OnHover = func(b *graph.TimelineBar) {
@@ -257,7 +352,7 @@ func openTimelineWindow(a fyne.App, tl *graph.Timeline) fyne.Window {
 			tip.SetText(b.Tip)
 		}
 	}
-	w.SetContent(container.NewBorder(nil, tip, nil, nil, scroll))
+	w.SetContent(timelineBox(v, tip, true))
 	w.Resize(fyne.NewSize(1200, 640))
 	w.Show()
 	v.SetTimeline(tl)

@@ -3,6 +3,8 @@ package conform
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"runtime"
 	"strings"
 	"sync"
@@ -85,7 +87,14 @@ type linOp struct {
 // recorded output: write(3), read()/3, cas(1, 2)/True, read()/? (unknown).
 func (h *History) OpLabel(i int) string {
 	o := &h.Ops[i]
-	s := o.F + "(" + opValueText(o.Value) + ")"
+	var args []string
+	for _, k := range slices.Sorted(maps.Keys(o.Attrs)) {
+		args = append(args, model.Format(o.Attrs[k]))
+	}
+	if v := opValueText(o.Value); v != "" {
+		args = append(args, v)
+	}
+	s := o.F + "(" + strings.Join(args, ", ") + ")"
 	switch o.Status {
 	case OpOK:
 		if o.Result != starlark.None && !sameValue(o.Result, o.Value) {
