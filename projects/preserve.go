@@ -127,7 +127,7 @@ func preserveLayout(orig, fresh []byte) []byte {
 	var out []tomlBlock
 	ov, ok1 := blockValues(ob[0])
 	fv, ok2 := blockValues(fb[0])
-	if ok1 && ok2 && reflect.DeepEqual(ov, fv) {
+	if ok1 && ok2 && sameTOML(ov, fv) {
 		out = append(out, ob[0])
 	} else {
 		out = append(out, fb[0])
@@ -136,7 +136,7 @@ func preserveLayout(orig, fresh []byte) []byte {
 		if subtree(freshTree, o.path) == nil {
 			continue // removed (a deleted configuration, an emptied table)
 		}
-		if reflect.DeepEqual(own(origTree, o.path, separate), own(freshTree, o.path, separate)) {
+		if sameTOML(own(origTree, o.path, separate), own(freshTree, o.path, separate)) {
 			out = append(out, o)
 			continue
 		}
@@ -234,7 +234,7 @@ func sameMeaning(a, b []byte) bool {
 	if toml.Unmarshal(a, &ma) != nil || toml.Unmarshal(b, &mb) != nil {
 		return false
 	}
-	return reflect.DeepEqual(dropZero(ma), dropZero(mb))
+	return sameTOML(dropZero(ma), dropZero(mb))
 }
 
 // zeroScalar reports whether v is 0, "" or false (what the project format
@@ -266,4 +266,33 @@ func dropZero(v any) any {
 		}
 	}
 	return out
+}
+
+// sameTOML compares decoded TOML values, an integer and a float of the
+// same value alike (time_budget = 60 is saved as 60.0: the same setting,
+// so the table keeps its text).
+func sameTOML(a, b any) bool {
+	return reflect.DeepEqual(numbersAsFloats(a), numbersAsFloats(b))
+}
+
+// numbersAsFloats is a copy of a decoded TOML value with its integers as
+// floats.
+func numbersAsFloats(v any) any {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = numbersAsFloats(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = numbersAsFloats(e)
+		}
+		return out
+	}
+	return v
 }

@@ -2,8 +2,8 @@ package conform
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
@@ -85,12 +85,15 @@ type linSearch struct {
 	raw       map[memoKey][]rawOut
 	calls     []int32
 	memoBytes int
-	// cache: (operations done, state) pairs already searched (Lowe).
-	cache       map[string]struct{}
+	// cache: (operations done, state) pairs already searched (Lowe), the
+	// set of operations done as a 128-bit Zobrist hash: dh, the XOR of
+	// the done operations' random words (zob).
+	cache       map[cacheKey]struct{}
 	bytes       int
 	nodes       int
 	done        []uint64
-	buf         []byte
+	zob         [][2]uint64
+	dh          [2]uint64
 	hasInternal bool
 	best        linBest
 	// The search's place, kept between runs: the list of events, the
@@ -159,7 +162,7 @@ func (s *linSearch) run(maxNodes int) (out linOutcome) {
 // start prepares a search: the list of events, the operations' numbers,
 // the initial states.
 func (s *linSearch) start() error {
-	s.memo, s.cache, s.ids = map[memoKey][]int32{}, map[string]struct{}{}, map[string]int32{}
+	s.memo, s.cache, s.ids = map[memoKey][]int32{}, map[cacheKey]struct{}{}, map[string]int32{}
 	s.raw = map[memoKey][]rawOut{}
 	bySig, byCall := map[string]int32{}, map[string]int32{}
 	s.sigs, s.calls = make([]int32, len(s.ops)), make([]int32, len(s.ops))
@@ -179,6 +182,12 @@ func (s *linSearch) start() error {
 		}
 	}
 	s.done = make([]uint64, (len(s.ops)+63)/64)
+	// Fixed words: the same search, step for step, in every run.
+	r := rand.New(rand.NewPCG(0x6d6f646578, uint64(len(s.ops))))
+	s.zob = make([][2]uint64, len(s.ops))
+	for i := range s.zob {
+		s.zob[i] = [2]uint64{r.Uint64(), r.Uint64()}
+	}
 	for ai := range s.t.info.Actions {
 		if ac := s.t.cfg.Actions[ai]; !ac.Exclude && ac.Kind == model.Internal {
 			s.hasInternal = true
@@ -305,28 +314,32 @@ func (s *linSearch) search(out *linOutcome) (found bool, stop string, err error)
 }
 
 func (s *linSearch) setDone(i int, on bool) {
-	if on {
-		s.done[i/64] |= 1 << (i % 64)
-	} else {
-		s.done[i/64] &^= 1 << (i % 64)
+	if (s.done[i/64]&(1<<(i%64)) != 0) == on {
+		return
 	}
+	s.done[i/64] ^= 1 << (i % 64)
+	s.dh[0] ^= s.zob[i][0]
+	s.dh[1] ^= s.zob[i][1]
+}
+
+// cacheKey is a set of operations done (its hash) and a state. Two sets
+// with the same 128-bit hash would be taken for one: at 10^7 entries, a
+// chance of about 10^-25, and it could only prune a branch of the search.
+type cacheKey struct {
+	done [2]uint64
+	st   int32
 }
 
 // firstNew returns the first alternative from k on whose (operations done,
 // state) the cache does not hold, and adds it; -1 when there is none.
 func (s *linSearch) firstNew(alts []int32, k int) int {
 	for ; k < len(alts); k++ {
-		b := s.buf[:0]
-		for _, w := range s.done {
-			b = binary.LittleEndian.AppendUint64(b, w)
-		}
-		b = binary.LittleEndian.AppendUint32(b, uint32(alts[k]))
-		s.buf = b
-		if _, ok := s.cache[string(b)]; ok {
+		key := cacheKey{s.dh, alts[k]}
+		if _, ok := s.cache[key]; ok {
 			continue
 		}
-		s.cache[string(b)] = struct{}{}
-		s.bytes += len(b) + 48
+		s.cache[key] = struct{}{}
+		s.bytes += 48
 		return k
 	}
 	return -1
