@@ -38,3 +38,9 @@ measure "modex replay register histories (102 etcd)" ./bin/modex replay projects
 measure "modex replay kv histories (6, by key)" ./bin/modex replay projects/kv/kv.toml projects/kv/histories
 measure "modex replay kv c50-ok.edn" ./bin/modex replay projects/kv/kv.toml projects/kv/histories/c50-ok.edn
 ./bin/porcupine-bench -register projects/register/histories -kv projects/kv/histories | tail -1
+# A long history: 100,000 operations of 5 processes on one register.
+long=$(mktemp --suffix .edn)
+python3 scripts/long-history.py 100000 5 7 > "$long"
+measure "porcupine: 100,000-operation register history" ./bin/porcupine-bench -register-edn "$long"
+measure "modex replay: 100,000-operation register history" ./bin/modex replay projects/register/register.toml "$long"
+rm -f "$long"

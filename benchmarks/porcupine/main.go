@@ -191,10 +191,60 @@ func parseKV(path string) []porcupine.Event {
 	return events
 }
 
+var ednRegister = regexp.MustCompile(`^\{:process (\d+), :type :(\w+), :f :(\w+), :value (nil|\d+)\}$`)
+
+// parseRegisterEDN reads a register history in EDN (read and write, one
+// map a line, as scripts/long-history.py writes them).
+func parseRegisterEDN(path string) []porcupine.Event {
+	f, err := os.Open(path)
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	var events []porcupine.Event
+	open := map[int]int{}
+	id := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		m := ednRegister.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		proc, _ := strconv.Atoi(m[1])
+		n, _ := strconv.Atoi(m[4])
+		if m[2] == "invoke" {
+			in := etcdInput{}
+			if m[3] == "write" {
+				in = etcdInput{op: 1, arg1: n}
+			}
+			events = append(events, porcupine.Event{ClientId: proc, Kind: porcupine.CallEvent, Value: in, Id: id})
+			open[proc] = id
+			id++
+			continue
+		}
+		out := etcdOutput{}
+		if m[3] == "read" && m[4] != "nil" {
+			out.exists, out.value = true, n
+		}
+		events = append(events, porcupine.Event{ClientId: proc, Kind: porcupine.ReturnEvent, Value: out, Id: open[proc]})
+		delete(open, proc)
+	}
+	return events
+}
+
 func main() {
 	register := flag.String("register", "../../projects/register/histories", "folder of etcd Jepsen logs")
 	kv := flag.String("kv", "../../projects/kv/histories", "folder of kv EDN histories")
+	long := flag.String("register-edn", "", "check only this register history in EDN (read and write)")
 	flag.Parse()
+	if *long != "" {
+		t := time.Now()
+		ok := porcupine.CheckEvents(etcdModel, parseRegisterEDN(*long))
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		fmt.Printf("%s\t%v\t%.3f s; peak RSS %d MB\n", filepath.Base(*long), ok, time.Since(t).Seconds(), ru.Maxrss/1024)
+		return
+	}
 	start := time.Now()
 	total := map[porcupine.CheckResult]int{}
 	logs, _ := filepath.Glob(filepath.Join(*register, "*.log"))
