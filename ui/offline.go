@@ -119,7 +119,8 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 	}
 	suiteBar := wrapRow(container.NewHBox(widget.NewLabel("coverage"), ov.coverage),
 		container.NewHBox(newButton("Generate", ov.Generate), newButton("Load…", ov.Load), newButton("Save…", ov.Save), newButton("Run", ov.Run)))
-	traceBar := wrapRow(newButton("Open trace…", ov.OpenTrace), newButton("Events…", ov.EditMapping), newButton("Replay", ov.Replay))
+	ov.hist.button = newButton("Replay", ov.Replay)
+	traceBar := wrapRow(newButton("Open trace…", ov.OpenTrace), newButton("Events…", ov.EditMapping), ov.hist.button)
 	// The cases above, the selected case's steps and result below, a
 	// divider between them the user moves (a long case needs the room).
 	var casePanel, tracePanel fyne.CanvasObject
@@ -567,6 +568,10 @@ func (ov *OfflineView) EditMapping() {
 // Replay replays the loaded trace against the model.
 func (ov *OfflineView) Replay() {
 	wb := ov.wb
+	if ov.hist.running != nil {
+		ov.Stop() // the button says Stop while a history is searched
+		return
+	}
 	if ov.hist.history != nil && wb.s.model != nil {
 		ov.checkHistory()
 		return

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"fyne.io/fyne/v2/container"
 
@@ -20,6 +21,8 @@ type historyPart struct {
 	tabs     *container.AppTabs
 	tab      *container.TabItem
 	split    *container.Split // the Offline tab's: the history gets the room
+	button   *escButton       // Replay, or Stop while a search runs
+	running  chan struct{}    // closed when the search in progress ends
 }
 
 // loadHistory reads a concurrent history: one row per operation.
@@ -75,10 +78,37 @@ func (ov *OfflineView) checkHistory() {
 	m := wb.s.model
 	ov.traceLabel.SetText("Searching for a linearization…")
 	ctx := ov.background()
+	running := make(chan struct{})
+	ov.hist.running = running
+	ov.hist.button.SetText("Stop")
+	start := time.Now()
+	go func() {
+		// Say how long it has been searching, every second.
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-running:
+				return
+			case <-tick.C:
+				secs := int(time.Since(start).Seconds())
+				wb.do(func() {
+					if ov.hist.running == running {
+						ov.traceLabel.SetText(fmt.Sprintf("Searching for a linearization… %d s (of the budget of %s; Stop ends it, inconclusive)", secs, budgetText(rc)))
+					}
+				})
+			}
+		}
+	}()
 	go func() {
 		res, err := conform.CheckHistory(ctx, m, cfg, h, rc)
+		close(running)
 		wb.do(func() {
 			defer ov.done()
+			if ov.hist.running == running {
+				ov.hist.running = nil
+				ov.hist.button.SetText("Replay")
+			}
 			if err != nil {
 				ov.traceLabel.SetText("Error: " + err.Error())
 				return
@@ -89,6 +119,14 @@ func (ov *OfflineView) checkHistory() {
 			ov.showHistoryResult(h, res)
 		})
 	}()
+}
+
+// budgetText is the search's time budget as it will be.
+func budgetText(rc conform.ReplayConfig) string {
+	if rc.TimeBudget > 0 {
+		return rc.TimeBudget.String()
+	}
+	return conform.DefaultHistoryBudget.String()
 }
 
 // showHistoryResult marks the rows and draws the timeline.

@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -88,5 +91,45 @@ func TestOfflineHistory(t *testing.T) {
 		if r.fail || !r.ok && !strings.Contains(r.text, "need not have taken effect") {
 			t.Fatalf("row %q", r.text)
 		}
+	}
+}
+
+// A long search says how long it has been running, and Stop (the Replay
+// button while it runs) ends it: inconclusive, "stopped".
+func TestOfflineHistoryStop(t *testing.T) {
+	// Twenty concurrent writes, then a read of a value none wrote: every
+	// order of the writes is tried before the history fails.
+	var text strings.Builder
+	for p := 0; p < 20; p++ {
+		fmt.Fprintf(&text, "{:process %d, :type :invoke, :f :write, :value %d}\n", p, p)
+	}
+	for p := 0; p < 20; p++ {
+		fmt.Fprintf(&text, "{:process %d, :type :ok, :f :write, :value %d}\n", p, p)
+	}
+	text.WriteString("{:process 99, :type :invoke, :f :read, :value nil}\n{:process 99, :type :ok, :f :read, :value 99}\n")
+	path := filepath.Join(t.TempDir(), "hard.edn")
+	os.WriteFile(path, []byte(text.String()), 0o644)
+	b := newBench(t)
+	b.open("../projects/register/register.toml")
+	b.wait()
+	ov := b.wb.s.offline
+	done := 0
+	ov.OnDone = func() { done++ }
+	if err := ov.LoadTrace(path); err != nil {
+		t.Fatal(err)
+	}
+	ov.Replay()
+	if ov.hist.button.Text != "Stop" {
+		t.Fatalf("the button says %q while searching", ov.hist.button.Text)
+	}
+	if !pump(10*time.Second, func() bool { return strings.Contains(ov.traceLabel.Text, "Searching for a linearization… 1 s") }) {
+		t.Fatalf("no progress: %q", ov.traceLabel.Text)
+	}
+	ov.hist.button.OnTapped()
+	if !pump(10*time.Second, func() bool { return done == 1 }) {
+		t.Fatal("Stop did not end the search")
+	}
+	if ov.hist.button.Text != "Replay" || !strings.Contains(ov.traceLabel.Text, "inconclusive") || !strings.Contains(ov.traceLabel.Text, "stopped before the search ended") {
+		t.Errorf("%q: %q", ov.hist.button.Text, ov.traceLabel.Text)
 	}
 }
