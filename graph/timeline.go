@@ -60,7 +60,7 @@ type TimelineBar struct {
 // HistoryTimeline draws a checked history.
 func HistoryTimeline(title string, h *conform.History, res *conform.HistoryResult) *Timeline {
 	tl := &Timeline{Title: title, Verdict: string(res.Verdict), Cut: -1}
-	ops := timelineWindow(h, res)
+	ops, of := timelineWindow(h, res)
 	if len(ops) == 0 {
 		tl.Note = "no operation to draw"
 		return tl
@@ -120,7 +120,7 @@ func HistoryTimeline(title string, h *conform.History, res *conform.HistoryResul
 		tl.Bars = append(tl.Bars, b)
 	}
 	tl.placeMarks()
-	tl.Note = timelineNote(h, res, ops)
+	tl.Note = timelineNote(h, res, ops, of)
 	return tl
 }
 
@@ -169,7 +169,7 @@ func (tl *Timeline) placeMarks() {
 
 // timelineWindow picks the operations to draw: those of the failing key,
 // the MaxTimelineOps up to a little after the failure (or from the start).
-func timelineWindow(h *conform.History, res *conform.HistoryResult) []int {
+func timelineWindow(h *conform.History, res *conform.HistoryResult) (window []int, of int) {
 	var ops []int
 	for i := range h.Ops {
 		if f := res.Failure; f != nil && f.Key != "" && res.KeyAttr != "" {
@@ -184,17 +184,16 @@ func timelineWindow(h *conform.History, res *conform.HistoryResult) []int {
 		at := sort.SearchInts(ops, f.Op)
 		from = max(0, min(at-MaxTimelineOps+MaxTimelineOps/6, len(ops)-MaxTimelineOps))
 	}
-	return ops[from:min(len(ops), from+MaxTimelineOps)]
+	return ops[from:min(len(ops), from+MaxTimelineOps)], len(ops)
 }
 
-func timelineNote(h *conform.History, res *conform.HistoryResult, ops []int) string {
-	total := len(h.Ops)
+func timelineNote(h *conform.History, res *conform.HistoryResult, ops []int, of int) string {
 	note := ""
-	if f := res.Failure; f != nil && f.Key != "" {
-		note = fmt.Sprintf("key %s: ", f.Key)
+	if f := res.Failure; f != nil && f.Key != "" && of < len(h.Ops) {
+		note = fmt.Sprintf("The %d operations on key %s (of %d). ", of, f.Key, len(h.Ops))
 	}
-	if len(ops) < total {
-		note += fmt.Sprintf("operations %d–%d of %d drawn (lines %d–%d). ", ops[0]+1, ops[len(ops)-1]+1, total, h.Ops[ops[0]].CallLine, h.Ops[ops[len(ops)-1]].CallLine)
+	if len(ops) < of {
+		note += fmt.Sprintf("%d of them drawn, invoked at lines %d–%d. ", len(ops), h.Ops[ops[0]].CallLine, h.Ops[ops[len(ops)-1]].CallLine)
 	}
 	switch res.Verdict {
 	case conform.Pass:

@@ -104,7 +104,7 @@ func TestHistoryTimelineBounded(t *testing.T) {
 	if err := tl.WriteSVG(&b); err != nil {
 		t.Fatal(err)
 	}
-	if len(tl.Bars) != graph.MaxTimelineOps || b.Len() > 400<<10 || !strings.Contains(tl.Note, "of 40000 drawn") {
+	if len(tl.Bars) != graph.MaxTimelineOps || b.Len() > 400<<10 || !strings.Contains(tl.Note, "300 of them drawn, invoked at lines") {
 		t.Errorf("%d bars, %d bytes: %s", len(tl.Bars), b.Len(), tl.Note)
 	}
 	hasFailed := false
