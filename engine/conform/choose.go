@@ -41,6 +41,15 @@ func (t *tester) candidates(states []model.State, cleanup bool) ([]candidate, er
 		} else if w <= 0 {
 			continue
 		}
+		var key candKey
+		if len(states) == 1 {
+			key = candKey{first.Key(), ai}
+			if cs, ok := t.cands[key]; ok {
+				out = append(out, cs...)
+				continue
+			}
+		}
+		before := len(out)
 		err := t.combos(first, ai, func(args []model.Value) error {
 			var kept []model.Outcome
 			for _, s := range states {
@@ -89,6 +98,12 @@ func (t *tester) candidates(states []model.State, cleanup bool) ([]candidate, er
 		})
 		if err != nil {
 			return nil, err
+		}
+		if len(states) == 1 {
+			if t.cands == nil || len(t.cands) >= maxCands {
+				t.cands = map[candKey][]candidate{}
+			}
+			t.cands[key] = append([]candidate(nil), out[before:]...)
 		}
 	}
 	return out, nil
@@ -196,7 +211,7 @@ func (t *tester) control(states []model.State, c candidate, out any) ([]model.St
 	var expected []string
 	for _, s := range states {
 		outs := c.outs
-		if len(states) != 1 || c.from != s || outs == nil {
+		if len(states) != 1 || outs == nil || c.from.Key() != s.Key() {
 			var err error
 			if outs, _, err = t.w.Step(s, c.action, c.args); err != nil {
 				return nil, nil, nil, err

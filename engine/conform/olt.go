@@ -149,7 +149,20 @@ type tester struct {
 	byName    map[string]int
 	total     int  // actions taken in all runs
 	observing bool // the configuration has observable or internal actions
+	// cands remembers, for one tracked state and an action, the inputs
+	// it is enabled with and their outcomes (a model step is a function
+	// of the state and inputs): a long run revisits states.
+	cands map[candKey][]candidate
 }
+
+// candKey is a state's key and an action.
+type candKey struct {
+	state  string
+	action int
+}
+
+// maxCands bounds tester.cands (it starts again when full).
+const maxCands = 20000
 
 // Test runs online testing (the OLT algorithm of seed 000 section 3) of the
 // implementation against the model under the configuration.
