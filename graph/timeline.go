@@ -55,6 +55,9 @@ type TimelineBar struct {
 	State      string // BarPlaced, …
 	Order      int    // its place in the linearization (1-based; 0: none)
 	Mark       float64
+	// Group is the part of the history it belongs to (its key, when the
+	// history is checked key by key): marks are joined within a group.
+	Group string
 }
 
 // HistoryTimeline draws a checked history.
@@ -106,6 +109,9 @@ func HistoryTimeline(title string, h *conform.History, res *conform.HistoryResul
 			tl.Lanes = append(tl.Lanes, o.Process)
 		}
 		b := TimelineBar{Op: i, Lane: lane, Start: col[o.Call], Label: h.OpLabel(i), Order: order[i]}
+		if v, ok := o.Attrs[res.KeyAttr]; ok && res.KeyAttr != "" {
+			b.Group = model.Format(v)
+		}
 		if o.Return >= 0 {
 			b.End = col[o.Return]
 		} else {
@@ -156,9 +162,12 @@ func (tl *Timeline) placeMarks() {
 		}
 	}
 	sort.Slice(idx, func(a, b int) bool { return tl.Bars[idx[a]].Order < tl.Bars[idx[b]].Order })
-	x := -1.0
+	x, group := -1.0, ""
 	for _, k := range idx {
 		b := &tl.Bars[k]
+		if b.Group != group {
+			x, group = -1, b.Group // each key's order is its own
+		}
 		x = max(b.Start+0.3, x+0.25)
 		if x > b.End-0.1 {
 			x = max(b.Start+0.1, b.End-0.1)
@@ -197,7 +206,11 @@ func timelineNote(h *conform.History, res *conform.HistoryResult, ops []int, of 
 	}
 	switch res.Verdict {
 	case conform.Pass:
-		note += "Numbers: a linearization."
+		if res.Partitions > 1 {
+			note += "Numbers: a linearization of each key's operations, key after key."
+		} else {
+			note += "Numbers: a linearization."
+		}
 	case conform.Fail:
 		note += "Numbers: the longest linearizable prefix; red: the operation that cannot be placed; orange: pending then."
 	default:
@@ -303,12 +316,19 @@ func (tl *Timeline) writeMarks(bw *bufio.Writer) {
 		}
 	}
 	sort.Slice(pts, func(i, j int) bool { return pts[i].Order < pts[j].Order })
-	if len(pts) > 1 {
-		fmt.Fprint(bw, `<polyline fill="none" stroke="#1f5fa8" stroke-opacity="0.5" points="`)
-		for _, b := range pts {
-			fmt.Fprintf(bw, "%.1f,%.1f ", tl.X(b.Mark), tl.Y(b.Lane)+tlBarH)
+	for i := 0; i < len(pts); {
+		j := i + 1
+		for j < len(pts) && pts[j].Group == pts[i].Group {
+			j++
 		}
-		fmt.Fprintln(bw, `"/>`)
+		if j-i > 1 { // one line per key
+			fmt.Fprint(bw, `<polyline fill="none" stroke="#1f5fa8" stroke-opacity="0.5" points="`)
+			for _, b := range pts[i:j] {
+				fmt.Fprintf(bw, "%.1f,%.1f ", tl.X(b.Mark), tl.Y(b.Lane)+tlBarH)
+			}
+			fmt.Fprintln(bw, `"/>`)
+		}
+		i = j
 	}
 	for _, b := range pts {
 		x, y := tl.X(b.Mark), tl.Y(b.Lane)+tlBarH

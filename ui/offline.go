@@ -444,8 +444,10 @@ func (ov *OfflineView) OpenTrace() {
 // LoadTrace reads a trace and shows it as a table.
 func (ov *OfflineView) LoadTrace(path string) error {
 	if isHist, _ := conform.IsHistoryFile(path); isHist {
-		return ov.loadHistory(path)
+		ov.loadHistory(path)
+		return nil
 	}
+	ov.hist.loading, ov.hist.replayAfter = 0, false
 	var err error
 	ov.trace, err = conform.ReadTraceFile(path)
 	if err != nil {
@@ -570,6 +572,10 @@ func (ov *OfflineView) Replay() {
 	wb := ov.wb
 	if ov.hist.running != nil {
 		ov.Stop() // the button says Stop while a history is searched
+		return
+	}
+	if ov.hist.loading != 0 {
+		ov.hist.replayAfter = true // once it is read
 		return
 	}
 	if ov.hist.history != nil && wb.s.model != nil {

@@ -28,6 +28,9 @@ func TestOfflineHistory(t *testing.T) {
 	if err := ov.LoadTrace("../projects/register/histories/etcd_000.log"); err != nil {
 		t.Fatal(err)
 	}
+	if !pump(10*time.Second, func() bool { return ov.hist.history != nil }) { // read in the background
+		t.Fatalf("never read: %q", ov.traceLabel.Text)
+	}
 	if len(ov.traceRows) != 85 || !strings.Contains(ov.traceRows[0].text, "lines    1–7") || !strings.Contains(ov.traceLabel.Text, "85 operations of 19 processes") {
 		t.Fatalf("%d rows: %q / %q", len(ov.traceRows), ov.traceRows[0].text, ov.traceLabel.Text)
 	}
@@ -73,7 +76,7 @@ func TestOfflineHistory(t *testing.T) {
 	if !strings.Contains(said, "read() → 2 by process 11, lines 85–86") {
 		t.Errorf("hover says %q", said)
 	}
-	// A linearizable history.
+	// A linearizable history, replayed as soon as it is read.
 	if err := ov.LoadTrace("../projects/register/histories/etcd_002.log"); err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +120,9 @@ func TestOfflineHistoryStop(t *testing.T) {
 	ov.OnDone = func() { done++ }
 	if err := ov.LoadTrace(path); err != nil {
 		t.Fatal(err)
+	}
+	if !pump(10*time.Second, func() bool { return ov.hist.history != nil }) {
+		t.Fatalf("never read: %q", ov.traceLabel.Text)
 	}
 	ov.Replay()
 	if ov.hist.button.Text != "Stop" {

@@ -236,7 +236,7 @@ func (v *TimelineView) marks() []fyne.CanvasObject {
 	bh := tl.BarHeight()
 	for k, b := range pts {
 		x, y := tl.X(b.Mark), tl.Y(b.Lane)+bh
-		if k > 0 {
+		if k > 0 && pts[k-1].Group == b.Group { // joined within a key
 			p := pts[k-1]
 			objs = append(objs, chartLine(tl.X(p.Mark), tl.Y(p.Lane)+bh, x, y, color.NRGBA{R: 0x1f, G: 0x5f, B: 0xa8, A: 0x80}, 1))
 		}

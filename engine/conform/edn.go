@@ -20,16 +20,29 @@ type bigInt = big.Int
 // read as the value they tag, "#_" discards the next value. Nothing is
 // evaluated; depth and elements are bounded.
 func parseEDN(text string) (model.Value, error) {
-	p := &ednParser{s: text, budget: maxLiteralElems}
-	v, err := p.value(0)
+	v, rest, err := parseEDNPrefix(text)
 	if err != nil {
 		return nil, err
 	}
-	p.space()
-	if p.i < len(p.s) {
-		return nil, p.errf("more after the value: %.30q", p.s[p.i:])
+	if rest != "" {
+		return nil, fmt.Errorf("EDN at column %d: more after the value: %.30q", len(text)-len(rest)+1, rest)
 	}
 	return v, nil
+}
+
+// parseEDNPrefix reads the first EDN value of text and returns what
+// follows it (spaces skipped).
+func parseEDNPrefix(text string) (model.Value, string, error) {
+	p := &ednParser{s: text, budget: maxLiteralElems}
+	v, err := p.value(0)
+	if err == nil && v == nil {
+		err = p.errf("a value is missing (#_ discards the one after it)")
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	p.space()
+	return v, p.s[p.i:], nil
 }
 
 type ednParser struct {
@@ -175,7 +188,11 @@ func (p *ednParser) dispatch(depth int) (model.Value, error) {
 	if p.i == start {
 		return nil, p.errf("a tag is missing after #")
 	}
-	return p.value(depth + 1) // the tagged value itself (#inst "…" is its string)
+	v, err := p.value(depth + 1) // the tagged value itself (#inst "…" is its string)
+	if err == nil && v == nil {
+		err = p.errf("a tagged value is missing")
+	}
+	return v, err
 }
 
 func (p *ednParser) str() (model.Value, error) {

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,6 +79,13 @@ const (
 // history and in which form.
 func sniffHistory(head []byte) historyFormat {
 	lines := bytes.Split(head, []byte("\n"))
+	// A Jepsen log has lines of any kind before its first operation
+	// (the test's set-up, errors, stack traces).
+	for i, raw := range lines {
+		if (i < len(lines)-1 || len(lines) == 1) && jepsenLine.Match(raw) {
+			return jepsenLog
+		}
+	}
 	for i, raw := range lines {
 		if i == len(lines)-1 && len(lines) > 1 {
 			break // maybe cut
@@ -85,8 +94,6 @@ func sniffHistory(head []byte) historyFormat {
 		switch {
 		case line == "" || strings.HasPrefix(line, ";"):
 			continue
-		case jepsenLine.MatchString(line):
-			return jepsenLog
 		case strings.HasPrefix(line, "{:") || strings.HasPrefix(line, "{ :"):
 			return ednHistory
 		case strings.HasPrefix(line, "{"):
@@ -101,8 +108,6 @@ func sniffHistory(head []byte) historyFormat {
 				return jsonHistory
 			}
 			return notHistory
-		case strings.HasPrefix(line, "INFO") || strings.HasPrefix(line, "WARN") || strings.HasPrefix(line, "DEBUG"):
-			continue // a log's other lines, before its first operation
 		default:
 			return notHistory
 		}
@@ -189,6 +194,10 @@ func ReadHistory(file string, r io.Reader) (*History, error) {
 			continue
 		}
 		ev.line = line
+		if ev.process == "nemesis" {
+			hb.h.Skipped++ // Jepsen's fault injector: no client's operation
+			continue
+		}
 		if err := hb.add(ev); err != nil {
 			return nil, &TraceError{File: file, Line: line, Msg: err.Error()}
 		}
@@ -339,13 +348,17 @@ func parseJepsenLogLine(text string) (histEvent, bool, error) {
 	if m == nil {
 		return histEvent{}, false, nil
 	}
-	ev := histEvent{process: m[1], typ: m[2], f: m[3], value: starlark.None}
+	ev := histEvent{process: strings.TrimPrefix(m[1], ":"), typ: m[2], f: m[3], value: starlark.None}
 	if strings.TrimSpace(m[4]) != "" {
-		v, err := parseEDN(m[4])
+		// The value, then (Jepsen's op->str) maybe a tab and the error.
+		v, rest, err := parseEDNPrefix(m[4])
 		if err != nil {
 			return histEvent{}, false, err
 		}
 		ev.value = v
+		if rest != "" {
+			ev.attrs = map[string]model.Value{"error": starlark.String(rest)}
+		}
 	}
 	return ev, true, nil
 }
@@ -395,7 +408,8 @@ func jsonToValue(x any, depth int, budget *int) (model.Value, error) {
 		return starlark.NewList(l), nil
 	case map[string]any:
 		d := starlark.NewDict(len(x))
-		for k, e := range x {
+		for _, k := range slices.Sorted(maps.Keys(x)) { // printed the same in every run
+			e := x[k]
 			v, err := jsonToValue(e, depth+1, budget)
 			if err != nil {
 				return nil, err

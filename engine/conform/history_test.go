@@ -676,3 +676,106 @@ func TestHistoryAgreesWithSetBasedReplay(t *testing.T) {
 		t.Errorf("an unbalanced sample: %v", counts)
 	}
 }
+
+// Defects found in review, each with the input that showed it.
+func TestHistoryReviewCases(t *testing.T) {
+	// A context cancelled before the search: inconclusive, never pass.
+	m, cfg := registerProject(t)
+	h, err := conform.ReadHistory("h.edn", strings.NewReader("{:process 0, :type :invoke, :f :read}\n{:process 0, :type :ok, :f :read, :value 5}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := conform.CheckHistory(ctx, m, cfg, h, casMapping())
+	if err != nil || res.Verdict != conform.Inconclusive {
+		t.Errorf("cancelled first: %v %v", res.Verdict, err)
+	}
+	// Action 1 with input 1 and action 11 with none are not one step.
+	var src strings.Builder
+	src.WriteString("def init():\n    return {\"v\": 0}\n")
+	var names []string
+	for i := 0; i < 12; i++ {
+		names = append(names, fmt.Sprintf("a%d", i))
+		switch i {
+		case 1:
+			src.WriteString("def a1(s, x):\n    s.v = x\n")
+		case 11:
+			src.WriteString("def a11(s):\n    return s.v\n")
+		default:
+			fmt.Fprintf(&src, "def a%d(s):\n    pass\n", i)
+		}
+	}
+	src.WriteString("actions = [" + strings.Join(names, ", ") + "]\n")
+	m2, cfg2 := loadSource(t, "twelve.star", src.String())
+	_, res = checkText(t, m2, cfg2, `{:process 0, :type :invoke, :f :a11}
+{:process 0, :type :ok, :f :a11, :value 0}
+{:process 0, :type :invoke, :f :a1, :value 1}
+{:process 0, :type :ok, :f :a1, :value 1}
+{:process 0, :type :invoke, :f :a11}
+{:process 0, :type :ok, :f :a11, :value 1}
+`, conform.ReplayConfig{})
+	if res.Verdict != conform.Pass {
+		t.Errorf("a1(1) taken for a11(): %s %+v", res.Verdict, res.Failure)
+	}
+	// A nondeterministic step followed by internal actions keeps all its
+	// outcomes.
+	m3, cfg3 := loadSource(t, "tick.star", `
+def init():
+    return {"v": 0, "t": 0}
+def bump(s):
+    s.v = s.v + choose([1, 2])
+def read(s):
+    return s.v
+def tick(s):
+    require(s.t == 0)
+    s.t = choose([1, 2])
+actions = [bump, read]
+internal = [tick]
+`)
+	_, res = checkText(t, m3, cfg3, `{:process 0, :type :invoke, :f :bump}
+{:process 0, :type :ok, :f :bump}
+{:process 0, :type :invoke, :f :read}
+{:process 0, :type :ok, :f :read, :value 2}
+`, conform.ReplayConfig{})
+	if res.Verdict != conform.Pass {
+		t.Errorf("bump then read 2: %s %+v", res.Verdict, res.Failure)
+	}
+	// Internal actions that lead to too many states: inconclusive.
+	m4, cfg4 := loadSource(t, "spin.star", `
+def init():
+    return {"n": 0}
+def go(s):
+    pass
+def spin(s, i):
+    s.n = i + 1
+actions = [go]
+internal = [spin]
+domains = {spin: {"i": lambda s: range(20001) if s.n == 0 else []}}
+`)
+	_, res = checkText(t, m4, cfg4, "{:process 0, :type :invoke, :f :go}\n{:process 0, :type :ok, :f :go}\n", conform.ReplayConfig{})
+	if res.Verdict != conform.Inconclusive || !strings.Contains(res.Reason, "internal actions lead to more than") {
+		t.Errorf("a wide closure: %s %s", res.Verdict, res.Reason)
+	}
+}
+
+// What real Jepsen logs hold: set-up lines of any kind before the first
+// operation, the nemesis's operations, an error after the value.
+func TestJepsenLogLines(t *testing.T) {
+	text := "2026-01-01 12:00:00,000{main} ERROR jepsen.core - setting up\n\tat clojure.core$eval.invoke\n" +
+		"INFO  jepsen.util - 0\t:invoke\t:read\tnil\n" +
+		"INFO  jepsen.util - :nemesis\t:info\t:start\tnil\n" +
+		"INFO  jepsen.util - :nemesis\t:info\t:start\t[:isolated {\"n1\" #{\"n2\"}}]\n" +
+		"INFO  jepsen.util - 0\t:fail\t:read\tnil\tindeterminate: timed out\n"
+	h, err := conform.ReadHistory("j.log", strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Ops) != 1 || h.Ops[0].Status != conform.OpFail || h.Skipped < 2 {
+		t.Errorf("%+v, %d skipped", h.Ops, h.Skipped)
+	}
+	if _, err := conform.ReadHistory("j.log", strings.NewReader("INFO  jepsen.util - 0\t:invoke\t:read\tnil\nINFO  jepsen.util - 0\t:ok\t:read\t#_ 5\n")); err == nil ||
+		!strings.Contains(err.Error(), "j.log:2: EDN at column 5: a value is missing") {
+		t.Errorf("#_ alone: %v", err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modex/modex/engine/explore"
@@ -81,6 +82,7 @@ type linOp struct {
 	call     int         // positions among the history's events
 	ret      int
 	sig      string // action, inputs and output: the successor memo's key
+	step     string // action and inputs: the step memo's key
 }
 
 // OpLabel prints an operation as the model action it stands for, with the
@@ -181,20 +183,25 @@ func resolveOps(info *model.ModelInfo, h *History, rc ReplayConfig) (parts [][]l
 			lo.ret = inf
 			inf++
 		}
-		key := ""
+		key, name := "", ""
 		if rc.Key != "" {
 			v, ok := o.Attrs[rc.Key]
 			if !ok {
 				return nil, nil, 0, &TraceError{File: h.File, Line: o.CallLine, Msg: fmt.Sprintf("%s by process %s has no :%s, the key the project partitions by", o.F, o.Process, rc.Key)}
 			}
-			key = model.Format(v)
+			// Parts by value (a map's keys in any order are one key),
+			// named as printed.
+			name = model.Format(v)
+			if key, err = model.Key(v); err != nil {
+				return nil, nil, 0, &TraceError{File: h.File, Line: o.CallLine, Msg: fmt.Sprintf(":%s %s: %v", rc.Key, model.Format(v), err)}
+			}
 		}
 		k, ok := index[key]
 		if !ok {
 			k = len(parts)
 			index[key] = k
 			parts = append(parts, nil)
-			keys = append(keys, key)
+			keys = append(keys, name)
 		}
 		parts[k] = append(parts[k], lo)
 	}
@@ -278,15 +285,34 @@ func resolveOp(info *model.ModelInfo, byName map[string]int, h *History, i int, 
 	default:
 		lo.optional = true
 	}
-	lo.sig = fmt.Sprint(ai, model.FormatArgs(lo.args))
+	if lo.step, err = callKey(ai, lo.args); err != nil {
+		return lo, false, err
+	}
+	lo.sig = lo.step + "/*"
 	if lo.out != nil {
 		k, err := model.Key(lo.out)
 		if err != nil {
-			return lo, false, fmt.Errorf("output %s: %v", model.Format(lo.out), err)
+			return lo, false, &TraceError{File: h.File, Line: o.ReturnLine, Msg: fmt.Sprintf("output %s: %v", model.Format(lo.out), err)}
 		}
-		lo.sig += "/" + k
+		lo.sig = lo.step + "/=" + k
 	}
 	return lo, false, nil
+}
+
+// callKey identifies an action with its inputs: the action's number and
+// the inputs' canonical encodings, each with its length.
+func callKey(ai int, args []model.Value) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d(", ai)
+	for _, a := range args {
+		k, err := model.Key(a)
+		if err != nil {
+			return "", fmt.Errorf("input %s: %v", model.Format(a), err)
+		}
+		fmt.Fprintf(&b, "%d:%s", len(k), k)
+	}
+	b.WriteByte(')')
+	return b.String(), nil
 }
 
 // CheckHistory decides whether a concurrent history is linearizable with
@@ -337,89 +363,119 @@ const firstRoundNodes = 20_000
 // quickly is not kept waiting by a hard one, and the failure reported is
 // the same from run to run (the first failing part of that round).
 func searchRounds(ctx context.Context, m model.Model, cfg *explore.Config, parts [][]linOp, memory int) ([]linOutcome, error) {
-	workers := min(runtime.GOMAXPROCS(0), len(parts))
-	searches := make([]*linSearch, len(parts))
-	outs := make([]linOutcome, len(parts))
+	r := &rounds{ctx: ctx, m: m, cfg: cfg, parts: parts, memory: int64(memory),
+		searches: make([]*linSearch, len(parts)), outs: make([]linOutcome, len(parts))}
 	todo := make([]int, len(parts))
 	for k := range todo {
 		todo[k] = k
+		// Until searched: a search stopped before it began is undecided.
+		r.outs[k] = linOutcome{verdict: Inconclusive, reason: stopByContext, ops: parts[k]}
 	}
-	var mu sync.Mutex
-	var werr error
+	workers := min(runtime.GOMAXPROCS(0), len(parts))
 	for budget := firstRoundNodes; len(todo) > 0 && ctx.Err() == nil; budget *= 4 {
 		var wg sync.WaitGroup
-		next := 0
+		r.todo, r.next = todo, 0
 		for w := 0; w < min(workers, len(todo)); w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				var spare *tester // a model worker for the next new search
-				for {
-					mu.Lock()
-					i := next
-					next++
-					mu.Unlock()
-					if i >= len(todo) || werr != nil {
-						return
-					}
-					k := todo[i]
-					s := searches[k]
-					if s == nil {
-						if spare == nil {
-							t, err := newTester(ctx, m, cfg, nil, TestConfig{MaxStates: 1000}, false)
-							if err != nil {
-								mu.Lock()
-								werr = err
-								mu.Unlock()
-								return
-							}
-							spare = t
-						}
-						s = &linSearch{ctx: ctx, t: spare, ops: parts[k], maxBytes: memory / workers}
-					}
-					outs[k] = s.run(budget)
-					if outs[k].reason == stopByNodes {
-						// Undecided: the search keeps its place and its
-						// model worker for the next round.
-						searches[k] = s
-						if s.t == spare {
-							spare = nil
-						}
-					} else {
-						searches[k] = nil
-					}
-				}
+				r.work(budget)
 			}()
 		}
 		wg.Wait()
-		if werr != nil {
-			return nil, werr
+		if r.err != nil {
+			return nil, r.err
 		}
 		var left []int
 		failed := false
 		for _, k := range todo {
 			switch {
-			case outs[k].verdict == Fail:
+			case r.outs[k].verdict == Fail:
 				failed = true
-			case outs[k].reason == stopByNodes:
+			case r.outs[k].reason == stopByNodes:
 				left = append(left, k)
 			}
 		}
 		if failed {
 			for _, k := range left {
-				outs[k].verdict, outs[k].reason = Inconclusive, "not searched to the end: another part fails"
+				r.outs[k].verdict, r.outs[k].reason = Inconclusive, "not searched to the end: another part fails"
 			}
 			break
 		}
 		todo = left
 	}
-	for k := range outs {
-		if outs[k].reason == stopByNodes {
-			outs[k].reason = stopByContext
+	for k := range r.outs {
+		if r.outs[k].reason == stopByNodes {
+			r.outs[k].reason = stopByContext
 		}
 	}
-	return outs, nil
+	return r.outs, nil
 }
+
+// rounds is what the goroutines of a round share.
+type rounds struct {
+	ctx    context.Context
+	m      model.Model
+	cfg    *explore.Config
+	parts  [][]linOp
+	memory int64 // the bound of all searches' memory together
+	used   atomic.Int64
+	// searches are the undecided parts' searches, kept between rounds.
+	searches []*linSearch
+	outs     []linOutcome
+
+	mu   sync.Mutex
+	todo []int // the parts of this round
+	next int   // the next of them to take
+	err  error
+}
+
+// work takes the round's parts one by one and lets each search go on up
+// to budget steps.
+func (r *rounds) work(budget int) {
+	var spare *tester // a model worker for the next new search
+	for {
+		r.mu.Lock()
+		i := r.next
+		r.next++
+		stop := i >= len(r.todo) || r.err != nil || r.ctx.Err() != nil
+		r.mu.Unlock()
+		if stop {
+			return
+		}
+		k := r.todo[i]
+		s := r.searches[k]
+		if s == nil {
+			if spare == nil {
+				t, err := newTester(r.ctx, r.m, r.cfg, nil, TestConfig{MaxStates: maxHistoryClosure}, false)
+				if err != nil {
+					r.mu.Lock()
+					r.err = err
+					r.mu.Unlock()
+					return
+				}
+				spare = t
+			}
+			s = &linSearch{ctx: r.ctx, t: spare, ops: r.parts[k], maxBytes: r.memory, used: &r.used}
+		}
+		r.outs[k] = s.run(budget)
+		if r.outs[k].reason == stopByNodes {
+			// Undecided: the search keeps its place and its model
+			// worker for the next round.
+			r.searches[k] = s
+			if s.t == spare {
+				spare = nil
+			}
+		} else {
+			r.searches[k] = nil
+			r.used.Add(-int64(s.bytes)) // its memory is given back
+		}
+	}
+}
+
+// maxHistoryClosure bounds the states the model's internal actions may
+// lead to after one operation; more is inconclusive.
+const maxHistoryClosure = 10_000
 
 // merge gathers the partitions' outcomes: the first failing partition
 // gives the verdict, else the first undecided one, else all passed.
@@ -432,8 +488,8 @@ func (res *HistoryResult) merge(h *History, outs []linOutcome, keys []string, bu
 		switch {
 		case o.verdict == Fail && failed < 0:
 			failed = k
-		case o.verdict == Inconclusive && open < 0, o.verdict == ModelError && open < 0:
-			open = k
+		case o.verdict != Pass && o.verdict != Fail && open < 0:
+			open = k // undecided (or never searched)
 		}
 	}
 	pick := func(o *linOutcome) {
@@ -445,6 +501,9 @@ func (res *HistoryResult) merge(h *History, outs []linOutcome, keys []string, bu
 		res.Verdict = Fail
 		pick(o)
 		o.failure.Key = keys[failed]
+		if f := o.failure; f.Op >= 0 && f.Op < len(h.Ops) {
+			f.Line = h.Ops[f.Op].ReturnLine
+		}
 		res.Failure = o.failure
 	case open >= 0:
 		o := &outs[open]

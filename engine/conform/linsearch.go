@@ -2,11 +2,13 @@ package conform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/modex/modex/engine/model"
 )
@@ -51,6 +53,10 @@ func unlift(e *linEntry) {
 // time budget, or the user).
 const stopByContext = "\x00context"
 
+// errClosureBound: the model's internal actions lead to more states after
+// one operation than the search takes (maxHistoryClosure).
+var errClosureBound = fmt.Errorf("the model's internal actions lead to more than %d states after one operation", maxHistoryClosure)
+
 // stopByNodes is the reason of a search that used up its round's steps.
 const stopByNodes = "\x00nodes"
 
@@ -65,10 +71,13 @@ type linFrame struct {
 
 // linSearch checks one partition of a history.
 type linSearch struct {
-	ctx      context.Context
-	t        *tester
-	ops      []linOp
-	maxBytes int
+	ctx context.Context
+	t   *tester
+	ops []linOp
+	// maxBytes bounds used, the memory of all the searches of a history
+	// together (bytes counts this one's share).
+	maxBytes int64
+	used     *atomic.Int64
 	// maxNodes bounds the search's steps in this round (0: none); see
 	// CheckHistory.
 	maxNodes int
@@ -90,6 +99,7 @@ type linSearch struct {
 	// the done operations' random words (zob).
 	cache       map[cacheKey]struct{}
 	bytes       int
+	unsaid      int // bytes not yet added to used
 	nodes       int
 	done        []uint64
 	zob         [][2]uint64
@@ -129,7 +139,11 @@ type linBest struct {
 func (s *linSearch) run(maxNodes int) (out linOutcome) {
 	out.ops = s.ops
 	s.maxNodes = maxNodes
-	defer func() { out.nodes, out.cached = s.nodes, len(s.cache) }()
+	defer func() {
+		out.nodes, out.cached = s.nodes, len(s.cache)
+		s.used.Add(int64(s.unsaid))
+		s.unsaid = 0
+	}()
 	if s.head == nil {
 		if err := s.start(); err != nil {
 			return linOutcome{verdict: ModelError, reason: "init(): " + err.Error(), ops: s.ops}
@@ -141,6 +155,9 @@ func (s *linSearch) run(maxNodes int) (out linOutcome) {
 		}
 		found, stop, err := s.search(&out)
 		switch {
+		case errors.Is(err, errClosureBound):
+			out.verdict, out.reason = Inconclusive, err.Error()
+			return out
 		case err != nil:
 			out.verdict, out.reason = ModelError, "the model failed: "+err.Error()
 			return out
@@ -176,7 +193,7 @@ func (s *linSearch) start() error {
 	}
 	for i := range s.ops {
 		s.sigs[i] = number(bySig, s.ops[i].sig)
-		s.calls[i] = number(byCall, fmt.Sprint(s.ops[i].action, model.FormatArgs(s.ops[i].args)))
+		s.calls[i] = number(byCall, s.ops[i].step)
 		if !s.ops[i].optional {
 			s.required++
 		}
@@ -265,7 +282,9 @@ func (s *linSearch) search(out *linOutcome) (found bool, stop string, err error)
 			if s.ctx.Err() != nil {
 				return false, stopByContext, nil
 			}
-			if s.bytes > s.maxBytes {
+			total := s.used.Add(int64(s.unsaid))
+			s.unsaid = 0
+			if total > s.maxBytes {
 				return false, fmt.Sprintf("the search's cache reached its memory bound (%d MB)", s.maxBytes>>20), nil
 			}
 		}
@@ -313,6 +332,13 @@ func (s *linSearch) search(out *linOutcome) (found bool, stop string, err error)
 	}
 }
 
+// grow counts n more bytes of this search's (told to the others at the
+// next check).
+func (s *linSearch) grow(n int) {
+	s.bytes += n
+	s.unsaid += n
+}
+
 func (s *linSearch) setDone(i int, on bool) {
 	if (s.done[i/64]&(1<<(i%64)) != 0) == on {
 		return
@@ -339,7 +365,7 @@ func (s *linSearch) firstNew(alts []int32, k int) int {
 			continue
 		}
 		s.cache[key] = struct{}{}
-		s.bytes += 48
+		s.grow(48)
 		return k
 	}
 	return -1
@@ -366,7 +392,7 @@ func (s *linSearch) internKey(k string) int32 {
 	s.ids[k] = id
 	s.keys = append(s.keys, k)
 	s.objs = append(s.objs, nil)
-	s.bytes += len(k) + 64
+	s.grow(len(k) + 64)
 	return id
 }
 
@@ -402,7 +428,7 @@ func (s *linSearch) successors(st int32, i int) ([]int32, error) {
 		}
 	}
 	s.memo[key] = ids
-	s.bytes += 64 + 4*len(ids)
+	s.grow(64 + 4*len(ids))
 	return ids, nil
 }
 
@@ -455,11 +481,17 @@ func (s *linSearch) step(st int32, i int) ([]rawOut, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The worker reuses its outcomes' slice: the closure below steps
+		// it again.
+		res = append([]model.Outcome(nil), res...)
 		for _, r := range res {
 			if r.Err != nil {
 				return nil, r.Err
 			}
 			next, err := s.t.closure([]model.State{r.Next})
+			if err == nil && len(next) > s.t.tc.MaxStates {
+				err = errClosureBound
+			}
 			if err == nil {
 				next, _, err = s.t.keepInvariant(next)
 			}
@@ -474,7 +506,7 @@ func (s *linSearch) step(st int32, i int) ([]rawOut, error) {
 		}
 	}
 	s.raw[key] = outs
-	s.bytes += 64 + 32*len(outs)
+	s.grow(64 + 32*len(outs))
 	return outs, nil
 }
 
