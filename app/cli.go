@@ -60,6 +60,10 @@ declarations. Exit codes: 0 ok, 1 model or project error (or a failing test), 2 
 3 an exploration found error states or deadlocks, 4 an exploration is incomplete
 (a bound, the memory budget, max time, or Ctrl-C).`
 
+// headless are the commands that open no window.
+var headless = map[string]bool{"explore": true, "check": true, "test": true, "gen": true, "run": true, "replay": true,
+	"campaign": true, "worker": true, "keygen": true, "__layout": true, "__render": true, "help": true}
+
 type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg + "\n" + usage }
@@ -71,6 +75,21 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return runGUI("", "", "")
 	}
+	if headless[args[0]] {
+		// The GUI toolkit locks the main goroutine to the main thread
+		// (in an init); a command needs no such thing, and waking a
+		// locked goroutine hands the processor to its thread every time
+		// (a quarter of an online step over stdio went there): commands
+		// run in a goroutine of their own.
+		done := make(chan error, 1)
+		go func() { done <- command(args, stdout, stderr) }()
+		return <-done
+	}
+	return command(args, stdout, stderr)
+}
+
+// command runs a command (or the GUI on a project).
+func command(args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "explore":
 		return cmdExplore(args[1:], stdout, stderr)

@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,6 +34,8 @@ type lineAdapter struct {
 	wmu     sync.Mutex
 	timeout time.Duration
 
+	callMu  sync.Mutex  // one call at a time
+	timer   *time.Timer // a call's timeout (under callMu)
 	mu      sync.Mutex
 	nextID  int
 	pending map[int]chan map[string]any
@@ -71,11 +74,12 @@ func (a *lineAdapter) read(r io.Reader) {
 	line := 0
 	for sc.Scan() {
 		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
+		raw := bytes.TrimSpace(sc.Bytes())
+		if len(raw) == 0 {
 			continue
 		}
-		x, err := conform.DecodeJSON([]byte(text))
+		text := lazyText(raw) // the line, for error messages only
+		x, err := conform.DecodeJSON(raw)
 		msg, ok := x.(map[string]any)
 		if err != nil || !ok {
 			a.fail(&conform.ImplError{Kind: conform.FailProtocol, Msg: fmt.Sprintf("line %d from the implementation is not a JSON object: %.200q", line, text)})
@@ -93,7 +97,7 @@ func (a *lineAdapter) read(r io.Reader) {
 				a.fail(&conform.ImplError{Kind: conform.FailProtocol, Msg: fmt.Sprintf("line %d: an event needs an action name and an args array: %.200q", line, text)})
 				return
 			}
-			if err := a.events.Push(&conform.Event{Action: action, Args: args, Bytes: len(text)}); err != nil {
+			if err := a.events.Push(&conform.Event{Action: action, Args: args, Bytes: len(raw)}); err != nil {
 				a.fail(err.(*conform.ImplError))
 				return
 			}
@@ -132,8 +136,17 @@ func (a *lineAdapter) read(r io.Reader) {
 	a.fail(err)
 }
 
-// call sends a request and waits for its answer.
+// lazyText is a line read, printed (%q, %.200q) only when an error needs it.
+type lazyText []byte
+
+// String is the line as text.
+func (t lazyText) String() string { return string(t) }
+
+// call sends a request and waits for its answer. Calls are one at a time
+// (the tester's); the timer is the adapter's, reset for each.
 func (a *lineAdapter) call(ctx context.Context, msg map[string]any) (map[string]any, error) {
+	a.callMu.Lock()
+	defer a.callMu.Unlock()
 	a.mu.Lock()
 	if a.dead != nil {
 		d := a.dead
@@ -160,7 +173,12 @@ func (a *lineAdapter) call(ctx context.Context, msg map[string]any) (map[string]
 		a.mu.Unlock()
 		return nil, d
 	}
-	t := time.NewTimer(a.timeout)
+	if a.timer == nil {
+		a.timer = time.NewTimer(a.timeout)
+	} else {
+		a.timer.Reset(a.timeout)
+	}
+	t := a.timer
 	defer t.Stop()
 	select {
 	case resp, ok := <-ch:
