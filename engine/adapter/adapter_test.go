@@ -119,6 +119,37 @@ func BenchmarkOnlineChildProcess(b *testing.B) {
 	enginetest.BenchOnline(b, m, cfg, impl)
 }
 
+// The trivial adapter of the speed benchmark is a correct stack: online
+// testing passes against it.
+func TestTrivialAdapterConforms(t *testing.T) {
+	bin := buildTool(t, "./testdata/trivialadapter")
+	m, cfg := stackModelForTest(t)
+	impl, err := adapter.StartProcess(context.Background(), "stack", []string{bin}, ".", 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer impl.Close()
+	res, err := conform.Test(context.Background(), m, cfg, impl, conform.TestConfig{Runs: 5, Steps: 200, Seed: 3})
+	if err != nil || !res.Passed() || res.Steps < 1000 {
+		t.Fatalf("%v: %+v", err, res.Runs)
+	}
+}
+
+// BenchmarkOnlineTrivialAdapter is BenchmarkOnlineChildProcess against
+// the smallest correct adapter (testdata/trivialadapter: a struct decoded,
+// answers written by hand): Modex's and the pipe's share of a step. Run it
+// with -cpu 1, as modex test runs (docs/performance.md).
+func BenchmarkOnlineTrivialAdapter(b *testing.B) {
+	bin := buildTool(b, "./testdata/trivialadapter")
+	m, cfg := stackModelForTest(b)
+	impl, err := adapter.StartProcess(context.Background(), "stack", []string{bin}, ".", 5*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer impl.Close()
+	enginetest.BenchOnline(b, m, cfg, impl)
+}
+
 func stackModelForTest(t testing.TB) (*model.StarModel, *explore.Config) {
 	t.Helper()
 	return enginetest.StackModel(t)
