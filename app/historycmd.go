@@ -76,7 +76,7 @@ func printHistory(stdout io.Writer, f string, h *conform.History, res *conform.H
 		}
 		fmt.Fprintf(stdout, "  the history up to line %d linearizes (%s placed)%s; then\n", o.ReturnLine-1, explore.Count(len(res.Order)+res.OrderFrom, "operation"), key)
 		fmt.Fprintf(stdout, "  FAIL at line %d: %s by process %s (invoked at line %d) cannot be placed\n  %s\n", o.ReturnLine, h.OpLabel(fl.Op), o.Process, o.CallLine, fl.Message)
-		fmt.Fprintf(stdout, "  model state after the prefix: %s\n", fl.State)
+		fmt.Fprintf(stdout, "  model state after the prefix: %s\n", conform.ShortText(fl.State.String()))
 		if len(fl.Pending) > 0 {
 			var pend []string
 			for _, i := range fl.Pending[:min(len(fl.Pending), 8)] {

@@ -80,6 +80,9 @@ func cmdReplay(args []string, stdout io.Writer) error {
 		return err
 	}
 	overrideReplay(&rc, *window, *threadAttr, *accepting, *maxStates)
+	if *budget < 0 {
+		return usagef("--time-budget must be a duration > 0, as 30s or 5m")
+	}
 	if *budget > 0 {
 		rc.TimeBudget = *budget
 	}

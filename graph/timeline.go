@@ -120,8 +120,13 @@ func HistoryTimeline(title string, h *conform.History, res *conform.HistoryResul
 		b.Unknown = o.Status == conform.OpInfo
 		b.State = barState(o, i, failed, pending, b.Order)
 		b.Tip = fmt.Sprintf("%s by process %s, lines %d–%s, %s", b.Label, o.Process, o.CallLine, lineText(o.ReturnLine), o.Status)
-		if b.Order > 0 {
+		switch {
+		case b.Order > 0:
 			b.Tip += fmt.Sprintf("; placed %d in the linearization", b.Order)
+		case b.State == BarFailed:
+			b.Tip += "; it cannot be placed after the longest linearizable prefix"
+		case b.State == BarPending:
+			b.Tip += "; pending when the search gave up"
 		}
 		tl.Bars = append(tl.Bars, b)
 	}
@@ -204,6 +209,7 @@ func timelineNote(h *conform.History, res *conform.HistoryResult, ops []int, of 
 	if len(ops) < of {
 		note += fmt.Sprintf("%d of them drawn, invoked at lines %d–%d. ", len(ops), h.Ops[ops[0]].CallLine, h.Ops[ops[len(ops)-1]].CallLine)
 	}
+	note += "? an unknown outcome (:info), ✗ completed :fail. "
 	switch res.Verdict {
 	case conform.Pass:
 		if res.Partitions > 1 {
@@ -212,7 +218,7 @@ func timelineNote(h *conform.History, res *conform.HistoryResult, ops []int, of 
 			note += "Numbers: a linearization."
 		}
 	case conform.Fail:
-		note += "Numbers: the longest linearizable prefix; red: the operation that cannot be placed; orange: pending then."
+		note += "Numbers: the longest linearizable prefix; red: the operation that cannot be placed; orange: pending then; grey: not reached."
 	default:
 		note += "No verdict: " + res.Reason
 	}

@@ -474,9 +474,10 @@ func (ov *OfflineView) LoadTrace(path string) error {
 func (ov *OfflineView) EditMapping() {
 	wb := ov.wb
 	if ov.hist.history != nil {
-		ov.traceLabel.SetText("A history's operations (:f) name the model's actions; the project's [replay.events.NAME] maps other names " +
-			"(action = …) and says how completions read: output = \"value\" or \"none\", ok_output and fail_output (docs/histories.md); " +
-			"[replay] key = \"…\" checks the parts of a history with different keys apart.")
+		d := dialog.NewInformation("A history's operations", "A history's operations (:f) name the model's actions; the project's "+
+			"[replay.events.NAME] maps other names (action = …) and says how completions read: output = \"value\" or \"none\", "+
+			"ok_output and fail_output (docs/histories.md); [replay] key = \"…\" checks the parts of a history with different keys apart.", wb.win)
+		d.Show()
 		return
 	}
 	if len(ov.trace) == 0 || wb.s.model == nil {

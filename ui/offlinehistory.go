@@ -185,7 +185,8 @@ func (ov *OfflineView) showHistoryResult(h *conform.History, res *conform.Histor
 	case f != nil && res.Verdict == conform.Fail:
 		o := &h.Ops[f.Op]
 		ov.traceRows[f.Op].fail = true
-		ov.traceRows[f.Op].text += "   ✗ cannot be placed"
+		ov.traceRows[f.Op].text += "   ◀ cannot be placed"
+		ov.traceList.ScrollTo(f.Op)
 		text += fmt.Sprintf("\nNot linearizable: the history up to line %d linearizes (%d operations placed, numbered); then %s by process %s (line %d) cannot be placed. %s",
 			o.ReturnLine-1, len(res.Order)+res.OrderFrom, h.OpLabel(f.Op), o.Process, o.ReturnLine, f.Message)
 	case res.Reason != "":

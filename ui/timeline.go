@@ -29,6 +29,7 @@ type TimelineView struct {
 	box    *fyne.Container
 	scroll *container.Scroll
 	header *widget.Label   // title, note, failure (set by timelineBox)
+	win    fyne.Window     // the timeline shown large (Window…), closed when it changes
 	lanes  *fyne.Container // the lane names
 	hover  int
 	// OnHover is called with the bar under the pointer (nil: none).
@@ -64,6 +65,10 @@ func (v *TimelineView) Timeline() *graph.Timeline { return v.tl }
 // SetTimeline shows a timeline (nil: none), scrolled to the failure.
 func (v *TimelineView) SetTimeline(tl *graph.Timeline) {
 	v.tl, v.hover = tl, -1
+	if v.win != nil {
+		v.win.Close() // it showed the timeline replaced
+		v.win = nil
+	}
 	v.box.Objects = nil
 	if tl != nil {
 		v.box.Objects = v.draw()
@@ -334,7 +339,10 @@ func newTimelinePanel(wb *Workbench, hint string) (*TimelineView, fyne.CanvasObj
 	})
 	window := newButton("Window…", func() {
 		if tl := v.Timeline(); tl != nil && wb.app != nil {
-			openTimelineWindow(wb.app, tl)
+			if v.win != nil {
+				v.win.Close()
+			}
+			v.win = openTimelineWindow(wb.app, tl)
 		}
 	})
 	return v, timelineBox(v, container.NewBorder(nil, nil, nil, container.NewHBox(window, export), h), false)
@@ -345,11 +353,14 @@ func newTimelinePanel(wb *Workbench, hint string) (*TimelineView, fyne.CanvasObj
 func openTimelineWindow(a fyne.App, tl *graph.Timeline) fyne.Window {
 	w := a.NewWindow("Timeline — " + tl.Title)
 	v := NewTimelineView()
-	tip := widget.NewLabel("Point at a bar: what it is.")
+	const hint = "Point at a bar: what it is."
+	tip := widget.NewLabel(hint)
 	tip.Wrapping = fyne.TextWrapWord
 	v.OnHover = func(b *graph.TimelineBar) {
 		if b != nil {
 			tip.SetText(b.Tip)
+		} else {
+			tip.SetText(hint)
 		}
 	}
 	w.SetContent(timelineBox(v, tip, true))

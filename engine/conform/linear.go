@@ -91,7 +91,7 @@ func (h *History) OpLabel(i int) string {
 	o := &h.Ops[i]
 	var args []string
 	for _, k := range slices.Sorted(maps.Keys(o.Attrs)) {
-		args = append(args, model.Format(o.Attrs[k]))
+		args = append(args, shortValue(o.Attrs[k]))
 	}
 	if v := opValueText(o.Value); v != "" {
 		args = append(args, v)
@@ -100,7 +100,7 @@ func (h *History) OpLabel(i int) string {
 	switch o.Status {
 	case OpOK:
 		if o.Result != starlark.None && !sameValue(o.Result, o.Value) {
-			s += " → " + model.Format(o.Result)
+			s += " → " + shortValue(o.Result)
 		}
 	case OpFail:
 		s += " ✗"
@@ -110,18 +110,31 @@ func (h *History) OpLabel(i int) string {
 	return s
 }
 
+// maxValueText bounds a value printed in a label or a message: a history's
+// values may be as long as its lines (1 MB).
+const maxValueText = 60
+
+// shortValue prints a value, cut to maxValueText characters.
+func shortValue(v model.Value) string {
+	s := model.Format(v)
+	if r := []rune(s); len(r) > maxValueText {
+		return string(r[:maxValueText-1]) + "…"
+	}
+	return s
+}
+
 func opValueText(v model.Value) string {
 	if v == nil || v == starlark.None {
 		return ""
 	}
-	if l, ok := v.(*starlark.List); ok {
+	if l, ok := v.(*starlark.List); ok && l.Len() <= 8 {
 		parts := make([]string, l.Len())
 		for i := range parts {
-			parts[i] = model.Format(l.Index(i))
+			parts[i] = shortValue(l.Index(i))
 		}
 		return strings.Join(parts, ", ")
 	}
-	return model.Format(v)
+	return shortValue(v)
 }
 
 // sameValue compares two values, lists and tuples alike (a history's

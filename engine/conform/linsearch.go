@@ -552,14 +552,19 @@ func (s *linSearch) fail(out *linOutcome) {
 		return
 	}
 	f := &HistoryFailure{Op: o.id, Pending: b.pending, State: ModelState{Key: st.Key(), Vars: s.t.w.Vars(st)}}
-	f.Message = s.explain(st, o)
+	f.Message = s.explain(st, o, len(b.pending))
 	out.failure = f
 }
 
-// explain says why an operation cannot take effect in a state.
-func (s *linSearch) explain(st model.State, o *linOp) string {
+// explain says why an operation cannot take effect in a state; pending
+// is how many other operations were pending then.
+func (s *linSearch) explain(st model.State, o *linOp, pending int) string {
 	name := s.t.info.Actions[o.action].Name
-	call := name + "(" + model.FormatArgs(o.args) + ")"
+	args := make([]string, len(o.args))
+	for i, a := range o.args {
+		args[i] = shortValue(a)
+	}
+	call := name + "(" + strings.Join(args, ", ") + ")"
 	outs, why, err := s.t.w.Step(st, o.action, o.args)
 	if err != nil {
 		return fmt.Sprintf("%s fails in the model: %v", call, err)
@@ -573,7 +578,7 @@ func (s *linSearch) explain(st model.State, o *linOp) string {
 	var gives []string
 	for _, r := range outs {
 		if r.Err == nil {
-			gives = append(gives, model.Format(r.Output))
+			gives = append(gives, shortValue(r.Output))
 		}
 	}
 	if o.out != nil {
@@ -582,9 +587,22 @@ func (s *linSearch) explain(st model.State, o *linOp) string {
 			match = match || r.Err == nil && sameValue(r.Output, o.out)
 		}
 		if !match {
-			return fmt.Sprintf("%s returned %s, but after the prefix the model's %s gives %s — and no order of the operations still pending lets it give %s",
-				call, model.Format(o.out), call, strings.Join(gives, " or "), model.Format(o.out))
+			msg := fmt.Sprintf("%s returned %s, but after the prefix the model's %s gives %s", call, shortValue(o.out), call, strings.Join(gives, " or "))
+			if pending > 0 {
+				msg += fmt.Sprintf(" — and no order of the %s still pending lets it give %s", countText(pending, "operation"), shortValue(o.out))
+			} else {
+				msg += " — and no other operation was pending"
+			}
+			return msg
 		}
 	}
 	return fmt.Sprintf("%s can take effect after the prefix, but then what completes later cannot be placed (every order was searched)", call)
+}
+
+// countText is "1 operation", "3 operations".
+func countText(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
