@@ -354,9 +354,5 @@ func runChart(stdout io.Writer, path, project, config string, res *conform.TestR
 
 // writeChart writes a sequence chart as SVG, atomically.
 func writeChart(path string, c *graph.Chart) error {
-	var b bytes.Buffer
-	if err := c.WriteSVG(&b); err != nil {
-		return err
-	}
-	return projects.WriteFileAtomic(path, b.Bytes())
+	return writeSVGFile(path, c.WriteSVG)
 }

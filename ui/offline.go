@@ -568,6 +568,24 @@ func (ov *OfflineView) EditMapping() {
 	d.Show()
 }
 
+// replaySetup is the configuration and the replay settings for the loaded
+// trace or history; false (said in the label) when the project has none.
+func (ov *OfflineView) replaySetup() (*explore.Config, conform.ReplayConfig, bool) {
+	wb := ov.wb
+	cfg, err := wb.s.project.Build(wb.s.model, wb.configs.Selected)
+	if err != nil {
+		ov.traceLabel.SetText(err.Error())
+		return nil, conform.ReplayConfig{}, false
+	}
+	rc, err := wb.s.project.ReplayConfig(wb.s.model)
+	if err != nil {
+		ov.traceLabel.SetText(err.Error())
+		return nil, conform.ReplayConfig{}, false
+	}
+	rc.File = ov.tracePath
+	return cfg, rc, true
+}
+
 // Replay replays the loaded trace against the model.
 func (ov *OfflineView) Replay() {
 	wb := ov.wb
@@ -586,17 +604,10 @@ func (ov *OfflineView) Replay() {
 	if ov.trace == nil || wb.s.model == nil {
 		return
 	}
-	cfg, err := wb.s.project.Build(wb.s.model, wb.configs.Selected)
-	if err != nil {
-		ov.traceLabel.SetText(err.Error())
+	cfg, rc, ok := ov.replaySetup()
+	if !ok {
 		return
 	}
-	rc, err := wb.s.project.ReplayConfig(wb.s.model)
-	if err != nil {
-		ov.traceLabel.SetText(err.Error())
-		return
-	}
-	rc.File = ov.tracePath
 	recs, m := ov.trace, wb.s.model
 	ov.traceLabel.SetText("Replaying…")
 	ctx := ov.background()

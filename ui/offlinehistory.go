@@ -90,17 +90,10 @@ func historyRowText(h *conform.History, i int) string {
 func (ov *OfflineView) checkHistory() {
 	wb := ov.wb
 	h := ov.hist.history
-	cfg, err := wb.s.project.Build(wb.s.model, wb.configs.Selected)
-	if err != nil {
-		ov.traceLabel.SetText(err.Error())
+	cfg, rc, ok := ov.replaySetup()
+	if !ok {
 		return
 	}
-	rc, err := wb.s.project.ReplayConfig(wb.s.model)
-	if err != nil {
-		ov.traceLabel.SetText(err.Error())
-		return
-	}
-	rc.File = ov.tracePath
 	m := wb.s.model
 	ov.traceLabel.SetText("Searching for a linearization…")
 	ctx := ov.background()

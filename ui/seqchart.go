@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"image/color"
+	"io"
 	"path/filepath"
 	"strconv"
 
@@ -210,17 +211,32 @@ func newSeqPanel(wb *Workbench, hint string) (*SeqChart, fyne.CanvasObject) {
 	c := NewSeqChart()
 	scroll := container.NewScroll(c)
 	c.scroll = scroll
-	export := newButton("Export SVG…", func() {
-		ch := c.Chart()
-		if ch == nil {
+	export := exportSVGButton(wb, "the sequence chart", "Sequence chart", "run.svg", func() func(io.Writer) error {
+		if ch := c.Chart(); ch != nil {
+			return ch.WriteSVG
+		}
+		return nil
+	})
+	h := widget.NewLabel(hint)
+	h.Wrapping = fyne.TextWrapWord
+	return c, container.NewBorder(nil, container.NewBorder(nil, nil, nil, export, h), nil, nil, scroll)
+}
+
+// exportSVGButton is an Export SVG… button: it saves what picture gives
+// (nil: nothing shown, nothing to save) under a name the user picks, name
+// proposed; the status line then says "<Picture> written to PATH".
+func exportSVGButton(wb *Workbench, what, Picture, name string, picture func() func(io.Writer) error) *escButton {
+	return newButton("Export SVG…", func() {
+		write := picture()
+		if write == nil {
 			return
 		}
-		wb.dialogs.Save("Export the sequence chart", filepath.Join(wb.projectDir(), "run.svg"), []string{"svg"}, func(path string) {
+		wb.dialogs.Save("Export "+what, filepath.Join(wb.projectDir(), name), []string{"svg"}, func(path string) {
 			if path == "" {
 				return
 			}
 			var b bytes.Buffer
-			err := ch.WriteSVG(&b)
+			err := write(&b)
 			if err == nil {
 				err = projects.WriteFileAtomic(path, b.Bytes())
 			}
@@ -228,12 +244,9 @@ func newSeqPanel(wb *Workbench, hint string) (*SeqChart, fyne.CanvasObject) {
 				wb.status.SetText("Export: " + err.Error())
 				return
 			}
-			wb.status.SetText("Sequence chart written to " + path)
+			wb.status.SetText(Picture + " written to " + path)
 		})
 	})
-	h := widget.NewLabel(hint)
-	h.Wrapping = fyne.TextWrapWord
-	return c, container.NewBorder(nil, container.NewBorder(nil, nil, nil, export, h), nil, nil, scroll)
 }
 
 // seqItem is a logged step with its graph node, or a run's end (run set).

@@ -1,10 +1,8 @@
 package ui
 
 import (
-	"bytes"
-	"fmt"
 	"image/color"
-	"path/filepath"
+	"io"
 	"sort"
 	"strconv"
 
@@ -16,7 +14,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/modex/modex/graph"
-	"github.com/modex/modex/projects"
 )
 
 // TimelineView shows a checked concurrent history (graph.Timeline): the
@@ -316,26 +313,11 @@ func newTimelinePanel(wb *Workbench, hint string) (*TimelineView, fyne.CanvasObj
 			h.SetText(b.Tip)
 		}
 	}
-	export := newButton("Export SVG…", func() {
-		tl := v.Timeline()
-		if tl == nil {
-			return
+	export := exportSVGButton(wb, "the timeline", "Timeline", "timeline.svg", func() func(io.Writer) error {
+		if tl := v.Timeline(); tl != nil {
+			return tl.WriteSVG
 		}
-		wb.dialogs.Save("Export the timeline", filepath.Join(wb.projectDir(), "timeline.svg"), []string{"svg"}, func(path string) {
-			if path == "" {
-				return
-			}
-			var b bytes.Buffer
-			err := tl.WriteSVG(&b)
-			if err == nil {
-				err = projects.WriteFileAtomic(path, b.Bytes())
-			}
-			if err != nil {
-				wb.status.SetText("Export: " + err.Error())
-				return
-			}
-			wb.status.SetText(fmt.Sprintf("Timeline written to %s", path))
-		})
+		return nil
 	})
 	window := newButton("Window…", func() {
 		if tl := v.Timeline(); tl != nil && wb.app != nil {

@@ -124,7 +124,7 @@ func IsHistoryFile(path string) (bool, error) {
 	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
 		return false, err
 	}
-	f, err := os.Open(path)
+	f, err := openRecorded(path)
 	if err != nil {
 		return false, err
 	}
@@ -137,24 +137,15 @@ func IsHistoryFile(path string) (bool, error) {
 	return sniffHistory(head[:n]) != notHistory, nil
 }
 
-// ReadHistoryFile reads a concurrent history (at most MaxTraceSize bytes).
+// ReadHistoryFile reads a concurrent history (a regular file of at most
+// MaxTraceSize bytes).
 func ReadHistoryFile(path string) (*History, error) {
-	f, err := os.Open(path)
+	f, err := openRecorded(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	if fi.Size() > MaxTraceSize {
-		return nil, fmt.Errorf("%s: %d bytes, more than a history may hold (%d)", path, fi.Size(), MaxTraceSize)
-	}
-	return ReadHistory(path, f)
+	return ReadHistory(path, io.LimitReader(f, MaxTraceSize))
 }
 
 // histEvent is one line of a history: an invocation or a completion.

@@ -137,16 +137,26 @@ var utf8BOM = []byte{0xef, 0xbb, 0xbf}
 // OpenTrace opens a trace file for reading (a regular file of at most
 // MaxTraceSize bytes); close it after.
 func OpenTrace(path string) (TraceReader, io.Closer, error) {
+	f, err := openRecorded(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return NewTraceReader(path, io.LimitReader(f, MaxTraceSize)), f, nil
+}
+
+// openRecorded opens a recorded trace or history: a regular file of at most
+// MaxTraceSize bytes.
+func openRecorded(path string) (*os.File, error) {
 	// Checked before opening: opening a named pipe blocks until a writer
 	// comes, for ever if none does.
 	if st, err := os.Stat(path); err != nil {
-		return nil, nil, err
+		return nil, err
 	} else if !st.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s is not a regular file", path)
+		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	st, err := f.Stat()
 	if err == nil && !st.Mode().IsRegular() {
@@ -157,9 +167,9 @@ func OpenTrace(path string) (TraceReader, io.Closer, error) {
 	}
 	if err != nil {
 		f.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	return NewTraceReader(path, io.LimitReader(f, MaxTraceSize)), f, nil
+	return f, nil
 }
 
 // xmlTrace reads events as flat elements inside one root element.
