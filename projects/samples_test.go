@@ -16,7 +16,7 @@ import (
 // ones): every transition's target is a state its action produces from its
 // source, with the output it records. One worker (which settles each
 // transition as it finds it) and two (which expand and then merge) find the
-// same graph.
+// same graph, and so do compiled guards and the interpreter alone.
 func TestSamplesExplore(t *testing.T) {
 	for _, name := range SampleNames() {
 		p, err := Load(filepath.Join(name, name+".toml"))
@@ -45,6 +45,22 @@ func TestSamplesExplore(t *testing.T) {
 					t.Fatal(err)
 				}
 				sameExploration(t, x1, x)
+				// Without compiled guards (every try in the interpreter):
+				// the same graph.
+				mi, err := p.LoadModelFor(cn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mi.SetCompiledGuards(false)
+				ci, err := p.Build(mi, cn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				xi, err := explore.Explore(context.Background(), mi, ci)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameExploration(t, xi, x)
 				if !x.Stats.Complete {
 					t.Errorf("incomplete: %s", x.Stats.StoppedBy)
 				}

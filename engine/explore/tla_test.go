@@ -131,3 +131,54 @@ actions = [IncY]
 		t.Errorf("suite: %+v", s)
 	}
 }
+
+// The TLA+ ports explore to the same graph with their guards compiled
+// (the default) and with every try run in the interpreter.
+func TestTLAPortsCompiledGuards(t *testing.T) {
+	for _, tc := range []struct {
+		file      string
+		constants map[string]model.Value
+	}{
+		{"EWD840.star", nil},
+		{"SyncTerminationDetection.star", nil},
+		{"CoffeeCan.star", nil},
+		{"LamportMutex.star", map[string]model.Value{"maxClock": model.Int(3)}},
+		{"Bakery.star", map[string]model.Value{"MaxNat": model.Int(1)}},
+	} {
+		if tc.file == "Bakery.star" && (testing.Short() || raceEnabled) {
+			continue // 112,160 states: checked by the run without the race detector
+		}
+		var xs [2]*explore.Exploration
+		for i, on := range []bool{true, false} {
+			m, err := model.LoadStarlarkWith("testdata/tla/"+tc.file, nil, tc.constants)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.SetCompiledGuards(on)
+			cfg := explore.DefaultConfig(m)
+			if tc.file == "LamportMutex.star" {
+				cfg.Filters = []model.Expr{compile(t, m, "clock_ok(s)")}
+			}
+			cfg.NoDeadlockCheck = tc.file == "Bakery.star"
+			if xs[i], err = explore.Explore(context.Background(), m, cfg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a, b := xs[0], xs[1]
+		a.Stats.Seconds, b.Stats.Seconds = 0, 0
+		if a.Stats != b.Stats || len(a.States) < 100 {
+			t.Fatalf("%s: compiled guards %+v, the interpreter %+v", tc.file, a.Stats, b.Stats)
+		}
+		for i := range a.States {
+			if a.StateKey(i) != b.StateKey(i) || a.States[i].Depth != b.States[i].Depth {
+				t.Fatalf("%s: state %d differs", tc.file, i)
+			}
+		}
+		for i := range a.Trans {
+			if a.Trans[i] != b.Trans[i] {
+				t.Fatalf("%s: transition %d differs: %+v, %+v", tc.file, i, a.Trans[i], b.Trans[i])
+			}
+		}
+		t.Logf("%s: %d states, %d transitions, %d tried", tc.file, len(a.States), len(a.Trans), a.Stats.Tried)
+	}
+}

@@ -56,7 +56,16 @@ type StarModel struct {
 	initMu   sync.Mutex
 	initVal  starlark.Value
 	initKeys []string
+	// cguards holds each action's compiled leading requires (nil: none;
+	// see guardc.go); noCGuards turns them off.
+	cguards   []*cguard
+	noCGuards bool
 }
+
+// SetCompiledGuards turns the compiled guards on (the default) or off:
+// off, every try runs in the interpreter (to compare the two). Call it
+// before making workers.
+func (m *StarModel) SetCompiledGuards(on bool) { m.noCGuards = !on }
 
 // Info describes the model.
 func (m *StarModel) Info() *ModelInfo { return &m.info }
@@ -139,8 +148,9 @@ func LoadStarlarkWith(path string, src []byte, constants map[string]Value) (*Sta
 	thread.SetMaxExecutionSteps(loadBudget)
 	thread.SetLocal(localConstants, &constantTable{given: constants, info: &m.info})
 	cache := map[string]*loadEntry{}
+	sources := map[string][]byte{path: src}
 	thread.Load = func(t *starlark.Thread, module string) (starlark.StringDict, error) {
-		return m.load(t, module, cache)
+		return m.load(t, module, cache, sources)
 	}
 	globals, err := starlark.ExecFileOptions(fileOptions, thread, path, src, builtins())
 	if err != nil {
@@ -150,6 +160,7 @@ func LoadStarlarkWith(path string, src []byte, constants map[string]Value) (*Sta
 	if err := m.declare(thread); err != nil {
 		return nil, err
 	}
+	m.compileGuards(sources)
 	for name := range constants {
 		if m.constant(name) == nil {
 			return nil, m.declErr("the configuration sets constant %s, which the model does not declare with constant(%q, default)", name, name)
@@ -174,7 +185,7 @@ type loadEntry struct {
 	err     error
 }
 
-func (m *StarModel) load(t *starlark.Thread, module string, cache map[string]*loadEntry) (starlark.StringDict, error) {
+func (m *StarModel) load(t *starlark.Thread, module string, cache map[string]*loadEntry, sources map[string][]byte) (starlark.StringDict, error) {
 	p, err := m.modulePath(module)
 	if err != nil {
 		return nil, err
@@ -193,6 +204,7 @@ func (m *StarModel) load(t *starlark.Thread, module string, cache map[string]*lo
 	}
 	g, err := starlark.ExecFileOptions(fileOptions, t, p, src, builtins())
 	cache[p] = &loadEntry{g, err}
+	sources[p] = src
 	return g, err
 }
 

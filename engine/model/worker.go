@@ -445,6 +445,15 @@ func (w *starWorker) guard(s *sstate, action int, fn *starlark.Function, argv st
 	if w.fast.detail {
 		return "", false
 	}
+	if action < len(w.m.cguards) && w.m.cguards[action] != nil && !w.m.noCGuards {
+		cg := w.m.cguards[action]
+		switch t, why := cg.eval(s, argv[1:]); {
+		case t == cFalse:
+			return orElse(why, "require failed"), true
+		case t == cTrue && cg.complete:
+			return "", false
+		}
+	}
 	if w.gstats == nil {
 		w.gstats = make([]guardStat, len(w.m.fns))
 	}

@@ -1,0 +1,316 @@
+package model
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"go.starlark.net/starlark"
+)
+
+// Which leading requires compile, into how many conjuncts, and whether the
+// compiled guard is the whole of them with no require() after.
+func TestCompiledGuardShapes(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		conds      int
+		complete   bool
+		why        string
+	}{
+		{"one", `require(s.x == 0)
+    s.x = 1`, 1, true, ""},
+		{"docstring", `"""Sets x."""
+    require(s.x == 0)
+    s.x = 1`, 1, true, ""},
+		{"prefix", `require(p != q and len(s.m[q]) > 0 and helper(s) and s.x == 0)
+    s.x = 1`, 2, false, ""},
+		{"two requires", `require(s.x == 0)
+    require(p in s.set, "p is in")
+    s.x = 1`, 2, true, "p is in"},
+		{"reason not literal", `require(s.x == 0, "x is " + str(s.x))
+    s.x = 1`, 0, false, ""},
+		{"local first", `c = s.x
+    require(c == 0)`, 0, false, ""},
+		{"local not bound yet", `require(c == 0)
+    c = 1`, 0, false, ""},
+		{"a later require", `require(s.x == 0)
+    s.x = 1
+    require(s.x < 3)`, 1, false, ""},
+		{"a helper that requires", `require(s.x == 0)
+    helper(s)`, 1, false, ""},
+		{"a helper that does not", `require(s.x == 0)
+    bump(s)`, 1, true, ""},
+		{"a method call", `require(s.x == 0)
+    s.set.add(p)`, 1, true, ""},
+		{"keyword", `require(cond = s.x == 0)`, 0, false, ""},
+		{"globals and constants", `require(s.x < LIMIT and (p, q) != PAIR and KIND[p] == "a" if p in KIND else True)
+    s.x = 1`, 1, true, ""},
+		{"shadowed len", `require(mylen(s.set) == 0)`, 0, false, ""},
+		{"not a guard", `s.x = 1`, 0, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := `
+LIMIT = 3
+PAIR = (1, 1)
+KIND = {1: "a", 2: "b"}
+def mylen(x):
+    return 0
+def helper(s):
+    require(s.x > 0)
+    return True
+def bump(s):
+    for i in range(2):
+        s.x += 1
+def init():
+    return {"x": 0, "m": {1: (), 2: ()}, "set": set()}
+def A(s, p, q):
+    ` + tc.body + `
+actions = [A]
+domains = {A: {"p": [1, 2], "q": [1, 2]}}
+`
+			m, err := LoadStarlarkSource("shape.star", []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := m.cguards[0]
+			if tc.conds == 0 {
+				if g != nil {
+					t.Fatalf("compiled %d conjuncts, want none", len(g.conds))
+				}
+				return
+			}
+			if g == nil || len(g.conds) != tc.conds || g.complete != tc.complete {
+				t.Fatalf("got %+v, want %d conjuncts, complete %v", g, tc.conds, tc.complete)
+			}
+			if g.whys[len(g.whys)-1] != tc.why {
+				t.Errorf("reason %q, want %q", g.whys[len(g.whys)-1], tc.why)
+			}
+		})
+	}
+}
+
+// gen writes random expressions over the state, the parameters and
+// globals: mostly well typed (ints, strings, sequences, conditions, as
+// guards are), some not, and some the compiler leaves alone (min(),
+// lists, slices).
+type gen struct{ r *rand.Rand }
+
+func (g gen) pick(xs ...string) string { return xs[g.r.Intn(len(xs))] }
+
+func (g gen) intE(d int) string {
+	if d <= 0 || g.r.Intn(3) == 0 {
+		return g.pick("p", "q", "N", "s.n", "0", "1", "2", "-1", "3")
+	}
+	switch g.r.Intn(7) {
+	case 0:
+		return "len(" + g.seqE(d-1) + ")"
+	case 1:
+		return "(" + g.intE(d-1) + " " + g.pick("+", "-", "*", "//", "%") + " " + g.intE(d-1) + ")"
+	case 2:
+		return "-" + g.intE(d-1)
+	case 3:
+		return g.pick("s.t", "s.l", "K") + "[" + g.intE(d-1) + "]"
+	case 4:
+		return "(" + g.intE(d-1) + " if " + g.boolE(d-1) + " else " + g.intE(d-1) + ")"
+	case 5:
+		return "s.d[" + g.intE(d-1) + "][0][1]"
+	}
+	return g.wild(d - 1)
+}
+
+func (g gen) strE(d int) string {
+	if d <= 0 || g.r.Intn(2) == 0 {
+		return g.pick("s.name", `"a"`, `"req"`, "S", `""`)
+	}
+	switch g.r.Intn(3) {
+	case 0:
+		return "M[" + g.intE(d-1) + "]"
+	case 1:
+		return "S[" + g.intE(d-1) + "]"
+	}
+	return "s.d[" + g.intE(d-1) + "][0][0]"
+}
+
+func (g gen) seqE(d int) string {
+	if d <= 0 || g.r.Intn(2) == 0 {
+		return g.pick("s.t", "s.l", "K", "S", "s.st", "s.d", "M")
+	}
+	switch g.r.Intn(3) {
+	case 0:
+		return "s.d[" + g.intE(d-1) + "]"
+	case 1:
+		return "(" + g.intE(d-1) + ", " + g.strE(d-1) + ")"
+	}
+	return "(" + g.seqE(d-1) + " + " + g.seqE(d-1) + ")"
+}
+
+func (g gen) boolE(d int) string {
+	if d <= 0 {
+		return g.pick("True", "False", "s.name == None", "p == q")
+	}
+	cmp := func() string { return g.pick("==", "!=", "<", "<=", ">", ">=") }
+	switch g.r.Intn(10) {
+	case 0, 1:
+		return "(" + g.intE(d-1) + " " + cmp() + " " + g.intE(d-1) + ")"
+	case 2:
+		return "(" + g.strE(d-1) + " " + cmp() + " " + g.strE(d-1) + ")"
+	case 3:
+		return "(" + g.intE(d-1) + " " + g.pick("in", "not in") + " " + g.seqE(d-1) + ")"
+	case 4:
+		return "(not " + g.boolE(d-1) + ")"
+	case 5:
+		return "(" + g.boolE(d-1) + " " + g.pick("and", "or") + " " + g.boolE(d-1) + ")"
+	case 6:
+		return "((" + g.intE(d-1) + ", " + g.intE(d-1) + ") " + cmp() + " K)"
+	case 7:
+		return g.seqE(d - 1)
+	case 8:
+		return "(len(" + g.seqE(d-1) + ") > 0 and " + g.seqE(d-1) + "[0] " + cmp() + " " + g.intE(d-1) + ")"
+	}
+	return g.wild(d - 1)
+}
+
+// wild is anything at all, typed or not.
+func (g gen) wild(d int) string {
+	if d <= 0 {
+		return g.pick("p", "q", "N", "K", "M", "S", "s.n", "s.t", "s.d", "s.st", "s.name", "s.l",
+			"0", "1", "-1", `"a"`, `"req"`, "None", "True", "False", "2.5")
+	}
+	x := func() string { return g.wild(d - 1) }
+	switch g.r.Intn(8) {
+	case 0:
+		return x() + "[" + x() + "]"
+	case 1:
+		return "(" + x() + " " + g.pick("==", "<", "in", "+", "-", "//", "%", "and", "or") + " " + x() + ")"
+	case 2:
+		return "min(" + x() + ", " + x() + ")" // not compiled
+	case 3:
+		return "[" + x() + "]" // not compiled
+	case 4:
+		return x() + "[0:1]" // not compiled
+	case 5:
+		return "(" + x() + ", " + x() + ")"
+	case 6:
+		return "(not " + x() + ")"
+	}
+	return "-" + x()
+}
+
+// Compiled guards against the interpreter on random expressions and
+// states: a compiled expression that has a value has the interpreter's
+// (and the interpreter raises no error); a guard the compiled conjuncts
+// find false is one whose require() fails in the interpreter; a step gives
+// the same outcomes, reasons and errors with compiled guards and without.
+func TestCompiledGuardsMatchInterpreter(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	valued, unknown, falsified := 0, 0, 0
+	for round := 0; round < 8; round++ {
+		var src strings.Builder
+		src.WriteString(`
+N = 3
+K = (1, 2)
+M = {0: "a", 1: "b", "x": (1,)}
+S = "abc"
+def init():
+    return [
+        {"n": 0, "t": (), "d": {0: (), 1: (("req", 1),)}, "st": set(), "name": None, "l": []},
+        {"n": 2, "t": (1, 2, 3), "d": {0: (("ack", 0), ("req", 2)), 2: ()}, "st": set([0, 2]), "name": "a", "l": [1]},
+        {"n": -1, "t": (0,), "d": {}, "st": set([1]), "name": "req", "l": [2, 0, 1]},
+        {"n": 1, "t": ("a", 1), "d": {1: (), "x": ((),)}, "st": set(["a"]), "name": "", "l": [-1]},
+    ]
+`)
+		const n = 60
+		exprs := make([]string, n)
+		for i := range exprs {
+			g := gen{r}
+			exprs[i] = g.boolE(4)
+			if r.Intn(3) == 0 {
+				exprs[i] += " and " + g.boolE(3)
+			}
+			fmt.Fprintf(&src, "def A%d(s, p, q):\n    require(%s)\n    s.n = s.n + 1\n", i, exprs[i])
+			fmt.Fprintf(&src, "def V%d(s, p, q):\n    return %s\n", i, exprs[i])
+		}
+		src.WriteString("actions = [" + joinNames("A", n) + "]\ndomains = {")
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&src, "A%d: {\"p\": [0, 1, 2, \"x\"], \"q\": [0, 1, -1]}, ", i)
+		}
+		src.WriteString("}\n")
+		on, err := LoadStarlarkSource("rand.star", []byte(src.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		off, err := LoadStarlarkSource("rand.star", []byte(src.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		off.SetCompiledGuards(false)
+		won, _ := on.NewWorker()
+		woff, _ := off.NewWorker()
+		sts, err := won.(*starWorker).Inits()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			g := on.cguards[i]
+			vfn := on.globals[fmt.Sprintf("V%d", i)].(*starlark.Function)
+			for _, st := range sts {
+				for _, p := range []starlark.Value{starlark.MakeInt(0), starlark.MakeInt(1), starlark.MakeInt(2), starlark.String("x")} {
+					for _, q := range []starlark.Value{starlark.MakeInt(0), starlark.MakeInt(1), starlark.MakeInt(-1)} {
+						w := won.(*starWorker)
+						s, _ := on.ensure(st)
+						rc, _ := w.readonly(st)
+						want, werr := w.call(vfn, starlark.Tuple{rc, p, q})
+						if g != nil {
+							if len(g.conds) == 1 && g.complete {
+								v, ok := g.conds[0](&cenv{s: s, args: []starlark.Value{p, q}})
+								if ok {
+									valued++
+									if werr != nil {
+										t.Fatalf("%s with p=%v q=%v in %s: compiled %v, the interpreter: %v", exprs[i], p, q, st.Key(), v, werr)
+									}
+									if eq, err := starlark.Equal(v, want); err != nil || !eq {
+										t.Fatalf("%s with p=%v q=%v: compiled %v, the interpreter %v", exprs[i], p, q, v, want)
+									}
+								} else {
+									unknown++
+								}
+							}
+							if tr, _ := g.eval(s, []starlark.Value{p, q}); tr == cFalse {
+								falsified++
+								if werr != nil || want.Truth() {
+									t.Fatalf("%s with p=%v q=%v: compiled false, the interpreter %v %v", exprs[i], p, q, want, werr)
+								}
+							}
+						}
+						o1, why1, err1 := won.Step(st, i, []Value{p, q})
+						o2, why2, err2 := woff.Step(st, i, []Value{p, q})
+						if len(o1) != len(o2) || why1 != why2 || (err1 == nil) != (err2 == nil) {
+							t.Fatalf("%s with p=%v q=%v: %d outcomes %q %v with compiled guards, %d %q %v without", exprs[i], p, q, len(o1), why1, err1, len(o2), why2, err2)
+						}
+						for k := range o1 {
+							if (o1[k].Err == nil) != (o2[k].Err == nil) || o1[k].Err != nil && o1[k].Err.Error() != o2[k].Err.Error() {
+								t.Fatalf("%s: outcome %d: %v against %v", exprs[i], k, o1[k].Err, o2[k].Err)
+							}
+							if o1[k].Err == nil && o1[k].Next.Key() != o2[k].Next.Key() {
+								t.Fatalf("%s: outcome %d: another state", exprs[i], k)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d compiled values checked, %d left to the interpreter, %d tries found disabled", valued, unknown, falsified)
+	if valued < 1000 || falsified < 1000 {
+		t.Errorf("too few cases checked: %d values, %d disabled tries", valued, falsified)
+	}
+}
+
+func joinNames(prefix string, n int) string {
+	var parts []string
+	for i := 0; i < n; i++ {
+		parts = append(parts, fmt.Sprintf("%s%d", prefix, i))
+	}
+	return strings.Join(parts, ", ")
+}
