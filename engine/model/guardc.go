@@ -1,8 +1,6 @@
 package model
 
 import (
-	"math/big"
-
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
@@ -43,20 +41,10 @@ const (
 	cTrue                  // every compiled conjunct holds
 )
 
-// cexpr evaluates a compiled expression; ok false means the interpreter
-// would raise an error (or the value is not known here).
-type cexpr func(e *cenv) (v starlark.Value, ok bool)
-
-// cenv is what a compiled guard reads: the state and the action's
-// arguments (after s).
-type cenv struct {
-	s    *sstate
-	args []starlark.Value
-}
-
 // cguard is an action's compiled leading require()s.
 type cguard struct {
-	conds []cexpr
+	nlocals int // the action's locals (its parameters first)
+	conds   []cexpr
 	whys  []string // per conjunct, its require()'s reason ("" none)
 	// complete: the compiled conjuncts are all of the leading requires',
 	// and the rest of the action calls no require() (directly or through
@@ -66,11 +54,15 @@ type cguard struct {
 	complete bool
 }
 
-// eval tells whether the try is disabled, and why.
-func (g *cguard) eval(s *sstate, args []starlark.Value) (ctruth, string) {
-	e := cenv{s: s, args: args}
+// eval tells whether the try is disabled, and why; scratch is the
+// worker's buffer for the locals.
+func (g *cguard) eval(s *sstate, args []starlark.Value, thread *starlark.Thread, scratch *[]starlark.Value) (ctruth, string) {
+	budget := compileBudget
+	locals := takeLocals(scratch, g.nlocals)
+	copy(locals[1:], args)
+	f := cframe{s: s, locals: locals, thread: thread, budget: &budget}
 	for i, c := range g.conds {
-		v, ok := c(&e)
+		v, ok := c(&f)
 		if !ok {
 			return cUnknown, ""
 		}
@@ -81,29 +73,16 @@ func (g *cguard) eval(s *sstate, args []starlark.Value) (ctruth, string) {
 	return cTrue, ""
 }
 
-// compileGuards compiles each action's leading requires; sources holds the
-// text of the model's files by name (the main file and those it loads).
-// An action whose definition is not found (a lambda, a file that changed)
-// gets no compiled guard.
-func (m *StarModel) compileGuards(sources map[string][]byte) {
+// compileGuards compiles each action's leading requires. An action whose
+// definition is not found (a lambda) gets no compiled guard.
+func (m *StarModel) compileGuards(cc *compiler) {
 	m.cguards = make([]*cguard, len(m.fns))
-	files := map[string]*syntax.File{}
-	defs := map[defPos]*syntax.DefStmt{}
 	for i, fn := range m.fns {
-		name := fn.Position().Filename()
-		f, seen := files[name]
-		if !seen {
-			f = parseResolved(name, sources[name])
-			files[name] = f
-			if f != nil {
-				collectDefs(f.Stmts, defs)
-			}
-		}
-		def := defs[posOf(fn)]
-		if f == nil || def == nil || def.Name.Name != fn.Name() {
+		def := cc.defOf(fn)
+		if def == nil {
 			continue
 		}
-		c := &gcomp{m: m, fn: fn, globals: fn.Globals(), defs: defs, nparams: fn.NumParams()}
+		c := &gcomp{cc: cc, globals: fn.Globals(), nparams: fn.NumParams(), state: 0}
 		m.cguards[i] = c.guard(def)
 	}
 }
@@ -151,18 +130,9 @@ func collectDefs(stmts []syntax.Stmt, out map[defPos]*syntax.DefStmt) {
 	}
 }
 
-// gcomp compiles one action's guard.
-type gcomp struct {
-	m       *StarModel
-	fn      *starlark.Function
-	globals starlark.StringDict
-	defs    map[defPos]*syntax.DefStmt
-	nparams int
-}
-
 // guard compiles the leading require()s of def's body.
 func (c *gcomp) guard(def *syntax.DefStmt) *cguard {
-	g := &cguard{complete: true}
+	g := &cguard{complete: true, nlocals: len(def.Function.(*resolve.Function).Locals)}
 	body := def.Body
 	i := 0
 	if len(body) > 0 { // a docstring
@@ -304,8 +274,8 @@ func (c *gcomp) calleeMayRequire(fn syntax.Expr, seen map[*syntax.DefStmt]bool) 
 			if !ok {
 				return true
 			}
-			def := c.defs[posOf(callee)]
-			if def == nil || def.Name.Name != callee.Name() {
+			def := c.cc.defOf(callee)
+			if def == nil {
 				return true
 			}
 			if seen[def] {
@@ -318,290 +288,3 @@ func (c *gcomp) calleeMayRequire(fn syntax.Expr, seen map[*syntax.DefStmt]bool) 
 	return true
 }
 
-var (
-	cNone  = func(*cenv) (starlark.Value, bool) { return starlark.None, true }
-	cTrueV = func(*cenv) (starlark.Value, bool) { return starlark.True, true }
-	cFalsV = func(*cenv) (starlark.Value, bool) { return starlark.False, true }
-)
-
-// expr compiles e, or returns nil.
-func (c *gcomp) expr(e syntax.Expr) cexpr {
-	switch x := e.(type) {
-	case *syntax.ParenExpr:
-		return c.expr(x.X)
-	case *syntax.Ident:
-		return c.ident(x)
-	case *syntax.Literal:
-		return literal(x)
-	case *syntax.DotExpr:
-		return c.stateVar(x)
-	case *syntax.IndexExpr:
-		return c.index(x)
-	case *syntax.BinaryExpr:
-		return c.binary(x)
-	case *syntax.UnaryExpr:
-		return c.unary(x)
-	case *syntax.CallExpr:
-		return c.call(x)
-	case *syntax.TupleExpr:
-		return c.tuple(x.List)
-	case *syntax.CondExpr:
-		cond, a, b := c.expr(x.Cond), c.expr(x.True), c.expr(x.False)
-		if cond == nil || a == nil || b == nil {
-			return nil
-		}
-		return func(e *cenv) (starlark.Value, bool) {
-			v, ok := cond(e)
-			if !ok {
-				return nil, false
-			}
-			if v.Truth() {
-				return a(e)
-			}
-			return b(e)
-		}
-	}
-	return nil
-}
-
-func (c *gcomp) ident(x *syntax.Ident) cexpr {
-	b, _ := x.Binding.(*resolve.Binding)
-	if b == nil {
-		return nil
-	}
-	switch b.Scope {
-	case resolve.Local, resolve.Cell:
-		// A parameter after s; another local is not bound yet where the
-		// leading requires stand.
-		i := b.Index
-		if i < 1 || i >= c.nparams {
-			return nil
-		}
-		return func(e *cenv) (starlark.Value, bool) { return e.args[i-1], true }
-	case resolve.Global:
-		v, ok := c.globals[x.Name]
-		if !ok || v == nil {
-			return nil
-		}
-		return func(*cenv) (starlark.Value, bool) { return v, true }
-	case resolve.Universal:
-		switch x.Name {
-		case "None":
-			return cNone
-		case "True":
-			return cTrueV
-		case "False":
-			return cFalsV
-		}
-	}
-	return nil
-}
-
-func literal(x *syntax.Literal) cexpr {
-	var v starlark.Value
-	switch x.Token {
-	case syntax.STRING:
-		v = starlark.String(x.Value.(string))
-	case syntax.INT:
-		switch n := x.Value.(type) {
-		case int64:
-			v = starlark.MakeInt64(n)
-		case *big.Int:
-			v = starlark.MakeBigInt(n)
-		default:
-			return nil
-		}
-	case syntax.FLOAT:
-		f, ok := x.Value.(float64)
-		if !ok {
-			return nil
-		}
-		v = starlark.Float(f)
-	default:
-		return nil
-	}
-	return func(*cenv) (starlark.Value, bool) { return v, true }
-}
-
-// stateVar compiles s.VAR, s being the action's first parameter.
-func (c *gcomp) stateVar(x *syntax.DotExpr) cexpr {
-	id, ok := x.X.(*syntax.Ident)
-	if !ok {
-		return nil
-	}
-	b, _ := id.Binding.(*resolve.Binding)
-	if b == nil || (b.Scope != resolve.Local && b.Scope != resolve.Cell) || b.Index != 0 {
-		return nil
-	}
-	i, ok := c.m.varIndex[x.Name.Name]
-	if !ok {
-		return nil
-	}
-	return func(e *cenv) (starlark.Value, bool) {
-		v, err := e.s.val(i)
-		return v, err == nil && v != nil
-	}
-}
-
-func (c *gcomp) index(x *syntax.IndexExpr) cexpr {
-	a, k := c.expr(x.X), c.expr(x.Y)
-	if a == nil || k == nil {
-		return nil
-	}
-	return func(e *cenv) (starlark.Value, bool) {
-		v, ok := a(e)
-		if !ok {
-			return nil, false
-		}
-		y, ok := k(e)
-		if !ok {
-			return nil, false
-		}
-		return indexValue(v, y)
-	}
-}
-
-// indexValue is x[y] as the interpreter's getIndex computes it.
-func indexValue(x, y starlark.Value) (starlark.Value, bool) {
-	switch x := x.(type) {
-	case starlark.Mapping:
-		z, found, err := x.Get(y)
-		return z, err == nil && found
-	case starlark.Indexable:
-		n := x.Len()
-		i, err := starlark.AsInt32(y)
-		if err != nil {
-			return nil, false
-		}
-		if i < 0 {
-			i += n
-		}
-		if i < 0 || i >= n {
-			return nil, false
-		}
-		return x.Index(i), true
-	}
-	return nil, false
-}
-
-func (c *gcomp) binary(x *syntax.BinaryExpr) cexpr {
-	a, b := c.expr(x.X), c.expr(x.Y)
-	if a == nil || b == nil {
-		return nil
-	}
-	op := x.Op
-	switch op {
-	case syntax.AND, syntax.OR:
-		and := op == syntax.AND
-		return func(e *cenv) (starlark.Value, bool) {
-			v, ok := a(e)
-			if !ok {
-				return nil, false
-			}
-			if bool(v.Truth()) != and {
-				return v, true
-			}
-			return b(e)
-		}
-	case syntax.EQL, syntax.NEQ, syntax.LT, syntax.GT, syntax.LE, syntax.GE:
-		return func(e *cenv) (starlark.Value, bool) {
-			u, ok := a(e)
-			if !ok {
-				return nil, false
-			}
-			v, ok := b(e)
-			if !ok {
-				return nil, false
-			}
-			r, err := starlark.Compare(op, u, v)
-			return starlark.Bool(r), err == nil
-		}
-	case syntax.IN, syntax.NOT_IN, syntax.PLUS, syntax.MINUS, syntax.STAR, syntax.SLASHSLASH, syntax.PERCENT:
-		return func(e *cenv) (starlark.Value, bool) {
-			u, ok := a(e)
-			if !ok {
-				return nil, false
-			}
-			v, ok := b(e)
-			if !ok {
-				return nil, false
-			}
-			r, err := starlark.Binary(op, u, v)
-			return r, err == nil
-		}
-	}
-	return nil
-}
-
-func (c *gcomp) unary(x *syntax.UnaryExpr) cexpr {
-	a := c.expr(x.X)
-	if a == nil {
-		return nil
-	}
-	switch x.Op {
-	case syntax.NOT:
-		return func(e *cenv) (starlark.Value, bool) {
-			v, ok := a(e)
-			if !ok {
-				return nil, false
-			}
-			return !v.Truth(), true
-		}
-	case syntax.MINUS, syntax.PLUS:
-		op := x.Op
-		return func(e *cenv) (starlark.Value, bool) {
-			v, ok := a(e)
-			if !ok {
-				return nil, false
-			}
-			r, err := starlark.Unary(op, v)
-			return r, err == nil
-		}
-	}
-	return nil
-}
-
-// call compiles len(x).
-func (c *gcomp) call(x *syntax.CallExpr) cexpr {
-	if !isBuiltin(x.Fn, "len", resolve.Universal) || len(x.Args) != 1 {
-		return nil
-	}
-	if b, ok := x.Args[0].(*syntax.BinaryExpr); ok && b.Op == syntax.EQ {
-		return nil // a keyword argument
-	}
-	if _, ok := x.Args[0].(*syntax.UnaryExpr); ok && (x.Args[0].(*syntax.UnaryExpr).Op == syntax.STAR || x.Args[0].(*syntax.UnaryExpr).Op == syntax.STARSTAR) {
-		return nil // len(*xs)
-	}
-	a := c.expr(x.Args[0])
-	if a == nil {
-		return nil
-	}
-	return func(e *cenv) (starlark.Value, bool) {
-		v, ok := a(e)
-		if !ok {
-			return nil, false
-		}
-		n := starlark.Len(v)
-		return starlark.MakeInt(n), n >= 0
-	}
-}
-
-func (c *gcomp) tuple(xs []syntax.Expr) cexpr {
-	parts := make([]cexpr, len(xs))
-	for i, x := range xs {
-		if parts[i] = c.expr(x); parts[i] == nil {
-			return nil
-		}
-	}
-	return func(e *cenv) (starlark.Value, bool) {
-		t := make(starlark.Tuple, len(parts))
-		for i, p := range parts {
-			v, ok := p(e)
-			if !ok {
-				return nil, false
-			}
-			t[i] = v
-		}
-		return t, true
-	}
-}

@@ -32,8 +32,8 @@ func TestCompiledGuardShapes(t *testing.T) {
     s.x = 1`, 0, false, ""},
 		{"local first", `c = s.x
     require(c == 0)`, 0, false, ""},
-		{"local not bound yet", `require(c == 0)
-    c = 1`, 0, false, ""},
+		{"local not bound yet", `require(c == 0) # compiled, unknown when run: the interpreter raises the error
+    c = 1`, 1, true, ""},
 		{"a later require", `require(s.x == 0)
     s.x = 1
     require(s.x < 3)`, 1, false, ""},
@@ -46,7 +46,12 @@ func TestCompiledGuardShapes(t *testing.T) {
 		{"keyword", `require(cond = s.x == 0)`, 0, false, ""},
 		{"globals and constants", `require(s.x < LIMIT and (p, q) != PAIR and KIND[p] == "a" if p in KIND else True)
     s.x = 1`, 1, true, ""},
-		{"shadowed len", `require(mylen(s.set) == 0)`, 0, false, ""},
+		{"a function of the model", `require(mylen(s.set) == 0)`, 1, true, ""},
+		{"a comprehension and a helper of the state", `require(len(s.set) == 0 and all([beats(s, p, r) for r in KIND if r != q]))
+    s.x = 1`, 2, true, ""},
+		{"the state as a value", `require(len(str(s)) > 0)`, 0, false, ""},
+		{"a method that changes something", `require(s.set.pop() > 0)`, 0, false, ""},
+		{"a method that does not", `require(KIND.get(p, "c") == "a")`, 1, true, ""},
 		{"not a guard", `s.x = 1`, 0, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -56,6 +61,8 @@ PAIR = (1, 1)
 KIND = {1: "a", 2: "b"}
 def mylen(x):
     return 0
+def beats(s, p, q):
+    return s.m[p] == () or p < q
 def helper(s):
     require(s.x > 0)
     return True
@@ -263,7 +270,10 @@ def init():
 						want, werr := w.call(vfn, starlark.Tuple{rc, p, q})
 						if g != nil {
 							if len(g.conds) == 1 && g.complete {
-								v, ok := g.conds[0](&cenv{s: s, args: []starlark.Value{p, q}})
+								locals := make([]starlark.Value, g.nlocals)
+								locals[1], locals[2] = p, q
+								budget := compileBudget
+								v, ok := g.conds[0](&cframe{s: s, locals: locals, thread: w.thread, budget: &budget})
 								if ok {
 									valued++
 									if werr != nil {
@@ -276,7 +286,8 @@ def init():
 									unknown++
 								}
 							}
-							if tr, _ := g.eval(s, []starlark.Value{p, q}); tr == cFalse {
+							var scratch []starlark.Value
+							if tr, _ := g.eval(s, []starlark.Value{p, q}, w.thread, &scratch); tr == cFalse {
 								falsified++
 								if werr != nil || want.Truth() {
 									t.Fatalf("%s with p=%v q=%v: compiled false, the interpreter %v %v", exprs[i], p, q, want, werr)
@@ -313,4 +324,119 @@ func joinNames(prefix string, n int) string {
 		parts = append(parts, fmt.Sprintf("%s%d", prefix, i))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// body writes a random function body over the locals x and acc.
+func (g gen) body(d int, loops int) string {
+	var b strings.Builder
+	n := 1 + g.r.Intn(3)
+	ind := strings.Repeat("    ", 4-d)
+	for i := 0; i < n; i++ {
+		switch k := g.r.Intn(9); {
+		case k < 2:
+			b.WriteString(ind + "x = " + g.intE(2) + "\n")
+		case k < 3:
+			b.WriteString(ind + "acc " + g.pick("+=", "-=", "*=", "//=", "%=") + " " + g.intE(1) + "\n")
+		case k < 5 && d > 0:
+			b.WriteString(ind + "if " + g.boolE(2) + ":\n" + g.body(d-1, loops))
+			if g.r.Intn(2) == 0 {
+				b.WriteString(ind + "else:\n" + g.body(d-1, loops))
+			}
+		case k < 7 && d > 0:
+			b.WriteString(ind + "for v in " + g.pick("s.t", "s.l", "K", "s.st", "s.d", "range(x)", "[y for y in s.l if y != p]", "s.d[" + g.intE(1) + "]") + ":\n")
+			b.WriteString(ind + "    acc += " + g.pick("1", "x", "v", "len(v)", "H(s, v)") + "\n")
+			b.WriteString(g.body(d-1, loops+1))
+		case k == 7 && loops > 0:
+			b.WriteString(ind + g.pick("break", "continue", "pass") + "\n")
+		default:
+			b.WriteString(ind + "if " + g.boolE(1) + ":\n" + ind + "    return " + g.pick("x", "acc", "(x, acc)", "G(x, acc)", "H(s, acc)", `"stop"`, g.boolE(2)) + "\n")
+		}
+	}
+	return b.String()
+}
+
+// Compiled functions of the state (the invariant's, filters', helpers'
+// shape: locals, loops, branches, comprehensions, calls) against the
+// interpreter on random bodies: a compiled function that returns a value
+// returns the interpreter's.
+func TestCompiledFunctionsMatchInterpreter(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	valued, unknown := 0, 0
+	for round := 0; round < 6; round++ {
+		var src strings.Builder
+		src.WriteString(`
+N = 3
+K = (1, 2)
+M = {0: "a", 1: "b", "x": (1,)}
+S = "abc"
+def H(s, k):
+    if k in s.st:
+        return k * 2
+    return len(s.t) - k
+def G(a, b):
+    return (a, b) if a < b else [b, a]
+def init():
+    return [
+        {"n": 0, "t": (), "d": {0: (), 1: (("req", 1),)}, "st": set(), "name": None, "l": []},
+        {"n": 2, "t": (1, 2, 3), "d": {0: (("ack", 0), ("req", 2)), 2: ()}, "st": set([0, 2]), "name": "a", "l": [1]},
+        {"n": -1, "t": (0,), "d": {}, "st": set([1]), "name": "req", "l": [2, 0, 1]},
+        {"n": 1, "t": ("a", 1), "d": {1: (), "x": ((),)}, "st": set(["a"]), "name": "", "l": [-1, 3]},
+    ]
+def A(s):
+    s.n = 0
+actions = [A]
+`)
+		const n = 60
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&src, "def F%d(s, p, q):\n    x = 1\n    acc = 0\n%s    return acc\n", i, gen{r}.body(3, 0))
+		}
+		m, err := LoadStarlarkSource("fns.star", []byte(src.String()))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, src.String())
+		}
+		wk, _ := m.NewWorker()
+		w := wk.(*starWorker)
+		sts, err := w.Inits()
+		if err != nil {
+			t.Fatal(err)
+		}
+		compiled := 0
+		for i := 0; i < n; i++ {
+			fn := m.globals[fmt.Sprintf("F%d", i)].(*starlark.Function)
+			cf := m.cc.function(fn, true)
+			if cf == nil {
+				continue
+			}
+			compiled++
+			for _, st := range sts {
+				for _, p := range []starlark.Value{starlark.MakeInt(0), starlark.MakeInt(2), starlark.String("a")} {
+					s, _ := m.ensure(st)
+					locals := make([]starlark.Value, cf.nlocals)
+					locals[1], locals[2] = p, starlark.MakeInt(1)
+					budget := compileBudget
+					v, ok := cf.call(&cframe{s: s, locals: locals, thread: w.thread, budget: &budget})
+					rc, _ := w.readonly(st)
+					want, werr := w.call(fn, starlark.Tuple{rc, p, starlark.MakeInt(1)})
+					if !ok {
+						unknown++
+						continue
+					}
+					valued++
+					if werr != nil {
+						t.Fatalf("F%d(p=%v) in %s: compiled %v, the interpreter: %v", i, p, st.Key(), v, werr)
+					}
+					if eq, err := starlark.Equal(v, want); err != nil || !eq {
+						t.Fatalf("F%d(p=%v) in state %d: compiled %v, the interpreter %v", i, p, 0, v, want)
+					}
+				}
+			}
+		}
+		if compiled < n/2 {
+			t.Errorf("only %d of %d functions compiled", compiled, n)
+		}
+	}
+	t.Logf("%d compiled values checked, %d left to the interpreter", valued, unknown)
+	if valued < 500 {
+		t.Errorf("too few values checked: %d", valued)
+	}
 }

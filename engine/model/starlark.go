@@ -60,11 +60,16 @@ type StarModel struct {
 	// see guardc.go); noCGuards turns them off.
 	cguards   []*cguard
 	noCGuards bool
+	// the compiled invariant, state_filter and accepting (nil: the
+	// interpreter's; see compile.go), and the compiler for expressions
+	cinvariant, cfilter, caccepting *cfunc
+	cc                              *compiler
+	ccMu                            sync.Mutex
 }
 
-// SetCompiledGuards turns the compiled guards on (the default) or off:
-// off, every try runs in the interpreter (to compare the two). Call it
-// before making workers.
+// SetCompiledGuards turns the compiled guards and functions on (the
+// default) or off: off, everything runs in the interpreter (to compare the
+// two). Call it before making workers.
 func (m *StarModel) SetCompiledGuards(on bool) { m.noCGuards = !on }
 
 // Info describes the model.
@@ -160,7 +165,7 @@ func LoadStarlarkWith(path string, src []byte, constants map[string]Value) (*Sta
 	if err := m.declare(thread); err != nil {
 		return nil, err
 	}
-	m.compileGuards(sources)
+	m.compile(newCompiler(m, sources))
 	for name := range constants {
 		if m.constant(name) == nil {
 			return nil, m.declErr("the configuration sets constant %s, which the model does not declare with constant(%q, default)", name, name)

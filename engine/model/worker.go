@@ -40,6 +40,7 @@ type starWorker struct {
 	ends    []int   // where each variable's encoding ends in the last key made
 	vslab   []starlark.Value
 	eslab   []string
+	clocals []starlark.Value // compiled functions' locals
 	_       cacheLinePad
 }
 
@@ -447,7 +448,7 @@ func (w *starWorker) guard(s *sstate, action int, fn *starlark.Function, argv st
 	}
 	if action < len(w.m.cguards) && w.m.cguards[action] != nil && !w.m.noCGuards {
 		cg := w.m.cguards[action]
-		switch t, why := cg.eval(s, argv[1:]); {
+		switch t, why := cg.eval(s, argv[1:], w.thread, &w.clocals); {
 		case t == cFalse:
 			return orElse(why, "require failed"), true
 		case t == cTrue && cg.complete:
@@ -526,9 +527,25 @@ func (w *starWorker) callOnState(fn starlark.Value, st State, what string, pos P
 	return v, nil
 }
 
+// compiled runs a compiled function of the state; ok false: the
+// interpreter must (no compiled function, an error, or off).
+func (w *starWorker) compiled(cf *cfunc, st State) (starlark.Value, bool) {
+	if cf == nil || w.m.noCGuards {
+		return nil, false
+	}
+	s, err := w.m.ensure(st)
+	if err != nil {
+		return nil, false
+	}
+	return cf.eval(s, w.thread, &w.clocals)
+}
+
 func (w *starWorker) Eval(e Expr, st State) (Value, error) {
 	x := e.(*starExpr)
-	v, err := w.callOnState(x.fn, st, "expression `"+x.src+"`", x.pos)
+	if v, ok := w.compiled(x.cf, st); ok {
+		return v, nil
+	}
+	v, err := w.callOnState(x.fn, st, x.what, x.pos)
 	if err != nil {
 		err = x.place(err)
 	}
@@ -571,9 +588,12 @@ func (w *starWorker) Accepting(st State) (bool, error) {
 	if w.m.accepting == nil {
 		return true, nil
 	}
-	v, err := w.callOnState(w.m.accepting, st, "accepting(s)", fnPos(w.m.accepting))
-	if err != nil {
-		return false, err
+	v, ok := w.compiled(w.m.caccepting, st)
+	if !ok {
+		var err error
+		if v, err = w.callOnState(w.m.accepting, st, "accepting(s)", fnPos(w.m.accepting)); err != nil {
+			return false, err
+		}
 	}
 	return bool(v.Truth()), nil
 }
@@ -582,9 +602,12 @@ func (w *starWorker) Invariant(st State) (string, error) {
 	if w.m.invariant == nil {
 		return "", nil
 	}
-	v, err := w.callOnState(w.m.invariant, st, "invariant(s)", fnPos(w.m.invariant))
-	if err != nil {
-		return "", err
+	v, ok := w.compiled(w.m.cinvariant, st)
+	if !ok {
+		var err error
+		if v, err = w.callOnState(w.m.invariant, st, "invariant(s)", fnPos(w.m.invariant)); err != nil {
+			return "", err
+		}
 	}
 	if s, ok := starlark.AsString(v); ok {
 		if s == "" {
@@ -602,9 +625,12 @@ func (w *starWorker) StateFilter(st State) (bool, error) {
 	if w.m.filter == nil {
 		return true, nil
 	}
-	v, err := w.callOnState(w.m.filter, st, "state_filter(s)", fnPos(w.m.filter))
-	if err != nil {
-		return false, err
+	v, ok := w.compiled(w.m.cfilter, st)
+	if !ok {
+		var err error
+		if v, err = w.callOnState(w.m.filter, st, "state_filter(s)", fnPos(w.m.filter)); err != nil {
+			return false, err
+		}
 	}
 	return bool(v.Truth()), nil
 }
@@ -626,9 +652,11 @@ func (w *starWorker) Vars(st State) []Var {
 }
 
 type starExpr struct {
-	src string
-	pos Pos
-	fn  starlark.Value
+	src  string
+	what string // "expression `SRC`", for errors
+	pos  Pos
+	fn   starlark.Value
+	cf   *cfunc // compiled (nil: the interpreter's)
 }
 
 func (e *starExpr) Source() string { return e.src }
@@ -679,5 +707,5 @@ func (m *StarModel) Compile(src string, pos Pos) (Expr, error) {
 	if err != nil {
 		return nil, &PosError{Pos: pos, Msg: err.Error()}
 	}
-	return &starExpr{src: src, pos: pos, fn: fn}, nil
+	return &starExpr{src: src, what: "expression `" + src + "`", pos: pos, fn: fn, cf: m.compileExpr(src)}, nil
 }

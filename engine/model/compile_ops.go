@@ -1,0 +1,439 @@
+package model
+
+import (
+	"go.starlark.net/resolve"
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// The operators and calls of compiled functions (see compile.go).
+
+func (c *gcomp) binary(x *syntax.BinaryExpr) cexpr {
+	a, b := c.expr(x.X), c.expr(x.Y)
+	if a == nil || b == nil {
+		return nil
+	}
+	op := x.Op
+	switch op {
+	case syntax.AND, syntax.OR:
+		and := op == syntax.AND
+		return func(f *cframe) (starlark.Value, bool) {
+			v, ok := a(f)
+			if !ok {
+				return nil, false
+			}
+			if bool(v.Truth()) != and {
+				return v, true
+			}
+			return b(f)
+		}
+	case syntax.EQL, syntax.NEQ, syntax.LT, syntax.GT, syntax.LE, syntax.GE:
+		return func(f *cframe) (starlark.Value, bool) {
+			u, ok := a(f)
+			if !ok {
+				return nil, false
+			}
+			v, ok := b(f)
+			if !ok {
+				return nil, false
+			}
+			if r, ok := compareFast(op, u, v); ok {
+				return r, true
+			}
+			r, err := starlark.Compare(op, u, v)
+			return starlark.Bool(r), err == nil
+		}
+	case syntax.IN, syntax.NOT_IN, syntax.PLUS, syntax.MINUS, syntax.STAR, syntax.SLASHSLASH, syntax.PERCENT:
+		return func(f *cframe) (starlark.Value, bool) {
+			u, ok := a(f)
+			if !ok {
+				return nil, false
+			}
+			v, ok := b(f)
+			if !ok {
+				return nil, false
+			}
+			r, err := starlark.Binary(op, u, v)
+			return r, err == nil
+		}
+	}
+	return nil
+}
+
+// compareFast compares two small ints or two strings as Compare does,
+// without its dispatch; ok false for other operands.
+func compareFast(op syntax.Token, u, v starlark.Value) (starlark.Value, bool) {
+	var c int
+	switch x := u.(type) {
+	case starlark.Int:
+		y, ok := v.(starlark.Int)
+		if !ok {
+			return nil, false
+		}
+		a, ok1 := x.Int64()
+		b, ok2 := y.Int64()
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		c = cmp3(a < b, a > b)
+	case starlark.String:
+		y, ok := v.(starlark.String)
+		if !ok {
+			return nil, false
+		}
+		c = cmp3(x < y, x > y)
+	default:
+		return nil, false
+	}
+	switch op {
+	case syntax.EQL:
+		return starlark.Bool(c == 0), true
+	case syntax.NEQ:
+		return starlark.Bool(c != 0), true
+	case syntax.LT:
+		return starlark.Bool(c < 0), true
+	case syntax.GT:
+		return starlark.Bool(c > 0), true
+	case syntax.LE:
+		return starlark.Bool(c <= 0), true
+	case syntax.GE:
+		return starlark.Bool(c >= 0), true
+	}
+	return nil, false
+}
+
+func cmp3(less, greater bool) int {
+	switch {
+	case less:
+		return -1
+	case greater:
+		return 1
+	}
+	return 0
+}
+
+func (c *gcomp) unary(x *syntax.UnaryExpr) cexpr {
+	a := c.expr(x.X)
+	if a == nil {
+		return nil
+	}
+	switch x.Op {
+	case syntax.NOT:
+		return func(f *cframe) (starlark.Value, bool) {
+			v, ok := a(f)
+			if !ok {
+				return nil, false
+			}
+			return !v.Truth(), true
+		}
+	case syntax.MINUS, syntax.PLUS:
+		op := x.Op
+		return func(f *cframe) (starlark.Value, bool) {
+			v, ok := a(f)
+			if !ok {
+				return nil, false
+			}
+			r, err := starlark.Unary(op, v)
+			return r, err == nil
+		}
+	}
+	return nil
+}
+
+// sequence compiles a tuple or list display.
+func (c *gcomp) sequence(xs []syntax.Expr, list bool) cexpr {
+	parts, ok := c.exprs(xs)
+	if !ok {
+		return nil
+	}
+	return func(f *cframe) (starlark.Value, bool) {
+		t := make(starlark.Tuple, len(parts))
+		for i, p := range parts {
+			v, ok := p(f)
+			if !ok {
+				return nil, false
+			}
+			t[i] = v
+		}
+		if list {
+			return starlark.NewList(t), true
+		}
+		return t, true
+	}
+}
+
+func (c *gcomp) exprs(xs []syntax.Expr) ([]cexpr, bool) {
+	parts := make([]cexpr, len(xs))
+	for i, x := range xs {
+		if b, ok := x.(*syntax.BinaryExpr); ok && b.Op == syntax.EQ {
+			return nil, false // a keyword argument
+		}
+		if u, ok := x.(*syntax.UnaryExpr); ok && (u.Op == syntax.STAR || u.Op == syntax.STARSTAR) {
+			return nil, false // *args, **kwargs
+		}
+		if parts[i] = c.expr(x); parts[i] == nil {
+			return nil, false
+		}
+	}
+	return parts, true
+}
+
+// comprehension compiles [BODY for ... if ...] (not {...}).
+func (c *gcomp) comprehension(x *syntax.Comprehension) cexpr {
+	if x.Curly {
+		return nil
+	}
+	body := c.expr(x.Body)
+	if body == nil {
+		return nil
+	}
+	// Clauses nest right to left: the last runs innermost and adds.
+	var inner func(f *cframe, out *[]starlark.Value) bool = func(f *cframe, out *[]starlark.Value) bool {
+		v, ok := body(f)
+		if ok {
+			*out = append(*out, v)
+		}
+		return ok
+	}
+	for i := len(x.Clauses) - 1; i >= 0; i-- {
+		next := inner
+		switch cl := x.Clauses[i].(type) {
+		case *syntax.ForClause:
+			seq, bind := c.expr(cl.X), c.target(cl.Vars)
+			if seq == nil || bind == nil {
+				return nil
+			}
+			inner = func(f *cframe, out *[]starlark.Value) bool {
+				xs, ok := seq(f)
+				if !ok {
+					return false
+				}
+				it := starlark.Iterate(xs)
+				if it == nil {
+					return false
+				}
+				defer it.Done()
+				var v starlark.Value
+				for it.Next(&v) {
+					if *f.budget--; *f.budget <= 0 || !bind(f, v) || !next(f, out) {
+						return false
+					}
+				}
+				return true
+			}
+		case *syntax.IfClause:
+			cond := c.expr(cl.Cond)
+			if cond == nil {
+				return nil
+			}
+			inner = func(f *cframe, out *[]starlark.Value) bool {
+				v, ok := cond(f)
+				if !ok {
+					return false
+				}
+				return !bool(v.Truth()) || next(f, out)
+			}
+		default:
+			return nil
+		}
+	}
+	run := inner
+	return func(f *cframe) (starlark.Value, bool) {
+		var out []starlark.Value
+		if !run(f, &out) {
+			return nil, false
+		}
+		return starlark.NewList(out), true
+	}
+}
+
+// pureBuiltins are the universal builtins a compiled function may call:
+// they read their arguments and change nothing.
+var pureBuiltins = map[string]bool{
+	"len": true, "all": true, "any": true, "min": true, "max": true, "abs": true, "bool": true,
+	"range": true, "sorted": true, "reversed": true, "tuple": true, "list": true, "set": true,
+	"str": true, "int": true, "enumerate": true, "zip": true, "type": true, "repr": true, "hash": true,
+}
+
+// pureMethods are the methods of values that change nothing.
+var pureMethods = map[string]bool{
+	"get": true, "keys": true, "values": true, "items": true, "index": true, "count": true,
+	"union": true, "intersection": true, "difference": true, "symmetric_difference": true,
+	"issubset": true, "issuperset": true, "startswith": true, "endswith": true, "find": true,
+	"lower": true, "upper": true, "strip": true, "split": true, "join": true,
+}
+
+// call compiles a call of a universal builtin, a method that changes
+// nothing, or a function of the model.
+func (c *gcomp) call(x *syntax.CallExpr) cexpr {
+	switch fn := x.Fn.(type) {
+	case *syntax.Ident:
+		b, _ := fn.Binding.(*resolve.Binding)
+		if b == nil {
+			return nil
+		}
+		switch b.Scope {
+		case resolve.Universal:
+			return c.builtinCall(fn.Name, x.Args)
+		case resolve.Global, resolve.Predeclared:
+			callee, ok := c.globals[fn.Name].(*starlark.Function)
+			if !ok {
+				return nil
+			}
+			return c.modelCall(callee, x.Args)
+		}
+	case *syntax.DotExpr:
+		return c.methodCall(fn, x.Args)
+	}
+	return nil
+}
+
+func (c *gcomp) builtinCall(name string, args []syntax.Expr) cexpr {
+	if !pureBuiltins[name] {
+		return nil
+	}
+	parts, ok := c.exprs(args)
+	if !ok {
+		return nil
+	}
+	if name == "len" && len(parts) == 1 {
+		a := parts[0]
+		return func(f *cframe) (starlark.Value, bool) {
+			v, ok := a(f)
+			if !ok {
+				return nil, false
+			}
+			n := starlark.Len(v)
+			return starlark.MakeInt(n), n >= 0
+		}
+	}
+	if (name == "all" || name == "any") && len(parts) == 1 {
+		return truthAll(parts[0], name == "all")
+	}
+	fn := starlark.Universe[name]
+	return func(f *cframe) (starlark.Value, bool) {
+		argv, ok := evalArgs(f, parts)
+		if !ok {
+			return nil, false
+		}
+		if *f.budget--; *f.budget <= 0 {
+			return nil, false
+		}
+		v, err := starlark.Call(f.thread, fn, argv, nil)
+		return v, err == nil
+	}
+}
+
+// truthAll is all(xs) or any(xs).
+func truthAll(a cexpr, all bool) cexpr {
+	return func(f *cframe) (starlark.Value, bool) {
+		v, ok := a(f)
+		if !ok {
+			return nil, false
+		}
+		it := starlark.Iterate(v)
+		if it == nil {
+			return nil, false
+		}
+		defer it.Done()
+		var x starlark.Value
+		for it.Next(&x) {
+			if bool(x.Truth()) != all {
+				return starlark.Bool(!all), true
+			}
+		}
+		return starlark.Bool(all), true
+	}
+}
+
+func evalArgs(f *cframe, parts []cexpr) (starlark.Tuple, bool) {
+	argv := make(starlark.Tuple, len(parts))
+	for i, p := range parts {
+		v, ok := p(f)
+		if !ok {
+			return nil, false
+		}
+		argv[i] = v
+	}
+	return argv, true
+}
+
+func (c *gcomp) methodCall(fn *syntax.DotExpr, args []syntax.Expr) cexpr {
+	if !pureMethods[fn.Name.Name] {
+		return nil
+	}
+	recv := c.expr(fn.X)
+	parts, ok := c.exprs(args)
+	if recv == nil || !ok {
+		return nil
+	}
+	name := fn.Name.Name
+	return func(f *cframe) (starlark.Value, bool) {
+		r, ok := recv(f)
+		if !ok {
+			return nil, false
+		}
+		ha, ok := r.(starlark.HasAttrs)
+		if !ok {
+			return nil, false
+		}
+		if _, isRec := r.(*rec); isRec {
+			return nil, false
+		}
+		m, err := ha.Attr(name)
+		if err != nil || m == nil {
+			return nil, false
+		}
+		if _, isBuiltin := m.(*starlark.Builtin); !isBuiltin {
+			return nil, false // a field holding a function of the model
+		}
+		argv, ok := evalArgs(f, parts)
+		if !ok {
+			return nil, false
+		}
+		if *f.budget--; *f.budget <= 0 {
+			return nil, false
+		}
+		v, err := starlark.Call(f.thread, m, argv, nil)
+		return v, err == nil
+	}
+}
+
+// modelCall compiles a call of a function of the model: positional
+// arguments, as many as it has parameters; the state, if passed, first.
+func (c *gcomp) modelCall(callee *starlark.Function, args []syntax.Expr) cexpr {
+	if len(args) != callee.NumParams() {
+		return nil
+	}
+	stateful := len(args) > 0 && c.isState(args[0])
+	rest := args
+	if stateful {
+		rest = args[1:]
+	}
+	parts, ok := c.exprs(rest)
+	if !ok {
+		return nil
+	}
+	cf := c.cc.function(callee, stateful)
+	if cf == nil {
+		return nil
+	}
+	off := 0
+	if stateful {
+		off = 1
+	}
+	return func(f *cframe) (starlark.Value, bool) {
+		if *f.budget--; *f.budget <= 0 {
+			return nil, false
+		}
+		locals := make([]starlark.Value, cf.nlocals)
+		for i, p := range parts {
+			v, ok := p(f)
+			if !ok {
+				return nil, false
+			}
+			locals[i+off] = v
+		}
+		return cf.call(&cframe{s: f.s, locals: locals, thread: f.thread, budget: f.budget})
+	}
+}
