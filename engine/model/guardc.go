@@ -45,7 +45,7 @@ const (
 type cguard struct {
 	nlocals int // the action's locals (its parameters first)
 	conds   []cexpr
-	whys  []string // per conjunct, its require()'s reason ("" none)
+	whys    []string // per conjunct, its require()'s reason ("" none)
 	// complete: the compiled conjuncts are all of the leading requires',
 	// and the rest of the action calls no require() (directly or through
 	// a function of the model): when they hold, the action is enabled
@@ -287,4 +287,3 @@ func (c *gcomp) calleeMayRequire(fn syntax.Expr, seen map[*syntax.DefStmt]bool) 
 	}
 	return true
 }
-

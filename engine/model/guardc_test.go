@@ -343,7 +343,7 @@ func (g gen) body(d int, loops int) string {
 				b.WriteString(ind + "else:\n" + g.body(d-1, loops))
 			}
 		case k < 7 && d > 0:
-			b.WriteString(ind + "for v in " + g.pick("s.t", "s.l", "K", "s.st", "s.d", "range(x)", "[y for y in s.l if y != p]", "s.d[" + g.intE(1) + "]") + ":\n")
+			b.WriteString(ind + "for v in " + g.pick("s.t", "s.l", "K", "s.st", "s.d", "range(x)", "[y for y in s.l if y != p]", "s.d["+g.intE(1)+"]") + ":\n")
 			b.WriteString(ind + "    acc += " + g.pick("1", "x", "v", "len(v)", "H(s, v)") + "\n")
 			b.WriteString(g.body(d-1, loops+1))
 		case k == 7 && loops > 0:
