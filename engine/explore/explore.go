@@ -528,12 +528,16 @@ func (e *explorer) run() error {
 	// (filters do not apply to initial states); one whose grouping values
 	// an earlier one has already is pruned, as a state reached by a step
 	// would be.
+	var infos []*targetInfo
 	for i, st0 := range inits {
 		if e.ctx.Err() != nil && len(e.ex.States) > 0 {
 			break // cancelled: the initial states so far (at least one) are frontier
 		}
+		if i%initBatch == 0 {
+			infos = e.evalInits(inits[i:min(i+initBatch, len(inits))], infos)
+		}
 		inits[i] = nil // its decoded values die with it (half a million initial states may be listed)
-		info := e.evalTarget(w, st0, true)
+		info := infos[i%initBatch]
 		if info.err != nil {
 			return info.err
 		}
@@ -581,6 +585,32 @@ func (e *explorer) run() error {
 // targets' keys and facts) is bounded by a chunk, not by a level, which in
 // a breadth-first search can hold half of all states.
 var levelChunk = 4096 // a variable for tests
+
+// initBatch is how many initial states are evaluated (filters, groupings,
+// invariant) at a time, in parallel, before they are added in order.
+const initBatch = 4096
+
+// evalInits evaluates a batch of initial states on the workers, into buf
+// (reused) in the batch's order.
+func (e *explorer) evalInits(batch []model.State, buf []*targetInfo) []*targetInfo {
+	buf = append(buf[:0], make([]*targetInfo, len(batch))...)
+	nw := len(e.workers)
+	if len(batch) < 64 {
+		nw = 1
+	}
+	var wg sync.WaitGroup
+	for k := 0; k < nw; k++ {
+		wg.Add(1)
+		go func(w model.Worker, lo, hi int) {
+			defer wg.Done()
+			for j := lo; j < hi; j++ {
+				buf[j] = e.evalTarget(w, batch[j], true)
+			}
+		}(e.workers[k].Worker, k*len(batch)/nw, (k+1)*len(batch)/nw)
+	}
+	wg.Wait()
+	return buf
+}
 
 // expandAndMerge expands a level chunk by chunk, merging each chunk's
 // results in level order before the next is expanded: the graph is the one

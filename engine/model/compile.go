@@ -120,6 +120,9 @@ type compiler struct {
 	files   map[string]*syntax.File
 	defs    map[defPos]*syntax.DefStmt
 	funcs   map[funcKey]*cfunc
+	// appends: list.append may be compiled (init(), whose lists are its
+	// own; not the functions of the state, whose arguments may not be)
+	appends bool
 }
 
 type funcKey struct {
@@ -237,6 +240,21 @@ func (c *gcomp) stmt(st syntax.Stmt) cstmt {
 		return c.forStmt(x)
 	case *syntax.AssignStmt:
 		return c.assign(x)
+	case *syntax.ExprStmt: // a call for its effect: init()'s xs.append(x)
+		call, ok := x.X.(*syntax.CallExpr)
+		if !ok {
+			return nil
+		}
+		e := c.call(call)
+		if e == nil {
+			return nil
+		}
+		return func(f *cframe) (flow, starlark.Value) {
+			if _, ok := e(f); !ok {
+				return flowUnknown, nil
+			}
+			return flowNext, nil
+		}
 	case *syntax.BranchStmt:
 		switch {
 		case x.Token == syntax.PASS:
@@ -439,6 +457,8 @@ func (c *gcomp) expr(e syntax.Expr) cexpr {
 		return c.sequence(x.List, false)
 	case *syntax.ListExpr:
 		return c.sequence(x.List, true)
+	case *syntax.DictExpr:
+		return c.dict(x)
 	case *syntax.Comprehension:
 		return c.comprehension(x)
 	case *syntax.CondExpr:
@@ -619,6 +639,7 @@ func smallInt(v starlark.Value) (int, bool) {
 // the project's expressions (CompileExpr).
 func (m *StarModel) compile(cc *compiler) {
 	m.cc = cc
+	cc.funcs = map[funcKey]*cfunc{} // none with appends
 	m.compileGuards(cc)
 	for _, x := range []struct {
 		fn  *starlark.Function
@@ -668,4 +689,24 @@ func (m *StarModel) compileExpr(src string) *cfunc {
 		return flowReturn, v
 	}
 	return &cfunc{nparams: 1, nlocals: len(rf.Locals), body: []cstmt{ret}}
+}
+
+// initBudgetCompiled bounds a compiled init()'s steps (a TLA+ Init may
+// list half a million states); past it init() runs in the interpreter.
+const initBudgetCompiled = 200_000_000
+
+// compiledInit runs init() compiled, if it is in the subset (with
+// list.append and dict displays), or returns ok false.
+func (m *StarModel) compiledInit(cc *compiler, thread *starlark.Thread) (starlark.Value, bool) {
+	if cc == nil || m.init == nil {
+		return nil, false
+	}
+	cc.appends = true
+	cf := cc.function(m.init, false)
+	cc.appends = false
+	if cf == nil {
+		return nil, false
+	}
+	budget := initBudgetCompiled
+	return cf.call(&cframe{locals: make([]starlark.Value, cf.nlocals), thread: thread, budget: &budget})
 }

@@ -43,7 +43,8 @@ func (c *gcomp) binary(x *syntax.BinaryExpr) cexpr {
 			r, err := starlark.Compare(op, u, v)
 			return starlark.Bool(r), err == nil
 		}
-	case syntax.IN, syntax.NOT_IN, syntax.PLUS, syntax.MINUS, syntax.STAR, syntax.SLASHSLASH, syntax.PERCENT:
+	case syntax.IN, syntax.NOT_IN, syntax.PLUS, syntax.MINUS, syntax.STAR, syntax.SLASHSLASH, syntax.PERCENT,
+		syntax.PIPE, syntax.AMP, syntax.CIRCUMFLEX:
 		return func(f *cframe) (starlark.Value, bool) {
 			u, ok := a(f)
 			if !ok {
@@ -359,6 +360,9 @@ func evalArgs(f *cframe, parts []cexpr) (starlark.Tuple, bool) {
 }
 
 func (c *gcomp) methodCall(fn *syntax.DotExpr, args []syntax.Expr) cexpr {
+	if fn.Name.Name == "append" && c.cc.appends && len(args) == 1 {
+		return c.appendCall(fn.X, args[0])
+	}
 	if !pureMethods[fn.Name.Name] {
 		return nil
 	}
@@ -435,5 +439,62 @@ func (c *gcomp) modelCall(callee *starlark.Function, args []syntax.Expr) cexpr {
 			locals[i+off] = v
 		}
 		return cf.call(&cframe{s: f.s, locals: locals, thread: f.thread, budget: f.budget})
+	}
+}
+
+// appendCall compiles xs.append(x) for init(): xs must be a list init()
+// made (one not frozen); it changes nothing else, and init() runs again in
+// the interpreter, from the start, if the compiled run stops.
+func (c *gcomp) appendCall(recv, arg syntax.Expr) cexpr {
+	l, a := c.expr(recv), c.expr(arg)
+	if l == nil || a == nil {
+		return nil
+	}
+	return func(f *cframe) (starlark.Value, bool) {
+		xs, ok := l(f)
+		if !ok {
+			return nil, false
+		}
+		list, ok := xs.(*starlark.List)
+		if !ok {
+			return nil, false
+		}
+		v, ok := a(f)
+		if !ok {
+			return nil, false
+		}
+		if *f.budget--; *f.budget <= 0 {
+			return nil, false
+		}
+		return starlark.None, list.Append(v) == nil
+	}
+}
+
+// dict compiles a dict display.
+func (c *gcomp) dict(x *syntax.DictExpr) cexpr {
+	keys := make([]cexpr, len(x.List))
+	vals := make([]cexpr, len(x.List))
+	for i, e := range x.List {
+		entry, ok := e.(*syntax.DictEntry)
+		if !ok {
+			return nil
+		}
+		if keys[i], vals[i] = c.expr(entry.Key), c.expr(entry.Value); keys[i] == nil || vals[i] == nil {
+			return nil
+		}
+	}
+	return func(f *cframe) (starlark.Value, bool) {
+		d := starlark.NewDict(len(keys))
+		for i := range keys {
+			k, ok := keys[i](f)
+			if !ok {
+				return nil, false
+			}
+			v, ok := vals[i](f)
+			if !ok || d.SetKey(k, v) != nil {
+				return nil, false
+			}
+		}
+		return d, true
 	}
 }

@@ -162,10 +162,11 @@ func LoadStarlarkWith(path string, src []byte, constants map[string]Value) (*Sta
 		return nil, convertErr(err, Pos{File: path}, "loading the model")
 	}
 	m.globals = globals
+	m.cc = newCompiler(m, sources)
 	if err := m.declare(thread); err != nil {
 		return nil, err
 	}
-	m.compile(newCompiler(m, sources))
+	m.compile(m.cc)
 	for name := range constants {
 		if m.constant(name) == nil {
 			return nil, m.declErr("the configuration sets constant %s, which the model does not declare with constant(%q, default)", name, name)
@@ -438,9 +439,12 @@ func (m *StarModel) declareVars(thread *starlark.Thread) error {
 	thread.SetMaxExecutionSteps(thread.ExecutionSteps() + InitBudget)
 	r := &rec{m: m}
 	thread.SetLocal(localRec, r)
-	v, err := starlark.Call(thread, m.init, nil, nil)
-	if err != nil {
-		return convertErr(err, fnPos(m.init), "init()")
+	v, ok := m.compiledInit(m.cc, thread)
+	if !ok {
+		var err error
+		if v, err = starlark.Call(thread, m.init, nil, nil); err != nil {
+			return convertErr(err, fnPos(m.init), "init()")
+		}
 	}
 	v.Freeze()
 	m.initVal = v

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"go.starlark.net/resolve"
@@ -147,6 +149,7 @@ func (w *starWorker) initKeys() ([]string, error) {
 		if err != nil {
 			return nil, convertErr(err, fnPos(m.init), "init()")
 		}
+		v.Freeze() // encoded by several goroutines
 	}
 	keys, err := w.encodeInits(v)
 	if err != nil {
@@ -176,43 +179,76 @@ func (w *starWorker) encodeInits(v starlark.Value) ([]string, error) {
 	default:
 		return nil, &PosError{Pos: fnPos(w.m.init), Msg: "init() must return a dict of the state variables, or a list of such dicts (several initial states), not " + v.Type()}
 	}
+	keys := make([]string, len(dicts))
+	errs := make([]error, len(dicts))
+	several := len(dicts) > 1 || v.Type() != "dict"
+	// Encoded in parallel (half a million initial states take a second
+	// on one core), in order of the list.
+	parts := 1
+	if len(dicts) >= 4096 {
+		parts = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	for p := 0; p < parts; p++ {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			r := rec{m: w.m, cur: make([]starlark.Value, len(w.m.info.Vars)), touched: make([]bool, len(w.m.info.Vars))}
+			for i := lo; i < hi; i++ {
+				what := "init()"
+				if several {
+					what = fmt.Sprintf("init()[%d]", i)
+				}
+				if keys[i], errs[i] = w.m.encodeInit(&r, dicts[i], what); errs[i] != nil {
+					return
+				}
+			}
+		}(p*len(dicts)/parts, (p+1)*len(dicts)/parts)
+	}
+	wg.Wait()
 	var out []string
-	seen := map[string]bool{}
-	for i, dv := range dicts {
-		d, ok := dv.(*starlark.Dict)
-		what := "init()"
-		if len(dicts) > 1 || v.Type() != "dict" {
-			what = fmt.Sprintf("init()[%d]", i)
+	seen := make(map[string]bool, len(dicts))
+	for i, k := range keys {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
-		if !ok {
-			return nil, &PosError{Pos: fnPos(w.m.init), Msg: what + " must be a dict of the state variables, not " + dv.Type()}
-		}
-		w.r = rec{m: w.m, cur: make([]starlark.Value, len(w.m.info.Vars)), touched: make([]bool, len(w.m.info.Vars))}
-		for _, kv := range d.Items() {
-			name, _ := starlark.AsString(kv[0])
-			i, ok := w.m.varIndex[name]
-			if !ok {
-				return nil, &PosError{Pos: fnPos(w.m.init), Msg: fmt.Sprintf("%s returned a different set of variables (%s)", what, kv[0])}
-			}
-			w.r.cur[i] = kv[1]
-			w.r.touched[i] = true
-		}
-		for i, t := range w.r.touched {
-			if !t {
-				return nil, &PosError{Pos: fnPos(w.m.init), Msg: fmt.Sprintf("%s lacks the variable %s", what, w.m.info.Vars[i])}
-			}
-		}
-		buf, _, err := w.r.encode(nil, nil)
-		if err != nil {
-			return nil, &PosError{Pos: fnPos(w.m.init), Msg: what + ": " + err.Error()}
-		}
-		if seen[string(buf)] {
+		if seen[k] {
 			continue
 		}
-		seen[string(buf)] = true
-		out = append(out, string(buf))
+		seen[k] = true
+		out = append(out, k)
 	}
 	return out, nil
+}
+
+// encodeInit checks one of init()'s states and returns its key; r is the
+// caller's record, reused.
+func (m *StarModel) encodeInit(r *rec, dv starlark.Value, what string) (string, error) {
+	d, ok := dv.(*starlark.Dict)
+	if !ok {
+		return "", &PosError{Pos: fnPos(m.init), Msg: what + " must be a dict of the state variables, not " + dv.Type()}
+	}
+	clear(r.cur)
+	clear(r.touched)
+	for _, kv := range d.Items() {
+		name, _ := starlark.AsString(kv[0])
+		i, ok := m.varIndex[name]
+		if !ok {
+			return "", &PosError{Pos: fnPos(m.init), Msg: fmt.Sprintf("%s returned a different set of variables (%s)", what, kv[0])}
+		}
+		r.cur[i] = kv[1]
+		r.touched[i] = true
+	}
+	for i, t := range r.touched {
+		if !t {
+			return "", &PosError{Pos: fnPos(m.init), Msg: fmt.Sprintf("%s lacks the variable %s", what, m.info.Vars[i])}
+		}
+	}
+	buf, _, err := r.encode(nil, nil)
+	if err != nil {
+		return "", &PosError{Pos: fnPos(m.init), Msg: what + ": " + err.Error()}
+	}
+	return string(buf), nil
 }
 
 func (w *starWorker) Decode(key string) (State, error) { return w.m.decode(key) }
