@@ -44,7 +44,7 @@ func (c *gcomp) binary(x *syntax.BinaryExpr) cexpr {
 			return starlark.Bool(r), err == nil
 		}
 	case syntax.IN, syntax.NOT_IN, syntax.PLUS, syntax.MINUS, syntax.STAR, syntax.SLASHSLASH, syntax.PERCENT,
-		syntax.PIPE, syntax.AMP, syntax.CIRCUMFLEX:
+		syntax.PIPE, syntax.AMP, syntax.CIRCUMFLEX, syntax.LTLT, syntax.GTGT:
 		return func(f *cframe) (starlark.Value, bool) {
 			u, ok := a(f)
 			if !ok {

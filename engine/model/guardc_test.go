@@ -440,3 +440,42 @@ actions = [A]
 		t.Errorf("too few values checked: %d", valued)
 	}
 }
+
+// A compiled init() (the TLA+ ports': loops, list.append, dict displays,
+// helpers) gives the interpreter's initial states.
+func TestCompiledInitMatchesInterpreter(t *testing.T) {
+	for _, tc := range []struct {
+		file      string
+		constants map[string]Value
+		compiled  bool
+	}{
+		{"Bakery.star", map[string]Value{"MaxNat": Int(1)}, true},
+		{"EWD840.star", nil, true},
+		{"SyncTerminationDetection.star", nil, true},
+		{"CoffeeCan.star", nil, true},
+		{"LamportMutex.star", nil, false}, // a dict comprehension
+	} {
+		m, err := LoadStarlarkWith("../explore/testdata/tla/"+tc.file, nil, tc.constants)
+		if err != nil {
+			t.Fatal(err)
+		}
+		th := newThread("test")
+		v, ok := m.compiledInit(m.cc, th)
+		if ok != tc.compiled {
+			t.Errorf("%s: compiled %v, want %v", tc.file, ok, tc.compiled)
+		}
+		if !ok {
+			continue
+		}
+		want, err := starlark.Call(th, m.init, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if eq, err := starlark.Equal(v, want); err != nil || !eq {
+			t.Errorf("%s: compiled init() differs from the interpreter's", tc.file)
+		}
+		if n := starlark.Len(v); n < 2 && v.Type() == "list" {
+			t.Errorf("%s: %d initial states", tc.file, n)
+		}
+	}
+}
