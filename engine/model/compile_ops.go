@@ -312,17 +312,21 @@ func (c *gcomp) builtinCall(name string, args []syntax.Expr) cexpr {
 		return truthAll(parts[0], name == "all")
 	}
 	fn := starlark.Universe[name]
-	return func(f *cframe) (starlark.Value, bool) {
-		argv, ok := evalArgs(f, parts)
-		if !ok {
-			return nil, false
-		}
-		if *f.budget--; *f.budget <= 0 {
-			return nil, false
-		}
-		v, err := starlark.Call(f.thread, fn, argv, nil)
-		return v, err == nil
+	return func(f *cframe) (starlark.Value, bool) { return callWith(f, fn, parts) }
+}
+
+// callWith calls a builtin (a function or a bound method) with the
+// compiled arguments.
+func callWith(f *cframe, fn starlark.Value, parts []cexpr) (starlark.Value, bool) {
+	argv, ok := evalArgs(f, parts)
+	if !ok {
+		return nil, false
 	}
+	if *f.budget--; *f.budget <= 0 {
+		return nil, false
+	}
+	v, err := starlark.Call(f.thread, fn, argv, nil)
+	return v, err == nil
 }
 
 // truthAll is all(xs) or any(xs).
@@ -391,15 +395,7 @@ func (c *gcomp) methodCall(fn *syntax.DotExpr, args []syntax.Expr) cexpr {
 		if _, isBuiltin := m.(*starlark.Builtin); !isBuiltin {
 			return nil, false // a field holding a function of the model
 		}
-		argv, ok := evalArgs(f, parts)
-		if !ok {
-			return nil, false
-		}
-		if *f.budget--; *f.budget <= 0 {
-			return nil, false
-		}
-		v, err := starlark.Call(f.thread, m, argv, nil)
-		return v, err == nil
+		return callWith(f, m, parts)
 	}
 }
 

@@ -214,12 +214,7 @@ func TestCompiledGuardsMatchInterpreter(t *testing.T) {
 	valued, unknown, falsified := 0, 0, 0
 	for round := 0; round < 8; round++ {
 		var src strings.Builder
-		src.WriteString(`
-N = 3
-K = (1, 2)
-M = {0: "a", 1: "b", "x": (1,)}
-S = "abc"
-def init():
+		src.WriteString(randGlobals + `def init():
     return [
         {"n": 0, "t": (), "d": {0: (), 1: (("req", 1),)}, "st": set(), "name": None, "l": []},
         {"n": 2, "t": (1, 2, 3), "d": {0: (("ack", 0), ("req", 2)), 2: ()}, "st": set([0, 2]), "name": "a", "l": [1]},
@@ -364,12 +359,7 @@ func TestCompiledFunctionsMatchInterpreter(t *testing.T) {
 	valued, unknown := 0, 0
 	for round := 0; round < 6; round++ {
 		var src strings.Builder
-		src.WriteString(`
-N = 3
-K = (1, 2)
-M = {0: "a", 1: "b", "x": (1,)}
-S = "abc"
-def H(s, k):
+		src.WriteString(randGlobals + `def H(s, k):
     if k in s.st:
         return k * 2
     return len(s.t) - k
@@ -479,3 +469,11 @@ func TestCompiledInitMatchesInterpreter(t *testing.T) {
 		}
 	}
 }
+
+// randGlobals are the globals the random expressions read.
+const randGlobals = `
+N = 3
+K = (1, 2)
+M = {0: "a", 1: "b", "x": (1,)}
+S = "abc"
+`
