@@ -29,11 +29,7 @@ func (c *gcomp) binary(x *syntax.BinaryExpr) cexpr {
 		}
 	case syntax.EQL, syntax.NEQ, syntax.LT, syntax.GT, syntax.LE, syntax.GE:
 		return func(f *cframe) (starlark.Value, bool) {
-			u, ok := a(f)
-			if !ok {
-				return nil, false
-			}
-			v, ok := b(f)
+			u, v, ok := operands(f, a, b)
 			if !ok {
 				return nil, false
 			}
@@ -46,11 +42,7 @@ func (c *gcomp) binary(x *syntax.BinaryExpr) cexpr {
 	case syntax.IN, syntax.NOT_IN, syntax.PLUS, syntax.MINUS, syntax.STAR, syntax.SLASHSLASH, syntax.PERCENT,
 		syntax.PIPE, syntax.AMP, syntax.CIRCUMFLEX, syntax.LTLT, syntax.GTGT:
 		return func(f *cframe) (starlark.Value, bool) {
-			u, ok := a(f)
-			if !ok {
-				return nil, false
-			}
-			v, ok := b(f)
+			u, v, ok := operands(f, a, b)
 			if !ok {
 				return nil, false
 			}
@@ -59,6 +51,17 @@ func (c *gcomp) binary(x *syntax.BinaryExpr) cexpr {
 		}
 	}
 	return nil
+}
+
+// operands evaluates a binary operator's operands, left first.
+func operands(f *cframe, a, b cexpr) (u, v starlark.Value, ok bool) {
+	if u, ok = a(f); !ok {
+		return nil, nil, false
+	}
+	if v, ok = b(f); !ok {
+		return nil, nil, false
+	}
+	return u, v, true
 }
 
 // compareFast compares two small ints or two strings as Compare does,
@@ -166,17 +169,24 @@ func (c *gcomp) sequence(xs []syntax.Expr, list bool) cexpr {
 func (c *gcomp) exprs(xs []syntax.Expr) ([]cexpr, bool) {
 	parts := make([]cexpr, len(xs))
 	for i, x := range xs {
-		if b, ok := x.(*syntax.BinaryExpr); ok && b.Op == syntax.EQ {
-			return nil, false // a keyword argument
-		}
-		if u, ok := x.(*syntax.UnaryExpr); ok && (u.Op == syntax.STAR || u.Op == syntax.STARSTAR) {
-			return nil, false // *args, **kwargs
+		if !positional(x) {
+			return nil, false
 		}
 		if parts[i] = c.expr(x); parts[i] == nil {
 			return nil, false
 		}
 	}
 	return parts, true
+}
+
+// positional tells whether a call's argument is a plain positional one
+// (not name=value, *args or **kwargs).
+func positional(x syntax.Expr) bool {
+	if b, ok := x.(*syntax.BinaryExpr); ok && b.Op == syntax.EQ {
+		return false
+	}
+	u, ok := x.(*syntax.UnaryExpr)
+	return !ok || (u.Op != syntax.STAR && u.Op != syntax.STARSTAR)
 }
 
 // comprehension compiles [BODY for ... if ...] (not {...}).

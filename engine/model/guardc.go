@@ -135,12 +135,8 @@ func (c *gcomp) guard(def *syntax.DefStmt) *cguard {
 	g := &cguard{complete: true, nlocals: len(def.Function.(*resolve.Function).Locals)}
 	body := def.Body
 	i := 0
-	if len(body) > 0 { // a docstring
-		if es, ok := body[0].(*syntax.ExprStmt); ok {
-			if lit, ok := es.X.(*syntax.Literal); ok && lit.Token == syntax.STRING {
-				i++
-			}
-		}
+	if len(body) > 0 && isDocstring(body[0]) {
+		i++
 	}
 	for ; i < len(body); i++ {
 		cond, why, ok := c.requireCall(body[i])
@@ -180,23 +176,17 @@ func (c *gcomp) requireCall(st syntax.Stmt) (syntax.Expr, string, bool) {
 	if !ok || !isBuiltin(call.Fn, "require", resolve.Predeclared) {
 		return nil, "", false
 	}
-	switch len(call.Args) {
-	case 1:
-		if _, kw := call.Args[0].(*syntax.BinaryExpr); kw && call.Args[0].(*syntax.BinaryExpr).Op == syntax.EQ {
-			return nil, "", false // require(cond=...)
-		}
-		return call.Args[0], "", true
-	case 2:
-		lit, ok := call.Args[1].(*syntax.Literal)
-		if !ok || lit.Token != syntax.STRING {
-			return nil, "", false
-		}
-		if b, kw := call.Args[0].(*syntax.BinaryExpr); kw && b.Op == syntax.EQ {
-			return nil, "", false
-		}
-		return call.Args[0], lit.Value.(string), true
+	if len(call.Args) == 0 || len(call.Args) > 2 || !positional(call.Args[0]) {
+		return nil, "", false // require(cond=...), require(*xs)
 	}
-	return nil, "", false
+	if len(call.Args) == 1 {
+		return call.Args[0], "", true
+	}
+	lit, ok := call.Args[1].(*syntax.Literal)
+	if !ok || lit.Token != syntax.STRING {
+		return nil, "", false
+	}
+	return call.Args[0], lit.Value.(string), true
 }
 
 // isBuiltin tells whether e names the builtin name in scope.
