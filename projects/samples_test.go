@@ -45,13 +45,15 @@ func TestSamplesExplore(t *testing.T) {
 					t.Fatal(err)
 				}
 				sameExploration(t, x1, x)
-				// Without compiled guards (every try in the interpreter):
+				// Without compiled guards (every try in the interpreter)
+				// and without thaw plans (every run given deep copies):
 				// the same graph.
 				mi, err := p.LoadModelFor(cn)
 				if err != nil {
 					t.Fatal(err)
 				}
 				mi.SetCompiledGuards(false)
+				mi.SetThawPlans(false)
 				ci, err := p.Build(mi, cn)
 				if err != nil {
 					t.Fatal(err)

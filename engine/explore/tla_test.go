@@ -132,8 +132,9 @@ actions = [IncY]
 	}
 }
 
-// The TLA+ ports explore to the same graph with their guards compiled
-// (the default) and with every try run in the interpreter.
+// The TLA+ ports explore to the same graph with their guards compiled and
+// their runs under thaw plans (the default), with every try run in the
+// interpreter, and with every run given deep copies.
 func TestTLAPortsCompiledGuards(t *testing.T) {
 	for _, tc := range []struct {
 		file      string
@@ -148,13 +149,14 @@ func TestTLAPortsCompiledGuards(t *testing.T) {
 		if tc.file == "Bakery.star" && (testing.Short() || raceEnabled) {
 			continue // 112,160 states: checked by the run without the race detector
 		}
-		var xs [2]*explore.Exploration
-		for i, on := range []bool{true, false} {
+		var xs [3]*explore.Exploration
+		for i := range xs {
 			m, err := model.LoadStarlarkWith("testdata/tla/"+tc.file, nil, tc.constants)
 			if err != nil {
 				t.Fatal(err)
 			}
-			m.SetCompiledGuards(on)
+			m.SetCompiledGuards(i != 1)
+			m.SetThawPlans(i != 2)
 			cfg := explore.DefaultConfig(m)
 			if tc.file == "LamportMutex.star" {
 				cfg.Filters = []model.Expr{compile(t, m, "clock_ok(s)")}
@@ -164,19 +166,21 @@ func TestTLAPortsCompiledGuards(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		a, b := xs[0], xs[1]
-		a.Stats.Seconds, b.Stats.Seconds = 0, 0
-		if a.Stats != b.Stats || len(a.States) < 100 {
-			t.Fatalf("%s: compiled guards %+v, the interpreter %+v", tc.file, a.Stats, b.Stats)
-		}
-		for i := range a.States {
-			if a.StateKey(i) != b.StateKey(i) || a.States[i].Depth != b.States[i].Depth {
-				t.Fatalf("%s: state %d differs", tc.file, i)
+		a := xs[0]
+		for j, b := range xs[1:] {
+			a.Stats.Seconds, b.Stats.Seconds = 0, 0
+			if a.Stats != b.Stats || len(a.States) < 100 {
+				t.Fatalf("%s: the default %+v, variant %d %+v", tc.file, a.Stats, j+1, b.Stats)
 			}
-		}
-		for i := range a.Trans {
-			if a.Trans[i] != b.Trans[i] {
-				t.Fatalf("%s: transition %d differs: %+v, %+v", tc.file, i, a.Trans[i], b.Trans[i])
+			for i := range a.States {
+				if a.StateKey(i) != b.StateKey(i) || a.States[i].Depth != b.States[i].Depth {
+					t.Fatalf("%s: variant %d: state %d differs", tc.file, j+1, i)
+				}
+			}
+			for i := range a.Trans {
+				if a.Trans[i] != b.Trans[i] {
+					t.Fatalf("%s: variant %d: transition %d differs: %+v, %+v", tc.file, j+1, i, a.Trans[i], b.Trans[i])
+				}
 			}
 		}
 		t.Logf("%s: %d states, %d transitions, %d tried", tc.file, len(a.States), len(a.Trans), a.Stats.Tried)

@@ -65,12 +65,21 @@ type StarModel struct {
 	cinvariant, cfilter, caccepting *cfunc
 	cc                              *compiler
 	ccMu                            sync.Mutex
+	// noThaw gives every run deep copies of the variables it reads (see
+	// thawPlan).
+	noThaw bool
 }
 
 // SetCompiledGuards turns the compiled guards and functions on (the
 // default) or off: off, everything runs in the interpreter (to compare the
 // two). Call it before making workers.
 func (m *StarModel) SetCompiledGuards(on bool) { m.noCGuards = !on }
+
+// SetThawPlans turns on (the default) or off the plans that give a step's
+// run frozen values and shallow copies of the variables it does not change
+// (see thawPlan): off, every run gets deep copies (to compare the two).
+// Call it before making workers.
+func (m *StarModel) SetThawPlans(on bool) { m.noThaw = !on }
 
 // Info describes the model.
 func (m *StarModel) Info() *ModelInfo { return &m.info }

@@ -191,6 +191,16 @@ type rec struct {
 	abort   error
 	objs    []objCount
 	objsOwn bool
+	// plan, in a step's run, says how the variables read are given (see
+	// thawPlan; nil: deep copies); copies, when not nil, gets the deep
+	// copies given of the variables the plan has not seen (of all, with
+	// learnAll), for the plan to learn from.
+	plan     *thawPlan
+	copies   []starlark.Value
+	learnAll bool
+	// planned tells whether the run was given a frozen value or a shallow
+	// copy: an error in it is to be checked by a run with deep copies.
+	planned bool
 }
 
 var _ starlark.HasSetField = (*rec)(nil)
@@ -259,12 +269,28 @@ func (r *rec) Attr(name string) (starlark.Value, error) {
 		return r.st.val(i)
 	}
 	if !r.touched[i] {
+		if p := r.plan; p != nil && !r.learnAll && p.vars[i].mode != thawUnseen && p.vars[i].mode != thawFull {
+			v, err := r.st.val(i)
+			if err != nil {
+				return nil, err
+			}
+			r.planned = true
+			v, own := p.given(i, v)
+			if !own {
+				return v, nil // read only: shared, and its encoding kept
+			}
+			r.cur[i], r.touched[i] = v, true
+			return v, nil
+		}
 		v, err := r.st.mutable(i)
 		if err != nil {
 			return nil, err
 		}
 		r.cur[i] = v
 		r.touched[i] = true
+		if r.copies != nil && (r.learnAll || r.plan.vars[i].mode == thawUnseen) {
+			r.copies[i] = v
+		}
 	}
 	return r.cur[i], nil
 }

@@ -563,14 +563,18 @@ func deepCopy(v Value) Value {
 // copier makes deepCopy's copies. Its dict callback is made once: a closure
 // made per dict copied would be allocated per dict.
 type copier struct {
-	dst *starlark.Dict // the dict being filled
-	kv  func(k, v Value) bool
+	dst     *starlark.Dict // the dict being filled
+	kv      func(k, v Value) bool
+	shallow bool // kv shares the values instead of copying them
 }
 
 var copiers = sync.Pool{New: func() any {
 	c := new(copier)
 	c.kv = func(k, v Value) bool {
-		_ = c.dst.SetKey(k, c.copy(v))
+		if !c.shallow {
+			v = c.copy(v)
+		}
+		_ = c.dst.SetKey(k, v)
 		return true
 	}
 	return c

@@ -43,6 +43,9 @@ type starWorker struct {
 	vslab   []starlark.Value
 	eslab   []string
 	clocals []starlark.Value // compiled functions' locals
+	plans   map[string]*thawPlan // by action and arguments (see thawPlan)
+	pkey    []byte
+	copies  []starlark.Value
 	_       cacheLinePad
 }
 
@@ -402,15 +405,9 @@ func (w *starWorker) step(st State, action int, args []Value, scratch bool) ([]O
 	w.choice.picks = w.choice.picks[:0]
 	outs := w.outs[:0]
 	why := ""
+	plan := w.thawPlan(action, args)
 	for {
-		w.choice.pos = 0
-		w.choice.sizes = w.choice.sizes[:0]
-		cur, touched := w.cur[:n], w.touched[:n]
-		clear(cur)
-		clear(touched)
-		w.r = rec{m: w.m, st: s, cur: cur, touched: touched, objs: s.objs}
-		argv[0] = &w.r
-		res, err := w.call(fn, argv)
+		res, err := w.run(s, fn, argv, plan)
 		if ee, ok := err.(*starlark.EvalError); ok && ee == w.fast.sentinel {
 			if why == "" {
 				why = orElse(w.fast.why, "require failed")

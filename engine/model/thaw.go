@@ -1,0 +1,319 @@
+package model
+
+import (
+	"errors"
+
+	"go.starlark.net/starlark"
+)
+
+// A step's run changes the variables it reads in place (s.network[q][p] =
+// ...), so it is given mutable copies of them; copying a dict of dicts whole
+// to change one inner dict was a fifth of LamportMutex's exploration. A
+// thawPlan is what a worker has learned, for one action and one tuple of
+// arguments, of what its runs change: a variable they only read is given as
+// the state's shared, frozen value (no copy, and its encoding is reused); a
+// dict or list they change is given as a shallow copy whose entries are the
+// frozen ones but for the entries they changed, which are copied deeply.
+//
+// A plan is a guess, never trusted for the result: a run that changes a
+// value the plan left frozen raises Starlark's frozen-value error, and every
+// run that ends in an error is run again with deep copies, as before; that
+// run's changes are added to the plan. A successful run, or a failed
+// require(), under a plan is the full run's (it did what the full run would
+// have done: the values it read are equal, and it changed none it was not
+// given a copy of; Starlark has no identity test). A plan that keeps
+// failing without growing (a run that adds a set's existing element: an
+// error on a frozen set, no change on a copy) is turned off.
+type thawPlan struct {
+	vars  []thawVar
+	fails uint32
+	off   bool
+}
+
+type thawMode uint8
+
+const (
+	thawUnseen  thawMode = iota // no run has read it yet: a deep copy
+	thawNone                    // runs only read it: the frozen value
+	thawShallow                 // a shallow copy; the entries at keys deep
+	thawFull                    // a deep copy
+)
+
+type thawVar struct {
+	mode thawMode
+	keys []starlark.Value // thawShallow: the keys (dict) or indexes (list) copied deeply
+}
+
+// maxThawPlans bounds a worker's plans (actions × argument tuples); tries
+// past it run with deep copies.
+const maxThawPlans = 4096
+
+// planFor returns the worker's plan for the action and arguments, made
+// empty at the first call; nil when the arguments cannot be a key or the
+// worker has too many plans.
+func (w *starWorker) planFor(action int, args []Value) *thawPlan {
+	k := appendUvarint(w.pkey[:0], uint64(action))
+	for _, a := range args {
+		var err error
+		if k, err = AppendValue(k, a); err != nil {
+			return nil
+		}
+	}
+	w.pkey = k
+	if p, ok := w.plans[string(k)]; ok {
+		return p
+	}
+	if len(w.plans) >= maxThawPlans {
+		return nil
+	}
+	if w.plans == nil {
+		w.plans = map[string]*thawPlan{}
+	}
+	p := &thawPlan{vars: make([]thawVar, len(w.m.info.Vars))}
+	w.plans[string(k)] = p
+	return p
+}
+
+// given returns what a run under the plan gets for variable i of s (v its
+// frozen value): the value to give, and whether it is a copy of its own.
+func (p *thawPlan) given(i int, v starlark.Value) (starlark.Value, bool) {
+	tv := &p.vars[i]
+	switch tv.mode {
+	case thawNone:
+		return v, false
+	case thawShallow:
+		if c := shallowThaw(v, tv.keys); c != nil {
+			return c, true
+		}
+	}
+	return deepCopy(v), true
+}
+
+// shallowThaw copies a frozen dict or list one level deep: its entries at
+// keys are copied deeply, the others shared (frozen). Nil for other values.
+func shallowThaw(v starlark.Value, keys []starlark.Value) starlark.Value {
+	switch x := v.(type) {
+	case *starlark.Dict:
+		d := shallowCopyDict(x)
+		for _, k := range keys {
+			if e, found, _ := x.Get(k); found {
+				_ = d.SetKey(k, deepCopy(e))
+			}
+		}
+		return d
+	case *starlark.List:
+		n := x.Len()
+		elems := make([]starlark.Value, n, n+1)
+		for i := range elems {
+			elems[i] = x.Index(i)
+		}
+		for _, k := range keys {
+			if i, ok := AsInt(k); ok && i < n {
+				elems[i] = deepCopy(elems[i])
+			}
+		}
+		return starlark.NewList(elems)
+	}
+	return nil
+}
+
+// learn adds to the plan what a run with deep copies did to variable i:
+// copy is the copy it was given (now as the run left it), orig the frozen
+// value it was copied from. It tells whether the plan grew.
+func (p *thawPlan) learn(i int, copy, orig starlark.Value) bool {
+	tv := &p.vars[i]
+	if tv.mode == thawFull {
+		return false
+	}
+	nv := learnThaw(copy, orig)
+	switch {
+	case tv.mode == thawUnseen || tv.mode == thawNone && nv.mode != thawNone:
+		*tv = nv
+		return true
+	case tv.mode == thawShallow && nv.mode == thawFull:
+		*tv = nv
+		return true
+	case tv.mode == thawShallow && nv.mode == thawShallow:
+		grew := false
+		for _, k := range nv.keys {
+			if !containsValue(tv.keys, k) {
+				tv.keys = append(tv.keys, k)
+				grew = true
+			}
+		}
+		return grew
+	}
+	return false
+}
+
+// learnThaw tells how a variable whose frozen value was orig and whose
+// deep copy a run left as copy is to be given: frozen when the copy is
+// unchanged and holds no mutable value (a run that had changed and then
+// restored it fails on the frozen value, and learns again); a shallow copy
+// of a dict or list, deep at the entries holding mutable values that
+// differ; else a deep copy.
+func learnThaw(copy, orig starlark.Value) thawVar {
+	if !mutableInside(orig) {
+		return thawVar{mode: thawNone}
+	}
+	if eq, err := starlark.Equal(copy, orig); err == nil && eq {
+		return thawVar{mode: thawNone}
+	}
+	var keys []starlark.Value
+	switch c := copy.(type) {
+	case *starlark.Dict:
+		o, ok := orig.(*starlark.Dict)
+		if !ok {
+			return thawVar{mode: thawFull}
+		}
+		for k, ov := range o.Entries() {
+			if !mutableInside(ov) {
+				continue
+			}
+			if cv, found, _ := c.Get(k); !found || !equalValues(cv, ov) {
+				keys = append(keys, k)
+			}
+		}
+	case *starlark.List:
+		o, ok := orig.(*starlark.List)
+		if !ok {
+			return thawVar{mode: thawFull}
+		}
+		for i := 0; i < o.Len(); i++ {
+			if ov := o.Index(i); mutableInside(ov) && (i >= c.Len() || !equalValues(c.Index(i), ov)) {
+				keys = append(keys, starlark.MakeInt(i))
+			}
+		}
+	case *starlark.Set:
+	default:
+		return thawVar{mode: thawFull}
+	}
+	return thawVar{mode: thawShallow, keys: keys}
+}
+
+// mutableInside tells whether a value is or holds a dict, list or set.
+func mutableInside(v starlark.Value) bool {
+	switch x := v.(type) {
+	case *starlark.Dict, *starlark.List, *starlark.Set:
+		return true
+	case starlark.Tuple:
+		for _, e := range x {
+			if mutableInside(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func equalValues(a, b starlark.Value) bool {
+	eq, err := starlark.Equal(a, b)
+	return err == nil && eq
+}
+
+func containsValue(vs []starlark.Value, v starlark.Value) bool {
+	for _, x := range vs {
+		if equalValues(x, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// shallowCopyDict returns a new dict with x's entries (shared, not copied).
+func shallowCopyDict(x *starlark.Dict) *starlark.Dict {
+	c := copiers.Get().(*copier)
+	d := starlark.NewDict(x.Len())
+	c.dst, c.shallow = d, true
+	x.Entries()(c.kv)
+	c.dst, c.shallow = nil, false
+	copiers.Put(c)
+	return d
+}
+
+// failed counts a run with deep copies that taught the plan nothing after
+// a run under it failed; the fourth turns the plan off.
+func (p *thawPlan) failed() {
+	p.fails++
+	if p.fails >= 4 {
+		p.off = true
+	}
+}
+
+// thawPlan returns the plan a step's runs follow (nil: deep copies).
+func (w *starWorker) thawPlan(action int, args []Value) *thawPlan {
+	if w.fast.detail || w.m.noThaw {
+		return nil
+	}
+	p := w.planFor(action, args)
+	if p == nil || p.off {
+		return nil
+	}
+	if cap(w.copies) < len(w.m.info.Vars) {
+		w.copies = make([]starlark.Value, len(w.m.info.Vars))
+	}
+	return p
+}
+
+// run runs an action once, for the current choices, under plan: a run
+// that ends in an error after it was given a frozen value or a shallow
+// copy is run again with deep copies (see thawPlan), and what a run with
+// deep copies did teaches the plan.
+func (w *starWorker) run(s *sstate, fn *starlark.Function, argv starlark.Tuple, plan *thawPlan) (starlark.Value, error) {
+	n := len(w.m.info.Vars)
+	for again := false; ; again = true {
+		w.choice.pos = 0
+		w.choice.sizes = w.choice.sizes[:0]
+		cur, touched := w.cur[:n], w.touched[:n]
+		clear(cur)
+		clear(touched)
+		w.r = rec{m: w.m, st: s, cur: cur, touched: touched, objs: s.objs, plan: plan, learnAll: again}
+		if plan != nil {
+			w.r.copies = w.copies[:n]
+			clear(w.r.copies)
+		}
+		argv[0] = &w.r
+		res, err := w.call(fn, argv)
+		switch {
+		case err == nil:
+			if plan != nil && !w.learn(s, plan) && again {
+				plan.failed()
+			}
+			return res, nil
+		case !w.r.planned || isRequire(err, w.fast.sentinel) || isCancelled(err):
+			if again {
+				plan.failed()
+			}
+			return res, err
+		}
+	}
+}
+
+// learn teaches the plan what the run's deep copies tell; it tells whether
+// the plan grew.
+func (w *starWorker) learn(s *sstate, plan *thawPlan) bool {
+	grew := false
+	for i, c := range w.r.copies {
+		if c == nil {
+			continue
+		}
+		orig, err := s.val(i)
+		if err != nil {
+			plan.vars[i] = thawVar{mode: thawFull}
+			continue
+		}
+		if plan.learn(i, c, orig) {
+			grew = true
+		}
+	}
+	return grew
+}
+
+// isRequire tells whether err is a failed require().
+func isRequire(err error, sentinel *starlark.EvalError) bool {
+	if ee, ok := err.(*starlark.EvalError); ok && ee == sentinel {
+		return true
+	}
+	var rf *requireFailed
+	return errors.As(err, &rf)
+}

@@ -1,0 +1,236 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"go.starlark.net/starlark"
+)
+
+// What a run with deep copies did to a variable becomes the way the next
+// runs get it.
+func TestLearnThaw(t *testing.T) {
+	m, err := LoadStarlarkSource("v.star", []byte(`
+def init():
+    return {"x": 0}
+def A(s):
+    pass
+actions = [A]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := m.NewWorker()
+	eval := func(src string) starlark.Value {
+		v, err := starlark.Eval(w.(*starWorker).thread, "t", src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, tc := range []struct {
+		orig, change string // change mutates x, a deep copy of orig
+		mode         thawMode
+		keys         string
+	}{
+		{"1", "", thawNone, ""},
+		{"(1, 'a')", "", thawNone, ""},
+		{"{1: {2: 3}, 2: {2: 3}}", "", thawNone, ""},
+		{"{1: {2: 3}, 2: {2: 3}}", "x[1][2] = 4", thawShallow, "1"},
+		{"{1: {2: 3}, 2: {2: 3}}", "x[1][2] = 4; x[2][5] = 1", thawShallow, "1,2"},
+		{"{1: {2: 3}, 2: {2: 3}}", "x[3] = {}", thawShallow, ""},
+		{"{1: {2: 3}, 2: {2: 3}}", "x[1] = {}", thawShallow, "1"},
+		{"{1: (1, 2), 2: (3,)}", "x[1] = ()", thawShallow, ""},
+		{"{1: ([],), 2: ([],)}", "x[2][0].append(1)", thawShallow, "2"},
+		{"[[1], [2], [3]]", "x[2].append(1)", thawShallow, "2"},
+		{"[[1], [2], [3]]", "x.pop()", thawShallow, "2"},
+		{"set([1, 2])", "x.add(3)", thawShallow, ""},
+		{"([1], 2)", "x[0].append(1)", thawFull, ""},
+	} {
+		orig := eval(tc.orig)
+		orig.Freeze()
+		cp := deepCopy(orig)
+		if tc.change != "" {
+			thread := &starlark.Thread{}
+			g, err := starlark.ExecFile(thread, "c", "def f(x):\n    "+strings.ReplaceAll(tc.change, "; ", "\n    ")+"\n", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := starlark.Call(thread, g["f"], starlark.Tuple{cp}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := learnThaw(cp, orig)
+		var keys []string
+		for _, k := range got.keys {
+			keys = append(keys, k.String())
+		}
+		if got.mode != tc.mode || strings.Join(keys, ",") != tc.keys {
+			t.Errorf("%s, %s: mode %d keys %v, want %d %s", tc.orig, tc.change, got.mode, keys, tc.mode, tc.keys)
+		}
+	}
+}
+
+const thawModel = `
+P = [0, 1, 2]
+
+def init():
+    return {"d": {p: {"a": 0, "l": []} for p in P}, "crit": set(), "flag": {p: False for p in P},
+            "lst": [[0], [0], [0]], "n": 0, "t": ([], 0)}
+
+def Bump(s, p):
+    # the inner dict changed depends on the state
+    q = p if s.flag[p] else (p + 1) % 3
+    s.d[q]["a"] = (s.d[q]["a"] + 1) % 3
+    s.flag[p] = not s.flag[p]
+
+def Join(s, p):
+    # adds an element that may be in the set already: no change, but an
+    # error on a frozen set
+    s.crit.add(p)
+    if len(s.crit) == 3:
+        s.crit.clear()
+
+def Restore(s, p):
+    # changes and restores
+    s.d[p]["a"] += 1
+    s.d[p]["a"] -= 1
+    return s.d[p]["a"]
+
+def Alias(s, p):
+    # a local alias of a nested value, read after a change through the state
+    x = s.d[p]
+    s.d[p]["a"] = (s.d[p]["a"] + 1) % 3
+    return x["a"]
+
+def Local(s, p):
+    # changes through a local alias only
+    x = s.lst[p]
+    if len(x) < 2:
+        x.append(p)
+    else:
+        x.pop()
+
+def Tup(s, p):
+    if len(s.t[0]) < 1:
+        s.t[0].append(p)
+    else:
+        s.t[0].clear()
+
+def Fail(s, p):
+    # an error in some states, after a change undone
+    s.lst[p].append(1)
+    s.lst[p].pop()
+    if s.d[p]["a"] == 2:
+        return s.d[p]["missing"]
+    return "ok"
+
+def Read(s, p):
+    require(s.d[p]["a"] > 0)
+    s.n = (s.n + s.d[p]["a"] + len(s.crit)) % 4
+    return s.d
+
+actions = [Bump, Join, Restore, Alias, Local, Tup, Fail, Read]
+domains = {a: {"p": P} for a in actions}
+`
+
+// Steps under thaw plans give what steps with deep copies give: the same
+// outcomes (states, outputs, errors) and reasons, on every state of a
+// breadth-first walk, with actions whose changes depend on the state, that
+// restore what they change, alias nested values, fail.
+func TestThawPlansMatchDeepCopies(t *testing.T) {
+	on, err := LoadStarlarkSource("thaw.star", []byte(thawModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := LoadStarlarkSource("thaw.star", []byte(thawModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off.SetThawPlans(false)
+	won, _ := on.NewWorker()
+	woff, _ := off.NewWorker()
+	s0, _ := won.Init()
+	queue, seen := []string{s0.Key()}, map[string]bool{s0.Key(): true}
+	steps, errs := 0, 0
+	describe := func(w Worker, key string, a int, p Value) string {
+		st, err := w.(ScratchStepper).DecodeScratch(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs, why, err := w.(ScratchStepper).StepScratch(st, a, []Value{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "why=%q", why)
+		for _, o := range outs {
+			if o.Err != nil {
+				fmt.Fprintf(&sb, " err=%v", o.Err)
+				continue
+			}
+			fmt.Fprintf(&sb, " out=%s next=%q", Format(o.Output), o.Next.Key())
+		}
+		return sb.String()
+	}
+	for len(queue) > 0 && len(seen) < 3000 {
+		key := queue[0]
+		queue = queue[1:]
+		for a := range on.Info().Actions {
+			for p := 0; p < 3; p++ {
+				got, want := describe(won, key, a, Int(p)), describe(woff, key, a, Int(p))
+				if got != want {
+					t.Fatalf("%s(%d): under plans %s, with deep copies %s", on.Info().Actions[a].Name, p, got, want)
+				}
+				steps++
+				if strings.Contains(got, "err=") {
+					errs++
+					continue
+				}
+				st, _ := woff.(ScratchStepper).DecodeScratch(key)
+				outs, _, _ := woff.(ScratchStepper).StepScratch(st, a, []Value{Int(p)})
+				for _, o := range outs {
+					if k := strings.Clone(o.Next.Key()); !seen[k] {
+						seen[k] = true
+						queue = append(queue, k)
+					}
+				}
+			}
+		}
+	}
+	if steps < 10000 || errs == 0 {
+		t.Fatalf("%d steps, %d errors: the walk is too short", steps, errs)
+	}
+	// The plans are used: Read only reads d and crit; Alias(1) copies d[1]
+	// deeply and shares the rest; Join copies the set; Restore's and Fail's
+	// plans, which fail without learning, are off.
+	w := won.(*starWorker)
+	plan := func(action string, p int) *thawPlan {
+		for i, a := range on.Info().Actions {
+			if a.Name == action {
+				k, _ := AppendValue(appendUvarint(nil, uint64(i)), Int(p))
+				return w.plans[string(k)]
+			}
+		}
+		return nil
+	}
+	d, _ := on.varOf("d")
+	crit, _ := on.varOf("crit")
+	if r := plan("Read", 1); r == nil || r.vars[d].mode != thawNone || r.vars[crit].mode != thawNone || r.off {
+		t.Errorf("Read(1)'s plan: %+v", r)
+	}
+	if a := plan("Alias", 1); a == nil || a.vars[d].mode != thawShallow || len(a.vars[d].keys) != 1 || a.vars[d].keys[0] != Int(1) || a.off {
+		t.Errorf("Alias(1)'s plan: %+v", a)
+	}
+	if j := plan("Join", 0); j == nil || j.vars[crit].mode != thawShallow || j.off {
+		t.Errorf("Join(0)'s plan: %+v", j)
+	}
+	if r := plan("Restore", 0); r == nil || !r.off {
+		t.Errorf("Restore(0)'s plan: %+v", r)
+	}
+	if f := plan("Fail", 0); f == nil || !f.off {
+		t.Errorf("Fail(0)'s plan: %+v", f)
+	}
+	t.Logf("%d states, %d steps, %d errors", len(seen), steps, errs)
+}
