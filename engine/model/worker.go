@@ -42,7 +42,7 @@ type starWorker struct {
 	ends    []int   // where each variable's encoding ends in the last key made
 	vslab   []starlark.Value
 	eslab   []string
-	clocals []starlark.Value // compiled functions' locals
+	clocals []starlark.Value     // compiled functions' locals
 	plans   map[string]*thawPlan // by action and arguments (see thawPlan)
 	pkey    []byte
 	copies  []starlark.Value
