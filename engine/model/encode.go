@@ -27,6 +27,8 @@ type encoder struct {
 	b     []byte
 	depth int
 	err   error
+	// known holds values whose encodings are known (see appendValueShared)
+	known []knownEnc
 }
 
 func newEncoder() *encoder {
@@ -75,6 +77,16 @@ func (e *encoder) value(b []byte, v Value, depth int) ([]byte, error) {
 		return nil, errSlow
 	}
 	var err error
+	if len(e.known) > 0 {
+		switch v.(type) {
+		case *starlark.Dict, *starlark.List, *starlark.Set:
+			for _, k := range e.known {
+				if k.v == v {
+					return append(b, k.enc...), nil
+				}
+			}
+		}
+	}
 	switch x := v.(type) {
 	case starlark.Tuple:
 		b = appendUvarint(append(b, tagTuple), uint64(len(x)))

@@ -24,6 +24,9 @@ type sstate struct {
 	// read (vals[i] nil until then) and make a changed variable straight
 	// from its encoding; they belong to one goroutine.
 	lazy bool
+	// known, in a lazy state, lists the dicts, lists and sets decoded as
+	// entries of its variables, with their encodings (see appendValueKnown)
+	known []knownEnc
 	// slab, in a worker's DecodeScratch state, holds the elements of the
 	// sequences a step makes to change (see valSlab).
 	slab *valSlab
@@ -65,7 +68,7 @@ func (s *sstate) val(i int) (starlark.Value, error) {
 	if v := s.vals[i]; v != nil || !s.lazy {
 		return v, nil
 	}
-	d := decoder{b: s.encs[i]}
+	d := decoder{b: s.encs[i], known: &s.known}
 	v, err := d.value()
 	if err != nil {
 		return nil, err
@@ -96,7 +99,8 @@ func (m *StarModel) decodeLazy(dst *sstate, key string) error {
 	if objs == nil {
 		objs = []objCount{}
 	}
-	*dst = sstate{key: key, vals: vals, encs: encs, lazy: true, slab: dst.slab}
+	clear(dst.known)
+	*dst = sstate{key: key, vals: vals, encs: encs, lazy: true, slab: dst.slab, known: dst.known[:0]}
 	d := decoder{b: key}
 	for i := range encs {
 		start := d.pos
@@ -201,6 +205,9 @@ type rec struct {
 	// planned tells whether the run was given a frozen value or a shallow
 	// copy: an error in it is to be checked by a run with deep copies.
 	planned bool
+	// shallow has bit i set when variable i was given as a shallow copy
+	// (its shared entries' encodings are the source's)
+	shallow uint64
 }
 
 var _ starlark.HasSetField = (*rec)(nil)
@@ -279,6 +286,9 @@ func (r *rec) Attr(name string) (starlark.Value, error) {
 			if !own {
 				return v, nil // read only: shared, and its encoding kept
 			}
+			if p.vars[i].mode == thawShallow && i < 64 {
+				r.shallow |= 1 << i
+			}
 			r.cur[i], r.touched[i] = v, true
 			return v, nil
 		}
@@ -333,7 +343,11 @@ func (r *rec) encode(buf []byte, ends []int) ([]byte, []int, error) {
 	var err error
 	ends = ends[:0]
 	for i, name := range r.m.info.Vars {
-		if r.touched[i] || r.st == nil {
+		if r.touched[i] && r.shallow&(1<<i) != 0 && len(r.st.known) > 0 {
+			if buf, err = appendValueKnown(buf, r.cur[i], name, r.st.known); err != nil {
+				return nil, ends, err
+			}
+		} else if r.touched[i] || r.st == nil {
 			if buf, err = AppendValuePath(buf, r.cur[i], name); err != nil {
 				return nil, ends, err
 			}

@@ -317,3 +317,26 @@ func isRequire(err error, sentinel *starlark.EvalError) bool {
 	var rf *requireFailed
 	return errors.As(err, &rf)
 }
+
+// knownEnc is a value whose canonical encoding is known already: an entry
+// of a variable's frozen value, decoded from the state's key, that a
+// shallow copy may share.
+type knownEnc struct {
+	v   starlark.Value // a *Dict, *List or *Set
+	enc string
+}
+
+// appendValueKnown is AppendValuePath for a value that may share dicts,
+// lists and sets whose encodings are known (a shallow copy of a decoded
+// variable: see sstate.known): those are not encoded again.
+func appendValueKnown(b []byte, v Value, path string, known []knownEnc) ([]byte, error) {
+	e := encoders.Get().(*encoder)
+	e.known = known
+	out, err := e.value(b, v, 0)
+	e.known = nil
+	encoders.Put(e)
+	if err == nil {
+		return out, nil
+	}
+	return appendValue(b[:len(b):len(b)], v, path, 0) // says what and where
+}

@@ -264,6 +264,9 @@ type decoder struct {
 	pos  int
 	thaw bool
 	slab *valSlab // where a thawed sequence's elements go (nil: allocated)
+	// known, when not nil, gets the dicts, lists and sets decoded as
+	// entries of the value (at depth 1) with their encodings
+	known *[]knownEnc
 	// depth is how deeply the value being read nests (bounded by
 	// MaxValueDepth: an encoding is untrusted input when it comes from a
 	// file).
@@ -433,10 +436,12 @@ func (d *decoder) value() (Value, error) {
 			if err != nil {
 				return nil, err
 			}
+			start := d.pos
 			v, err := d.value()
 			if err != nil {
 				return nil, err
 			}
+			d.record(v, start)
 			if err := dict.SetKey(k, v); err != nil {
 				return nil, d.fail(err.Error())
 			}
@@ -448,6 +453,18 @@ func (d *decoder) value() (Value, error) {
 		return dict, nil
 	}
 	return nil, d.fail(fmt.Sprintf("unknown tag %q", tag))
+}
+
+// record adds v, an entry decoded from start, to d.known when it is a
+// dict, list or set at depth 1.
+func (d *decoder) record(v Value, start int) {
+	if d.known == nil || d.depth != 1 {
+		return
+	}
+	switch v.(type) {
+	case *starlark.Dict, *starlark.List, *starlark.Set:
+		*d.known = append(*d.known, knownEnc{v, d.b[start:d.pos]})
+	}
 }
 
 // sequence decodes a tuple, list or set after its tag.
@@ -469,9 +486,11 @@ func (d *decoder) sequence(tag byte) (Value, error) {
 		elems = make([]Value, n)
 	}
 	for i := range elems {
+		start := d.pos
 		if elems[i], err = d.value(); err != nil {
 			return nil, err
 		}
+		d.record(elems[i], start)
 	}
 	d.depth--
 	switch tag {
