@@ -38,8 +38,53 @@ import (
 type cframe struct {
 	s      *sstate
 	locals []starlark.Value
-	thread *starlark.Thread // for the builtins called
-	budget *int             // steps left for the whole evaluation
+	ctx    *cctx
+}
+
+// cctx is what one evaluation of compiled code shares: its thread (for the
+// builtins called), its budget of steps, and the locals and frames of the
+// functions it calls, kept from one evaluation to the next (a worker has
+// one), so that an evaluation allocates no frame.
+type cctx struct {
+	thread *starlark.Thread
+	budget int
+	stack  []starlark.Value
+	frames []*cframe
+	depth  int
+}
+
+// start begins an evaluation with the budget and returns its first frame,
+// with n cleared locals.
+func (c *cctx) start(s *sstate, n, budget int) *cframe {
+	c.budget, c.stack, c.depth = budget, c.stack[:0], 0
+	return c.push(s, n)
+}
+
+// push returns the frame of a function called now, with n cleared locals
+// (the caller's locals stay where they are if the stack grows).
+func (c *cctx) push(s *sstate, n int) *cframe {
+	base := len(c.stack)
+	if cap(c.stack)-base < n {
+		grown := make([]starlark.Value, base, max(2*cap(c.stack), base+n, 64))
+		copy(grown, c.stack)
+		c.stack = grown
+	}
+	c.stack = c.stack[:base+n]
+	locals := c.stack[base : base+n : base+n]
+	clear(locals)
+	if c.depth == len(c.frames) {
+		c.frames = append(c.frames, new(cframe))
+	}
+	f := c.frames[c.depth]
+	c.depth++
+	*f = cframe{s: s, locals: locals, ctx: c}
+	return f
+}
+
+// pop ends the frame push returned last.
+func (c *cctx) pop(f *cframe) {
+	c.depth--
+	c.stack = c.stack[:len(c.stack)-len(f.locals)]
 }
 
 // cexpr evaluates a compiled expression; ok false means the interpreter
@@ -87,20 +132,8 @@ func (cf *cfunc) call(f *cframe) (starlark.Value, bool) {
 }
 
 // eval runs a compiled function of the state alone (invariant, filters).
-func (cf *cfunc) eval(s *sstate, thread *starlark.Thread, scratch *[]starlark.Value) (starlark.Value, bool) {
-	budget := compileBudget
-	locals := takeLocals(scratch, cf.nlocals)
-	return cf.call(&cframe{s: s, locals: locals, thread: thread, budget: &budget})
-}
-
-// takeLocals returns n cleared locals from a reused buffer.
-func takeLocals(buf *[]starlark.Value, n int) []starlark.Value {
-	if cap(*buf) < n {
-		*buf = make([]starlark.Value, n)
-	}
-	l := (*buf)[:n]
-	clear(l)
-	return l
+func (cf *cfunc) eval(s *sstate, ctx *cctx) (starlark.Value, bool) {
+	return cf.call(ctx.start(s, cf.nlocals, compileBudget))
 }
 
 func runBlock(stmts []cstmt, f *cframe) (flow, starlark.Value) {
@@ -308,7 +341,7 @@ func (c *gcomp) forStmt(x *syntax.ForStmt) cstmt {
 		defer it.Done()
 		var v starlark.Value
 		for it.Next(&v) {
-			if *f.budget--; *f.budget <= 0 || !bind(f, v) {
+			if f.ctx.budget--; f.ctx.budget <= 0 || !bind(f, v) {
 				return flowUnknown, nil
 			}
 			switch fl, r := runBlock(body, f); fl {
@@ -707,6 +740,6 @@ func (m *StarModel) compiledInit(cc *compiler, thread *starlark.Thread) (starlar
 	if cf == nil {
 		return nil, false
 	}
-	budget := initBudgetCompiled
-	return cf.call(&cframe{locals: make([]starlark.Value, cf.nlocals), thread: thread, budget: &budget})
+	ctx := &cctx{thread: thread}
+	return cf.call(ctx.start(nil, cf.nlocals, initBudgetCompiled))
 }

@@ -226,7 +226,7 @@ func (c *gcomp) comprehension(x *syntax.Comprehension) cexpr {
 				defer it.Done()
 				var v starlark.Value
 				for it.Next(&v) {
-					if *f.budget--; *f.budget <= 0 || !bind(f, v) || !next(f, out) {
+					if f.ctx.budget--; f.ctx.budget <= 0 || !bind(f, v) || !next(f, out) {
 						return false
 					}
 				}
@@ -332,10 +332,10 @@ func callWith(f *cframe, fn starlark.Value, parts []cexpr) (starlark.Value, bool
 	if !ok {
 		return nil, false
 	}
-	if *f.budget--; *f.budget <= 0 {
+	if f.ctx.budget--; f.ctx.budget <= 0 {
 		return nil, false
 	}
-	v, err := starlark.Call(f.thread, fn, argv, nil)
+	v, err := starlark.Call(f.ctx.thread, fn, argv, nil)
 	return v, err == nil
 }
 
@@ -433,18 +433,19 @@ func (c *gcomp) modelCall(callee *starlark.Function, args []syntax.Expr) cexpr {
 		off = 1
 	}
 	return func(f *cframe) (starlark.Value, bool) {
-		if *f.budget--; *f.budget <= 0 {
+		if f.ctx.budget--; f.ctx.budget <= 0 {
 			return nil, false
 		}
-		locals := make([]starlark.Value, cf.nlocals)
+		nf := f.ctx.push(f.s, cf.nlocals)
+		defer f.ctx.pop(nf)
 		for i, p := range parts {
 			v, ok := p(f)
 			if !ok {
 				return nil, false
 			}
-			locals[i+off] = v
+			nf.locals[i+off] = v
 		}
-		return cf.call(&cframe{s: f.s, locals: locals, thread: f.thread, budget: f.budget})
+		return cf.call(nf)
 	}
 }
 
@@ -469,7 +470,7 @@ func (c *gcomp) appendCall(recv, arg syntax.Expr) cexpr {
 		if !ok {
 			return nil, false
 		}
-		if *f.budget--; *f.budget <= 0 {
+		if f.ctx.budget--; f.ctx.budget <= 0 {
 			return nil, false
 		}
 		return starlark.None, list.Append(v) == nil

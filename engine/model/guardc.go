@@ -56,13 +56,11 @@ type cguard struct {
 
 // eval tells whether the try is disabled, and why; scratch is the
 // worker's buffer for the locals.
-func (g *cguard) eval(s *sstate, args []starlark.Value, thread *starlark.Thread, scratch *[]starlark.Value) (ctruth, string) {
-	budget := compileBudget
-	locals := takeLocals(scratch, g.nlocals)
-	copy(locals[1:], args)
-	f := cframe{s: s, locals: locals, thread: thread, budget: &budget}
+func (g *cguard) eval(s *sstate, args []starlark.Value, ctx *cctx) (ctruth, string) {
+	f := ctx.start(s, g.nlocals, compileBudget)
+	copy(f.locals[1:], args)
 	for i, c := range g.conds {
-		v, ok := c(&f)
+		v, ok := c(f)
 		if !ok {
 			return cUnknown, ""
 		}

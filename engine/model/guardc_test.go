@@ -265,10 +265,9 @@ func TestCompiledGuardsMatchInterpreter(t *testing.T) {
 						want, werr := w.call(vfn, starlark.Tuple{rc, p, q})
 						if g != nil {
 							if len(g.conds) == 1 && g.complete {
-								locals := make([]starlark.Value, g.nlocals)
-								locals[1], locals[2] = p, q
-								budget := compileBudget
-								v, ok := g.conds[0](&cframe{s: s, locals: locals, thread: w.thread, budget: &budget})
+								f := (&cctx{thread: w.thread}).start(s, g.nlocals, compileBudget)
+								f.locals[1], f.locals[2] = p, q
+								v, ok := g.conds[0](f)
 								if ok {
 									valued++
 									if werr != nil {
@@ -281,8 +280,7 @@ func TestCompiledGuardsMatchInterpreter(t *testing.T) {
 									unknown++
 								}
 							}
-							var scratch []starlark.Value
-							if tr, _ := g.eval(s, []starlark.Value{p, q}, w.thread, &scratch); tr == cFalse {
+							if tr, _ := g.eval(s, []starlark.Value{p, q}, &w.cctx); tr == cFalse {
 								falsified++
 								if werr != nil || want.Truth() {
 									t.Fatalf("%s with p=%v q=%v: compiled false, the interpreter %v %v", exprs[i], p, q, want, werr)
@@ -401,10 +399,9 @@ actions = [A]
 			for _, st := range sts {
 				for _, p := range []starlark.Value{starlark.MakeInt(0), starlark.MakeInt(2), starlark.String("a")} {
 					s, _ := m.ensure(st)
-					locals := make([]starlark.Value, cf.nlocals)
-					locals[1], locals[2] = p, starlark.MakeInt(1)
-					budget := compileBudget
-					v, ok := cf.call(&cframe{s: s, locals: locals, thread: w.thread, budget: &budget})
+					f := (&cctx{thread: w.thread}).start(s, cf.nlocals, compileBudget)
+					f.locals[1], f.locals[2] = p, starlark.MakeInt(1)
+					v, ok := cf.call(f)
 					rc, _ := w.readonly(st)
 					want, werr := w.call(fn, starlark.Tuple{rc, p, starlark.MakeInt(1)})
 					if !ok {

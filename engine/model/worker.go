@@ -42,7 +42,7 @@ type starWorker struct {
 	ends    []int   // where each variable's encoding ends in the last key made
 	vslab   []starlark.Value
 	eslab   []string
-	clocals []starlark.Value     // compiled functions' locals
+	cctx    cctx                 // compiled code's evaluations
 	plans   map[string]*thawPlan // by action and arguments (see thawPlan)
 	pkey    []byte
 	copies  []starlark.Value
@@ -59,6 +59,7 @@ type cacheLinePad [128]byte
 // NewWorker returns a Worker for one goroutine.
 func (m *StarModel) NewWorker() (Worker, error) {
 	w := &starWorker{m: m, thread: newThread("worker"), budget: DefaultStepBudget}
+	w.cctx.thread = w.thread
 	w.thread.OnMaxSteps = func(t *starlark.Thread) {
 		w.overBudget = true
 		t.Cancel("too many steps")
@@ -481,7 +482,7 @@ func (w *starWorker) guard(s *sstate, action int, fn *starlark.Function, argv st
 	}
 	if action < len(w.m.cguards) && w.m.cguards[action] != nil && !w.m.noCGuards {
 		cg := w.m.cguards[action]
-		switch t, why := cg.eval(s, argv[1:], w.thread, &w.clocals); {
+		switch t, why := cg.eval(s, argv[1:], &w.cctx); {
 		case t == cFalse:
 			return orElse(why, "require failed"), true
 		case t == cTrue && cg.complete:
@@ -570,7 +571,7 @@ func (w *starWorker) compiled(cf *cfunc, st State) (starlark.Value, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return cf.eval(s, w.thread, &w.clocals)
+	return cf.eval(s, &w.cctx)
 }
 
 func (w *starWorker) Eval(e Expr, st State) (Value, error) {
