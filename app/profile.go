@@ -7,23 +7,38 @@ import (
 )
 
 // startProfile writes a CPU profile of the whole command to the file named
-// by MODEX_CPUPROFILE, when it is set (docs/performance.md: how the
-// figures there were profiled). The returned function stops it.
+// by MODEX_CPUPROFILE, and a profile of what it allocated to the file named
+// by MODEX_MEMPROFILE, when they are set (docs/performance.md: how the
+// figures there were profiled). The returned function stops them.
 func startProfile() func() {
-	path := os.Getenv("MODEX_CPUPROFILE")
-	if path == "" {
-		return func() {}
-	}
-	f, err := os.Create(path)
-	if err == nil {
-		err = pprof.StartCPUProfile(f)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "modex: MODEX_CPUPROFILE:", err)
-		return func() {}
+	stopCPU := func() {}
+	if path := os.Getenv("MODEX_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "modex: MODEX_CPUPROFILE:", err)
+		} else {
+			stopCPU = func() {
+				pprof.StopCPUProfile()
+				f.Close()
+			}
+		}
 	}
 	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
+		stopCPU()
+		if path := os.Getenv("MODEX_MEMPROFILE"); path != "" {
+			f, err := os.Create(path)
+			if err == nil {
+				err = pprof.Lookup("allocs").WriteTo(f, 0)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "modex: MODEX_MEMPROFILE:", err)
+			}
+		}
 	}
 }
