@@ -30,6 +30,8 @@ type sstate struct {
 	// slab, in a worker's DecodeScratch state, holds the elements of the
 	// sequences a step makes to change (see valSlab).
 	slab *valSlab
+	// cache, in a worker's DecodeScratch state, shares decoded values
+	cache *valCache
 }
 
 // valSlab hands out the element arrays of the lists and tuples a scratch
@@ -68,7 +70,7 @@ func (s *sstate) val(i int) (starlark.Value, error) {
 	if v := s.vals[i]; v != nil || !s.lazy {
 		return v, nil
 	}
-	d := decoder{b: s.encs[i], known: &s.known}
+	d := decoder{b: s.encs[i], known: &s.known, cache: s.cache}
 	v, err := d.value()
 	if err != nil {
 		return nil, err
@@ -100,7 +102,7 @@ func (m *StarModel) decodeLazy(dst *sstate, key string) error {
 		objs = []objCount{}
 	}
 	clear(dst.known)
-	*dst = sstate{key: key, vals: vals, encs: encs, lazy: true, slab: dst.slab, known: dst.known[:0]}
+	*dst = sstate{key: key, vals: vals, encs: encs, lazy: true, slab: dst.slab, cache: dst.cache, known: dst.known[:0]}
 	d := decoder{b: key}
 	for i := range encs {
 		start := d.pos

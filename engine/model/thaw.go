@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"strings"
 
 	"go.starlark.net/starlark"
 )
@@ -339,4 +340,49 @@ func appendValueKnown(b []byte, v Value, path string, known []knownEnc) ([]byte,
 		return out, nil
 	}
 	return appendValue(b[:len(b):len(b)], v, path, 0) // says what and where
+}
+
+// valCache shares, within a worker, the frozen dicts, lists, sets and
+// tuples it decodes from states' keys, by their encodings: the states of
+// an exploration hold the same inner values again and again (a network's
+// empty channels, a process's requests), and a frozen value can be shared
+// by every state that holds it. A hit costs a walk over the encoding and a
+// map lookup instead of the value's allocations (a Starlark dict is about
+// 600 bytes). Bounded by maxValCache entries (then it starts again).
+type valCache struct {
+	m map[string]starlark.Value
+}
+
+const (
+	maxValCache    = 1 << 15
+	minCachedDepth = 1 // the variables' own values are rarely shared whole
+)
+
+func isContainerTag(tag byte) bool {
+	return tag == tagDict || tag == tagList || tag == tagSet || tag == tagTuple
+}
+
+// cached decodes the container at d.pos through d.cache.
+func (d *decoder) cached() (Value, error) {
+	start := d.pos
+	if err := d.skip(); err != nil {
+		return nil, err
+	}
+	enc := d.b[start:d.pos]
+	if v, ok := d.cache.m[enc]; ok {
+		return v, nil
+	}
+	d.pos = start
+	saved := d.cache
+	d.cache = nil // its entries are not looked up again
+	v, err := d.value()
+	d.cache = saved
+	if err != nil {
+		return nil, err
+	}
+	if d.cache.m == nil || len(d.cache.m) >= maxValCache {
+		d.cache.m = make(map[string]starlark.Value, 1024)
+	}
+	d.cache.m[strings.Clone(enc)] = v
+	return v, nil
 }

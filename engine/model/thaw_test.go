@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -233,4 +234,62 @@ func TestThawPlansMatchDeepCopies(t *testing.T) {
 		t.Errorf("Fail(0)'s plan: %+v", f)
 	}
 	t.Logf("%d states, %d steps, %d errors", len(seen), steps, errs)
+}
+
+// Decoding through a worker's cache gives values equal to a plain decode's,
+// frozen, and the same value for the same inner encoding; the entries it
+// records as known have the encodings the encoder gives them.
+func TestValCache(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	var cache valCache
+	shared, entries := 0, 0
+	for i := 0; i < 3000; i++ {
+		v := randValue(r, 4, false)
+		enc, err := AppendValue(nil, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var known [2][]knownEnc
+		for round := range known {
+			d := decoder{b: string(enc), cache: &cache, known: &known[round]}
+			got, err := d.value()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if eq, err := starlark.Equal(got, v); err != nil || !eq {
+				t.Fatalf("decoded %v through the cache, encoded %v", got, v)
+			}
+			if !frozen(got) {
+				t.Fatalf("%v: not frozen", got)
+			}
+		}
+		if len(known[0]) != len(known[1]) {
+			t.Fatalf("%v: known %d, then %d", v, len(known[0]), len(known[1]))
+		}
+		for j, k := range known[0] {
+			entries++
+			if e, err := AppendValue(nil, k.v); err != nil || string(e) != k.enc {
+				t.Fatalf("known %v as %q, encoded %q", k.v, k.enc, e)
+			}
+			if known[1][j].v == k.v {
+				shared++
+			}
+		}
+	}
+	if entries < 100 || shared != entries {
+		t.Fatalf("%d of %d inner containers shared by the second decode", shared, entries)
+	}
+}
+
+// frozen tells whether a dict, list or set refuses a change.
+func frozen(v starlark.Value) bool {
+	switch x := v.(type) {
+	case *starlark.List:
+		return x.Append(starlark.None) != nil
+	case *starlark.Dict:
+		return x.SetKey(starlark.String("new"), starlark.None) != nil
+	case *starlark.Set:
+		return x.Insert(starlark.String("new")) != nil
+	}
+	return true
 }

@@ -267,6 +267,9 @@ type decoder struct {
 	// known, when not nil, gets the dicts, lists and sets decoded as
 	// entries of the value (at depth 1) with their encodings
 	known *[]knownEnc
+	// cache, when not nil, shares the frozen containers decoded (see
+	// valCache)
+	cache *valCache
 	// depth is how deeply the value being read nests (bounded by
 	// MaxValueDepth: an encoding is untrusted input when it comes from a
 	// file).
@@ -384,6 +387,9 @@ func (d *decoder) value() (Value, error) {
 		return nil, d.fail("unexpected end")
 	}
 	tag := d.b[d.pos]
+	if d.cache != nil && !d.thaw && d.depth >= minCachedDepth && isContainerTag(tag) {
+		return d.cached()
+	}
 	d.pos++
 	switch tag {
 	case tagNone:

@@ -42,7 +42,8 @@ type starWorker struct {
 	ends    []int   // where each variable's encoding ends in the last key made
 	vslab   []starlark.Value
 	eslab   []string
-	cctx    cctx                 // compiled code's evaluations
+	cctx    cctx // compiled code's evaluations
+	vcache  valCache
 	plans   map[string]*thawPlan // by action and arguments (see thawPlan)
 	pkey    []byte
 	copies  []starlark.Value
@@ -317,6 +318,7 @@ func (w *starWorker) StepScratch(st State, action int, args []Value) ([]Outcome,
 // made from its encoding instead of copied from its decoded value.
 func (w *starWorker) DecodeScratch(key string) (State, error) {
 	w.src.slab = &w.slab
+	w.src.cache = &w.vcache
 	if err := w.m.decodeLazy(&w.src, key); err != nil {
 		return nil, err
 	}
