@@ -242,9 +242,7 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 	}
 	dkeys := w.dkeys[:len(doms)]
 	if memo != nil {
-		if len(doms) == 1 {
-			dkeys = [][]string{memo.keys} // not into w.dkeys: the next action would write over the memo's keys
-		}
+		dkeys = memo.keys // not into w.dkeys: the next action would write over the memo's keys
 	} else {
 		for p, vals := range doms {
 			dkeys[p] = dkeys[p][:0]
@@ -254,21 +252,23 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 		}
 	}
 	for {
-		var argsKey string
-		switch len(doms) {
-		case 0:
-		case 1:
-			argsKey = dkeys[0][idx[0]]
-		default:
-			for p := range doms {
-				argsKey += dkeys[p][idx[p]]
-			}
-		}
+		var argsKey string // needed only for inputs not interned yet
 		argsID, known := memo.id(idx), false
 		if argsID >= 0 {
 			known = true
-		} else if argsID, known = e.argIDs[argsKey]; known {
-			memo.learn(idx, argsID)
+		} else {
+			switch len(doms) {
+			case 0:
+			case 1:
+				argsKey = dkeys[0][idx[0]]
+			default:
+				for p := range doms {
+					argsKey += dkeys[p][idx[p]]
+				}
+			}
+			if argsID, known = e.argIDs[argsKey]; known {
+				memo.learn(idx, argsID)
+			}
 		}
 		var args []model.Value
 		if known {
@@ -367,56 +367,90 @@ func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, a
 	return true
 }
 
-// inputMemo remembers an action's last domain (of scalars; none for an
-// action without parameters), its values' keys and the ids of the inputs
-// interned so far (-1 until known; interned ids never change).
+// inputMemo remembers an action's last domains (of scalars; none for an
+// action without parameters), their values' keys and the ids of the
+// inputs interned so far, per combination (-1 until known; interned ids
+// never change).
 type inputMemo struct {
-	dom  []model.Value // a copy: a model may fill the same slice again
-	keys []string
-	ids  []int32
+	dom  []model.Value // every parameter's values, one after the other: a copy (a model may fill the same slice again)
+	lens []int         // each parameter's number of values
+	keys [][]string    // each parameter's values' keys
+	ids  []int32       // by combination (idx as a mixed-radix number)
 }
 
-// memo returns the memo of action ai when doms is its last domain (or has
-// no parameter), made afresh when the domain changed; nil when the action
-// has two parameters or more, or a value that is not a scalar.
+// maxMemoInputs bounds the combinations of inputs a memo holds.
+const maxMemoInputs = 1 << 12
+
+// memo returns the memo of action ai when doms are its last domains (or it
+// has no parameter), made afresh when they changed; nil when a value is
+// not a scalar or the combinations are too many.
 func (w *expWorker) memo(ai, nactions int, doms [][]model.Value) *inputMemo {
-	if len(doms) > 1 {
-		return nil
-	}
 	if w.memos == nil {
 		w.memos = make([]inputMemo, nactions)
 	}
 	m := &w.memos[ai]
-	if len(doms) == 0 {
-		if len(m.ids) == 0 {
-			m.ids = []int32{-1}
-		}
+	if m.same(doms) {
 		return m
 	}
-	vals := doms[0]
-	if len(vals) == len(m.dom) && len(m.ids) == len(vals) {
-		same := true
-		for i, v := range vals {
-			if v != m.dom[i] {
-				same = false
-				break
-			}
-		}
-		if same {
-			return m
-		}
-	}
-	for _, v := range vals {
-		if !model.Scalar(v) {
+	combos := 1
+	for _, vals := range doms {
+		combos *= len(vals)
+		if combos > maxMemoInputs {
 			return nil
 		}
+		for _, v := range vals {
+			if !model.Scalar(v) {
+				return nil
+			}
+		}
 	}
-	m.dom, m.keys, m.ids = append(m.dom[:0], vals...), m.keys[:0], m.ids[:0]
-	for _, v := range vals {
-		m.keys = append(m.keys, w.key(v))
+	m.dom, m.lens = m.dom[:0], m.lens[:0]
+	for len(m.keys) < len(doms) {
+		m.keys = append(m.keys, nil)
+	}
+	m.keys = m.keys[:len(doms)]
+	for p, vals := range doms {
+		m.dom = append(m.dom, vals...)
+		m.lens = append(m.lens, len(vals))
+		m.keys[p] = m.keys[p][:0]
+		for _, v := range vals {
+			m.keys[p] = append(m.keys[p], w.key(v))
+		}
+	}
+	m.ids = m.ids[:0]
+	for range combos {
 		m.ids = append(m.ids, -1)
 	}
 	return m
+}
+
+// same tells whether doms are the memo's domains.
+func (m *inputMemo) same(doms [][]model.Value) bool {
+	if len(m.ids) == 0 || len(doms) != len(m.lens) {
+		return false
+	}
+	off := 0
+	for p, vals := range doms {
+		if len(vals) != m.lens[p] {
+			return false
+		}
+		for i, v := range vals {
+			if v != m.dom[off+i] {
+				return false
+			}
+		}
+		off += len(vals)
+	}
+	return true
+}
+
+// combo is the index in ids of the inputs at idx.
+func (m *inputMemo) combo(idx []int) int {
+	c := 0
+	for p, i := range idx {
+		c = c*m.lens[p] + i
+	}
+	return c
 }
 
 // id returns the remembered id of the inputs at idx, or -1.
@@ -424,21 +458,13 @@ func (m *inputMemo) id(idx []int) int32 {
 	if m == nil {
 		return -1
 	}
-	if len(idx) == 0 {
-		return m.ids[0]
-	}
-	return m.ids[idx[0]]
+	return m.ids[m.combo(idx)]
 }
 
 // learn remembers the id of the inputs at idx.
 func (m *inputMemo) learn(idx []int, id int32) {
-	if m == nil {
-		return
-	}
-	if len(idx) == 0 {
-		m.ids[0] = id
-	} else {
-		m.ids[idx[0]] = id
+	if m != nil {
+		m.ids[m.combo(idx)] = id
 	}
 }
 

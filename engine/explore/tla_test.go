@@ -150,11 +150,13 @@ func TestTLAPortsCompiledGuards(t *testing.T) {
 			continue // 112,160 states: checked by the run without the race detector
 		}
 		var xs [3]*explore.Exploration
+		var models [3]model.Model
 		for i := range xs {
 			m, err := model.LoadStarlarkWith("testdata/tla/"+tc.file, nil, tc.constants)
 			if err != nil {
 				t.Fatal(err)
 			}
+			models[i] = m
 			m.SetCompiledGuards(i != 1)
 			m.SetThawPlans(i != 2)
 			cfg := explore.DefaultConfig(m)
@@ -167,6 +169,9 @@ func TestTLAPortsCompiledGuards(t *testing.T) {
 			}
 		}
 		a := xs[0]
+		if tc.file != "Bakery.star" {
+			leadThere(t, models[0], a)
+		}
 		for j, b := range xs[1:] {
 			a.Stats.Seconds, b.Stats.Seconds = 0, 0
 			if a.Stats != b.Stats || len(a.States) < 100 {
@@ -184,5 +189,86 @@ func TestTLAPortsCompiledGuards(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d states, %d transitions, %d tried", tc.file, len(a.States), len(a.Trans), a.Stats.Tried)
+	}
+}
+
+// leadThere checks that each transition's action, with its inputs, leads
+// from its source to its target, and that every try of every action with
+// every combination of its domains' values from every state that leads to
+// a state of the exploration is one of its transitions (the explorer
+// remembers inputs by id per combination of domain values: a wrong id
+// would make a false transition, or lose one).
+func leadThere(t *testing.T, m model.Model, x *explore.Exploration) {
+	t.Helper()
+	w, err := m.NewWorker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]int{}
+	for i := range x.States {
+		states[x.StateKey(i)] = i
+	}
+	type link struct {
+		from, action int
+		args         string
+		to           int
+	}
+	links := map[link]bool{}
+	for i := range x.Trans {
+		tr := &x.Trans[i]
+		links[link{int(tr.From), int(tr.Action), model.FormatArgs(x.ArgsOf(tr)), int(tr.To)}] = true
+	}
+	for from := range x.States {
+		st, err := w.Decode(x.StateKey(from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for a, act := range m.Info().Actions {
+			doms := make([][]model.Value, len(act.Params))
+			for p := range doms {
+				if doms[p], _, err = w.Domain(st, a, p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			idx := make([]int, len(doms))
+			for {
+				args := make([]model.Value, len(doms))
+				empty := false
+				for p := range doms {
+					if len(doms[p]) == 0 {
+						empty = true
+						break
+					}
+					args[p] = doms[p][idx[p]]
+				}
+				if empty {
+					break
+				}
+				outs, _, err := w.Step(st, a, args)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, o := range outs {
+					to, ok := states[o.Next.Key()]
+					if o.Err == nil && ok && !links[link{from, a, model.FormatArgs(args), to}] {
+						t.Fatalf("%s %s(%s) → %s is not a transition", x.StateLabel(from), act.Name, model.FormatArgs(args), x.StateLabel(to))
+					}
+					delete(links, link{from, a, model.FormatArgs(args), to})
+				}
+				p := len(idx) - 1
+				for ; p >= 0; p-- {
+					if idx[p]++; idx[p] < len(doms[p]) {
+						break
+					}
+					idx[p] = 0
+				}
+				if p < 0 {
+					break
+				}
+			}
+		}
+	}
+	for l := range links {
+		t.Fatalf("false transition %s %s(%s) → %s", x.StateLabel(l.from), m.Info().Actions[l.action].Name, l.args, x.StateLabel(l.to))
 	}
 }
