@@ -39,6 +39,7 @@ type cframe struct {
 	s      *sstate
 	locals []starlark.Value
 	ctx    *cctx
+	r      *rec // an action body's run (nil: a function of the state)
 }
 
 // cctx is what one evaluation of compiled code shares: its thread (for the
@@ -48,6 +49,10 @@ type cframe struct {
 type cctx struct {
 	thread *starlark.Thread
 	budget int
+	// limit, when positive, caps every evaluation's budget: the step
+	// budget the user set (a compiled step is at least one of the
+	// interpreter's)
+	limit  int
 	stack  []starlark.Value
 	frames []*cframe
 	depth  int
@@ -56,6 +61,9 @@ type cctx struct {
 // start begins an evaluation with the budget and returns its first frame,
 // with n cleared locals.
 func (c *cctx) start(s *sstate, n, budget int) *cframe {
+	if c.limit > 0 {
+		budget = min(budget, c.limit)
+	}
 	c.budget, c.stack, c.depth = budget, c.stack[:0], 0
 	return c.push(s, n)
 }
@@ -161,6 +169,7 @@ type compiler struct {
 type funcKey struct {
 	def      *syntax.DefStmt
 	stateful bool
+	body     bool // part of an action's body (see bodyc.go)
 }
 
 func newCompiler(m *StarModel, sources map[string][]byte) *compiler {
@@ -187,6 +196,12 @@ func (cc *compiler) defOf(fn *starlark.Function) *syntax.DefStmt {
 // function compiles fn; stateful: its first parameter is the state. It
 // returns nil if fn is not in the subset.
 func (cc *compiler) function(fn *starlark.Function, stateful bool) *cfunc {
+	return cc.functionIn(fn, stateful, false)
+}
+
+// functionIn compiles fn as a function of the state (body false) or as
+// part of an action's body, which may change the state (body true).
+func (cc *compiler) functionIn(fn *starlark.Function, stateful, body bool) *cfunc {
 	if fn.HasVarargs() || fn.HasKwargs() || fn.NumKwonlyParams() > 0 || (stateful && fn.NumParams() < 1) {
 		return nil
 	}
@@ -194,7 +209,7 @@ func (cc *compiler) function(fn *starlark.Function, stateful bool) *cfunc {
 	if def == nil {
 		return nil
 	}
-	k := funcKey{def, stateful}
+	k := funcKey{def, stateful, body}
 	if cf, ok := cc.funcs[k]; ok {
 		if cf.failed {
 			return nil
@@ -204,16 +219,16 @@ func (cc *compiler) function(fn *starlark.Function, stateful bool) *cfunc {
 	rf := def.Function.(*resolve.Function)
 	cf := &cfunc{nparams: fn.NumParams(), nlocals: len(rf.Locals)}
 	cc.funcs[k] = cf
-	g := &gcomp{cc: cc, globals: fn.Globals(), nparams: cf.nparams, state: -1}
+	g := &gcomp{cc: cc, globals: fn.Globals(), nparams: cf.nparams, state: -1, body: body}
 	if stateful {
 		g.state = 0
 	}
-	body, ok := g.block(def.Body, true)
+	stmts, ok := g.block(def.Body, true)
 	if !ok {
 		cf.failed = true
 		return nil
 	}
-	cf.body = body
+	cf.body = stmts
 	return cf
 }
 
@@ -224,6 +239,9 @@ type gcomp struct {
 	nparams int
 	state   int // the local index of the state parameter, -1 none
 	loops   int // enclosing for loops
+	// body: an action's body, whose state is its run's record (read and
+	// changed through it)
+	body bool
 }
 
 func (c *gcomp) block(stmts []syntax.Stmt, top bool) ([]cstmt, bool) {
@@ -367,6 +385,10 @@ func (c *gcomp) target(e syntax.Expr) func(f *cframe, v starlark.Value) bool {
 			return nil
 		}
 		return func(f *cframe, v starlark.Value) bool { f.locals[i] = v; return true }
+	case *syntax.DotExpr, *syntax.IndexExpr:
+		if c.body {
+			return c.stateTarget(x)
+		}
 	case *syntax.TupleExpr, *syntax.ListExpr:
 		var elems []syntax.Expr
 		if t, ok := x.(*syntax.TupleExpr); ok {
@@ -432,6 +454,11 @@ func (c *gcomp) assign(x *syntax.AssignStmt) cstmt {
 		}
 	}
 	op, ok := augOps[x.Op]
+	if ok && c.body {
+		if _, isID := x.LHS.(*syntax.Ident); !isID {
+			return c.augmentState(op, x.LHS, rhs)
+		}
+	}
 	id, isID := x.LHS.(*syntax.Ident)
 	if !ok || !isID {
 		return nil
@@ -480,6 +507,8 @@ func (c *gcomp) expr(e syntax.Expr) cexpr {
 		return c.stateVar(x)
 	case *syntax.IndexExpr:
 		return c.index(x)
+	case *syntax.SliceExpr:
+		return c.slice(x)
 	case *syntax.BinaryExpr:
 		return c.binary(x)
 	case *syntax.UnaryExpr:
@@ -592,6 +621,12 @@ func (c *gcomp) stateVar(x *syntax.DotExpr) cexpr {
 	if !ok {
 		return nil
 	}
+	if c.body {
+		return func(f *cframe) (starlark.Value, bool) {
+			v, err := f.r.attrAt(i)
+			return v, err == nil && v != nil
+		}
+	}
 	return func(f *cframe) (starlark.Value, bool) {
 		v, err := f.s.val(i)
 		return v, err == nil && v != nil
@@ -674,6 +709,7 @@ func (m *StarModel) compile(cc *compiler) {
 	m.cc = cc
 	cc.funcs = map[funcKey]*cfunc{} // none with appends
 	m.compileGuards(cc)
+	m.compileBodies(cc)
 	for _, x := range []struct {
 		fn  *starlark.Function
 		out **cfunc

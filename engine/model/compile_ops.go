@@ -377,8 +377,8 @@ func (c *gcomp) methodCall(fn *syntax.DotExpr, args []syntax.Expr) cexpr {
 	if fn.Name.Name == "append" && c.cc.appends && len(args) == 1 {
 		return c.appendCall(fn.X, args[0])
 	}
-	if !pureMethods[fn.Name.Name] {
-		return nil
+	if !pureMethods[fn.Name.Name] && !c.body {
+		return nil // a method that changes its receiver: only in an action's body
 	}
 	recv := c.expr(fn.X)
 	parts, ok := c.exprs(args)
@@ -424,7 +424,7 @@ func (c *gcomp) modelCall(callee *starlark.Function, args []syntax.Expr) cexpr {
 	if !ok {
 		return nil
 	}
-	cf := c.cc.function(callee, stateful)
+	cf := c.cc.functionIn(callee, stateful, c.body && stateful)
 	if cf == nil {
 		return nil
 	}
@@ -437,6 +437,7 @@ func (c *gcomp) modelCall(callee *starlark.Function, args []syntax.Expr) cexpr {
 			return nil, false
 		}
 		nf := f.ctx.push(f.s, cf.nlocals)
+		nf.r = f.r
 		defer f.ctx.pop(nf)
 		for i, p := range parts {
 			v, ok := p(f)
@@ -503,5 +504,63 @@ func (c *gcomp) dict(x *syntax.DictExpr) cexpr {
 			}
 		}
 		return d, true
+	}
+}
+
+// slice compiles x[lo:hi] (a step other than 1 is the interpreter's).
+func (c *gcomp) slice(x *syntax.SliceExpr) cexpr {
+	if x.Step != nil {
+		return nil
+	}
+	seq := c.expr(x.X)
+	var lo, hi cexpr
+	if x.Lo != nil {
+		lo = c.expr(x.Lo)
+	}
+	if x.Hi != nil {
+		hi = c.expr(x.Hi)
+	}
+	if seq == nil || x.Lo != nil && lo == nil || x.Hi != nil && hi == nil {
+		return nil
+	}
+	bound := func(f *cframe, e cexpr, n, def int) (int, bool) {
+		if e == nil {
+			return def, true
+		}
+		v, ok := e(f)
+		if !ok {
+			return 0, false
+		}
+		if v == starlark.None {
+			return def, true
+		}
+		i, err := starlark.AsInt32(v)
+		if err != nil {
+			return 0, false
+		}
+		if i < 0 {
+			return max(i+n, 0), true
+		}
+		return min(i, n), true
+	}
+	return func(f *cframe) (starlark.Value, bool) {
+		v, ok := seq(f)
+		if !ok {
+			return nil, false
+		}
+		s, ok := v.(starlark.Sliceable)
+		if !ok {
+			return nil, false
+		}
+		n := s.Len()
+		start, ok := bound(f, lo, n, 0)
+		if !ok {
+			return nil, false
+		}
+		end, ok := bound(f, hi, n, n)
+		if !ok {
+			return nil, false
+		}
+		return s.Slice(start, max(start, end), 1), true
 	}
 }

@@ -46,6 +46,7 @@ type cguard struct {
 	nlocals int // the action's locals (its parameters first)
 	conds   []cexpr
 	whys    []string // per conjunct, its require()'s reason ("" none)
+	start   int      // the index in the body of the first statement after the leading requires
 	// complete: the compiled conjuncts are all of the leading requires',
 	// and the rest of the action calls no require() (directly or through
 	// a function of the model): when they hold, the action is enabled
@@ -154,6 +155,7 @@ func (c *gcomp) guard(def *syntax.DefStmt) *cguard {
 	if g.complete {
 		g.complete = !c.mayRequire(body[i:], map[*syntax.DefStmt]bool{})
 	}
+	g.start = i
 	return g.orNil()
 }
 

@@ -60,6 +60,8 @@ type StarModel struct {
 	// see guardc.go); noCGuards turns them off.
 	cguards   []*cguard
 	noCGuards bool
+	// cbodies holds the actions' compiled bodies (nil: none; see bodyc.go)
+	cbodies []*cbody
 	// the compiled invariant, state_filter and accepting (nil: the
 	// interpreter's; see compile.go), and the compiler for expressions
 	cinvariant, cfilter, caccepting *cfunc

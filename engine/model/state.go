@@ -274,6 +274,11 @@ func (r *rec) Attr(name string) (starlark.Value, error) {
 	if !ok {
 		return nil, starlark.NoSuchAttrError(fmt.Sprintf("the state has no variable %q (variables: %s)", name, strings.Join(r.m.info.Vars, ", ")))
 	}
+	return r.attrAt(i)
+}
+
+// attrAt is s.VAR for variable i.
+func (r *rec) attrAt(i int) (starlark.Value, error) {
 	if r.readonly {
 		return r.st.val(i)
 	}
@@ -312,11 +317,16 @@ func (r *rec) SetField(name string, v starlark.Value) error {
 	if !ok {
 		return starlark.NoSuchAttrError(fmt.Sprintf("the state has no variable %q (variables: %s)", name, strings.Join(r.m.info.Vars, ", ")))
 	}
+	return r.setAt(i, v)
+}
+
+// setAt is s.VAR = v for variable i.
+func (r *rec) setAt(i int, v starlark.Value) error {
 	if r.guard {
 		return r.abort
 	}
 	if r.readonly {
-		return fmt.Errorf("the state is read-only here: cannot set s.%s", name)
+		return fmt.Errorf("the state is read-only here: cannot set s.%s", r.m.info.Vars[i])
 	}
 	r.cur[i] = v
 	r.touched[i] = true

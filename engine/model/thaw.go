@@ -256,25 +256,25 @@ func (w *starWorker) thawPlan(action int, args []Value) *thawPlan {
 	return p
 }
 
-// run runs an action once, for the current choices, under plan: a run
-// that ends in an error after it was given a frozen value or a shallow
-// copy is run again with deep copies (see thawPlan), and what a run with
-// deep copies did teaches the plan.
-func (w *starWorker) run(s *sstate, fn *starlark.Function, argv starlark.Tuple, plan *thawPlan) (starlark.Value, error) {
-	n := len(w.m.info.Vars)
+// run runs an action once, for the current choices, under plan: its
+// compiled body if it has one (cb), else, or when that stops, the
+// interpreter. An interpreter's run that ends in an error after it was
+// given a frozen value or a shallow copy is run again with deep copies
+// (see thawPlan), and what a run with deep copies did teaches the plan.
+func (w *starWorker) run(s *sstate, fn *starlark.Function, argv starlark.Tuple, plan *thawPlan, cb *cbody) (starlark.Value, error) {
 	for again := false; ; again = true {
-		w.choice.pos = 0
-		w.choice.sizes = w.choice.sizes[:0]
-		cur, touched := w.cur[:n], w.touched[:n]
-		clear(cur)
-		clear(touched)
-		w.r = rec{m: w.m, st: s, cur: cur, touched: touched, objs: s.objs, plan: plan, learnAll: again}
-		if plan != nil {
-			w.r.copies = w.copies[:n]
-			clear(w.r.copies)
+		var res starlark.Value
+		var err error
+		compiled := false
+		if cb != nil && !again {
+			w.fresh(s, plan, false)
+			res, compiled = cb.run(&w.r, s, argv[1:], &w.cctx)
 		}
-		argv[0] = &w.r
-		res, err := w.call(fn, argv)
+		if !compiled {
+			w.fresh(s, plan, again)
+			argv[0] = &w.r
+			res, err = w.call(fn, argv)
+		}
 		switch {
 		case err == nil:
 			if plan != nil && !w.learn(s, plan) && again {
@@ -287,6 +287,21 @@ func (w *starWorker) run(s *sstate, fn *starlark.Function, argv starlark.Tuple, 
 			}
 			return res, err
 		}
+	}
+}
+
+// fresh makes w.r a fresh record of s for a run under plan.
+func (w *starWorker) fresh(s *sstate, plan *thawPlan, learnAll bool) {
+	n := len(w.m.info.Vars)
+	w.choice.pos = 0
+	w.choice.sizes = w.choice.sizes[:0]
+	cur, touched := w.cur[:n], w.touched[:n]
+	clear(cur)
+	clear(touched)
+	w.r = rec{m: w.m, st: s, cur: cur, touched: touched, objs: s.objs, plan: plan, learnAll: learnAll}
+	if plan != nil {
+		w.r.copies = w.copies[:n]
+		clear(w.r.copies)
 	}
 }
 

@@ -44,6 +44,7 @@ type starWorker struct {
 	eslab   []string
 	cctx    cctx // compiled code's evaluations
 	vcache  valCache
+	gtrue   bool                 // the last guard() found the action's complete compiled guard true
 	plans   map[string]*thawPlan // by action and arguments (see thawPlan)
 	pkey    []byte
 	copies  []starlark.Value
@@ -76,6 +77,7 @@ func (m *StarModel) NewWorker() (Worker, error) {
 func (w *starWorker) SetBudget(steps uint64) {
 	if steps > 0 {
 		w.budget = steps
+		w.cctx.limit = int(min(steps, uint64(compileBudget)))
 	}
 }
 
@@ -409,8 +411,12 @@ func (w *starWorker) step(st State, action int, args []Value, scratch bool) ([]O
 	outs := w.outs[:0]
 	why := ""
 	plan := w.thawPlan(action, args)
+	var cb *cbody
+	if w.gtrue && action < len(w.m.cbodies) {
+		cb = w.m.cbodies[action] // the compiled guard held
+	}
 	for {
-		res, err := w.run(s, fn, argv, plan)
+		res, err := w.run(s, fn, argv, plan, cb)
 		if ee, ok := err.(*starlark.EvalError); ok && ee == w.fast.sentinel {
 			if why == "" {
 				why = orElse(w.fast.why, "require failed")
@@ -479,6 +485,7 @@ func (w *starWorker) step(st State, action int, args []Value, scratch bool) ([]O
 // it at the same point: the action is disabled. Explaining (detail) always
 // runs in full.
 func (w *starWorker) guard(s *sstate, action int, fn *starlark.Function, argv starlark.Tuple) (string, bool) {
+	w.gtrue = false
 	if w.fast.detail {
 		return "", false
 	}
@@ -488,6 +495,7 @@ func (w *starWorker) guard(s *sstate, action int, fn *starlark.Function, argv st
 		case t == cFalse:
 			return orElse(why, "require failed"), true
 		case t == cTrue && cg.complete:
+			w.gtrue = true
 			return "", false
 		}
 	}

@@ -1,0 +1,137 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+const bodyModel = `
+P = [0, 1, 2]
+
+def init():
+    return {"d": {p: {"a": 0, "q": ()} for p in P}, "crit": set(), "n": 0,
+            "lst": [0, 1, 2], "t": (1, 2, 3)}
+
+def push(s, p, m):
+    for r in P:
+        if r != p:
+            s.d[r]["q"] = s.d[r]["q"] + (m,)
+
+def Send(s, p):
+    require(all([len(s.d[r]["q"]) < 2 for r in P]))
+    push(s, p, ("m", s.n))
+    s.n = (s.n + 1) % 3
+
+def Recv(s, p):
+    require(len(s.d[p]["q"]) > 0)
+    m = s.d[p]["q"][0]
+    s.d[p]["q"] = s.d[p]["q"][1:]
+    s.d[p]["a"] += m[1]
+    s.d[p]["a"] %= 4
+    return m
+
+def Join(s, p):
+    require(p not in s.crit)
+    s.crit.add(p)
+    if len(s.crit) == 3:
+        s.crit.clear()
+
+def Leave(s, p):
+    require(p in s.crit)
+    s.crit.remove(p)
+
+def Rot(s, p):
+    require(p == 0 or s.n == p)
+    s.lst[-1] = s.lst[0]
+    s.lst[p] = (s.lst[p] + 1) % 3
+    s.t = s.t[-2:] + s.t[:1]
+    s.n -= 0
+    return s.lst[p - 3:]
+
+def Bad(s, p):
+    require(p != 1)
+    if s.n == 2:
+        return s.d[p]["missing"]   # a key error: the interpreter reports it
+    if s.n == 1:
+        s.lst[p + 5] = 0           # out of range
+    return s.t[p:p]
+
+actions = [Send, Recv, Join, Leave, Rot, Bad]
+domains = {a: {"p": P} for a in actions}
+`
+
+// An action's compiled body gives what the interpreter gives: the same
+// outcomes (states, outputs, errors) on every state of a breadth-first
+// walk, with helpers that change the state, slices, index assignments,
+// augmented assignments and methods that change values.
+func TestCompiledBodiesMatchInterpreter(t *testing.T) {
+	on, err := LoadStarlarkSource("body.star", []byte(bodyModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := LoadStarlarkSource("body.star", []byte(bodyModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off.SetCompiledGuards(false)
+	for i, b := range on.cbodies {
+		if b == nil {
+			t.Fatalf("%s: no compiled body", on.fns[i].Name())
+		}
+	}
+	won, _ := on.NewWorker()
+	woff, _ := off.NewWorker()
+	describe := func(w Worker, key string, a int, p Value) (string, []string) {
+		st, err := w.(ScratchStepper).DecodeScratch(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs, why, err := w.(ScratchStepper).StepScratch(st, a, []Value{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sb strings.Builder
+		var next []string
+		fmt.Fprintf(&sb, "why=%q", why)
+		for _, o := range outs {
+			if o.Err != nil {
+				fmt.Fprintf(&sb, " err=%v", o.Err)
+				continue
+			}
+			fmt.Fprintf(&sb, " out=%s next=%q", Format(o.Output), o.Next.Key())
+			next = append(next, strings.Clone(o.Next.Key()))
+		}
+		return sb.String(), next
+	}
+	s0, _ := won.Init()
+	queue, seen := []string{s0.Key()}, map[string]bool{s0.Key(): true}
+	steps, errs := 0, 0
+	for len(queue) > 0 && len(seen) < 3000 {
+		key := queue[0]
+		queue = queue[1:]
+		for a := range on.Info().Actions {
+			for p := 0; p < 3; p++ {
+				got, next := describe(won, key, a, Int(p))
+				want, _ := describe(woff, key, a, Int(p))
+				if got != want {
+					t.Fatalf("%s(%d): compiled %s, the interpreter %s", on.Info().Actions[a].Name, p, got, want)
+				}
+				steps++
+				if strings.Contains(got, "err=") {
+					errs++
+				}
+				for _, k := range next {
+					if !seen[k] {
+						seen[k] = true
+						queue = append(queue, k)
+					}
+				}
+			}
+		}
+	}
+	if steps < 1000 || errs == 0 {
+		t.Fatalf("%d steps, %d errors: the walk is too short", steps, errs)
+	}
+	t.Logf("%d states, %d steps, %d errors", len(seen), steps, errs)
+}
