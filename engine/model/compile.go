@@ -56,6 +56,7 @@ type cctx struct {
 	stack  []starlark.Value
 	frames []*cframe
 	depth  int
+	memo   []memoSlot // see memo.go
 }
 
 // start begins an evaluation with the budget and returns its first frame,
@@ -164,6 +165,10 @@ type compiler struct {
 	// appends: list.append may be compiled (init(), whose lists are its
 	// own; not the functions of the state, whose arguments may not be)
 	appends bool
+	// memoSize: the memo slots of the paths compiled so far, memoOff where
+	// each path's are (memo.go)
+	memoSize int
+	memoOff  map[memoPath]int
 }
 
 type funcKey struct {
@@ -634,6 +639,9 @@ func (c *gcomp) stateVar(x *syntax.DotExpr) cexpr {
 }
 
 func (c *gcomp) index(x *syntax.IndexExpr) cexpr {
+	if m := c.memoIndex(x); m != nil {
+		return m
+	}
 	a, k := c.expr(x.X), c.expr(x.Y)
 	if a == nil || k == nil {
 		return nil

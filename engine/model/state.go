@@ -32,6 +32,9 @@ type sstate struct {
 	slab *valSlab
 	// cache, in a worker's DecodeScratch state, shares decoded values
 	cache *valCache
+	// gen, in a worker's DecodeScratch state, tells its memoised reads
+	// from the last state's (0: none; see memo.go)
+	gen uint32
 }
 
 // valSlab hands out the element arrays of the lists and tuples a scratch

@@ -45,6 +45,7 @@ type starWorker struct {
 	cctx    cctx // compiled code's evaluations
 	vcache  valCache
 	gtrue   bool                 // the last guard() found the action's complete compiled guard true
+	gen     uint32               // the generation of the last DecodeScratch state (memo.go)
 	plans   map[string]*thawPlan // by action and arguments (see thawPlan)
 	pkey    []byte
 	copies  []starlark.Value
@@ -324,6 +325,11 @@ func (w *starWorker) DecodeScratch(key string) (State, error) {
 	if err := w.m.decodeLazy(&w.src, key); err != nil {
 		return nil, err
 	}
+	if w.gen++; w.gen == 0 { // wrapped: no slot may look current
+		clear(w.cctx.memo)
+		w.gen = 1
+	}
+	w.src.gen = w.gen
 	return &w.src, nil
 }
 
