@@ -133,8 +133,8 @@ func TestInputMemoFollowsTheDomain(t *testing.T) {
 					}
 					return min(n+x, 12), nil, n < 12, "full"
 				}},
-				// Two parameters: never remembered; its keys must not
-				// overwrite the ones remembered for Add.
+				// Two parameters: remembered per combination of values;
+				// its keys must not overwrite the ones remembered for Add.
 				{Name: "Pair", Params: []string{"p", "q"},
 					Domains: []func(int) []model.Value{
 						func(int) []model.Value { return []model.Value{model.Str("p1"), model.Str("p2")} },
