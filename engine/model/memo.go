@@ -123,7 +123,8 @@ func (c *gcomp) memoIndex(x *syntax.IndexExpr) cexpr {
 			return nil, false
 		}
 		for _, y := range kv[:len(keys)] {
-			if r, ok = indexValue(r, y); !ok {
+			var found bool
+			if r, found = indexValue(r, y); !found {
 				return nil, false
 			}
 		}
