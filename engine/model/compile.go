@@ -352,10 +352,25 @@ func (c *gcomp) forStmt(x *syntax.ForStmt) cstmt {
 	if seq == nil || bind == nil || !ok {
 		return nil
 	}
+	pure := c.pure()
 	return func(f *cframe) (flow, starlark.Value) {
 		xs, ok := seq(f)
 		if !ok {
 			return flowUnknown, nil
+		}
+		if elems, ok := indexable(xs, pure); ok {
+			for i := range elems.Len() {
+				if f.ctx.budget--; f.ctx.budget <= 0 || !bind(f, elems.Index(i)) {
+					return flowUnknown, nil
+				}
+				switch fl, r := runBlock(body, f); fl {
+				case flowReturn, flowUnknown:
+					return fl, r
+				case flowBreak:
+					return flowNext, nil
+				}
+			}
+			return flowNext, nil
 		}
 		it := starlark.Iterate(xs)
 		if it == nil {

@@ -214,10 +214,19 @@ func (c *gcomp) comprehension(x *syntax.Comprehension) cexpr {
 			if seq == nil || bind == nil {
 				return nil
 			}
+			pure := c.pure()
 			inner = func(f *cframe, out *[]starlark.Value) bool {
 				xs, ok := seq(f)
 				if !ok {
 					return false
+				}
+				if elems, ok := indexable(xs, pure); ok {
+					for i := range elems.Len() {
+						if f.ctx.budget--; f.ctx.budget <= 0 || !bind(f, elems.Index(i)) || !next(f, out) {
+							return false
+						}
+					}
+					return true
 				}
 				it := starlark.Iterate(xs)
 				if it == nil {
@@ -563,4 +572,22 @@ func (c *gcomp) slice(x *syntax.SliceExpr) cexpr {
 		}
 		return s.Slice(start, max(start, end), 1), true
 	}
+}
+
+// pure tells whether the code compiled can change no value (not an
+// action's body, not init() with its appends): then a list it iterates
+// cannot change while it does.
+func (c *gcomp) pure() bool { return !c.body && !c.cc.appends }
+
+// indexable returns a list or tuple to iterate by index (no iterator to
+// allocate) when nothing can change it meanwhile: a tuple, or a list in
+// pure code.
+func indexable(xs starlark.Value, pure bool) (starlark.Indexable, bool) {
+	switch x := xs.(type) {
+	case starlark.Tuple:
+		return x, true
+	case *starlark.List:
+		return x, pure
+	}
+	return nil, false
 }
