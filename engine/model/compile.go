@@ -80,13 +80,15 @@ func (c *cctx) push(s *sstate, n int) *cframe {
 	}
 	c.stack = c.stack[:base+n]
 	locals := c.stack[base : base+n : base+n]
-	clear(locals)
+	for i := range locals { // a few: no bulk write barrier, as clear takes
+		locals[i] = nil
+	}
 	if c.depth == len(c.frames) {
-		c.frames = append(c.frames, new(cframe))
+		c.frames = append(c.frames, &cframe{ctx: c})
 	}
 	f := c.frames[c.depth]
 	c.depth++
-	*f = cframe{s: s, locals: locals, ctx: c}
+	f.s, f.locals, f.r = s, locals, nil // field by field, for the same reason
 	return f
 }
 
