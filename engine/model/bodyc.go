@@ -64,10 +64,7 @@ func (m *StarModel) compileBodies(cc *compiler) {
 func (c *gcomp) stateTarget(e syntax.Expr) func(f *cframe, v starlark.Value) bool {
 	switch x := e.(type) {
 	case *syntax.DotExpr:
-		if !c.isState(x.X) {
-			return nil
-		}
-		i, ok := c.cc.m.varIndex[x.Name.Name]
+		i, ok := c.stateVarIndex(x)
 		if !ok {
 			return nil
 		}
@@ -87,6 +84,15 @@ func (c *gcomp) stateTarget(e syntax.Expr) func(f *cframe, v starlark.Value) boo
 		}
 	}
 	return nil
+}
+
+// stateVarIndex returns the index of VAR in s.VAR.
+func (c *gcomp) stateVarIndex(x *syntax.DotExpr) (int, bool) {
+	if !c.isState(x.X) {
+		return 0, false
+	}
+	i, ok := c.cc.m.varIndex[x.Name.Name]
+	return i, ok
 }
 
 // setIndexValue is x[y] = z as the interpreter's setIndex does it; false
@@ -117,10 +123,7 @@ func (c *gcomp) augmentState(op syntax.Token, lhs syntax.Expr, rhs cexpr) cstmt 
 	var get func(f *cframe) (starlark.Value, func(starlark.Value) bool, bool)
 	switch x := lhs.(type) {
 	case *syntax.DotExpr:
-		if !c.isState(x.X) {
-			return nil
-		}
-		i, ok := c.cc.m.varIndex[x.Name.Name]
+		i, ok := c.stateVarIndex(x)
 		if !ok {
 			return nil
 		}

@@ -82,12 +82,25 @@ func TestCompiledBodiesMatchInterpreter(t *testing.T) {
 	}
 	won, _ := on.NewWorker()
 	woff, _ := off.NewWorker()
-	describe := func(w Worker, key string, a int, p Value) (string, []string) {
+	states, steps, errs := walkBoth(t, on, won, woff, "compiled", "the interpreter")
+	if steps < 1000 || errs == 0 {
+		t.Fatalf("%d steps, %d errors: the walk is too short", steps, errs)
+	}
+	t.Logf("%d states, %d steps, %d errors", states, steps, errs)
+}
+
+// walkBoth steps every action, with each p in 0..2, from every state of a
+// breadth-first walk of the model (up to 3,000 states) on two workers, and
+// fails at the first step whose outcomes (states, outputs, errors) or
+// reason differ; the names say which is which.
+func walkBoth(t *testing.T, m Model, a, b Worker, aName, bName string) (states, steps, errs int) {
+	t.Helper()
+	describe := func(w Worker, key string, act int, p Value) (string, []string) {
 		st, err := w.(ScratchStepper).DecodeScratch(key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		outs, why, err := w.(ScratchStepper).StepScratch(st, a, []Value{p})
+		outs, why, err := w.(ScratchStepper).StepScratch(st, act, []Value{p})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,18 +117,17 @@ func TestCompiledBodiesMatchInterpreter(t *testing.T) {
 		}
 		return sb.String(), next
 	}
-	s0, _ := won.Init()
+	s0, _ := a.Init()
 	queue, seen := []string{s0.Key()}, map[string]bool{s0.Key(): true}
-	steps, errs := 0, 0
 	for len(queue) > 0 && len(seen) < 3000 {
 		key := queue[0]
 		queue = queue[1:]
-		for a := range on.Info().Actions {
+		for act := range m.Info().Actions {
 			for p := 0; p < 3; p++ {
-				got, next := describe(won, key, a, Int(p))
-				want, _ := describe(woff, key, a, Int(p))
+				got, next := describe(a, key, act, Int(p))
+				want, _ := describe(b, key, act, Int(p))
 				if got != want {
-					t.Fatalf("%s(%d): compiled %s, the interpreter %s", on.Info().Actions[a].Name, p, got, want)
+					t.Fatalf("%s(%d): %s %s, %s %s", m.Info().Actions[act].Name, p, aName, got, bName, want)
 				}
 				steps++
 				if strings.Contains(got, "err=") {
@@ -130,8 +142,5 @@ func TestCompiledBodiesMatchInterpreter(t *testing.T) {
 			}
 		}
 	}
-	if steps < 1000 || errs == 0 {
-		t.Fatalf("%d steps, %d errors: the walk is too short", steps, errs)
-	}
-	t.Logf("%d states, %d steps, %d errors", len(seen), steps, errs)
+	return len(seen), steps, errs
 }

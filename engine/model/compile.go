@@ -34,70 +34,6 @@ import (
 // or runs past its budget of steps says "unknown", and the caller runs the
 // interpreter, which reports the error as it always did.
 
-// cframe is a compiled function's activation.
-type cframe struct {
-	s      *sstate
-	locals []starlark.Value
-	ctx    *cctx
-	r      *rec // an action body's run (nil: a function of the state)
-}
-
-// cctx is what one evaluation of compiled code shares: its thread (for the
-// builtins called), its budget of steps, and the locals and frames of the
-// functions it calls, kept from one evaluation to the next (a worker has
-// one), so that an evaluation allocates no frame.
-type cctx struct {
-	thread *starlark.Thread
-	budget int
-	// limit, when positive, caps every evaluation's budget: the step
-	// budget the user set (a compiled step is at least one of the
-	// interpreter's)
-	limit  int
-	stack  []starlark.Value
-	frames []*cframe
-	depth  int
-	memo   []memoSlot // see memo.go
-}
-
-// start begins an evaluation with the budget and returns its first frame,
-// with n cleared locals.
-func (c *cctx) start(s *sstate, n, budget int) *cframe {
-	if c.limit > 0 {
-		budget = min(budget, c.limit)
-	}
-	c.budget, c.stack, c.depth = budget, c.stack[:0], 0
-	return c.push(s, n)
-}
-
-// push returns the frame of a function called now, with n cleared locals
-// (the caller's locals stay where they are if the stack grows).
-func (c *cctx) push(s *sstate, n int) *cframe {
-	base := len(c.stack)
-	if cap(c.stack)-base < n {
-		grown := make([]starlark.Value, base, max(2*cap(c.stack), base+n, 64))
-		copy(grown, c.stack)
-		c.stack = grown
-	}
-	c.stack = c.stack[:base+n]
-	locals := c.stack[base : base+n : base+n]
-	for i := range locals { // a few: no bulk write barrier, as clear takes
-		locals[i] = nil
-	}
-	if c.depth == len(c.frames) {
-		c.frames = append(c.frames, &cframe{ctx: c})
-	}
-	f := c.frames[c.depth]
-	c.depth++
-	f.s, f.locals, f.r = s, locals, nil // field by field, for the same reason
-	return f
-}
-
-// pop ends the frame push returned last.
-func (c *cctx) pop(f *cframe) {
-	c.depth--
-	c.stack = c.stack[:len(c.stack)-len(f.locals)]
-}
-
 // cexpr evaluates a compiled expression; ok false means the interpreter
 // would raise an error (or the value is not known here).
 type cexpr func(f *cframe) (v starlark.Value, ok bool)
@@ -355,6 +291,19 @@ func (c *gcomp) forStmt(x *syntax.ForStmt) cstmt {
 		return nil
 	}
 	pure := c.pure()
+	// iteration runs the body for v: done when the loop ends there.
+	iteration := func(f *cframe, v starlark.Value) (fl flow, r starlark.Value, done bool) {
+		if f.ctx.budget--; f.ctx.budget <= 0 || !bind(f, v) {
+			return flowUnknown, nil, true
+		}
+		switch fl, r := runBlock(body, f); fl {
+		case flowReturn, flowUnknown:
+			return fl, r, true
+		case flowBreak:
+			return flowNext, nil, true
+		}
+		return flowNext, nil, false
+	}
 	return func(f *cframe) (flow, starlark.Value) {
 		xs, ok := seq(f)
 		if !ok {
@@ -362,14 +311,8 @@ func (c *gcomp) forStmt(x *syntax.ForStmt) cstmt {
 		}
 		if elems, ok := indexable(xs, pure); ok {
 			for i := range elems.Len() {
-				if f.ctx.budget--; f.ctx.budget <= 0 || !bind(f, elems.Index(i)) {
-					return flowUnknown, nil
-				}
-				switch fl, r := runBlock(body, f); fl {
-				case flowReturn, flowUnknown:
+				if fl, r, done := iteration(f, elems.Index(i)); done {
 					return fl, r
-				case flowBreak:
-					return flowNext, nil
 				}
 			}
 			return flowNext, nil
@@ -381,14 +324,8 @@ func (c *gcomp) forStmt(x *syntax.ForStmt) cstmt {
 		defer it.Done()
 		var v starlark.Value
 		for it.Next(&v) {
-			if f.ctx.budget--; f.ctx.budget <= 0 || !bind(f, v) {
-				return flowUnknown, nil
-			}
-			switch fl, r := runBlock(body, f); fl {
-			case flowReturn, flowUnknown:
+			if fl, r, done := iteration(f, v); done {
 				return fl, r
-			case flowBreak:
-				return flowNext, nil
 			}
 		}
 		return flowNext, nil

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
@@ -152,54 +151,7 @@ func TestThawPlansMatchDeepCopies(t *testing.T) {
 	off.SetThawPlans(false)
 	won, _ := on.NewWorker()
 	woff, _ := off.NewWorker()
-	s0, _ := won.Init()
-	queue, seen := []string{s0.Key()}, map[string]bool{s0.Key(): true}
-	steps, errs := 0, 0
-	describe := func(w Worker, key string, a int, p Value) string {
-		st, err := w.(ScratchStepper).DecodeScratch(key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		outs, why, err := w.(ScratchStepper).StepScratch(st, a, []Value{p})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var sb strings.Builder
-		fmt.Fprintf(&sb, "why=%q", why)
-		for _, o := range outs {
-			if o.Err != nil {
-				fmt.Fprintf(&sb, " err=%v", o.Err)
-				continue
-			}
-			fmt.Fprintf(&sb, " out=%s next=%q", Format(o.Output), o.Next.Key())
-		}
-		return sb.String()
-	}
-	for len(queue) > 0 && len(seen) < 3000 {
-		key := queue[0]
-		queue = queue[1:]
-		for a := range on.Info().Actions {
-			for p := 0; p < 3; p++ {
-				got, want := describe(won, key, a, Int(p)), describe(woff, key, a, Int(p))
-				if got != want {
-					t.Fatalf("%s(%d): under plans %s, with deep copies %s", on.Info().Actions[a].Name, p, got, want)
-				}
-				steps++
-				if strings.Contains(got, "err=") {
-					errs++
-					continue
-				}
-				st, _ := woff.(ScratchStepper).DecodeScratch(key)
-				outs, _, _ := woff.(ScratchStepper).StepScratch(st, a, []Value{Int(p)})
-				for _, o := range outs {
-					if k := strings.Clone(o.Next.Key()); !seen[k] {
-						seen[k] = true
-						queue = append(queue, k)
-					}
-				}
-			}
-		}
-	}
+	states, steps, errs := walkBoth(t, on, won, woff, "under plans", "with deep copies")
 	if steps < 10000 || errs == 0 {
 		t.Fatalf("%d steps, %d errors: the walk is too short", steps, errs)
 	}
@@ -233,7 +185,7 @@ func TestThawPlansMatchDeepCopies(t *testing.T) {
 	if f := plan("Fail", 0); f == nil || !f.off {
 		t.Errorf("Fail(0)'s plan: %+v", f)
 	}
-	t.Logf("%d states, %d steps, %d errors", len(seen), steps, errs)
+	t.Logf("%d states, %d steps, %d errors", states, steps, errs)
 }
 
 // Decoding through a worker's cache gives values equal to a plain decode's,

@@ -1,0 +1,67 @@
+package model
+
+import "go.starlark.net/starlark"
+
+// cframe is a compiled function's activation.
+type cframe struct {
+	s      *sstate
+	locals []starlark.Value
+	ctx    *cctx
+	r      *rec // an action body's run (nil: a function of the state)
+}
+
+// cctx is what one evaluation of compiled code shares: its thread (for the
+// builtins called), its budget of steps, and the locals and frames of the
+// functions it calls, kept from one evaluation to the next (a worker has
+// one), so that an evaluation allocates no frame.
+type cctx struct {
+	thread *starlark.Thread
+	budget int
+	// limit, when positive, caps every evaluation's budget: the step
+	// budget the user set (a compiled step is at least one of the
+	// interpreter's)
+	limit  int
+	stack  []starlark.Value
+	frames []*cframe
+	depth  int
+	memo   []memoSlot // see memo.go
+}
+
+// start begins an evaluation with the budget and returns its first frame,
+// with n cleared locals.
+func (c *cctx) start(s *sstate, n, budget int) *cframe {
+	if c.limit > 0 {
+		budget = min(budget, c.limit)
+	}
+	c.budget, c.stack, c.depth = budget, c.stack[:0], 0
+	return c.push(s, n)
+}
+
+// push returns the frame of a function called now, with n cleared locals
+// (the caller's locals stay where they are if the stack grows).
+func (c *cctx) push(s *sstate, n int) *cframe {
+	base := len(c.stack)
+	if cap(c.stack)-base < n {
+		grown := make([]starlark.Value, base, max(2*cap(c.stack), base+n, 64))
+		copy(grown, c.stack)
+		c.stack = grown
+	}
+	c.stack = c.stack[:base+n]
+	locals := c.stack[base : base+n : base+n]
+	for i := range locals { // a few: no bulk write barrier, as clear takes
+		locals[i] = nil
+	}
+	if c.depth == len(c.frames) {
+		c.frames = append(c.frames, &cframe{ctx: c})
+	}
+	f := c.frames[c.depth]
+	c.depth++
+	f.s, f.locals, f.r = s, locals, nil // field by field, for the same reason
+	return f
+}
+
+// pop ends the frame push returned last.
+func (c *cctx) pop(f *cframe) {
+	c.depth--
+	c.stack = c.stack[:len(c.stack)-len(f.locals)]
+}
