@@ -18,31 +18,20 @@ import (
 // stops it, and the interpreter runs the action again from the start on a
 // fresh record: what the compiled run changed was the run's own copies.
 
-// cbody is an action's compiled body (after its leading requires).
-type cbody struct {
-	nlocals int
-	body    []cstmt
-}
-
-// run runs the body on r (a fresh record of s) with the action's
-// arguments; false: the interpreter must run the action.
-func (b *cbody) run(r *rec, s *sstate, args []starlark.Value, ctx *cctx) (starlark.Value, bool) {
-	f := ctx.start(s, b.nlocals, compileBudget)
+// runBody runs cf, an action's compiled body (after its leading
+// requires), on r (a fresh record of s) with the action's arguments;
+// false: the interpreter must run the action.
+func (cf *cfunc) runBody(r *rec, s *sstate, args []starlark.Value, ctx *cctx) (starlark.Value, bool) {
+	f := ctx.start(s, cf.nlocals, compileBudget)
 	f.r = r
 	copy(f.locals[1:], args)
-	switch fl, v := runBlock(b.body, f); fl {
-	case flowReturn:
-		return v, true
-	case flowNext:
-		return starlark.None, true
-	}
-	return nil, false
+	return cf.call(f)
 }
 
 // compileBodies compiles the bodies of the actions whose guards are
 // complete.
 func (m *StarModel) compileBodies(cc *compiler) {
-	m.cbodies = make([]*cbody, len(m.fns))
+	m.cbodies = make([]*cfunc, len(m.fns))
 	for i, fn := range m.fns {
 		if i >= len(m.cguards) || m.cguards[i] == nil || !m.cguards[i].complete {
 			continue
@@ -54,7 +43,7 @@ func (m *StarModel) compileBodies(cc *compiler) {
 		c := &gcomp{cc: cc, globals: fn.Globals(), nparams: fn.NumParams(), state: 0, body: true}
 		stmts, ok := c.block(def.Body[m.cguards[i].start:], false)
 		if ok {
-			m.cbodies[i] = &cbody{nlocals: m.cguards[i].nlocals, body: stmts}
+			m.cbodies[i] = &cfunc{nparams: fn.NumParams(), nlocals: m.cguards[i].nlocals, body: stmts}
 		}
 	}
 }

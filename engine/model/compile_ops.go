@@ -355,6 +355,15 @@ func truthAll(a cexpr, all bool) cexpr {
 		if !ok {
 			return nil, false
 		}
+		// Truth changes nothing: a list is read by index meanwhile.
+		if elems, ok := indexable(v, true); ok {
+			for i := range elems.Len() {
+				if bool(elems.Index(i).Truth()) != all {
+					return starlark.Bool(!all), true
+				}
+			}
+			return starlark.Bool(all), true
+		}
 		it := starlark.Iterate(v)
 		if it == nil {
 			return nil, false

@@ -61,7 +61,7 @@ type StarModel struct {
 	cguards   []*cguard
 	noCGuards bool
 	// cbodies holds the actions' compiled bodies (nil: none; see bodyc.go)
-	cbodies []*cbody
+	cbodies []*cfunc
 	// the compiled invariant, state_filter and accepting (nil: the
 	// interpreter's; see compile.go), and the compiler for expressions
 	cinvariant, cfilter, caccepting *cfunc

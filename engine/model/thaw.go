@@ -261,14 +261,14 @@ func (w *starWorker) thawPlan(action int, args []Value) *thawPlan {
 // interpreter. An interpreter's run that ends in an error after it was
 // given a frozen value or a shallow copy is run again with deep copies
 // (see thawPlan), and what a run with deep copies did teaches the plan.
-func (w *starWorker) run(s *sstate, fn *starlark.Function, argv starlark.Tuple, plan *thawPlan, cb *cbody) (starlark.Value, error) {
+func (w *starWorker) run(s *sstate, fn *starlark.Function, argv starlark.Tuple, plan *thawPlan, cb *cfunc) (starlark.Value, error) {
 	for again := false; ; again = true {
 		var res starlark.Value
 		var err error
 		compiled := false
 		if cb != nil && !again {
 			w.fresh(s, plan, false)
-			res, compiled = cb.run(&w.r, s, argv[1:], &w.cctx)
+			res, compiled = cb.runBody(&w.r, s, argv[1:], &w.cctx)
 		}
 		if !compiled {
 			w.fresh(s, plan, again)

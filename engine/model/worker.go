@@ -44,7 +44,6 @@ type starWorker struct {
 	eslab   []string
 	cctx    cctx // compiled code's evaluations
 	vcache  valCache
-	gtrue   bool                 // the last guard() found the action's complete compiled guard true
 	gen     uint32               // the generation of the last DecodeScratch state (memo.go)
 	plans   map[string]*thawPlan // by action and arguments (see thawPlan)
 	pkey    []byte
@@ -407,7 +406,8 @@ func (w *starWorker) step(st State, action int, args []Value, scratch bool) ([]O
 	if cap(w.cur) < n {
 		w.cur, w.touched = make([]starlark.Value, n), make([]bool, n)
 	}
-	if why, disabled := w.guard(s, action, fn, argv); disabled {
+	why, disabled, held := w.guard(s, action, fn, argv)
+	if disabled {
 		w.outs = w.outs[:0]
 		return nil, why, nil
 	}
@@ -415,11 +415,11 @@ func (w *starWorker) step(st State, action int, args []Value, scratch bool) ([]O
 	clear(w.choice.picks)
 	w.choice.picks = w.choice.picks[:0]
 	outs := w.outs[:0]
-	why := ""
+	why = ""
 	plan := w.thawPlan(action, args)
-	var cb *cbody
-	if w.gtrue && action < len(w.m.cbodies) {
-		cb = w.m.cbodies[action] // the compiled guard held
+	var cb *cfunc
+	if held && action < len(w.m.cbodies) {
+		cb = w.m.cbodies[action]
 	}
 	for {
 		res, err := w.run(s, fn, argv, plan, cb)
@@ -489,20 +489,19 @@ func (w *starWorker) step(st State, action int, args []Value, scratch bool) ([]O
 // or by the first choose() — its outcome then is the full run's to find —
 // and a require() that fails before either means the full run would fail
 // it at the same point: the action is disabled. Explaining (detail) always
-// runs in full.
-func (w *starWorker) guard(s *sstate, action int, fn *starlark.Function, argv starlark.Tuple) (string, bool) {
-	w.gtrue = false
+// runs in full. held: the action's compiled requires are all of its
+// requires and hold (its compiled body may run).
+func (w *starWorker) guard(s *sstate, action int, fn *starlark.Function, argv starlark.Tuple) (why string, disabled, held bool) {
 	if w.fast.detail {
-		return "", false
+		return "", false, false
 	}
 	if action < len(w.m.cguards) && w.m.cguards[action] != nil && !w.m.noCGuards {
 		cg := w.m.cguards[action]
 		switch t, why := cg.eval(s, argv[1:], &w.cctx); {
 		case t == cFalse:
-			return orElse(why, "require failed"), true
+			return orElse(why, "require failed"), true, false
 		case t == cTrue && cg.complete:
-			w.gtrue = true
-			return "", false
+			return "", false, true
 		}
 	}
 	if w.gstats == nil {
@@ -510,7 +509,7 @@ func (w *starWorker) guard(s *sstate, action int, fn *starlark.Function, argv st
 	}
 	g := &w.gstats[action]
 	if !g.worth() {
-		return "", false
+		return "", false, false
 	}
 	w.choice.prefix = w.choice.prefix[:0]
 	clear(w.choice.picks)
@@ -520,15 +519,14 @@ func (w *starWorker) guard(s *sstate, action int, fn *starlark.Function, argv st
 	w.r = rec{m: w.m, st: s, readonly: true, guard: true, abort: w.guardAbort, objs: s.objs}
 	argv[0] = &w.r
 	_, err := w.call(fn, argv)
-	disabled := false
 	if ee, ok := err.(*starlark.EvalError); ok && ee == w.fast.sentinel && w.choice.pos == 0 {
 		disabled = true
 	}
 	g.count(disabled)
 	if disabled {
-		return orElse(w.fast.why, "require failed"), true
+		return orElse(w.fast.why, "require failed"), true, false
 	}
-	return "", false
+	return "", false, false
 }
 
 // guardStat counts an action's guard runs and how many of them found it
