@@ -44,6 +44,12 @@ type sstate struct {
 type valSlab struct {
 	buf    []starlark.Value
 	pinned bool
+	// the dicts and sets handed out since the last reset, and those
+	// recycled for reuse (see recycle.go)
+	dicts, freeDicts []*starlark.Dict
+	sets, freeSets   []*starlark.Set
+	reused           int  // dicts and sets handed out again
+	fresh            bool // no recycling: every copy new (tests compare)
 }
 
 // take returns n elements with room for c.
@@ -62,6 +68,7 @@ func (s *valSlab) take(n, c int) []starlark.Value {
 // reset makes the slab ready for the next step: the same array, or a new
 // one when the last step's outputs may refer to it.
 func (s *valSlab) reset() {
+	s.recycle()
 	if s.pinned {
 		s.buf, s.pinned = nil, false
 	}
@@ -85,7 +92,7 @@ func (s *sstate) val(i int) (starlark.Value, error) {
 // mutable returns a copy of variable i that a step may change.
 func (s *sstate) mutable(i int) (starlark.Value, error) {
 	if v := s.vals[i]; v != nil || !s.lazy {
-		return deepCopy(v), nil
+		return deepCopyIn(v, s.slab), nil
 	}
 	d := decoder{b: s.encs[i], thaw: true, slab: s.slab}
 	return d.value()
@@ -292,7 +299,7 @@ func (r *rec) attrAt(i int) (starlark.Value, error) {
 				return nil, err
 			}
 			r.planned = true
-			v, own := p.given(i, v)
+			v, own := p.given(i, v, r.st.slab)
 			if !own {
 				return v, nil // read only: shared, and its encoding kept
 			}

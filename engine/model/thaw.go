@@ -77,28 +77,28 @@ func (w *starWorker) planFor(action int, args []Value) *thawPlan {
 
 // given returns what a run under the plan gets for variable i of s (v its
 // frozen value): the value to give, and whether it is a copy of its own.
-func (p *thawPlan) given(i int, v starlark.Value) (starlark.Value, bool) {
+func (p *thawPlan) given(i int, v starlark.Value, slab *valSlab) (starlark.Value, bool) {
 	tv := &p.vars[i]
 	switch tv.mode {
 	case thawNone:
 		return v, false
 	case thawShallow:
-		if c := shallowThaw(v, tv.keys); c != nil {
+		if c := shallowThaw(v, tv.keys, slab); c != nil {
 			return c, true
 		}
 	}
-	return deepCopy(v), true
+	return deepCopyIn(v, slab), true
 }
 
 // shallowThaw copies a frozen dict or list one level deep: its entries at
 // keys are copied deeply, the others shared (frozen). Nil for other values.
-func shallowThaw(v starlark.Value, keys []starlark.Value) starlark.Value {
+func shallowThaw(v starlark.Value, keys []starlark.Value, slab *valSlab) starlark.Value {
 	switch x := v.(type) {
 	case *starlark.Dict:
-		d := shallowCopyDict(x)
+		d := shallowCopyDict(x, slab)
 		for _, k := range keys {
 			if e, found, _ := x.Get(k); found {
-				_ = d.SetKey(k, deepCopy(e))
+				_ = d.SetKey(k, deepCopyIn(e, slab))
 			}
 		}
 		return d
@@ -110,7 +110,7 @@ func shallowThaw(v starlark.Value, keys []starlark.Value) starlark.Value {
 		}
 		for _, k := range keys {
 			if i, ok := AsInt(k); ok && i < n {
-				elems[i] = deepCopy(elems[i])
+				elems[i] = deepCopyIn(elems[i], slab)
 			}
 		}
 		return starlark.NewList(elems)
@@ -222,9 +222,9 @@ func containsValue(vs []starlark.Value, v starlark.Value) bool {
 }
 
 // shallowCopyDict returns a new dict with x's entries (shared, not copied).
-func shallowCopyDict(x *starlark.Dict) *starlark.Dict {
+func shallowCopyDict(x *starlark.Dict, slab *valSlab) *starlark.Dict {
 	c := copiers.Get().(*copier)
-	d := starlark.NewDict(x.Len())
+	d := slab.dict(x.Len())
 	c.dst, c.shallow = d, true
 	x.Entries()(c.kv)
 	c.dst, c.shallow = nil, false

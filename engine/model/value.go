@@ -436,7 +436,12 @@ func (d *decoder) value() (Value, error) {
 		if d.depth++; d.depth > MaxValueDepth {
 			return nil, d.fail("nested too deep")
 		}
-		dict := starlark.NewDict(int(n))
+		var dict *starlark.Dict
+		if d.thaw {
+			dict = d.slab.dict(int(n))
+		} else {
+			dict = starlark.NewDict(int(n))
+		}
 		for i := uint64(0); i < n; i++ {
 			k, err := d.value()
 			if err != nil {
@@ -509,7 +514,12 @@ func (d *decoder) sequence(tag byte) (Value, error) {
 		}
 		return l, nil
 	}
-	s := starlark.NewSet(len(elems))
+	var s *starlark.Set
+	if d.thaw {
+		s = d.slab.set(len(elems))
+	} else {
+		s = starlark.NewSet(len(elems))
+	}
 	for _, e := range elems {
 		if err := s.Insert(e); err != nil {
 			return nil, d.fail(err.Error())
@@ -578,9 +588,15 @@ func FormatArgs(args []Value) string {
 
 // deepCopy returns a mutable copy of a frozen value; immutable scalars are
 // returned as they are.
-func deepCopy(v Value) Value {
+func deepCopy(v Value) Value { return deepCopyIn(v, nil) }
+
+// deepCopyIn is deepCopy with the copies' dicts and sets from a step's slab
+// (nil: new ones).
+func deepCopyIn(v Value, slab *valSlab) Value {
 	c := copiers.Get().(*copier)
+	c.slab = slab
 	out := c.copy(v)
+	c.slab = nil
 	copiers.Put(c)
 	return out
 }
@@ -590,7 +606,8 @@ func deepCopy(v Value) Value {
 type copier struct {
 	dst     *starlark.Dict // the dict being filled
 	kv      func(k, v Value) bool
-	shallow bool // kv shares the values instead of copying them
+	shallow bool     // kv shares the values instead of copying them
+	slab    *valSlab // where the copies' dicts and sets come from (nil: new)
 }
 
 var copiers = sync.Pool{New: func() any {
@@ -635,14 +652,14 @@ func (c *copier) copy(v Value) Value {
 		}
 		return starlark.NewList(elems)
 	case *starlark.Dict:
-		d := starlark.NewDict(x.Len())
+		d := c.slab.dict(x.Len())
 		saved := c.dst
 		c.dst = d
 		x.Entries()(c.kv)
 		c.dst = saved
 		return d
 	case *starlark.Set:
-		s := starlark.NewSet(x.Len())
+		s := c.slab.set(x.Len())
 		for e := range x.Elements() {
 			_ = s.Insert(e)
 		}

@@ -1,0 +1,117 @@
+package model
+
+import (
+	"testing"
+
+	"go.starlark.net/starlark"
+)
+
+// A slab hands out the dicts and sets of its last step again, empty and
+// mutable though they were frozen and iterated, unless the step was pinned.
+func TestRecycledDicts(t *testing.T) {
+	if !htLayout.ok {
+		t.Fatal("Starlark's hashtable has no frozen flag and itercount where recycle.go looks: nothing is recycled")
+	}
+	var s valSlab
+	d, st := s.dict(3), s.set(2)
+	for i := 0; i < 3; i++ {
+		_ = d.SetKey(starlark.MakeInt(i), starlark.MakeInt(i))
+		_ = st.Insert(starlark.MakeInt(i))
+	}
+	it := d.Iterate() // left running: a later change must not see it
+	_ = it
+	d.Freeze()
+	st.Freeze()
+	s.reset()
+	d2, st2 := s.dict(2), s.set(1)
+	if d2 != d || st2 != st || s.reused != 2 {
+		t.Fatalf("not handed out again: %p %p, %p %p, reused %d", d, d2, st, st2, s.reused)
+	}
+	if d2.Len() != 0 || st2.Len() != 0 {
+		t.Fatalf("recycled with entries: %v %v", d2, st2)
+	}
+	if err := d2.SetKey(starlark.String("k"), starlark.None); err != nil {
+		t.Fatalf("recycled dict: %v", err)
+	}
+	if err := st2.Insert(starlark.String("k")); err != nil {
+		t.Fatalf("recycled set: %v", err)
+	}
+	if got := d2.String() + st2.String(); got != `{"k": None}set(["k"])` {
+		t.Fatalf("recycled values hold %s", got)
+	}
+	s.pinned = true // the step's outputs may share them
+	s.reset()
+	if d3 := s.dict(1); d3 == d || s.reused != 2 {
+		t.Fatal("a pinned step's dict was handed out again")
+	}
+	big := s.dict(20)
+	for i := 0; i < 20; i++ {
+		_ = big.SetKey(starlark.MakeInt(i), starlark.None)
+	}
+	s.reset()
+	if s.dict(1) == big {
+		t.Fatal("a dict with an outgrown table was recycled")
+	}
+}
+
+// Steps whose copies are recycled give what steps with new copies give, on
+// a walk of the thaw test's model (its actions change nested dicts, lists
+// and sets, alias them, fail, and return the state's dict as output).
+func TestRecyclingMatchesFreshCopies(t *testing.T) {
+	m, err := LoadStarlarkSource("thaw.star", []byte(thawModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := m.NewWorker()
+	b, _ := m.NewWorker()
+	b.(*starWorker).slab.fresh = true
+	states, steps, _ := walkBoth(t, m, a, b, "recycling", "with new copies")
+	if got := a.(*starWorker).slab.reused; got < steps/4 {
+		t.Fatalf("%d dicts and sets reused in %d steps", got, steps)
+	}
+	t.Logf("%d states, %d steps, %d reused", states, steps, a.(*starWorker).slab.reused)
+}
+
+// An output that shares a step's copies stays as it was through later
+// steps (the step is pinned: its copies are not recycled).
+func TestRecycledOutputsKept(t *testing.T) {
+	m, err := LoadStarlarkSource("thaw.star", []byte(thawModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := m.NewWorker()
+	ss := w.(ScratchStepper)
+	act := func(name string) int {
+		for i, a := range m.Info().Actions {
+			if a.Name == name {
+				return i
+			}
+		}
+		t.Fatalf("no action %s", name)
+		return -1
+	}
+	s0, _ := w.Init()
+	key := s0.Key()
+	// Bump, then Read a state where d[1]["a"] > 0: Read returns s.d.
+	st, _ := ss.DecodeScratch(key)
+	outs, _, _ := ss.StepScratch(st, act("Bump"), []Value{Int(0)})
+	key = string([]byte(outs[0].Next.Key()))
+	st, _ = ss.DecodeScratch(key)
+	outs, why, err := ss.StepScratch(st, act("Read"), []Value{Int(1)})
+	if err != nil || len(outs) != 1 {
+		t.Fatalf("Read(1): %v %q %v", outs, why, err)
+	}
+	out := outs[0].Output
+	want := Format(out)
+	for i := 0; i < 200; i++ {
+		st, _ := ss.DecodeScratch(key)
+		for _, name := range []string{"Bump", "Alias", "Join", "Local"} {
+			if _, _, err := ss.StepScratch(st, act(name), []Value{Int(i % 3)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if got := Format(out); got != want || !frozen(out) {
+		t.Fatalf("Read's output was %s, is %s after later steps (frozen %v)", want, got, frozen(out))
+	}
+}
