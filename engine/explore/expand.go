@@ -635,21 +635,31 @@ func (e *explorer) internOut(pt *pendTrans) int32 {
 	return id
 }
 
-// grow makes room for n more elements, doubling the capacity when it must
-// grow (append grows large slices by a quarter, copying them again and
-// again as an exploration goes on).
+// grow makes room for n more elements: it doubles the capacity when it
+// must grow, up to growLarge elements, and grows it by a quarter beyond
+// (append's growth, which leaves less unused: doubling a table of millions
+// of states or transitions leaves up to half of it unused, and holds the old
+// and the new table, three times the data, while it copies).
 func grow[T any](s []T, n int) []T {
 	if cap(s)-len(s) >= n {
 		return s
 	}
-	t := make([]T, len(s), max(2*cap(s), len(s)+n, 64))
+	c := 2 * cap(s)
+	if cap(s) >= growLarge {
+		c = cap(s) + cap(s)/4
+	}
+	t := make([]T, len(s), max(c, len(s)+n, 64))
 	copy(t, s)
 	return t
 }
 
-// trim returns s with no more than an eighth of its capacity unused.
+// growLarge is the capacity beyond which grow grows by a quarter.
+const growLarge = 1 << 20
+
+// trim returns s with no more than a fifth of its capacity unused (what
+// grow leaves of a large table: no copy at the end).
 func trim[T any](s []T) []T {
-	if cap(s)-len(s) <= len(s)/8 {
+	if cap(s)-len(s) <= len(s)/4 {
 		return s
 	}
 	return append([]T(nil), s...)

@@ -269,15 +269,17 @@ type explorer struct {
 	// the 96 bits the index keeps is far less likely than a hardware error:
 	// see hslot.)
 	concrete hindex
-	groups   []*hindex
-	seeds    [2]maphash.Seed
-	argIDs   map[string]int32
-	outIDs   map[string]int32
-	tried    atomic.Int64
-	nstates  atomic.Int64
-	ntrans   atomic.Int64
-	start    time.Time
-	lastSnap time.Time
+	// longLived is what the exploration counts in model.AddLongLived.
+	longLived int64
+	groups    []*hindex
+	seeds     [2]maphash.Seed
+	argIDs    map[string]int32
+	outIDs    map[string]int32
+	tried     atomic.Int64
+	nstates   atomic.Int64
+	ntrans    atomic.Int64
+	start     time.Time
+	lastSnap  time.Time
 	// perState is the number of pending transitions per state of the last
 	// level, to size the next level's slabs (growing them by doubling
 	// copied every pending transition about twice).
@@ -450,6 +452,7 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 		progressWG.Add(1)
 		go e.progressLoop(done, &progressWG)
 	}
+	defer func() { model.AddLongLived(-e.longLived) }()
 	err := e.run()
 	close(done)
 	progressWG.Wait()
@@ -666,6 +669,21 @@ func (e *explorer) snapshot(force bool) {
 func (e *explorer) counted() {
 	e.nstates.Store(int64(len(e.ex.States)))
 	e.ntrans.Store(int64(len(e.ex.Trans)))
+	n := e.tableBytes()
+	model.AddLongLived(n - e.longLived)
+	e.longLived = n
+}
+
+// tableBytes is the size of the exploration's long-lived, pointer-free
+// tables: states, transitions, keys and the index of keys.
+func (e *explorer) tableBytes() int64 {
+	n := int64(cap(e.ex.States))*int64(unsafe.Sizeof(MState{})) +
+		int64(cap(e.ex.Trans))*int64(unsafe.Sizeof(MTrans{})) +
+		int64(len(e.concrete.slots))*int64(unsafe.Sizeof(hslot{}))
+	for _, k := range e.ex.keys {
+		n += int64(cap(k))
+	}
+	return n
 }
 
 func (e *explorer) markFrontier(ids []int32) {

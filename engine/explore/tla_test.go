@@ -3,6 +3,7 @@ package explore_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
@@ -61,6 +62,31 @@ func TestTLAPorts(t *testing.T) {
 			t.Errorf("%s %v: %d states (%d initial), complete %v, %d error states; TLC: %d", tc.file, tc.constants,
 				st.ModelStates, st.InitialStates, st.Complete, st.ErrorStates, tc.states)
 		}
+	}
+}
+
+// An exploration counts its tables as long-lived while it runs (the GC
+// policy leaves them out of its headroom) and takes them back when it ends.
+func TestLongLivedTables(t *testing.T) {
+	m, err := model.LoadStarlarkWith("testdata/tla/CoffeeCan.star", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := model.LongLived()
+	var most int64
+	cfg := explore.DefaultConfig(m)
+	cfg.ProgressEvery = time.Millisecond
+	cfg.Progress = func(explore.Progress) { most = max(most, model.LongLived()-before) }
+	x, err := explore.Explore(context.Background(), m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 5,150 states of 32 bytes, their keys, 10,000 transitions of 20.
+	if most < 5150*32+10000*20 || most > 64<<20 {
+		t.Errorf("%d bytes counted while exploring %d states and %d transitions", most, x.Stats.States, x.Stats.Transitions)
+	}
+	if got := model.LongLived() - before; got != 0 {
+		t.Errorf("%d bytes still counted after the exploration", got)
 	}
 }
 

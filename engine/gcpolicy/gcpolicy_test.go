@@ -38,3 +38,21 @@ func TestTune(t *testing.T) {
 		t.Errorf("restored limit %d, want %d", got, before)
 	}
 }
+
+// The limit doubles the live heap but for the long-lived tables a run is
+// building, which it counts once.
+func TestLimitFor(t *testing.T) {
+	const mib = 1 << 20
+	for _, tc := range []struct{ live, longLived, want int64 }{
+		{10 * mib, 0, Base},
+		{100 * mib, 0, 200 * mib},
+		{100 * mib, -5, 200 * mib},                   // a count gone below zero: none
+		{300 * mib, 270 * mib, 270*mib + otherFloor}, // LamportMutex's end
+		{300 * mib, 100 * mib, 500 * mib},
+		{300 * mib, 400 * mib, 300*mib + otherFloor}, // tables grown since the last collection
+	} {
+		if got := limitFor(tc.live, tc.longLived); got != tc.want {
+			t.Errorf("limitFor(%d MiB, %d MiB) = %d MiB, want %d MiB", tc.live/mib, tc.longLived/mib, got/mib, tc.want/mib)
+		}
+	}
+}

@@ -11,8 +11,23 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
+
+// longLived counts the bytes of the long-lived, pointer-free tables being
+// built now (an exploration's states, transitions, keys and index).
+var longLived atomic.Int64
+
+// AddLongLived adds delta to the bytes of long-lived, pointer-free tables
+// being built: data that stays until its run ends and that the collector
+// never scans, so that the binary's GC policy (engine/gcpolicy) need not
+// keep headroom in proportion to it. A run takes back what it added when it
+// ends.
+func AddLongLived(delta int64) { longLived.Add(delta) }
+
+// LongLived returns the bytes AddLongLived counts now.
+func LongLived() int64 { return longLived.Load() }
 
 // ErrMemoryBudget is the cause of a run stopped because the process's heap
 // grew past the memory budget: model code allocating without bound
