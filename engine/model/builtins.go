@@ -31,6 +31,7 @@ func builtins() starlark.StringDict {
 		"new":      starlark.NewBuiltin("new", builtinNew),
 		"choose":   starlark.NewBuiltin("choose", builtinChoose),
 		"constant": starlark.NewBuiltin("constant", builtinConstant),
+		"initial":  starlark.NewBuiltin("initial", builtinInitial),
 	}
 }
 

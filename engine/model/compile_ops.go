@@ -295,7 +295,12 @@ func (c *gcomp) call(x *syntax.CallExpr) cexpr {
 		switch b.Scope {
 		case resolve.Universal:
 			return c.builtinCall(fn.Name, x.Args)
-		case resolve.Global, resolve.Predeclared:
+		case resolve.Predeclared:
+			if fn.Name == "initial" && c.cc.appends && len(x.Args) == 1 {
+				return c.initialCall(x.Args[0])
+			}
+			return nil
+		case resolve.Global:
 			callee, ok := c.globals[fn.Name].(*starlark.Function)
 			if !ok {
 				return nil
@@ -306,6 +311,29 @@ func (c *gcomp) call(x *syntax.CallExpr) cexpr {
 		return c.methodCall(fn, x.Args)
 	}
 	return nil
+}
+
+// initialCall compiles init()'s initial(state): any error stops it (the
+// interpreter runs init() again from the start, and reports it).
+func (c *gcomp) initialCall(arg syntax.Expr) cexpr {
+	if !positional(arg) {
+		return nil
+	}
+	a := c.expr(arg)
+	if a == nil {
+		return nil
+	}
+	return func(f *cframe) (starlark.Value, bool) {
+		v, ok := a(f)
+		if !ok {
+			return nil, false
+		}
+		sink, _ := f.ctx.thread.Local(localInit).(*initSink)
+		if f.ctx.budget--; sink == nil || f.ctx.budget <= 0 {
+			return nil, false
+		}
+		return starlark.None, sink.add(v) == nil
+	}
 }
 
 func (c *gcomp) builtinCall(name string, args []syntax.Expr) cexpr {

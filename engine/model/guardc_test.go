@@ -446,7 +446,11 @@ func TestCompiledInitMatchesInterpreter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Bakery's init() gives its states by initial(): compared by the
+		// keys each run gave.
 		th := newThread("test")
+		compiledSink, interpSink := newInitSink(m), newInitSink(m)
+		th.SetLocal(localInit, compiledSink)
 		v, ok := m.compiledInit(m.cc, th)
 		if ok != tc.compiled {
 			t.Errorf("%s: compiled %v, want %v", tc.file, ok, tc.compiled)
@@ -454,12 +458,19 @@ func TestCompiledInitMatchesInterpreter(t *testing.T) {
 		if !ok {
 			continue
 		}
+		th.SetLocal(localInit, interpSink)
 		want, err := starlark.Call(th, m.init, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if eq, err := starlark.Equal(v, want); err != nil || !eq {
 			t.Errorf("%s: compiled init() differs from the interpreter's", tc.file)
+		}
+		if a, b := strings.Join(compiledSink.keys, "|"), strings.Join(interpSink.keys, "|"); a != b || interpSink.calls != compiledSink.calls {
+			t.Errorf("%s: compiled init() gave %d states, the interpreter's %d", tc.file, len(compiledSink.keys), len(interpSink.keys))
+		}
+		if v == starlark.None && len(compiledSink.keys) < 2 {
+			t.Errorf("%s: %d initial states given", tc.file, len(compiledSink.keys))
 		}
 		if n := starlark.Len(v); n < 2 && v.Type() == "list" {
 			t.Errorf("%s: %d initial states", tc.file, n)

@@ -450,12 +450,22 @@ func (m *StarModel) declareVars(thread *starlark.Thread) error {
 	thread.SetMaxExecutionSteps(thread.ExecutionSteps() + InitBudget)
 	r := &rec{m: m}
 	thread.SetLocal(localRec, r)
+	sink := newInitSink(m)
+	thread.SetLocal(localInit, sink)
+	defer thread.SetLocal(localInit, nil)
 	v, ok := m.compiledInit(m.cc, thread)
 	if !ok {
+		sink.reset() // the interpreter runs init() from the start
+		m.info.Vars = nil
+		clear(m.varIndex)
 		var err error
 		if v, err = starlark.Call(thread, m.init, nil, nil); err != nil {
 			return convertErr(err, fnPos(m.init), "init()")
 		}
+	}
+	if keys, given, err := sink.result(v); given {
+		m.initKeys = keys
+		return err
 	}
 	v.Freeze()
 	m.initVal = v
@@ -464,8 +474,13 @@ func (m *StarModel) declareVars(thread *starlark.Thread) error {
 	}
 	d, ok := v.(*starlark.Dict)
 	if !ok {
-		return &PosError{Pos: fnPos(m.init), Msg: fmt.Sprintf("init() must return a dict of state variables (or a non-empty list of them), not %s", v.Type())}
+		return &PosError{Pos: fnPos(m.init), Msg: fmt.Sprintf("init() must return a dict of state variables (or a non-empty list of them, or give them by initial()), not %s", v.Type())}
 	}
+	return m.setVars(d)
+}
+
+// setVars names the state variables after the keys of an initial state.
+func (m *StarModel) setVars(d *starlark.Dict) error {
 	for _, kv := range d.Items() {
 		name, ok := starlark.AsString(kv[0])
 		if !ok || !isIdentifier(name) {

@@ -151,10 +151,17 @@ func (w *starWorker) initKeys() ([]string, error) {
 		budget := w.budget
 		w.budget = max(budget*initBudgetFactor, InitBudget)
 		var err error
+		sink := newInitSink(m)
+		w.thread.SetLocal(localInit, sink)
 		v, err = w.call(m.init, nil)
+		w.thread.SetLocal(localInit, nil)
 		w.budget = budget
 		if err != nil {
 			return nil, convertErr(err, fnPos(m.init), "init()")
+		}
+		if keys, given, err := sink.result(v); given {
+			m.initKeys = keys
+			return keys, err
 		}
 		v.Freeze() // encoded by several goroutines
 	}

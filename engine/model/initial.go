@@ -1,0 +1,102 @@
+package model
+
+import (
+	"fmt"
+
+	"go.starlark.net/starlark"
+)
+
+// initial(state): init() gives its initial states one by one instead of
+// returning them (docs/model-language.md, "several initial states"). Each
+// is encoded when given and only its key kept: MCBakery's Init lists
+// 655,200 states, whose dicts held at once take over a gigabyte.
+
+// localInit is the thread-local initSink while init() runs.
+const localInit = "modex.init"
+
+// initSink collects the states init() gives by initial(): their keys, in
+// the order given, each once.
+type initSink struct {
+	m     *StarModel
+	r     rec
+	keys  []string
+	seen  map[string]struct{}
+	calls int
+}
+
+// newInitSink returns a sink for m's init().
+func newInitSink(m *StarModel) *initSink {
+	return &initSink{m: m}
+}
+
+// reset forgets what was given (init() runs again from the start).
+func (s *initSink) reset() {
+	s.keys, s.seen, s.calls = nil, nil, 0
+}
+
+// add takes one state given by initial(): the first names the variables
+// while the model loads (the others must have the same).
+func (s *initSink) add(v starlark.Value) error {
+	s.calls++
+	what := fmt.Sprintf("init(): initial() call %d", s.calls)
+	d, ok := v.(*starlark.Dict)
+	if !ok {
+		return fmt.Errorf("%s: a state is a dict of the state variables, not %s", what, v.Type())
+	}
+	m := s.m
+	if len(m.info.Vars) == 0 {
+		if err := m.setVars(d); err != nil {
+			return err
+		}
+	}
+	if s.r.cur == nil {
+		s.r = rec{m: m, cur: make([]starlark.Value, len(m.info.Vars)), touched: make([]bool, len(m.info.Vars))}
+	}
+	key, err := m.encodeInit(&s.r, d, what)
+	if err != nil {
+		return err
+	}
+	if s.seen == nil {
+		s.seen = map[string]struct{}{}
+	}
+	if _, dup := s.seen[key]; dup {
+		return nil
+	}
+	if len(s.keys) >= MaxInitialStates {
+		return fmt.Errorf("%s: more than %d initial states", what, MaxInitialStates)
+	}
+	s.seen[key] = struct{}{}
+	s.keys = append(s.keys, key)
+	return nil
+}
+
+// builtinInitial is initial(state), for init() only.
+func builtinInitial(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var state starlark.Value
+	if err := starlark.UnpackPositionalArgs("initial", args, kwargs, 1, &state); err != nil {
+		return nil, err
+	}
+	sink, _ := t.Local(localInit).(*initSink)
+	if sink == nil {
+		return nil, fmt.Errorf("initial(state) gives an initial state: only init() may call it")
+	}
+	if err := sink.add(state); err != nil {
+		return nil, err
+	}
+	return starlark.None, nil
+}
+
+// result returns the keys init() gave by initial(), given what init()
+// returned, and whether it called initial() at all.
+func (s *initSink) result(v starlark.Value) ([]string, bool, error) {
+	if s.calls == 0 {
+		return nil, false, nil
+	}
+	if v != starlark.None {
+		return nil, true, &PosError{Pos: fnPos(s.m.init), Msg: fmt.Sprintf("init() gave states by initial() and returned %s: give them one way (return None)", v.Type())}
+	}
+	if len(s.keys) == 0 { // every call failed: cannot happen, add returns the error
+		return nil, true, &PosError{Pos: fnPos(s.m.init), Msg: "init() gave no initial state"}
+	}
+	return s.keys, true, nil
+}
