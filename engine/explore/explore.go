@@ -521,8 +521,7 @@ func (e *explorer) stopReason() string {
 }
 
 func (e *explorer) run() error {
-	w := e.workers[0].Worker
-	inits, err := model.InitialStates(w)
+	inits, err := e.initialStates()
 	if err != nil {
 		return err
 	}
@@ -532,14 +531,19 @@ func (e *explorer) run() error {
 	// an earlier one has already is pruned, as a state reached by a step
 	// would be.
 	var infos []*targetInfo
-	for i, st0 := range inits {
+	var batch []model.State
+	for i := 0; i < inits.n; i++ {
 		if e.ctx.Err() != nil && len(e.ex.States) > 0 {
 			break // cancelled: the initial states so far (at least one) are frontier
 		}
 		if i%initBatch == 0 {
-			infos = e.evalInits(inits[i:min(i+initBatch, len(inits))], infos)
+			if batch, err = inits.batch(i, batch); err != nil {
+				return err
+			}
+			infos = e.evalInits(batch, infos)
+			e.counted() // the tables grow: counted as long-lived
 		}
-		inits[i] = nil // its decoded values die with it (half a million initial states may be listed)
+		st0 := batch[i%initBatch]
 		info := infos[i%initBatch]
 		if info.err != nil {
 			return info.err
@@ -581,6 +585,52 @@ func (e *explorer) run() error {
 		e.snapshot(false)
 	}
 	return nil
+}
+
+// initSource hands out the initial states a batch at a time: a model that
+// lists their keys (model.InitKeyser) has them made from their keys batch by
+// batch (half a million states, each a decoded state, would be a hundred
+// megabytes at once).
+type initSource struct {
+	w      model.Worker
+	n      int
+	keys   []string
+	states []model.State
+}
+
+// initialStates returns the source of the model's initial states.
+func (e *explorer) initialStates() (*initSource, error) {
+	w := e.workers[0].Worker
+	if ik, ok := w.(model.InitKeyser); ok {
+		keys, err := ik.InitKeys()
+		if err != nil {
+			return nil, err
+		}
+		return &initSource{w: w, n: len(keys), keys: keys}, nil
+	}
+	sts, err := model.InitialStates(w)
+	if err != nil {
+		return nil, err
+	}
+	return &initSource{w: w, n: len(sts), states: sts}, nil
+}
+
+// batch returns initial states i.. (up to initBatch) in buf, reused.
+func (s *initSource) batch(i int, buf []model.State) ([]model.State, error) {
+	hi := min(i+initBatch, s.n)
+	if s.keys == nil {
+		return s.states[i:hi], nil
+	}
+	clear(buf)
+	buf = buf[:0]
+	for _, k := range s.keys[i:hi] {
+		st, err := s.w.Decode(k)
+		if err != nil {
+			return nil, err
+		}
+		buf = append(buf, st)
+	}
+	return buf, nil
 }
 
 // levelChunk is how many states of a level are expanded before their

@@ -95,6 +95,7 @@ func (s *initSink) result(v starlark.Value) ([]string, bool, error) {
 	if v != starlark.None {
 		return nil, true, &PosError{Pos: fnPos(s.m.init), Msg: fmt.Sprintf("init() gave states by initial() and returned %s: give them one way (return None)", v.Type())}
 	}
+	s.seen = nil          // done: the keys are kept, not the set
 	if len(s.keys) == 0 { // every call failed: cannot happen, add returns the error
 		return nil, true, &PosError{Pos: fnPos(s.m.init), Msg: "init() gave no initial state"}
 	}

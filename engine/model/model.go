@@ -244,6 +244,13 @@ type MultiInit interface {
 	Inits() ([]State, error)
 }
 
+// InitKeyser is a worker that lists the keys of its initial states (the
+// keys of Inits' states), so that a caller given half a million of them can
+// make their states a batch at a time, with Decode.
+type InitKeyser interface {
+	InitKeys() ([]string, error)
+}
+
 // InitialStates returns a model's initial states: several when its
 // worker is a MultiInit (a Starlark init() returning a list of dicts), else
 // the one Init returns.

@@ -135,6 +135,10 @@ func (w *starWorker) Inits() ([]State, error) {
 	return out, nil
 }
 
+// InitKeys returns the keys of the initial states (see InitKeyser): the
+// slice is the model's, not to be changed.
+func (w *starWorker) InitKeys() ([]string, error) { return w.initKeys() }
+
 // initKeys returns the keys of the initial states, made from init()'s value
 // at load the first time.
 func (w *starWorker) initKeys() ([]string, error) {
