@@ -62,23 +62,59 @@ func unfreeze(p unsafe.Pointer) {
 	*(*uint32)(unsafe.Add(p, htLayout.iters)) = 0
 }
 
+// recycled is a hashtable value a slab recycles: *starlark.Dict or
+// *starlark.Set.
+type recycled interface {
+	*starlark.Dict | *starlark.Set
+	Len() int
+	Clear() error
+}
+
+// pool holds a slab's dicts or sets: those handed out since the last reset,
+// and those recycled for reuse.
+type pool[T recycled] struct {
+	used, free []T
+}
+
+// take returns an empty value with room for n entries: a recycled one when
+// the pool has one, else made by fresh.
+func (p *pool[T]) take(n int, reused *int, fresh func(int) T) T {
+	var v T
+	if k := len(p.free); k > 0 && n <= maxRecycledLen {
+		*reused++
+		v = p.free[k-1]
+		p.free[k-1] = nil
+		p.free = p.free[:k-1]
+	} else {
+		v = fresh(n)
+	}
+	p.used = append(p.used, v)
+	return v
+}
+
+// recycle takes back the values handed out since the last reset: cleared
+// for reuse, or let go when keep is false.
+func (p *pool[T]) recycle(keep bool) {
+	if keep {
+		for _, v := range p.used {
+			if v.Len() <= maxRecycledLen && len(p.free) < maxRecycled {
+				unfreeze(*(*unsafe.Pointer)(unsafe.Pointer(&v)))
+				_ = v.Clear()
+				p.free = append(p.free, v)
+			}
+		}
+	}
+	clear(p.used)
+	p.used = p.used[:0]
+}
+
 // dict returns an empty dict for a step's copy with room for n entries: a
 // recycled one when the slab has one, else new.
 func (s *valSlab) dict(n int) *starlark.Dict {
 	if s == nil || s.fresh || !htLayout.ok {
 		return starlark.NewDict(n)
 	}
-	var d *starlark.Dict
-	if k := len(s.freeDicts); k > 0 && n <= maxRecycledLen {
-		s.reused++
-		d = s.freeDicts[k-1]
-		s.freeDicts[k-1] = nil
-		s.freeDicts = s.freeDicts[:k-1]
-	} else {
-		d = starlark.NewDict(n)
-	}
-	s.dicts = append(s.dicts, d)
-	return d
+	return s.dicts.take(n, &s.reused, starlark.NewDict)
 }
 
 // set is dict for sets.
@@ -86,39 +122,12 @@ func (s *valSlab) set(n int) *starlark.Set {
 	if s == nil || s.fresh || !htLayout.ok {
 		return starlark.NewSet(n)
 	}
-	var t *starlark.Set
-	if k := len(s.freeSets); k > 0 && n <= maxRecycledLen {
-		s.reused++
-		t = s.freeSets[k-1]
-		s.freeSets[k-1] = nil
-		s.freeSets = s.freeSets[:k-1]
-	} else {
-		t = starlark.NewSet(n)
-	}
-	s.sets = append(s.sets, t)
-	return t
+	return s.sets.take(n, &s.reused, starlark.NewSet)
 }
 
 // recycle takes back the dicts and sets handed out since the last reset:
 // cleared for reuse, or let go when the last step's outputs may share them.
 func (s *valSlab) recycle() {
-	if !s.pinned {
-		for _, d := range s.dicts {
-			if d.Len() <= maxRecycledLen && len(s.freeDicts) < maxRecycled {
-				unfreeze(unsafe.Pointer(d))
-				_ = d.Clear()
-				s.freeDicts = append(s.freeDicts, d)
-			}
-		}
-		for _, t := range s.sets {
-			if t.Len() <= maxRecycledLen && len(s.freeSets) < maxRecycled {
-				unfreeze(unsafe.Pointer(t))
-				_ = t.Clear()
-				s.freeSets = append(s.freeSets, t)
-			}
-		}
-	}
-	clear(s.dicts)
-	clear(s.sets)
-	s.dicts, s.sets = s.dicts[:0], s.sets[:0]
+	s.dicts.recycle(!s.pinned)
+	s.sets.recycle(!s.pinned)
 }

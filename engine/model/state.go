@@ -46,10 +46,10 @@ type valSlab struct {
 	pinned bool
 	// the dicts and sets handed out since the last reset, and those
 	// recycled for reuse (see recycle.go)
-	dicts, freeDicts []*starlark.Dict
-	sets, freeSets   []*starlark.Set
-	reused           int  // dicts and sets handed out again
-	fresh            bool // no recycling: every copy new (tests compare)
+	dicts  pool[*starlark.Dict]
+	sets   pool[*starlark.Set]
+	reused int  // dicts and sets handed out again
+	fresh  bool // no recycling: every copy new (tests compare)
 }
 
 // take returns n elements with room for c.
