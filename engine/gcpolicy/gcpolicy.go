@@ -99,6 +99,7 @@ func limitFor(live, longLived int64) int64 {
 }
 
 // otherFloor is the least headroom the limit leaves beside the long-lived
-// tables while a run builds them (LamportMutex, two workers: 64 MiB 8.8 s and 377 MB, 96 MiB 8.4 s
-// and 390 MB, 128 MiB 8.0-8.6 s and 418 MB; docs/performance.md).
+// tables while a run builds them: larger floors are faster and take more
+// memory (the floors measured on LamportMutex are in docs/performance.md,
+// "Recycled copies, long-lived tables, initial()").
 const otherFloor = Base + Base/2

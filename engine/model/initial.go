@@ -38,10 +38,10 @@ func (s *initSink) reset() {
 // while the model loads (the others must have the same).
 func (s *initSink) add(v starlark.Value) error {
 	s.calls++
-	what := fmt.Sprintf("init(): initial() call %d", s.calls)
+	what := initWhat{call: true, n: s.calls}
 	d, ok := v.(*starlark.Dict)
 	if !ok {
-		return fmt.Errorf("%s: a state is a dict of the state variables, not %s", what, v.Type())
+		return fmt.Errorf("%v: a state is a dict of the state variables, not %s", what, v.Type())
 	}
 	m := s.m
 	if len(m.info.Vars) == 0 {
@@ -63,7 +63,7 @@ func (s *initSink) add(v starlark.Value) error {
 		return nil
 	}
 	if len(s.keys) >= MaxInitialStates {
-		return fmt.Errorf("%s: more than %d initial states", what, MaxInitialStates)
+		return fmt.Errorf("%v: more than %d initial states", what, MaxInitialStates)
 	}
 	s.seen[key] = struct{}{}
 	s.keys = append(s.keys, key)
@@ -95,9 +95,25 @@ func (s *initSink) result(v starlark.Value) ([]string, bool, error) {
 	if v != starlark.None {
 		return nil, true, &PosError{Pos: fnPos(s.m.init), Msg: fmt.Sprintf("init() gave states by initial() and returned %s: give them one way (return None)", v.Type())}
 	}
-	s.seen = nil          // done: the keys are kept, not the set
-	if len(s.keys) == 0 { // every call failed: cannot happen, add returns the error
-		return nil, true, &PosError{Pos: fnPos(s.m.init), Msg: "init() gave no initial state"}
-	}
+	s.seen = nil // done: the keys are kept, not the set
 	return s.keys, true, nil
+}
+
+// initWhat names one of init()'s states in errors: init() (n < 0),
+// init()[n] of a returned list, or init()'s nth initial() call. It is
+// formatted only when an error names it (half a million states are
+// encoded without one).
+type initWhat struct {
+	call bool
+	n    int
+}
+
+func (w initWhat) String() string {
+	switch {
+	case w.call:
+		return fmt.Sprintf("init(): initial() call %d", w.n)
+	case w.n >= 0:
+		return fmt.Sprintf("init()[%d]", w.n)
+	}
+	return "init()"
 }

@@ -213,9 +213,9 @@ func (w *starWorker) encodeInits(v starlark.Value) ([]string, error) {
 			defer wg.Done()
 			r := rec{m: w.m, cur: make([]starlark.Value, len(w.m.info.Vars)), touched: make([]bool, len(w.m.info.Vars))}
 			for i := lo; i < hi; i++ {
-				what := "init()"
+				what := initWhat{n: -1}
 				if several {
-					what = fmt.Sprintf("init()[%d]", i)
+					what.n = i
 				}
 				if keys[i], errs[i] = w.m.encodeInit(&r, dicts[i], what); errs[i] != nil {
 					return
@@ -241,10 +241,10 @@ func (w *starWorker) encodeInits(v starlark.Value) ([]string, error) {
 
 // encodeInit checks one of init()'s states and returns its key; r is the
 // caller's record, reused.
-func (m *StarModel) encodeInit(r *rec, dv starlark.Value, what string) (string, error) {
+func (m *StarModel) encodeInit(r *rec, dv starlark.Value, what initWhat) (string, error) {
 	d, ok := dv.(*starlark.Dict)
 	if !ok {
-		return "", &PosError{Pos: fnPos(m.init), Msg: what + " must be a dict of the state variables, not " + dv.Type()}
+		return "", &PosError{Pos: fnPos(m.init), Msg: what.String() + " must be a dict of the state variables, not " + dv.Type()}
 	}
 	clear(r.cur)
 	clear(r.touched)
@@ -264,7 +264,7 @@ func (m *StarModel) encodeInit(r *rec, dv starlark.Value, what string) (string, 
 	}
 	buf, _, err := r.encode(nil, nil)
 	if err != nil {
-		return "", &PosError{Pos: fnPos(m.init), Msg: what + ": " + err.Error()}
+		return "", &PosError{Pos: fnPos(m.init), Msg: what.String() + ": " + err.Error()}
 	}
 	return string(buf), nil
 }
