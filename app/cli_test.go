@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -158,6 +159,13 @@ func TestTestCommand(t *testing.T) {
 	for run := 1.0; run <= 4; run++ {
 		if perRun[run] != 20 {
 			t.Errorf("run %v logged %d steps before the cleanup phase, want 20", run, perRun[run])
+		}
+	}
+	// On one CPU (Linux): the same runs, step for step.
+	if runtime.GOOS == "linux" {
+		pinned, errOut, code := cli("test", "--one-cpu", "../projects/stack/stack.toml", "--adapter", bin+" good", "--runs", "4", "--steps", "20", "--seed", "5")
+		if code != 0 || runLines(pinned) == "" || runLines(pinned) != runLines(out) {
+			t.Errorf("--one-cpu: exit %d\n%s\n%s\nwithout it:\n%s", code, pinned, errOut, out)
 		}
 	}
 	saveDir := filepath.Join(dir, "failures")
@@ -644,4 +652,19 @@ func TestReplayChartAndMinimize(t *testing.T) {
 	if len(d.States) != 4 || total != 65 {
 		t.Errorf("the minimised graph's %d states stand for %d model states, want 65", len(d.States), total)
 	}
+}
+
+// runLines is what a test command printed about its runs and its summary,
+// less the time it took.
+func runLines(out string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "run ") || strings.Contains(l, " runs: ") {
+			if i := strings.LastIndex(l, "; "); i > 0 && strings.HasSuffix(l, " s") {
+				l = l[:i]
+			}
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
 }

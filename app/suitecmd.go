@@ -100,6 +100,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	address := fs.String("address", "", "TCP address of a running adapter")
 	shrinkFlag := fs.Bool("shrink", false, "for each failing case, find the shortest prefix that still fails the same way")
 	endWait := fs.Float64("end-wait", 1, "seconds to wait for an expected observable action")
+	oneCPUFlag := addOneCPUFlag(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -117,12 +118,11 @@ func cmdRun(args []string, stdout io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	printAdapter(stdout, p, m.Info(), *adapterCmd, *address)
-	impl, err := p.Connect(ctx, m.Info(), *adapterCmd, *address)
+	impl, closeImpl, err := connect(ctx, stdout, p, m.Info(), *adapterCmd, *address, *oneCPUFlag)
 	if err != nil {
 		return err
 	}
-	defer impl.Close()
+	defer closeImpl()
 	tc := conform.TestConfig{EndWait: time.Duration(*endWait * float64(time.Second))}
 	res, err := conform.RunSuite(ctx, m, cfg, impl, suite, tc)
 	if err != nil {

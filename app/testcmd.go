@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/modex/modex/engine/adapter"
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
@@ -32,6 +34,30 @@ func oneProcessor() func() {
 	return func() { runtime.GOMAXPROCS(prev) }
 }
 
+// addOneCPUFlag declares --one-cpu, which runs Modex and the adapter it
+// starts on one CPU (adapter.ShareOneCPU).
+func addOneCPUFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("one-cpu", false, "run Modex and the adapter it starts on one CPU (Linux): faster steps over stdio, above all on virtual machines, but the implementation's threads share that CPU")
+}
+
+// connect prints which implementation is tested and starts or dials it,
+// on one CPU with --one-cpu (adapter.ShareOneCPU); closeImpl ends it and
+// gives Modex its CPUs back.
+func connect(ctx context.Context, stdout io.Writer, p *projects.Project, info *model.ModelInfo, command, address string, one bool) (impl conform.Implementation, closeImpl func(), err error) {
+	restore := func() {}
+	if one {
+		if restore, err = adapter.ShareOneCPU(); err != nil {
+			return nil, nil, fmt.Errorf("--one-cpu: %w", err)
+		}
+	}
+	printAdapter(stdout, p, info, command, address)
+	if impl, err = p.Connect(ctx, info, command, address); err != nil {
+		restore()
+		return nil, nil, err
+	}
+	return impl, func() { impl.Close(); restore() }, nil
+}
+
 func cmdTest(args []string, stdout, stderr io.Writer) error {
 	defer oneProcessor()()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
@@ -50,6 +76,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	rerunFile := fs.String("rerun", "", "drive the controllable steps of a saved failing run again (exit 1 if it fails again)")
 	chart := fs.String("chart", "", "write the first failing run (else the last run) as a sequence chart, SVG, to FILE")
 	sh := addShrinkFlags(fs, "the first failing run (or the --rerun file)")
+	oneCPUFlag := addOneCPUFlag(fs)
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -78,12 +105,11 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	printAdapter(stdout, p, m.Info(), *adapterCmd, *address)
-	impl, err := p.Connect(ctx, m.Info(), *adapterCmd, *address)
+	impl, closeImpl, err := connect(ctx, stdout, p, m.Info(), *adapterCmd, *address, *oneCPUFlag)
 	if err != nil {
 		return err
 	}
-	defer impl.Close()
+	defer closeImpl()
 	closeLog, err := logSteps(&tc, *logFile)
 	if err != nil {
 		return err

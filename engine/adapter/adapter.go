@@ -12,6 +12,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,6 +38,7 @@ type lineAdapter struct {
 
 	callMu  sync.Mutex  // one call at a time
 	timer   *time.Timer // a call's timeout (under callMu)
+	wbuf    []byte      // a call's request line (under callMu)
 	mu      sync.Mutex
 	nextID  int
 	pending map[int]chan map[string]any
@@ -159,11 +162,12 @@ func (a *lineAdapter) call(ctx context.Context, msg map[string]any) (map[string]
 	a.pending[id] = ch
 	a.mu.Unlock()
 	msg["id"] = id
-	data, err := json.Marshal(msg)
+	data, err := appendRequest(a.wbuf[:0], msg)
 	if err != nil {
 		return nil, err
 	}
-	if err := a.write(ctx, append(data, '\n')); err != nil {
+	a.wbuf = append(data, '\n')
+	if err := a.write(ctx, a.wbuf); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -196,6 +200,34 @@ func (a *lineAdapter) call(ctx context.Context, msg map[string]any) (map[string]
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// appendRequest appends msg as json.Marshal writes it (keys sorted),
+// without its reflection for the usual few plain keys.
+func appendRequest(b []byte, msg map[string]any) ([]byte, error) {
+	keys := make([]string, 0, 8)
+	for k := range msg {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = conform.AppendJSON(b, k); err != nil {
+			return b, err
+		}
+		b = append(b, ':')
+		v := msg[k]
+		if n, ok := v.(int); ok {
+			b = strconv.AppendInt(b, int64(n), 10)
+		} else if b, err = conform.AppendJSON(b, v); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
 }
 
 // write sends data to the implementation within the call timeout: an

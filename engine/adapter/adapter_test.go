@@ -3,9 +3,11 @@ package adapter_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -140,6 +142,23 @@ func TestTrivialAdapterConforms(t *testing.T) {
 // answers written by hand): Modex's and the pipe's share of a step. Run it
 // with -cpu 1, as modex test runs (docs/performance.md).
 func BenchmarkOnlineTrivialAdapter(b *testing.B) {
+	benchTrivial(b, false)
+}
+
+// BenchmarkOnlineTrivialAdapterOneCPU is the same with the benchmark and
+// the adapter on one CPU (modex test --one-cpu).
+func BenchmarkOnlineTrivialAdapterOneCPU(b *testing.B) {
+	benchTrivial(b, true)
+}
+
+func benchTrivial(b *testing.B, oneCPU bool) {
+	if oneCPU {
+		restore, err := adapter.ShareOneCPU()
+		if err != nil {
+			b.Skip(err)
+		}
+		defer restore()
+	}
 	bin := buildTool(b, "./testdata/trivialadapter")
 	m, cfg := stackModelForTest(b)
 	impl, err := adapter.StartProcess(context.Background(), "stack", []string{bin}, ".", 5*time.Second)
@@ -225,4 +244,60 @@ func BenchmarkAdapterRoundTrip(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// ShareOneCPU puts every thread of this process, and a child started
+// after it, on one CPU; its restore gives the threads their CPUs back.
+func TestShareOneCPU(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		if _, err := adapter.ShareOneCPU(); err == nil {
+			t.Fatal("no error where it is not supported")
+		}
+		return
+	}
+	before := threadCPUs(t)
+	restore, err := adapter.ShareOneCPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned := threadCPUs(t)
+	out, err := exec.Command("grep", "Cpus_allowed_list", "/proc/self/status").Output()
+	restore()
+	after := threadCPUs(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pinned) != 1 {
+		t.Errorf("pinned threads on %v", pinned)
+	}
+	for cpus := range pinned {
+		if child := strings.TrimSpace(strings.TrimPrefix(string(out), "Cpus_allowed_list:")); child != cpus || strings.ContainsAny(cpus, ",-") {
+			t.Errorf("the threads on %q, the child on %q", cpus, child)
+		}
+	}
+	if fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("before %v, after restoring %v", before, after)
+	}
+}
+
+// threadCPUs is the CPU lists this process's threads may run on.
+func threadCPUs(t *testing.T) map[string]bool {
+	t.Helper()
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := map[string]bool{}
+	for _, task := range tasks {
+		data, err := os.ReadFile(filepath.Join("/proc/self/task", task.Name(), "status"))
+		if err != nil {
+			continue // the thread ended
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
+				sets[strings.TrimSpace(v)] = true
+			}
+		}
+	}
+	return sets
 }

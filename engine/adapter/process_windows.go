@@ -3,6 +3,7 @@
 package adapter
 
 import (
+	"errors"
 	"os/exec"
 	"syscall"
 )
@@ -21,4 +22,9 @@ func killGroup(cmd *exec.Cmd) {
 	if cmd.Process != nil {
 		cmd.Process.Kill()
 	}
+}
+
+// ShareOneCPU is supported on Linux only.
+func ShareOneCPU() (restore func(), err error) {
+	return nil, errors.New("running on one CPU is supported on Linux only")
 }

@@ -276,6 +276,9 @@ func (b *Binding) match(v model.Value, x any, tent map[model.Object]string) bool
 
 // DecodeJSON decodes one JSON value keeping numbers exact.
 func DecodeJSON(data []byte) (any, error) {
+	if v, ok := decodeFast(data); ok {
+		return v, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var x any
