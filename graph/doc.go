@@ -82,23 +82,51 @@ type Doc struct {
 type VarsFunc func(state int) []model.Var
 
 // FromGraph builds a document from an engine graph; vars may be nil.
+// Transitions with the same label share their strings, and states their
+// variables' printed values: a graph of millions of transitions repeats
+// a few thousand labels.
 func FromGraph(g *explore.Graph, vars VarsFunc) *Doc {
 	d := &Doc{Stats: g.Stats, States: make([]State, len(g.States)), Transitions: make([]Transition, len(g.Trans))}
+	values := map[string]string{}
 	for i, s := range g.States {
 		ds := State{ID: s.ID, Label: s.Label, Initial: s.Initial, Accepting: s.Accepting, Kind: string(s.Kind), Error: s.Error, Frontier: s.Frontier, Vars: Vars{}, Count: s.Count}
 		if vars != nil {
-			for _, v := range vars(i) {
-				ds.Vars = append(ds.Vars, Var{Name: v.Name, Value: model.Format(v.Value)})
+			vs := vars(i)
+			ds.Vars = make(Vars, 0, len(vs))
+			for _, v := range vs {
+				ds.Vars = append(ds.Vars, Var{Name: v.Name, Value: intern(values, model.Format(v.Value))})
 			}
 		}
 		d.States[i] = ds
 	}
+	type printed struct {
+		args         []string
+		output, labl string
+	}
+	labels := map[string]printed{}
 	for i := range g.Trans {
 		t := &g.Trans[i]
-		args := t.ArgStrings()
-		d.Transitions[i] = Transition{From: g.States[t.From].ID, To: g.States[t.To].ID, Action: t.Action, Args: args, Output: t.OutputString(), Kind: t.Kind.String(), Label: t.Label()}
+		label := t.Label()
+		p, ok := labels[label]
+		if !ok || t.Text != "" {
+			p = printed{t.ArgStrings(), t.OutputString(), label}
+			if t.Text == "" {
+				labels[label] = p
+			}
+		}
+		d.Transitions[i] = Transition{From: g.States[t.From].ID, To: g.States[t.To].ID, Action: t.Action, Args: p.args, Output: p.output, Kind: t.Kind.String(), Label: p.labl}
 	}
 	return d
+}
+
+// intern returns the copy of s kept in seen, keeping s there when it is
+// the first.
+func intern(seen map[string]string, s string) string {
+	if v, ok := seen[s]; ok {
+		return v
+	}
+	seen[s] = s
+	return s
 }
 
 // JSONOptions tune the JSON export.
@@ -284,7 +312,11 @@ func (d *Doc) WriteDOT(w io.Writer) error {
 // FromExploration builds the document of an exploration's state graph,
 // with every state's variables.
 func FromExploration(x *explore.Exploration) (*Doc, error) {
-	g := x.Graph()
+	return FromExplorationGraph(x, x.Graph())
+}
+
+// FromExplorationGraph is FromExploration for g, x's graph built already.
+func FromExplorationGraph(x *explore.Exploration, g *explore.Graph) (*Doc, error) {
 	w, err := x.Model.NewWorker()
 	if err != nil {
 		return nil, err

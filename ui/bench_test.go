@@ -57,7 +57,7 @@ func BenchmarkShowGraph(b *testing.B) {
 		b.Run(fmt.Sprintf("states=%d", len(x.States)), func(b *testing.B) {
 			var d drawing
 			for i := 0; i < b.N; i++ {
-				d = prepare(context.Background(), x, viewSpec{radius: 2}, func(*graph.Layout) float64 { return 1.5 })
+				d = prepare(context.Background(), x, viewSpec{radius: 2}, func(*graph.Layout) float64 { return 1.5 }, nil)
 				if d.err != nil {
 					b.Fatal(d.err)
 				}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modex/modex/engine/explore"
@@ -39,17 +40,48 @@ type viewSpec struct {
 	minimal  bool            // draw the minimised graph (see minimisedOf)
 }
 
+// builtGraphs keeps the graph and the document of the last exploration
+// prepared: every change of view (a class opened, the steps, a center)
+// prepares again, and a graph of millions of transitions takes seconds
+// and a gigabyte to build. The zero value is ready; a nil one keeps
+// nothing.
+type builtGraphs struct {
+	mu   sync.Mutex
+	x    *explore.Exploration
+	full *explore.Graph
+	doc  *graph.Doc
+}
+
+// of returns x's graph and document, built once for the last x.
+func (b *builtGraphs) of(x *explore.Exploration) (*explore.Graph, *graph.Doc, error) {
+	if b == nil {
+		full := x.Graph()
+		doc, err := graph.FromExplorationGraph(x, full)
+		return full, doc, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.x != x {
+		b.x, b.full, b.doc = nil, nil, nil // the old ones may go before the new are built
+		full := x.Graph()
+		doc, err := graph.FromExplorationGraph(x, full)
+		if err != nil {
+			return nil, nil, err
+		}
+		b.x, b.full, b.doc = x, full, doc
+	}
+	return b.full, b.doc, nil
+}
+
 // prepare builds the document and lays out what will be shown: the whole
 // graph when it is small enough, else its overview by the expression
 // overview ("" for none), else the neighbourhood of center. It runs off the
 // UI goroutine.
-func prepare(ctx context.Context, x *explore.Exploration, vs viewSpec, scale func(*graph.Layout) float64) drawing {
+func prepare(ctx context.Context, x *explore.Exploration, vs viewSpec, scale func(*graph.Layout) float64, built *builtGraphs) drawing {
 	var d drawing
-	d.doc, d.err = graph.FromExploration(x)
-	if d.err != nil {
+	if d.full, d.doc, d.err = built.of(x); d.err != nil {
 		return d
 	}
-	d.full = x.Graph()
 	d.view = d.doc
 	center, radius := vs.center, vs.radius
 	if vs.within != nil {
@@ -113,7 +145,7 @@ func overviewOf(x *explore.Exploration, by string, d *drawing) bool {
 		d.note = fmt.Sprintf("Overview by %s: %d classes, too many to draw. ", by, len(q.States))
 		return false
 	}
-	g := x.Graph()
+	g := d.full
 	d.classes, d.members = map[string]string{}, map[string]map[string]bool{}
 	for _, c := range q.States {
 		d.classes[c.ID] = g.States[g.Entry[c.Model]].ID
@@ -295,7 +327,7 @@ func (wb *Workbench) present(gen, seq int, x *explore.Exploration, final bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	wb.layoutCancel = cancel
 	wb.mu.Unlock()
-	d := prepare(ctx, x, vs, wb.graph.DrawScale)
+	d := prepare(ctx, x, vs, wb.graph.DrawScale, &wb.built)
 	if errors.Is(d.err, context.Canceled) {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,6 +56,7 @@ type Workbench struct {
 	radius int
 	// layoutCancel cancels the layout in progress.
 	layoutCancel context.CancelFunc
+	built        builtGraphs // the graph and document of the exploration shown
 	exploreT     *time.Timer
 
 	// widgets
@@ -302,6 +304,10 @@ func (wb *Workbench) setProject(p *projects.Project) {
 		wb.selectConfig(p.Default)
 	}
 	wb.setDirty(false)
+	// The closed project's graph may have taken gigabytes, and a small
+	// project allocates too little for a collection to come soon: give
+	// the memory back now (off the UI goroutine).
+	time.AfterFunc(time.Second, debug.FreeOSMemory)
 }
 
 // loadModel (re)loads the project's model and shows its source.

@@ -25,7 +25,8 @@ const Base = 64 << 20
 // left out of the doubling: the limit is then their size plus max(1.5 Base,
 // twice the rest of the live heap), since the garbage a run makes is in
 // proportion to its work, not to the graph it has stored.
-// GOGC or GOMEMLIMIT in the environment turn it off. The returned function
+// The limit falls again when the live data falls to under half of what
+// it was (nextLimit). GOGC or GOMEMLIMIT in the environment turn it off. The returned function
 // stops the watcher and restores Go's defaults (benchmarks).
 func Tune() (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
@@ -74,8 +75,8 @@ func Tune() (restore func()) {
 				return
 			}
 			mu.Lock()
-			if want := limitFor(int64(sample[0].Value.Uint64()), model.LongLived()); want > limit {
-				limit = want
+			if next := nextLimit(limit, limitFor(int64(sample[0].Value.Uint64()), model.LongLived())); next != limit {
+				limit = next
 				apply()
 			}
 			mu.Unlock()
@@ -86,6 +87,17 @@ func Tune() (restore func()) {
 		debug.SetGCPercent(oldPercent)
 		debug.SetMemoryLimit(oldLimit)
 	}
+}
+
+// nextLimit is the limit after one that wants want: raised at once, and
+// lowered only once want is under half of it, when the live data fell
+// (a large graph closed in the workbench), so that memory goes back to
+// the system without the limit following every collection down.
+func nextLimit(limit, want int64) int64 {
+	if want > limit || want < limit/2 {
+		return want
+	}
+	return limit
 }
 
 // limitFor is the memory limit the watcher wants for a live heap of live

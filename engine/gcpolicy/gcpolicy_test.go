@@ -33,6 +33,16 @@ func TestTune(t *testing.T) {
 		t.Errorf("limit %d MiB with 100 MiB live", got>>20)
 	}
 	runtime.KeepAlive(live)
+	// The data dropped: the limit comes down again.
+	live = nil
+	runtime.GC()
+	deadline = time.Now().Add(5 * time.Second)
+	for debug.SetMemoryLimit(-1) > 100<<20 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := debug.SetMemoryLimit(-1); got > 100<<20 {
+		t.Errorf("limit %d MiB once the 100 MiB were dropped", got>>20)
+	}
 	restore()
 	if got := debug.SetMemoryLimit(-1); got != before {
 		t.Errorf("restored limit %d, want %d", got, before)
@@ -41,6 +51,21 @@ func TestTune(t *testing.T) {
 
 // The limit doubles the live heap but for the long-lived tables a run is
 // building, which it counts once.
+func TestNextLimit(t *testing.T) {
+	const mib = 1 << 20
+	for _, tc := range []struct{ limit, want, next int64 }{
+		{Base, 200 * mib, 200 * mib},         // raised at once
+		{2000 * mib, 1500 * mib, 2000 * mib}, // some garbage freed: kept
+		{2000 * mib, 1001 * mib, 2000 * mib},
+		{2000 * mib, 999 * mib, 999 * mib}, // the live data halved: lowered
+		{2000 * mib, Base, Base},
+	} {
+		if got := nextLimit(tc.limit, tc.want); got != tc.next {
+			t.Errorf("nextLimit(%d MiB, %d MiB) = %d MiB, want %d MiB", tc.limit/mib, tc.want/mib, got/mib, tc.next/mib)
+		}
+	}
+}
+
 func TestLimitFor(t *testing.T) {
 	const mib = 1 << 20
 	for _, tc := range []struct{ live, longLived, want int64 }{
