@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/graph"
 )
 
@@ -215,5 +218,35 @@ func TestMidSizeGraphOpensAsOverview(t *testing.T) {
 	b.wb.largeMode.SetSelected(largeNeighbourhood)
 	if !pump(10*time.Second, func() bool { return strings.Contains(b.wb.note.Text, "whole graph draws up to 300") }) {
 		t.Errorf("neighbourhood note %q", b.wb.note.Text)
+	}
+}
+
+// A change of view prepares from the graph and document built for the
+// exploration shown; another exploration gets its own, equal to a fresh
+// build.
+func TestBuiltGraphsKept(t *testing.T) {
+	m, cfg := gridModel(t, 30, 30)
+	x, err := explore.Explore(context.Background(), m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built builtGraphs
+	scale := func(*graph.Layout) float64 { return 1 }
+	d1 := prepare(context.Background(), x, viewSpec{radius: 1}, scale, &built)
+	d2 := prepare(context.Background(), x, viewSpec{radius: 2, center: "S40"}, scale, &built)
+	if d1.err != nil || d2.err != nil || d1.doc != d2.doc || d1.full != d2.full {
+		t.Fatalf("built again for the same exploration (%v, %v)", d1.err, d2.err)
+	}
+	y, err := explore.Explore(context.Background(), m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d3 := prepare(context.Background(), y, viewSpec{radius: 1}, scale, &built)
+	fresh := prepare(context.Background(), y, viewSpec{radius: 1}, scale, nil)
+	if d3.err != nil || d3.doc == d1.doc || d3.full == d1.full {
+		t.Fatalf("another exploration's graph kept (%v)", d3.err)
+	}
+	if !reflect.DeepEqual(d3.doc, fresh.doc) || !reflect.DeepEqual(d3.view.States, fresh.view.States) {
+		t.Error("the kept document differs from a fresh one")
 	}
 }
