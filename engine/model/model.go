@@ -212,7 +212,9 @@ type Worker interface {
 type ScratchStepper interface {
 	StepScratch(st State, action int, args []Value) (outs []Outcome, why string, err error)
 	// DecodeScratch is Decode for the worker's goroutine alone: the state
-	// is valid until the next DecodeScratch.
+	// is valid until the next DecodeScratch, and the values read from it
+	// (which outcomes share) until the StepScratch after that — except
+	// those a step took as inputs or gave as outputs, which stay.
 	DecodeScratch(key string) (State, error)
 }
 

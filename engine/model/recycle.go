@@ -15,6 +15,14 @@ import (
 // back, cleared, for the copies that step makes, unless the last step's
 // outputs may share them (valSlab.pinned, as for the slab's arrays).
 //
+// The same goes for the dicts and sets of a source state's variables,
+// decoded when read (DecodeScratch): about half of what LamportMutex
+// allocated. They are retired when the worker decodes its next source, and
+// recycled at the next scratch step after that (the last outcomes, which
+// share them, live until then), unless a step took a value that is not a
+// scalar as an input (a domain may list the state's own values, and the
+// explorer keeps inputs) or gave one as an output (valSlab.srcPinned).
+//
 // The outcome states are frozen (their values are read by the invariant
 // and filters, which must not change them), and Starlark has no way to
 // thaw a value: recycling sets the hashtable's frozen flag and iterator
@@ -71,14 +79,18 @@ type recycled interface {
 }
 
 // pool holds a slab's dicts or sets: those handed out since the last reset,
-// and those recycled for reuse.
+// and those recycled for reuse; reads, the source state's variables
+// decoded since the last DecodeScratch, and retiring, an earlier source's,
+// recycled at the next reset (the outcomes of a scratch step, which share
+// the source's variables, live until the next scratch step).
 type pool[T recycled] struct {
-	used, free []T
+	used, free      []T
+	reads, retiring []T
 }
 
 // take returns an empty value with room for n entries: a recycled one when
-// the pool has one, else made by fresh.
-func (p *pool[T]) take(n int, reused *int, fresh func(int) T) T {
+// the pool has one, else made by fresh; it is listed in *to.
+func (p *pool[T]) take(n int, reused *int, fresh func(int) T, to *[]T) T {
 	var v T
 	if k := len(p.free); k > 0 && n <= maxRecycledLen {
 		*reused++
@@ -88,24 +100,43 @@ func (p *pool[T]) take(n int, reused *int, fresh func(int) T) T {
 	} else {
 		v = fresh(n)
 	}
-	p.used = append(p.used, v)
+	*to = append(*to, v)
 	return v
 }
 
-// recycle takes back the values handed out since the last reset: cleared
-// for reuse, or let go when keep is false.
+// recycle takes back the values handed out since the last reset, cleared
+// for reuse, or lets them go when keep is false; and the retiring source's.
 func (p *pool[T]) recycle(keep bool) {
 	if keep {
-		for _, v := range p.used {
-			if v.Len() <= maxRecycledLen && len(p.free) < maxRecycled {
-				unfreeze(*(*unsafe.Pointer)(unsafe.Pointer(&v)))
-				_ = v.Clear()
-				p.free = append(p.free, v)
-			}
-		}
+		p.free = reuse(p.free, p.used)
 	}
+	p.free = reuse(p.free, p.retiring)
 	clear(p.used)
 	p.used = p.used[:0]
+	clear(p.retiring)
+	p.retiring = p.retiring[:0]
+}
+
+// retire moves the source state's values to those recycled at the next
+// reset, or lets them go when keep is false.
+func (p *pool[T]) retire(keep bool) {
+	if keep {
+		p.retiring = append(p.retiring, p.reads...)
+	}
+	clear(p.reads)
+	p.reads = p.reads[:0]
+}
+
+// reuse appends the values of vs small enough to keep to free, cleared.
+func reuse[T recycled](free, vs []T) []T {
+	for _, v := range vs {
+		if v.Len() <= maxRecycledLen && len(free) < maxRecycled {
+			unfreeze(*(*unsafe.Pointer)(unsafe.Pointer(&v)))
+			_ = v.Clear()
+			free = append(free, v)
+		}
+	}
+	return free
 }
 
 // dict returns an empty dict for a step's copy with room for n entries: a
@@ -114,7 +145,33 @@ func (s *valSlab) dict(n int) *starlark.Dict {
 	if s == nil || s.fresh || !htLayout.ok {
 		return starlark.NewDict(n)
 	}
-	return s.dicts.take(n, &s.reused, starlark.NewDict)
+	return s.dicts.take(n, &s.reused, starlark.NewDict, &s.dicts.used)
+}
+
+// readDict returns an empty dict for a source state's variable read, with
+// room for n entries.
+func (s *valSlab) readDict(n int) *starlark.Dict {
+	if s.fresh || !htLayout.ok {
+		return starlark.NewDict(n)
+	}
+	return s.dicts.take(n, &s.reused, starlark.NewDict, &s.dicts.reads)
+}
+
+// readSet is readDict for sets.
+func (s *valSlab) readSet(n int) *starlark.Set {
+	if s.fresh || !htLayout.ok {
+		return starlark.NewSet(n)
+	}
+	return s.sets.take(n, &s.reused, starlark.NewSet, &s.sets.reads)
+}
+
+// retireSource is called when the worker decodes its next source state:
+// the last one's variables are recycled at the next reset unless
+// something decoded from it may be kept.
+func (s *valSlab) retireSource() {
+	s.dicts.retire(!s.srcPinned)
+	s.sets.retire(!s.srcPinned)
+	s.srcPinned = false
 }
 
 // set is dict for sets.
@@ -122,7 +179,7 @@ func (s *valSlab) set(n int) *starlark.Set {
 	if s == nil || s.fresh || !htLayout.ok {
 		return starlark.NewSet(n)
 	}
-	return s.sets.take(n, &s.reused, starlark.NewSet)
+	return s.sets.take(n, &s.reused, starlark.NewSet, &s.sets.used)
 }
 
 // recycle takes back the dicts and sets handed out since the last reset:

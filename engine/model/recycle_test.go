@@ -115,3 +115,61 @@ func TestRecycledOutputsKept(t *testing.T) {
 		t.Fatalf("Read's output was %s, is %s after later steps (frozen %v)", want, got, frozen(out))
 	}
 }
+
+// An input taken from the source state's variables (a domain that lists
+// them) stays as it was through later states and steps: the source whose
+// values a step took as inputs is not recycled.
+func TestRecycledSourceInputsKept(t *testing.T) {
+	m, err := LoadStarlarkSource("inputs.star", []byte(`
+def init():
+    return {"a": {1: 2}, "b": {3: 4}, "n": 0}
+
+def Take(s, v):
+    s.n = (s.n + 1) % 5
+    return len(v)
+
+def Other(s):
+    s.n = (s.n + 2) % 5
+
+actions = [Take, Other]
+domains = {Take: {"v": lambda s: [s.a, s.b]}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := m.NewWorker()
+	ss := w.(ScratchStepper)
+	s0, _ := w.Init()
+	st, _ := ss.DecodeScratch(s0.Key())
+	vals, _, err := w.Domain(st, 0, 0)
+	if err != nil || len(vals) != 2 {
+		t.Fatalf("domain %v, %v", vals, err)
+	}
+	kept, want := vals[0], Format(vals[0])
+	outs, _, err := ss.StepScratch(st, 0, []Value{kept})
+	if err != nil || len(outs) != 1 {
+		t.Fatalf("Take: %v %v", outs, err)
+	}
+	key := string([]byte(outs[0].Next.Key()))
+	read, err := m.Compile("s.a[1] + s.b[3]", Pos{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 50; i++ {
+		st, _ := ss.DecodeScratch(key)
+		if _, err := w.Eval(read, st); err != nil { // the variables read: decoded
+			t.Fatal(err)
+		}
+		outs, _, err := ss.StepScratch(st, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key = string([]byte(outs[0].Next.Key()))
+	}
+	if got := Format(kept); got != want {
+		t.Fatalf("the input was %s, is %s after later states", want, got)
+	}
+	if w.(*starWorker).slab.reused == 0 {
+		t.Fatal("no source's variables recycled")
+	}
+}

@@ -32,6 +32,9 @@ type sstate struct {
 	slab *valSlab
 	// cache, in a worker's DecodeScratch state, shares decoded values
 	cache *valCache
+	// source marks a worker's DecodeScratch state: the dicts and sets of
+	// its variables, decoded when read, are recycled after it (recycle.go)
+	source bool
 	// gen, in a worker's DecodeScratch state, tells its memoised reads
 	// from the last state's (0: none; see memo.go)
 	gen uint32
@@ -50,6 +53,10 @@ type valSlab struct {
 	sets   pool[*starlark.Set]
 	reused int  // dicts and sets handed out again
 	fresh  bool // no recycling: every copy new (tests compare)
+	// srcPinned: something decoded from the source state may be kept (an
+	// output or input that is not a scalar, a Step's outcomes), so the
+	// source's variables are not recycled
+	srcPinned bool
 }
 
 // take returns n elements with room for c.
@@ -81,6 +88,9 @@ func (s *sstate) val(i int) (starlark.Value, error) {
 		return v, nil
 	}
 	d := decoder{b: s.encs[i], known: &s.known, cache: s.cache}
+	if s.source {
+		d.reads = s.slab
+	}
 	v, err := d.value()
 	if err != nil {
 		return nil, err

@@ -264,6 +264,9 @@ type decoder struct {
 	pos  int
 	thaw bool
 	slab *valSlab // where a thawed sequence's elements go (nil: allocated)
+	// reads, when not nil, hands out the dict or set of a source state's
+	// variable read (depth 0), recycled after the state (see recycle.go)
+	reads *valSlab
 	// known, when not nil, gets the dicts, lists and sets decoded as
 	// entries of the value (at depth 1) with their encodings
 	known *[]knownEnc
@@ -437,9 +440,12 @@ func (d *decoder) value() (Value, error) {
 			return nil, d.fail("nested too deep")
 		}
 		var dict *starlark.Dict
-		if d.thaw {
+		switch {
+		case d.thaw:
 			dict = d.slab.dict(int(n))
-		} else {
+		case d.reads != nil && d.depth == 1:
+			dict = d.reads.readDict(int(n))
+		default:
 			dict = starlark.NewDict(int(n))
 		}
 		for i := uint64(0); i < n; i++ {
@@ -515,9 +521,12 @@ func (d *decoder) sequence(tag byte) (Value, error) {
 		return l, nil
 	}
 	var s *starlark.Set
-	if d.thaw {
+	switch {
+	case d.thaw:
 		s = d.slab.set(len(elems))
-	} else {
+	case d.reads != nil && d.depth == 0: // depth is back to the set's own
+		s = d.reads.readSet(len(elems))
+	default:
 		s = starlark.NewSet(len(elems))
 	}
 	for _, e := range elems {

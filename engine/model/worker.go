@@ -307,7 +307,8 @@ func (w *starWorker) Domain(st State, action, param int) ([]Value, bool, error) 
 }
 
 func (w *starWorker) Step(st State, action int, args []Value) ([]Outcome, string, error) {
-	w.slab.pinned = true // what this step makes may be kept
+	w.slab.pinned = true    // what this step makes may be kept,
+	w.slab.srcPinned = true // and its inputs and outputs may be the source's
 	return w.step(st, action, args, false)
 }
 
@@ -317,10 +318,16 @@ func (w *starWorker) StepScratch(st State, action int, args []Value) ([]Outcome,
 	w.skeys, w.sstates = w.skeys[:0], w.sstates[:0]
 	w.vslab, w.eslab = w.vslab[:0], w.eslab[:0]
 	w.slab.reset()
+	for _, a := range args {
+		if !Scalar(a) {
+			w.slab.srcPinned = true // the input may be the source's, and kept
+		}
+	}
 	outs, why, err := w.step(st, action, args, true)
 	for _, o := range outs {
 		if o.Output != nil && !Scalar(o.Output) {
-			w.slab.pinned = true // the output may share the slab's arrays
+			w.slab.pinned = true    // the output may share the slab's arrays
+			w.slab.srcPinned = true // or the source's values
 		}
 	}
 	return outs, why, err
@@ -332,9 +339,11 @@ func (w *starWorker) StepScratch(st State, action int, args []Value) ([]Outcome,
 func (w *starWorker) DecodeScratch(key string) (State, error) {
 	w.src.slab = &w.slab
 	w.src.cache = &w.vcache
+	w.slab.retireSource()
 	if err := w.m.decodeLazy(&w.src, key); err != nil {
 		return nil, err
 	}
+	w.src.source = true
 	if w.gen++; w.gen == 0 { // wrapped: no slot may look current
 		clear(w.cctx.memo)
 		w.gen = 1
