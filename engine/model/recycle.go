@@ -107,6 +107,9 @@ func (p *pool[T]) take(n int, reused *int, fresh func(int) T, to *[]T) T {
 // recycle takes back the values handed out since the last reset, cleared
 // for reuse, or lets them go when keep is false; and the retiring source's.
 func (p *pool[T]) recycle(keep bool) {
+	if len(p.used) == 0 && len(p.retiring) == 0 {
+		return
+	}
 	if keep {
 		p.free = reuse(p.free, p.used)
 	}
@@ -120,6 +123,9 @@ func (p *pool[T]) recycle(keep bool) {
 // retire moves the source state's values to those recycled at the next
 // reset, or lets them go when keep is false.
 func (p *pool[T]) retire(keep bool) {
+	if len(p.reads) == 0 {
+		return
+	}
 	if keep {
 		p.retiring = append(p.retiring, p.reads...)
 	}

@@ -318,9 +318,11 @@ func (w *starWorker) StepScratch(st State, action int, args []Value) ([]Outcome,
 	w.skeys, w.sstates = w.skeys[:0], w.sstates[:0]
 	w.vslab, w.eslab = w.vslab[:0], w.eslab[:0]
 	w.slab.reset()
-	for _, a := range args {
-		if !Scalar(a) {
-			w.slab.srcPinned = true // the input may be the source's, and kept
+	if !w.slab.srcPinned && len(w.slab.dicts.reads)+len(w.slab.sets.reads) > 0 {
+		for _, a := range args {
+			if !Scalar(a) {
+				w.slab.srcPinned = true // the input may be the source's, and kept
+			}
 		}
 	}
 	outs, why, err := w.step(st, action, args, true)
