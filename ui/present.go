@@ -73,6 +73,16 @@ func (b *builtGraphs) of(x *explore.Exploration) (*explore.Graph, *graph.Doc, er
 	return b.full, b.doc, nil
 }
 
+// drop lets x's graph and document go (all of them when x is nil): a
+// closed project's, or one prepared for a project closed meanwhile.
+func (b *builtGraphs) drop(x *explore.Exploration) {
+	b.mu.Lock()
+	if x == nil || b.x == x {
+		b.x, b.full, b.doc = nil, nil, nil
+	}
+	b.mu.Unlock()
+}
+
 // prepare builds the document and lays out what will be shown: the whole
 // graph when it is small enough, else its overview by the expression
 // overview ("" for none), else the neighbourhood of center. It runs off the
@@ -328,6 +338,9 @@ func (wb *Workbench) present(gen, seq int, x *explore.Exploration, final bool) {
 	wb.layoutCancel = cancel
 	wb.mu.Unlock()
 	d := prepare(ctx, x, vs, wb.graph.DrawScale, &wb.built)
+	if !wb.current(gen) {
+		wb.built.drop(x) // the project was closed meanwhile
+	}
 	if errors.Is(d.err, context.Canceled) {
 		return
 	}

@@ -249,4 +249,12 @@ func TestBuiltGraphsKept(t *testing.T) {
 	if !reflect.DeepEqual(d3.doc, fresh.doc) || !reflect.DeepEqual(d3.view.States, fresh.view.States) {
 		t.Error("the kept document differs from a fresh one")
 	}
+	built.drop(x) // another exploration's: kept
+	if built.doc != d3.doc {
+		t.Error("dropping another exploration's graph let this one's go")
+	}
+	built.drop(nil) // a project closed
+	if built.x != nil || built.doc != nil || built.full != nil {
+		t.Error("a closed project's graph is kept")
+	}
 }

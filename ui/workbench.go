@@ -292,6 +292,7 @@ func (wb *Workbench) setProject(p *projects.Project) {
 	wb.s.test.Stop()
 	wb.s.offline.Stop()
 	wb.s.offline.hist.timeline.SetTimeline(nil) // and its window, if shown
+	wb.built.drop(nil)                          // the closed project's graph and document
 	wb.setSession(newSession(wb, p))
 	wb.graph.Reset("")
 	wb.title.SetText(p.Name)

@@ -168,6 +168,7 @@ func (a *lineAdapter) call(ctx context.Context, msg map[string]any) (map[string]
 	}
 	a.wbuf = append(data, '\n')
 	if err := a.write(ctx, a.wbuf); err != nil {
+		a.wbuf = nil // a write given up on may still be reading it
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,7 +18,7 @@ import (
 func dieWithParent(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }
 
 // ShareOneCPU runs this process, and the adapters it starts from now on,
-// on one CPU (the first this process may use), and returns what gives the
+// on one CPU (the one the calling thread is on), and returns what gives the
 // process its CPUs back. The tester waits for every answer, so the two
 // never need two CPUs at once; on one CPU a request and its answer wake
 // no idle CPU, which on a virtual machine costs several microseconds each
@@ -28,10 +29,17 @@ func ShareOneCPU() (restore func(), err error) {
 	if err := unix.SchedGetaffinity(0, &all); err != nil {
 		return nil, fmt.Errorf("reading this process's CPUs: %w", err)
 	}
-	for c := 0; c < len(all)*64; c++ {
-		if all.IsSet(c) {
-			one.Set(c)
-			break
+	// The CPU this thread runs on, so that several pinned runs spread as
+	// the scheduler spread them; else the first allowed.
+	var cpu uint32
+	if _, _, e := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), 0, 0); e == 0 && all.IsSet(int(cpu)) {
+		one.Set(int(cpu))
+	} else {
+		for c := 0; c < len(all)*64; c++ {
+			if all.IsSet(c) {
+				one.Set(c)
+				break
+			}
 		}
 	}
 	if err := setThreadsAffinity(&one); err != nil {

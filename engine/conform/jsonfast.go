@@ -212,6 +212,16 @@ func (p *fastParser) number() (any, bool) {
 // the fast path does not cover, and strings needing escapes, are
 // marshalled by encoding/json.
 func AppendJSON(b []byte, v any) ([]byte, error) {
+	return appendJSON(b, v, 0)
+}
+
+// appendJSON is AppendJSON at a depth: deeper than maxFastDepth (a slice
+// that holds itself) encoding/json takes over, and reports the cycle.
+func appendJSON(b []byte, v any, depth int) ([]byte, error) {
+	if depth > maxFastDepth {
+		data, err := json.Marshal(v)
+		return append(b, data...), err
+	}
 	switch x := v.(type) {
 	case nil:
 		return append(b, "null"...), nil
@@ -228,13 +238,16 @@ func AppendJSON(b []byte, v any) ([]byte, error) {
 			return strconv.AppendInt(b, int64(x), 10), nil
 		}
 	case []any:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
 		b = append(b, '[')
 		for i, e := range x {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			var err error
-			if b, err = AppendJSON(b, e); err != nil {
+			if b, err = appendJSON(b, e, depth+1); err != nil {
 				return b, err
 			}
 		}

@@ -61,8 +61,14 @@ func checkFastDecode(t *testing.T, data []byte) {
 // AppendJSON writes what json.Marshal writes.
 func TestAppendJSON(t *testing.T) {
 	for _, v := range []any{nil, true, "plain", "<tag>&", "tab\t", "é", 3.0, -0.0, math.Copysign(0, -1), 1e15, 1e21, 1e-7, 2.5,
-		-123456789012345.0, []any{1.0, "a", []any{}, map[string]any{"b": 1.0, "a": nil}}, map[string]any{}, int64(4), []string{"x"}} {
+		-123456789012345.0, []any{1.0, "a", []any{}, map[string]any{"b": 1.0, "a": nil}}, map[string]any{}, int64(4), []string{"x"},
+		[]any(nil), []any{[]any(nil)}} {
 		checkAppend(t, v)
+	}
+	loop := []any{1.0, nil}
+	loop[1] = loop // holds itself: an error, as from json.Marshal
+	if _, err := AppendJSON(nil, loop); err == nil {
+		t.Error("a slice that holds itself: no error")
 	}
 }
 

@@ -214,7 +214,9 @@ type ScratchStepper interface {
 	// DecodeScratch is Decode for the worker's goroutine alone: the state
 	// is valid until the next DecodeScratch, and the values read from it
 	// (which outcomes share) until the StepScratch after that — except
-	// those a step took as inputs or gave as outputs, which stay.
+	// those a step took as inputs or gave as outputs, which stay. A value
+	// taken from an outcome (Eval, Step) after the next DecodeScratch is
+	// not protected: use outcomes before decoding the next source.
 	DecodeScratch(key string) (State, error)
 }
 
