@@ -54,17 +54,19 @@ type builtGraphs struct {
 
 // of returns x's graph and document, built once for the last x.
 func (b *builtGraphs) of(x *explore.Exploration) (*explore.Graph, *graph.Doc, error) {
-	if b == nil {
+	build := func() (*explore.Graph, *graph.Doc, error) {
 		full := x.Graph()
 		doc, err := graph.FromExplorationGraph(x, full)
 		return full, doc, err
+	}
+	if b == nil {
+		return build()
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.x != x {
 		b.x, b.full, b.doc = nil, nil, nil // the old ones may go before the new are built
-		full := x.Graph()
-		doc, err := graph.FromExplorationGraph(x, full)
+		full, doc, err := build()
 		if err != nil {
 			return nil, nil, err
 		}

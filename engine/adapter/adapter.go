@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -221,10 +220,7 @@ func appendRequest(b []byte, msg map[string]any) ([]byte, error) {
 			return b, err
 		}
 		b = append(b, ':')
-		v := msg[k]
-		if n, ok := v.(int); ok {
-			b = strconv.AppendInt(b, int64(n), 10)
-		} else if b, err = conform.AppendJSON(b, v); err != nil {
+		if b, err = conform.AppendJSON(b, msg[k]); err != nil {
 			return b, err
 		}
 	}

@@ -227,6 +227,8 @@ func appendJSON(b []byte, v any, depth int) ([]byte, error) {
 		return append(b, "null"...), nil
 	case bool:
 		return strconv.AppendBool(b, x), nil
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), nil
 	case string:
 		if plainString(x) {
 			b = append(b, '"')

@@ -62,7 +62,7 @@ func checkFastDecode(t *testing.T, data []byte) {
 func TestAppendJSON(t *testing.T) {
 	for _, v := range []any{nil, true, "plain", "<tag>&", "tab\t", "é", 3.0, -0.0, math.Copysign(0, -1), 1e15, 1e21, 1e-7, 2.5,
 		-123456789012345.0, []any{1.0, "a", []any{}, map[string]any{"b": 1.0, "a": nil}}, map[string]any{}, int64(4), []string{"x"},
-		[]any(nil), []any{[]any(nil)}} {
+		[]any(nil), []any{[]any(nil)}, 7, -12, int(^uint(0) >> 1)} {
 		checkAppend(t, v)
 	}
 	loop := []any{1.0, nil}

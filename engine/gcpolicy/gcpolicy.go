@@ -26,8 +26,9 @@ const Base = 64 << 20
 // twice the rest of the live heap), since the garbage a run makes is in
 // proportion to its work, not to the graph it has stored.
 // The limit falls again when the live data falls to under half of what
-// it was (nextLimit). GOGC or GOMEMLIMIT in the environment turn it off. The returned function
-// stops the watcher and restores Go's defaults (benchmarks).
+// it was (nextLimit). GOGC or GOMEMLIMIT in the environment turn it off.
+// The returned function stops the watcher and restores Go's defaults
+// (benchmarks).
 func Tune() (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
