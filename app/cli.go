@@ -183,6 +183,12 @@ func openProject(path string) (*projects.Project, *model.StarModel, error) {
 // openConfig opens a project and builds one of its configurations ("" for
 // the default); it returns the configuration's name too.
 func openConfig(path, config string) (*projects.Project, *model.StarModel, *explore.Config, string, error) {
+	return openConfigWorkers(path, config, 0)
+}
+
+// openConfigWorkers is openConfig with the model's init() on at most
+// workers goroutines (0: the number of CPUs).
+func openConfigWorkers(path, config string, workers int) (*projects.Project, *model.StarModel, *explore.Config, string, error) {
 	p, err := projects.Load(path)
 	if err != nil {
 		return nil, nil, nil, "", err
@@ -190,7 +196,7 @@ func openConfig(path, config string) (*projects.Project, *model.StarModel, *expl
 	if config == "" {
 		config = p.Default
 	}
-	m, err := p.LoadModelFor(config) // with the configuration's constants
+	m, err := p.LoadModelWorkers(config, workers) // with the configuration's constants
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
@@ -223,7 +229,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("unknown format %q (use json, dot, svg or png)", *format)
 	}
-	p, m, cfg, name, err := openConfig(path, *config)
+	p, m, cfg, name, err := openConfigWorkers(path, *config, *workers)
 	if err != nil {
 		return err
 	}

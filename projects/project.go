@@ -660,7 +660,11 @@ func (p *Project) ModelPath() string {
 
 // LoadModel loads the project's model program.
 func (p *Project) LoadModel() (*model.StarModel, error) {
-	m, err := model.LoadStarlark(p.ModelPath())
+	return p.loadModel(model.LoadOptions{})
+}
+
+func (p *Project) loadModel(opts model.LoadOptions) (*model.StarModel, error) {
+	m, err := model.LoadStarlarkOptions(p.ModelPath(), nil, opts)
 	if err != nil {
 		var pe *model.PosError
 		if errors.As(err, &pe) {
@@ -676,7 +680,13 @@ func (p *Project) LoadModel() (*model.StarModel, error) {
 // constant must be declared by the model, with a value of its default's
 // type; errors name the project file's position.
 func (p *Project) LoadModelFor(config string) (*model.StarModel, error) {
-	m, err := p.LoadModel()
+	return p.LoadModelWorkers(config, 0)
+}
+
+// LoadModelWorkers is LoadModelFor with init() on at most workers
+// goroutines (0: the number of CPUs; see model.LoadOptions).
+func (p *Project) LoadModelWorkers(config string, workers int) (*model.StarModel, error) {
+	m, err := p.loadModel(model.LoadOptions{Workers: workers})
 	if err != nil || config == "" {
 		return m, err
 	}
@@ -705,7 +715,7 @@ func (p *Project) LoadModelFor(config string) (*model.StarModel, error) {
 		}
 		given[name] = v
 	}
-	return model.LoadStarlarkWith(p.ModelPath(), nil, given)
+	return model.LoadStarlarkOptions(p.ModelPath(), nil, model.LoadOptions{Constants: given, Workers: workers})
 }
 
 // tomlValue converts a TOML value of a constant to a model value.

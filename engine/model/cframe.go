@@ -25,6 +25,8 @@ type cctx struct {
 	frames []*cframe
 	depth  int
 	memo   []memoSlot // see memo.go
+	// par: the goroutines a loop of init() may run on (parinit.go)
+	par int
 }
 
 // start begins an evaluation with the budget and returns its first frame,

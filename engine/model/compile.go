@@ -162,7 +162,7 @@ func (cc *compiler) functionIn(fn *starlark.Function, stateful, body bool) *cfun
 	rf := def.Function.(*resolve.Function)
 	cf := &cfunc{nparams: fn.NumParams(), nlocals: len(rf.Locals)}
 	cc.funcs[k] = cf
-	g := &gcomp{cc: cc, globals: fn.Globals(), nparams: cf.nparams, state: -1, body: body}
+	g := &gcomp{cc: cc, globals: fn.Globals(), nparams: cf.nparams, state: -1, body: body, init: cc.appends && fn == cc.m.init}
 	if stateful {
 		g.state = 0
 	}
@@ -185,6 +185,9 @@ type gcomp struct {
 	// body: an action's body, whose state is its run's record (read and
 	// changed through it)
 	body bool
+	// init: init() itself, whose outermost loops may run in parallel
+	// (parinit.go)
+	init bool
 }
 
 func (c *gcomp) block(stmts []syntax.Stmt, top bool) ([]cstmt, bool) {
@@ -291,6 +294,7 @@ func (c *gcomp) forStmt(x *syntax.ForStmt) cstmt {
 		return nil
 	}
 	pure := c.pure()
+	par := c.parallelLoop(x)
 	// iteration runs the body for v: done when the loop ends there.
 	iteration := func(f *cframe, v starlark.Value) (fl flow, r starlark.Value, done bool) {
 		if f.ctx.budget--; f.ctx.budget <= 0 || !bind(f, v) {
@@ -309,8 +313,17 @@ func (c *gcomp) forStmt(x *syntax.ForStmt) cstmt {
 		if !ok {
 			return flowUnknown, nil
 		}
+		start := 0
+		if elems, ok := xs.(starlark.Indexable); ok && par != nil && f.ctx.par > 1 {
+			var fl flow
+			var r starlark.Value
+			var done bool
+			if start, fl, r, done = par.run(f, elems, iteration); done {
+				return fl, r
+			}
+		}
 		if elems, ok := indexable(xs, pure); ok {
-			for i := range elems.Len() {
+			for i := start; i < elems.Len(); i++ {
 				if fl, r, done := iteration(f, elems.Index(i)); done {
 					return fl, r
 				}
@@ -323,6 +336,8 @@ func (c *gcomp) forStmt(x *syntax.ForStmt) cstmt {
 		}
 		defer it.Done()
 		var v starlark.Value
+		for skip := start; skip > 0 && it.Next(&v); skip-- {
+		}
 		for it.Next(&v) {
 			if fl, r, done := iteration(f, v); done {
 				return fl, r
@@ -738,6 +753,6 @@ func (m *StarModel) compiledInit(cc *compiler, thread *starlark.Thread) (starlar
 	if cf == nil {
 		return nil, false
 	}
-	ctx := &cctx{thread: thread}
+	ctx := &cctx{thread: thread, par: m.initTasks}
 	return cf.call(ctx.start(nil, cf.nlocals, initBudgetCompiled))
 }

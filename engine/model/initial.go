@@ -22,6 +22,9 @@ type initSink struct {
 	keys  []string
 	seen  map[string]struct{}
 	calls int
+	// all: keep every key, repeated or not (a chunk of a parallel loop,
+	// whose keys the loop's sink takes in order; parinit.go)
+	all bool
 }
 
 // newInitSink returns a sink for m's init().
@@ -56,6 +59,18 @@ func (s *initSink) add(v starlark.Value) error {
 	if err != nil {
 		return err
 	}
+	return s.addKey(key)
+}
+
+// addKey keeps a state's key unless given before.
+func (s *initSink) addKey(key string) error {
+	if s.all {
+		if len(s.keys) >= MaxInitialStates {
+			return fmt.Errorf("more than %d initial states", MaxInitialStates)
+		}
+		s.keys = append(s.keys, key)
+		return nil
+	}
 	if s.seen == nil {
 		s.seen = map[string]struct{}{}
 	}
@@ -63,7 +78,7 @@ func (s *initSink) add(v starlark.Value) error {
 		return nil
 	}
 	if len(s.keys) >= MaxInitialStates {
-		return fmt.Errorf("%v: more than %d initial states", what, MaxInitialStates)
+		return fmt.Errorf("%v: more than %d initial states", initWhat{call: true, n: s.calls}, MaxInitialStates)
 	}
 	s.seen[key] = struct{}{}
 	s.keys = append(s.keys, key)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -70,6 +71,8 @@ type StarModel struct {
 	// noThaw gives every run deep copies of the variables it reads (see
 	// thawPlan).
 	noThaw bool
+	// initTasks: the goroutines init()'s loops may run on (parinit.go)
+	initTasks int
 }
 
 // SetCompiledGuards turns the compiled guards and functions on (the
@@ -151,13 +154,34 @@ func LoadStarlarkSource(path string, src []byte) (*StarModel, error) {
 // declarations take the given values (a configuration's constants); a
 // constant not given keeps its default. src nil reads the file at path.
 func LoadStarlarkWith(path string, src []byte, constants map[string]Value) (*StarModel, error) {
+	return LoadStarlarkOptions(path, src, LoadOptions{Constants: constants})
+}
+
+// LoadOptions are the settings of loading a model.
+type LoadOptions struct {
+	// Constants are the values of the model's constant(name, default)
+	// declarations that do not keep their default.
+	Constants map[string]Value
+	// Workers is how many goroutines init() may run on (its loops that
+	// give initial states; see docs/model-language.md): 0 is the number
+	// of CPUs, 1 runs it on the caller's alone.
+	Workers int
+}
+
+// LoadStarlarkOptions loads a model program with the given options; src
+// nil reads the file at path.
+func LoadStarlarkOptions(path string, src []byte, opts LoadOptions) (*StarModel, error) {
+	constants := opts.Constants
 	if src == nil {
 		var err error
 		if src, err = ReadSource(path); err != nil {
 			return nil, fmt.Errorf("reading model: %w", err)
 		}
 	}
-	m := &StarModel{dir: filepath.Dir(path), varIndex: map[string]int{}}
+	m := &StarModel{dir: filepath.Dir(path), varIndex: map[string]int{}, initTasks: opts.Workers}
+	if m.initTasks <= 0 {
+		m.initTasks = runtime.GOMAXPROCS(0)
+	}
 	m.info.Path = path
 	m.info.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	thread := newThread("load " + path)

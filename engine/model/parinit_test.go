@@ -1,0 +1,121 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// A loop of init() run in parallel gives the serial loop's states in the
+// serial loop's order, and the variables after it hold what the serial
+// loop left; a loop whose iterations depend on each other, or that
+// changes what was made before it, gives the serial loop's states too
+// (run serially, or again in the interpreter). The interpreter's run is
+// the reference: print() is not in the compiled subset.
+func TestParallelInitLoop(t *testing.T) {
+	const head = `
+def A(s):
+    s.x = (s.x + 1) % 7
+actions = [A]
+
+def ok(a, b):
+    return (a + b) % 5 != 0
+
+def put(l, v):
+    l.append(v)
+    return v
+
+def init():
+    xs = [i for i in range(40)]
+    n = len(xs)
+`
+	cases := []struct {
+		name, body string
+		parallel   bool // the loop runs in parallel to the end
+	}{
+		{"independent", `
+    for t in range(n * n):
+        a = xs[t % n]
+        b = xs[t // n]
+        if ok(a, b):
+            initial({"x": a % 7, "y": [b % 11, a % 3]})
+`, true},
+		{"read after the loop", `
+    for t in range(n * n):
+        a = xs[t % n]
+        b = t // n
+        initial({"x": a % 7, "y": [b % 13]})
+    initial({"x": a, "y": [b, t]})
+`, true},
+		{"carried from the last iteration", `
+    last = 0
+    for t in range(n * n):
+        a = xs[t % n]
+        initial({"x": last % 7, "y": [a % 5, t]})
+        last = a + t
+`, false},
+		{"bound in some iterations", `
+    c = -1
+    for t in range(n * n):
+        a = xs[t % n]
+        if a == 3 and t < 700:
+            c = t
+        initial({"x": a % 7, "y": [a % 2]})
+    initial({"x": c, "y": []})  # nil after the parallel loop: the interpreter runs init()
+`, true},
+		{"appends to a list made before", `
+    seen = []
+    for t in range(n * n):
+        seen.append(t % 9)
+        initial({"x": t % 7, "y": [len(seen) % 4]})
+    initial({"x": len(seen), "y": []})
+`, false},
+		{"a helper changes a list made before", `
+    acc = []
+    for t in range(n * n):
+        initial({"x": put(acc, t % 7), "y": [t % 3]})
+    initial({"x": len(acc), "y": []})
+`, false},
+		{"breaks", `
+    for t in range(n * n):
+        if t == 900:
+            break
+        initial({"x": t % 7, "y": [t % 6]})
+`, false},
+		{"a bad state late", `
+    for t in range(n * n):
+        if t == 1300:
+            initial({"x": 1})
+        initial({"x": t % 7, "y": [t % 6]})
+`, false},
+	}
+	load := func(src string, workers int) ([]string, error) {
+		m, err := LoadStarlarkOptions("p.star", []byte(src), LoadOptions{Workers: workers})
+		if err != nil {
+			return nil, err
+		}
+		return m.initKeys, nil
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body
+			want, wantErr := load(strings.Replace(src, "    xs = ", "    print(\"\"); xs = ", 1), 4)
+			for _, workers := range []int{1, 4} {
+				before := parRuns.Load()
+				got, err := load(src, workers)
+				if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+					t.Fatalf("workers %d: error %v, the interpreter's %v", workers, err, wantErr)
+				}
+				if strings.Join(got, "|") != strings.Join(want, "|") {
+					t.Fatalf("workers %d: %d keys, the interpreter gives %d (or another order)", workers, len(got), len(want))
+				}
+				if ran := parRuns.Load() > before; ran != (tc.parallel && workers > 1) {
+					t.Errorf("workers %d: ran in parallel %v, want %v", workers, ran, tc.parallel && workers > 1)
+				}
+			}
+			if wantErr == nil && len(want) < 5 {
+				t.Fatalf("only %d states: the case tests nothing", len(want))
+			}
+		})
+	}
+}
