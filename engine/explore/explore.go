@@ -530,25 +530,20 @@ func (e *explorer) run() error {
 	// (filters do not apply to initial states); one whose grouping values
 	// an earlier one has already is pruned, as a state reached by a step
 	// would be.
-	var infos []*targetInfo
-	var batch []model.State
+	var b initEval
 	for i := 0; i < inits.n; i++ {
 		if e.ctx.Err() != nil && len(e.ex.States) > 0 {
 			break // cancelled: the initial states so far (at least one) are frontier
 		}
 		if i%initBatch == 0 {
-			if batch, err = inits.batch(i, batch); err != nil {
-				return err
-			}
-			infos = e.evalInits(batch, infos)
+			e.evalInits(inits, i, &b)
 			e.counted() // the tables grow: counted as long-lived
 		}
-		st0 := batch[i%initBatch]
-		info := infos[i%initBatch]
+		key := inits.key(i)
+		info, hk := b.infos[i%initBatch], b.hashes[i%initBatch]
 		if info.err != nil {
 			return info.err
 		}
-		hk := e.hash(st0.Key())
 		if _, known := e.concrete.get(hk); known {
 			continue
 		}
@@ -557,7 +552,7 @@ func (e *explorer) run() error {
 			e.ex.Stats.Pruned++
 			continue
 		}
-		id := e.addState(st0.Key(), hk, 0, info)
+		id := e.addState(key, hk, 0, info)
 		e.ex.States[id].Initial = true
 		if info.invariant == "" || !e.cfg.StopOnError {
 			level = append(level, id)
@@ -587,12 +582,11 @@ func (e *explorer) run() error {
 	return nil
 }
 
-// initSource hands out the initial states a batch at a time: a model that
-// lists their keys (model.InitKeyser) has them made from their keys batch by
-// batch (half a million states, each a decoded state, would be a hundred
-// megabytes at once).
+// initSource holds the initial states: a model that lists their keys
+// (model.InitKeyser) has them decoded batch by batch by the workers that
+// evaluate them (half a million states, each a decoded state, would be a
+// hundred megabytes at once).
 type initSource struct {
-	w      model.Worker
 	n      int
 	keys   []string
 	states []model.State
@@ -606,31 +600,30 @@ func (e *explorer) initialStates() (*initSource, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &initSource{w: w, n: len(keys), keys: keys}, nil
+		return &initSource{n: len(keys), keys: keys}, nil
 	}
 	sts, err := model.InitialStates(w)
 	if err != nil {
 		return nil, err
 	}
-	return &initSource{w: w, n: len(sts), states: sts}, nil
+	return &initSource{n: len(sts), states: sts}, nil
 }
 
-// batch returns initial states i.. (up to initBatch) in buf, reused.
-func (s *initSource) batch(i int, buf []model.State) ([]model.State, error) {
-	hi := min(i+initBatch, s.n)
-	if s.keys == nil {
-		return s.states[i:hi], nil
+// key returns initial state i's key.
+func (s *initSource) key(i int) string {
+	if s.keys != nil {
+		return s.keys[i]
 	}
-	clear(buf)
-	buf = buf[:0]
-	for _, k := range s.keys[i:hi] {
-		st, err := s.w.Decode(k)
-		if err != nil {
-			return nil, err
-		}
-		buf = append(buf, st)
+	return s.states[i].Key()
+}
+
+// state returns initial state i, decoded by w if need be (valid until w
+// decodes another).
+func (s *initSource) state(w *expWorker, i int) (model.State, error) {
+	if s.keys != nil {
+		return w.decodeSource(s.keys[i])
 	}
-	return buf, nil
+	return s.states[i], nil
 }
 
 // levelChunk is how many states of a level are expanded before their
@@ -643,26 +636,52 @@ var levelChunk = 4096 // a variable for tests
 // invariant) at a time, in parallel, before they are added in order.
 const initBatch = 4096
 
-// evalInits evaluates a batch of initial states on the workers, into buf
-// (reused) in the batch's order.
-func (e *explorer) evalInits(batch []model.State, buf []*targetInfo) []*targetInfo {
-	buf = append(buf[:0], make([]*targetInfo, len(batch))...)
+// initEval is a batch of initial states evaluated: their facts and the
+// hashes of their keys (buffers reused from batch to batch).
+type initEval struct {
+	infos  []*targetInfo
+	hashes []hkey
+}
+
+// evalInits decodes and evaluates initial states lo.. (a batch) on the
+// workers, into b in the batch's order.
+func (e *explorer) evalInits(src *initSource, lo int, b *initEval) {
+	n := min(initBatch, src.n-lo)
+	b.infos = append(b.infos[:0], make([]*targetInfo, n)...)
+	b.hashes = append(b.hashes[:0], make([]hkey, n)...)
 	nw := len(e.workers)
-	if len(batch) < 64 {
+	if n < 64 {
 		nw = 1
 	}
-	var wg sync.WaitGroup
-	for k := 0; k < nw; k++ {
-		wg.Add(1)
-		go func(w model.Worker, lo, hi int) {
-			defer wg.Done()
-			for j := lo; j < hi; j++ {
-				buf[j] = e.evalTarget(w, batch[j], true)
+	const block = 32 // states taken at a time: their costs differ
+	var next atomic.Int64
+	work := func(w *expWorker) {
+		for {
+			from := int(next.Add(block)) - block
+			if from >= n {
+				return
 			}
-		}(e.workers[k].Worker, k*len(batch)/nw, (k+1)*len(batch)/nw)
+			for j := from; j < min(from+block, n); j++ {
+				st, err := src.state(w, lo+j)
+				if err != nil {
+					b.infos[j] = &targetInfo{err: err}
+					continue
+				}
+				b.infos[j] = e.evalTarget(w.Worker, st, true)
+				b.hashes[j] = e.hash(src.key(lo + j))
+			}
+		}
 	}
+	var wg sync.WaitGroup
+	for k := 1; k < nw; k++ {
+		wg.Add(1)
+		go func(w *expWorker) {
+			defer wg.Done()
+			work(w)
+		}(e.workers[k])
+	}
+	work(e.workers[0])
 	wg.Wait()
-	return buf
 }
 
 // expandAndMerge expands a level chunk by chunk, merging each chunk's

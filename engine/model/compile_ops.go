@@ -198,6 +198,17 @@ func (c *gcomp) comprehension(x *syntax.Comprehension) cexpr {
 	if body == nil {
 		return nil
 	}
+	// A list is read by index (no iterator to allocate) where nothing can
+	// change it meanwhile: in pure code, or when the comprehension calls
+	// none of the model's functions and appends to nothing.
+	byIndex := c.pure() || !c.callsOrAppends(x)
+	// One for clause: the result has at most its sequence's length.
+	fors := 0
+	for _, cl := range x.Clauses {
+		if _, isFor := cl.(*syntax.ForClause); isFor {
+			fors++
+		}
+	}
 	// Clauses nest right to left: the last runs innermost and adds.
 	var inner func(f *cframe, out *[]starlark.Value) bool = func(f *cframe, out *[]starlark.Value) bool {
 		v, ok := body(f)
@@ -214,13 +225,17 @@ func (c *gcomp) comprehension(x *syntax.Comprehension) cexpr {
 			if seq == nil || bind == nil {
 				return nil
 			}
-			pure := c.pure()
 			inner = func(f *cframe, out *[]starlark.Value) bool {
 				xs, ok := seq(f)
 				if !ok {
 					return false
 				}
-				if elems, ok := indexable(xs, pure); ok {
+				if *out == nil && fors == 1 {
+					if n := starlark.Len(xs); n > 0 {
+						*out = make([]starlark.Value, 0, n)
+					}
+				}
+				if elems, ok := indexable(xs, byIndex); ok {
 					for i := range elems.Len() {
 						if f.ctx.budget--; f.ctx.budget <= 0 || !bind(f, elems.Index(i)) || !next(f, out) {
 							return false
@@ -265,6 +280,26 @@ func (c *gcomp) comprehension(x *syntax.Comprehension) cexpr {
 		}
 		return starlark.NewList(out), true
 	}
+}
+
+// callsOrAppends reports whether x calls one of the model's functions or a
+// method append (which could change a list it iterates).
+func (c *gcomp) callsOrAppends(x syntax.Node) bool {
+	found := false
+	syntax.Walk(x, func(n syntax.Node) bool {
+		if call, ok := n.(*syntax.CallExpr); ok {
+			switch fn := call.Fn.(type) {
+			case *syntax.DotExpr:
+				found = found || fn.Name.Name == "append"
+			case *syntax.Ident:
+				found = found || !pureBuiltins[fn.Name] || c.globals[fn.Name] != nil
+			default:
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // pureBuiltins are the universal builtins a compiled function may call:

@@ -188,6 +188,15 @@ func (p *parLoop) run(f *cframe, xs starlark.Indexable, iteration iterFn) (next 
 	if !p.runChunks(f, xs, chunks, tasks, &budget, iteration) {
 		return i, flowNext, nil, false
 	}
+	// Merged after the loop, not while it runs: a set of half a million
+	// keys built meanwhile would be marked by every collection.
+	if sink.seen == nil {
+		total := 0
+		for _, ch := range chunks {
+			total += len(ch.sink.keys)
+		}
+		sink.seen = make(map[string]struct{}, total)
+	}
 	for _, ch := range chunks {
 		sink.calls += ch.sink.calls
 		for _, k := range ch.sink.keys {
@@ -212,7 +221,7 @@ func (p *parLoop) run(f *cframe, xs starlark.Indexable, iteration iterFn) (next 
 // split cuts iterations lo..hi into chunks, several per task (their costs
 // differ).
 func (p *parLoop) split(lo, hi, tasks int) []*parChunk {
-	k := min(8*tasks, (hi-lo)/parMinIterations)
+	k := min(64*tasks, (hi-lo)/parMinIterations)
 	chunks := make([]*parChunk, k)
 	for j := range chunks {
 		chunks[j] = &parChunk{lo: lo + (hi-lo)*j/k, hi: lo + (hi-lo)*(j+1)/k, sink: &initSink{m: p.m, all: true}}

@@ -119,3 +119,33 @@ def init():
 		})
 	}
 }
+
+// A comprehension in init() reads its list by index only when nothing in it
+// can change the list: one that appends to the list it runs over, itself
+// or through a helper, meets the interpreter's error.
+func TestInitComprehensionChangingItsList(t *testing.T) {
+	for name, expr := range map[string]string{
+		"append":   "[xs.append(x) for x in xs]",
+		"a helper": "[put(xs, x) for x in xs]",
+	} {
+		src := `
+def A(s):
+    s.x = 1
+actions = [A]
+
+def put(l, v):
+    l.append(v)
+    return v
+
+def init():
+    xs = [1, 2, 3]
+    ys = ` + expr + `
+    return {"x": len(ys)}
+`
+		_, err := LoadStarlarkSource("c.star", []byte(src))
+		_, want := LoadStarlarkSource("c.star", []byte(strings.Replace(src, "    xs = ", "    print(\"\"); xs = ", 1)))
+		if err == nil || want == nil || err.Error() != want.Error() {
+			t.Errorf("%s: %v, the interpreter's %v", name, err, want)
+		}
+	}
+}

@@ -248,13 +248,13 @@ func (m *StarModel) encodeInit(r *rec, dv starlark.Value, what initWhat) (string
 	}
 	clear(r.cur)
 	clear(r.touched)
-	for _, kv := range d.Items() {
-		name, _ := starlark.AsString(kv[0])
+	for k, v := range d.Entries() {
+		name, _ := starlark.AsString(k)
 		i, ok := m.varIndex[name]
 		if !ok {
-			return "", &PosError{Pos: fnPos(m.init), Msg: fmt.Sprintf("%s returned a different set of variables (%s)", what, kv[0])}
+			return "", &PosError{Pos: fnPos(m.init), Msg: fmt.Sprintf("%s returned a different set of variables (%s)", what, k)}
 		}
-		r.cur[i] = kv[1]
+		r.cur[i] = v
 		r.touched[i] = true
 	}
 	for i, t := range r.touched {
