@@ -217,6 +217,9 @@ func isDocstring(st syntax.Stmt) bool {
 func (c *gcomp) stmt(st syntax.Stmt) cstmt {
 	switch x := st.(type) {
 	case *syntax.ReturnStmt:
+		if st := c.streamedReturn(x); st != nil {
+			return st
+		}
 		if x.Result == nil {
 			return func(*cframe) (flow, starlark.Value) { return flowReturn, starlark.None }
 		}

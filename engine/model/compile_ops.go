@@ -198,6 +198,29 @@ func (c *gcomp) comprehension(x *syntax.Comprehension) cexpr {
 	if body == nil {
 		return nil
 	}
+	run := c.clauses(x, func(f *cframe, out *[]starlark.Value) bool {
+		v, ok := body(f)
+		if ok {
+			*out = append(*out, v)
+		}
+		return ok
+	}, true)
+	if run == nil {
+		return nil
+	}
+	return func(f *cframe) (starlark.Value, bool) {
+		var out []starlark.Value
+		if !run(f, &out) {
+			return nil, false
+		}
+		return starlark.NewList(out), true
+	}
+}
+
+// clauses compiles a comprehension's clauses around leaf, which the
+// innermost runs for each element (and adds it to out); sized: out is
+// made with room for one for clause's sequence.
+func (c *gcomp) clauses(x *syntax.Comprehension, leaf func(f *cframe, out *[]starlark.Value) bool, sized bool) func(f *cframe, out *[]starlark.Value) bool {
 	// A list is read by index (no iterator to allocate) where nothing can
 	// change it meanwhile: in pure code, or when the comprehension calls
 	// none of the model's functions and appends to nothing.
@@ -209,14 +232,9 @@ func (c *gcomp) comprehension(x *syntax.Comprehension) cexpr {
 			fors++
 		}
 	}
+	sized = sized && fors == 1
 	// Clauses nest right to left: the last runs innermost and adds.
-	var inner func(f *cframe, out *[]starlark.Value) bool = func(f *cframe, out *[]starlark.Value) bool {
-		v, ok := body(f)
-		if ok {
-			*out = append(*out, v)
-		}
-		return ok
-	}
+	inner := leaf
 	for i := len(x.Clauses) - 1; i >= 0; i-- {
 		next := inner
 		switch cl := x.Clauses[i].(type) {
@@ -230,7 +248,7 @@ func (c *gcomp) comprehension(x *syntax.Comprehension) cexpr {
 				if !ok {
 					return false
 				}
-				if *out == nil && fors == 1 {
+				if sized && *out == nil {
 					if n := starlark.Len(xs); n > 0 {
 						*out = make([]starlark.Value, 0, n)
 					}
@@ -272,13 +290,44 @@ func (c *gcomp) comprehension(x *syntax.Comprehension) cexpr {
 			return nil
 		}
 	}
-	run := inner
-	return func(f *cframe) (starlark.Value, bool) {
-		var out []starlark.Value
-		if !run(f, &out) {
-			return nil, false
+	return inner
+}
+
+// streamedReturn compiles init()'s `return [STATE for ... if ...]` to give
+// each state to the sink as the comprehension makes it, instead of a list
+// of them all (CoffeeCan's half a million dicts at once), when nothing in
+// the comprehension can change a state it made before (it calls none of
+// the model's functions, appends to nothing). The keys, their order and
+// the variables are the list's; anything else the list would be (empty,
+// a state of other variables, too many) says unknown, and the interpreter
+// runs init() and reports it as before.
+func (c *gcomp) streamedReturn(x *syntax.ReturnStmt) cstmt {
+	comp, ok := x.Result.(*syntax.Comprehension)
+	if !c.init || c.loops > 0 || !ok || comp.Curly || c.callsOrAppends(comp) {
+		return nil
+	}
+	body := c.expr(comp.Body)
+	if body == nil {
+		return nil
+	}
+	run := c.clauses(comp, func(f *cframe, _ *[]starlark.Value) bool {
+		v, ok := body(f)
+		if !ok {
+			return false
 		}
-		return starlark.NewList(out), true
+		sink, _ := f.ctx.thread.Local(localInit).(*initSink)
+		return sink != nil && sink.addReturned(v) == nil
+	}, false)
+	if run == nil {
+		return nil
+	}
+	return func(f *cframe) (flow, starlark.Value) {
+		sink, _ := f.ctx.thread.Local(localInit).(*initSink)
+		if sink == nil || sink.calls > 0 || !run(f, nil) || sink.returned == 0 {
+			return flowUnknown, nil
+		}
+		sink.streamed = true
+		return flowReturn, starlark.None
 	}
 }
 

@@ -25,6 +25,11 @@ type initSink struct {
 	// all: keep every key, repeated or not (a chunk of a parallel loop,
 	// whose keys the loop's sink takes in order; parinit.go)
 	all bool
+	// returned counts the elements of a list init() returns that were
+	// taken one by one as it was made (streamedReturn); streamed: the
+	// list was, and the keys are its states'
+	returned int
+	streamed bool
 }
 
 // newInitSink returns a sink for m's init().
@@ -34,7 +39,7 @@ func newInitSink(m *StarModel) *initSink {
 
 // reset forgets what was given (init() runs again from the start).
 func (s *initSink) reset() {
-	s.keys, s.seen, s.calls = nil, nil, 0
+	s.keys, s.seen, s.calls, s.returned, s.streamed = nil, nil, 0, 0, false
 }
 
 // add takes one state given by initial(): the first names the variables
@@ -101,9 +106,41 @@ func builtinInitial(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	return starlark.None, nil
 }
 
+// addReturned takes the next element of the list init() returns, as the
+// list is made: the states are the ones the list would give (encodeInits),
+// but no more than one of them is alive at a time.
+func (s *initSink) addReturned(v starlark.Value) error {
+	s.returned++
+	if s.returned > MaxInitialStates {
+		return fmt.Errorf("more than %d initial states", MaxInitialStates)
+	}
+	d, ok := v.(*starlark.Dict)
+	if !ok {
+		return fmt.Errorf("init()[%d] is a %s", s.returned-1, v.Type())
+	}
+	m := s.m
+	if len(m.info.Vars) == 0 {
+		if err := m.setVars(d); err != nil {
+			return err
+		}
+	}
+	if s.r.cur == nil {
+		s.r = rec{m: m, cur: make([]starlark.Value, len(m.info.Vars)), touched: make([]bool, len(m.info.Vars))}
+	}
+	key, err := m.encodeInit(&s.r, d, initWhat{n: s.returned - 1})
+	if err != nil {
+		return err
+	}
+	return s.addKey(key)
+}
+
 // result returns the keys init() gave by initial(), given what init()
 // returned, and whether it called initial() at all.
 func (s *initSink) result(v starlark.Value) ([]string, bool, error) {
+	if s.streamed {
+		s.seen = nil
+		return s.keys, true, nil
+	}
 	if s.calls == 0 {
 		return nil, false, nil
 	}

@@ -149,3 +149,59 @@ def init():
 		}
 	}
 }
+
+// init() returning a comprehension of states has them taken one by one as
+// the comprehension makes them (no list of them all): the states, their
+// order and every error are the returned list's, as the interpreter gives
+// them.
+func TestStreamedReturn(t *testing.T) {
+	cases := map[string]struct {
+		expr     string
+		streamed bool
+	}{
+		"states":            {`[{"x": a % 7, "y": [b % 3]} for a in range(30) for b in range(20) if (a + b) % 4 != 0]`, true},
+		"none":              {`[{"x": a, "y": []} for a in range(5) if a > 9]`, false},
+		"not a dict":        {`[{"x": a, "y": []} if a < 40 else a for a in range(50)]`, false},
+		"other variables":   {`[{"x": a, "y": []} if a < 40 else {"x": a} for a in range(50)]`, false},
+		"a helper":          {`[put(d, a) for a in range(5)]`, false},
+		"one state at last": {`[{"x": 1, "y": [a // 100]} for a in range(50)]`, true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			src := `
+def A(s):
+    s.x = (s.x + 1) % 7
+actions = [A]
+
+def put(d, a):
+    d["y"].append(a)
+    return d
+
+def init():
+    d = {"x": 0, "y": []}
+    return ` + tc.expr + "\n"
+			// streamed: the keys were made while the model loaded
+			keys := func(src string) (ks []string, streamed bool, err error) {
+				m, err := LoadStarlarkSource("r.star", []byte(src))
+				if err != nil {
+					return nil, false, err
+				}
+				streamed = m.initKeys != nil
+				w, _ := m.NewWorker()
+				ks, err = w.(*starWorker).InitKeys()
+				return ks, streamed, err
+			}
+			want, _, wantErr := keys(strings.Replace(src, "    d = ", "    print(\"\"); d = ", 1))
+			got, streamed, err := keys(src)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Fatalf("error %v, the interpreter's %v", err, wantErr)
+			}
+			if strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Fatalf("%d states, the interpreter's %d (or another order)", len(got), len(want))
+			}
+			if streamed != tc.streamed {
+				t.Errorf("taken one by one: %v, want %v", streamed, tc.streamed)
+			}
+		})
+	}
+}
