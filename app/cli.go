@@ -234,6 +234,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg.Workers = *workers
+	cfg.ReleaseInits = true // explored once
 	ctx, stop := signalContext()
 	defer stop()
 	x, err := explore.Explore(ctx, m, cfg)

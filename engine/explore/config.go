@@ -73,6 +73,11 @@ type Config struct {
 	NoDeadlockCheck bool
 	// Workers is the number of goroutines (default: the number of CPUs).
 	Workers int
+	// ReleaseInits lets the model go of its initial states' keys once the
+	// exploration has stored them (model.InitReleaser): for a command that
+	// explores once (half a million initial states are tens of megabytes);
+	// whoever asks for them later has init() run again.
+	ReleaseInits bool
 	// StepBudget bounds one step or expression (default DefaultStepBudget).
 	// MemoryBudget bounds the heap (bytes) while the model runs; past it
 	// exploration stops, keeping what it found, and tests and replays end

@@ -558,6 +558,10 @@ func (e *explorer) run() error {
 			level = append(level, id)
 		}
 	}
+	if r, ok := e.workers[0].Worker.(model.InitReleaser); ok && e.cfg.ReleaseInits && inits.keys != nil {
+		inits.keys = nil
+		r.ReleaseInitKeys()
+	}
 	e.counted()
 	for depth := int32(0); len(level) > 0; depth++ {
 		if e.ctx.Err() != nil {

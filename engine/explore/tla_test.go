@@ -298,3 +298,42 @@ func leadThere(t *testing.T, m model.Model, x *explore.Exploration) {
 		t.Fatalf("false transition %s %s(%s) → %s", x.StateLabel(l.from), m.Info().Actions[l.action].Name, l.args, x.StateLabel(l.to))
 	}
 }
+
+// An exploration that lets the model go of its initial keys (a command
+// exploring once) finds the same graph, and the model makes the keys again
+// when asked.
+func TestReleaseInits(t *testing.T) {
+	m, err := model.LoadStarlarkWith("testdata/tla/Bakery.star", nil, map[string]model.Value{"MaxNat": model.Int(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := m.NewWorker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := w.(model.InitKeyser).InitKeys()
+	var runs [2]*explore.Exploration
+	for i, release := range []bool{false, true} {
+		cfg := explore.DefaultConfig(m)
+		cfg.NoDeadlockCheck, cfg.ReleaseInits = true, release
+		if runs[i], err = explore.Explore(context.Background(), m, cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := runs[0], runs[1]
+	if a.Stats.States < 1000 || a.Stats.States != b.Stats.States || a.Stats.Transitions != b.Stats.Transitions {
+		t.Fatalf("states %d and %d, transitions %d and %d", a.Stats.States, b.Stats.States, a.Stats.Transitions, b.Stats.Transitions)
+	}
+	for id := range a.States {
+		if a.StateKey(id) != b.StateKey(id) {
+			t.Fatalf("state %d differs", id)
+		}
+	}
+	keys, err := w.(model.InitKeyser).InitKeys()
+	if err != nil || len(keys) != b.Stats.States { // all of them initial
+		t.Fatalf("%d initial keys after the release (%v), %d initial states", len(keys), err, b.Stats.States)
+	}
+	if &keys[0] == &before[0] {
+		t.Error("the model kept its initial keys")
+	}
+}

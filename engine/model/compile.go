@@ -747,12 +747,22 @@ const initBudgetCompiled = 200_000_000
 // compiledInit runs init() compiled, if it is in the subset (with
 // list.append and dict displays), or returns ok false.
 func (m *StarModel) compiledInit(cc *compiler, thread *starlark.Thread) (starlark.Value, bool) {
+	return m.runCompiledInit(m.initFunc(cc), thread)
+}
+
+// initFunc compiles init() (nil: not in the subset).
+func (m *StarModel) initFunc(cc *compiler) *cfunc {
 	if cc == nil || m.init == nil {
-		return nil, false
+		return nil
 	}
 	cc.appends = true
 	cf := cc.function(m.init, false)
 	cc.appends = false
+	return cf
+}
+
+// runCompiledInit runs init() compiled by initFunc, or returns ok false.
+func (m *StarModel) runCompiledInit(cf *cfunc, thread *starlark.Thread) (starlark.Value, bool) {
 	if cf == nil {
 		return nil, false
 	}

@@ -255,6 +255,13 @@ type InitKeyser interface {
 	InitKeys() ([]string, error)
 }
 
+// InitReleaser is a worker whose model can let go of the initial states'
+// keys it keeps once a caller has stored them (a command that explores
+// once): the next InitKeys makes them again.
+type InitReleaser interface {
+	ReleaseInitKeys()
+}
+
 // InitialStates returns a model's initial states: several when its
 // worker is a MultiInit (a Starlark init() returning a list of dicts), else
 // the one Init returns.

@@ -205,3 +205,36 @@ def init():
 		})
 	}
 }
+
+// Initial keys let go of are made again, the same, by init() run again:
+// given by initial(), from a streamed comprehension, from a returned list
+// and by an init() the interpreter runs.
+func TestReleaseInitKeys(t *testing.T) {
+	for name, body := range map[string]string{
+		"initial()":     "    for a in range(300):\n        initial({\"x\": a % 7, \"y\": [a % 5]})\n",
+		"streamed":      "    return [{\"x\": a % 7, \"y\": [a % 5]} for a in range(300)]\n",
+		"returned list": "    xs = []\n    for a in range(300):\n        xs.append({\"x\": a % 7, \"y\": [a % 5]})\n    return xs\n",
+		"interpreted":   "    print(\"\")\n    return [{\"x\": a % 7, \"y\": [a % 5]} for a in range(300)]\n",
+	} {
+		src := "def A(s):\n    s.x = 1\nactions = [A]\n\ndef init():\n" + body
+		m, err := LoadStarlarkSource("r.star", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, _ := m.NewWorker()
+		sw := w.(*starWorker)
+		first, err := sw.InitKeys()
+		if err != nil || len(first) != 35 {
+			t.Fatalf("%s: %d keys, %v", name, len(first), err)
+		}
+		want := strings.Join(first, "|")
+		sw.ReleaseInitKeys()
+		if m.initKeys != nil {
+			t.Fatalf("%s: the keys are kept", name)
+		}
+		again, err := sw.InitKeys()
+		if err != nil || strings.Join(again, "|") != want {
+			t.Errorf("%s: %d keys again (%v), first %d", name, len(again), err, len(first))
+		}
+	}
+}

@@ -57,6 +57,9 @@ type StarModel struct {
 	initMu   sync.Mutex
 	initVal  starlark.Value
 	initKeys []string
+	// initAgain: the keys were let go (ReleaseInitKeys); init() runs
+	// again when they are asked for
+	initAgain bool
 	// cguards holds each action's compiled leading requires (nil: none;
 	// see guardc.go); noCGuards turns them off.
 	cguards   []*cguard

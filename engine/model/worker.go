@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"go.starlark.net/resolve"
@@ -138,136 +136,6 @@ func (w *starWorker) Inits() ([]State, error) {
 // InitKeys returns the keys of the initial states (see InitKeyser): the
 // slice is the model's, not to be changed.
 func (w *starWorker) InitKeys() ([]string, error) { return w.initKeys() }
-
-// initKeys returns the keys of the initial states, made from init()'s value
-// at load the first time.
-func (w *starWorker) initKeys() ([]string, error) {
-	m := w.m
-	m.initMu.Lock()
-	defer m.initMu.Unlock()
-	if m.initKeys != nil {
-		return m.initKeys, nil
-	}
-	v := m.initVal
-	if v == nil {
-		// init() may list many states (a TLA+ Init of half a million): its
-		// budget is a hundred steps', and at least InitBudget.
-		budget := w.budget
-		w.budget = max(budget*initBudgetFactor, InitBudget)
-		var err error
-		sink := newInitSink(m)
-		w.thread.SetLocal(localInit, sink)
-		v, err = w.call(m.init, nil)
-		w.thread.SetLocal(localInit, nil)
-		w.budget = budget
-		if err != nil {
-			return nil, convertErr(err, fnPos(m.init), "init()")
-		}
-		if keys, given, err := sink.result(v); given {
-			m.initKeys = keys
-			return keys, err
-		}
-		v.Freeze() // encoded by several goroutines
-	}
-	keys, err := w.encodeInits(v)
-	if err != nil {
-		return nil, err
-	}
-	m.initKeys, m.initVal = keys, nil
-	return keys, nil
-}
-
-// encodeInits checks init()'s value and returns its distinct states' keys.
-func (w *starWorker) encodeInits(v starlark.Value) ([]string, error) {
-	var dicts []starlark.Value
-	switch x := v.(type) {
-	case *starlark.Dict:
-		dicts = []starlark.Value{x}
-	case *starlark.List, starlark.Tuple:
-		seq := x.(starlark.Indexable)
-		if seq.Len() == 0 {
-			return nil, &PosError{Pos: fnPos(w.m.init), Msg: "init() returned no initial state (an empty list)"}
-		}
-		if seq.Len() > MaxInitialStates {
-			return nil, &PosError{Pos: fnPos(w.m.init), Msg: fmt.Sprintf("init() returned %d initial states, more than %d", seq.Len(), MaxInitialStates)}
-		}
-		for i := 0; i < seq.Len(); i++ {
-			dicts = append(dicts, seq.Index(i))
-		}
-	default:
-		return nil, &PosError{Pos: fnPos(w.m.init), Msg: "init() must return a dict of the state variables, or a list of such dicts (several initial states), not " + v.Type()}
-	}
-	keys := make([]string, len(dicts))
-	errs := make([]error, len(dicts))
-	several := len(dicts) > 1 || v.Type() != "dict"
-	// Encoded in parallel (half a million initial states take a second
-	// on one core), in order of the list.
-	parts := 1
-	if len(dicts) >= 4096 {
-		parts = runtime.GOMAXPROCS(0)
-	}
-	var wg sync.WaitGroup
-	for p := 0; p < parts; p++ {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			r := rec{m: w.m, cur: make([]starlark.Value, len(w.m.info.Vars)), touched: make([]bool, len(w.m.info.Vars))}
-			for i := lo; i < hi; i++ {
-				what := initWhat{n: -1}
-				if several {
-					what.n = i
-				}
-				if keys[i], errs[i] = w.m.encodeInit(&r, dicts[i], what); errs[i] != nil {
-					return
-				}
-			}
-		}(p*len(dicts)/parts, (p+1)*len(dicts)/parts)
-	}
-	wg.Wait()
-	var out []string
-	seen := make(map[string]bool, len(dicts))
-	for i, k := range keys {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		out = append(out, k)
-	}
-	return out, nil
-}
-
-// encodeInit checks one of init()'s states and returns its key; r is the
-// caller's record, reused.
-func (m *StarModel) encodeInit(r *rec, dv starlark.Value, what initWhat) (string, error) {
-	d, ok := dv.(*starlark.Dict)
-	if !ok {
-		return "", &PosError{Pos: fnPos(m.init), Msg: what.String() + " must be a dict of the state variables, not " + dv.Type()}
-	}
-	clear(r.cur)
-	clear(r.touched)
-	for k, v := range d.Entries() {
-		name, _ := starlark.AsString(k)
-		i, ok := m.varIndex[name]
-		if !ok {
-			return "", &PosError{Pos: fnPos(m.init), Msg: fmt.Sprintf("%s returned a different set of variables (%s)", what, k)}
-		}
-		r.cur[i] = v
-		r.touched[i] = true
-	}
-	for i, t := range r.touched {
-		if !t {
-			return "", &PosError{Pos: fnPos(m.init), Msg: fmt.Sprintf("%s lacks the variable %s", what, m.info.Vars[i])}
-		}
-	}
-	buf, _, err := r.encode(nil, nil)
-	if err != nil {
-		return "", &PosError{Pos: fnPos(m.init), Msg: what.String() + ": " + err.Error()}
-	}
-	return string(buf), nil
-}
 
 func (w *starWorker) Decode(key string) (State, error) { return w.m.decode(key) }
 
