@@ -251,7 +251,21 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 			}
 		}
 	}
+	pk, prune := -1, false
+	if w.prefix != nil && len(doms) > 0 {
+		pk, prune = w.prefix.GuardPrefix(ai)
+	}
 	for {
+		if prune && e.prefixDisabled(w, st, ai, doms, idx, pk, tried) {
+			// every combination with these first pk arguments: skipped
+			for p := pk; p < len(doms); p++ {
+				idx[p] = len(doms[p]) - 1
+			}
+			if !nextCombination(idx, doms) {
+				return true
+			}
+			continue
+		}
 		var argsKey string // needed only for inputs not interned yet
 		argsID, known := memo.id(idx), false
 		if argsID >= 0 {
@@ -466,6 +480,28 @@ func (m *inputMemo) learn(idx []int, id int32) {
 	if m != nil {
 		m.ids[m.combo(idx)] = id
 	}
+}
+
+// prefixDisabled tells, at the first combination of a block that shares
+// its first pk arguments, whether the action's guard is false for those
+// alone (model.PrefixGuard); the block's tries are counted.
+func (e *explorer) prefixDisabled(w *expWorker, st model.State, ai int, doms [][]model.Value, idx []int, pk int, tried *int64) bool {
+	n := 1
+	for p := pk; p < len(doms); p++ {
+		if idx[p] != 0 {
+			return false // within a block already asked about
+		}
+		n *= len(doms[p])
+	}
+	w.pargs = w.pargs[:0]
+	for p := range pk {
+		w.pargs = append(w.pargs, doms[p][idx[p]])
+	}
+	if !w.prefix.DisabledByPrefix(st, ai, w.pargs) {
+		return false
+	}
+	*tried += int64(n)
+	return true
 }
 
 // nextCombination advances idx, an odometer of indices into doms, to the

@@ -47,6 +47,10 @@ type cguard struct {
 	conds   []cexpr
 	whys    []string // per conjunct, its require()'s reason ("" none)
 	start   int      // the index in the body of the first statement after the leading requires
+	// prefixK, prefixConds: the first prefixConds conjuncts read the
+	// state and the first prefixK arguments alone (-1: no such prefix;
+	// see prefix.go)
+	prefixK, prefixConds int
 	// complete: the compiled conjuncts are all of the leading requires',
 	// and the rest of the action calls no require() (directly or through
 	// a function of the model): when they hold, the action is enabled
@@ -132,6 +136,8 @@ func collectDefs(stmts []syntax.Stmt, out map[defPos]*syntax.DefStmt) {
 // guard compiles the leading require()s of def's body.
 func (c *gcomp) guard(def *syntax.DefStmt) *cguard {
 	g := &cguard{complete: true, nlocals: len(def.Function.(*resolve.Function).Locals)}
+	var conjs []syntax.Expr
+	defer func() { g.prefixNeeds(conjs, c.nparams) }()
 	body := def.Body
 	i := 0
 	if len(body) > 0 && isDocstring(body[0]) {
@@ -150,6 +156,7 @@ func (c *gcomp) guard(def *syntax.DefStmt) *cguard {
 			}
 			g.conds = append(g.conds, ce)
 			g.whys = append(g.whys, why)
+			conjs = append(conjs, conj)
 		}
 	}
 	if g.complete {
