@@ -57,7 +57,19 @@ def Bad(s, p):
         s.lst[p + 5] = 0           # out of range
     return s.t[p:p]
 
-actions = [Send, Recv, Join, Leave, Rot, Bad]
+def Ins(s, p):
+    require(s.n == p)
+    xs = [1, 2, 3]
+    ys = [xs.insert(0, x) for x in xs]   # changes the list it runs over
+    s.n = (len(ys) + 1) % 3
+
+def Pop(s, p):
+    require(s.n != p)
+    xs = [1, 2, 3]
+    ys = [xs.pop() for x in xs]          # changes the list it runs over
+    s.n = len(ys) % 3
+
+actions = [Send, Recv, Join, Leave, Rot, Bad, Ins, Pop]
 domains = {a: {"p": P} for a in actions}
 `
 

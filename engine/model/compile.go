@@ -317,7 +317,7 @@ func (c *gcomp) forStmt(x *syntax.ForStmt) cstmt {
 			return flowUnknown, nil
 		}
 		start := 0
-		if elems, ok := xs.(starlark.Indexable); ok && par != nil && f.ctx.par > 1 {
+		if elems, ok := parSequence(xs); ok && par != nil && f.ctx.par > 1 {
 			var fl flow
 			var r starlark.Value
 			var done bool

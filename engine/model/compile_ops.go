@@ -217,6 +217,10 @@ func (c *gcomp) comprehension(x *syntax.Comprehension) cexpr {
 	}
 }
 
+// maxPresize bounds the room a comprehension's result is made with (past
+// it, appending grows it).
+const maxPresize = 4096
+
 // clauses compiles a comprehension's clauses around leaf, which the
 // innermost runs for each element (and adds it to out); sized: out is
 // made with room for one for clause's sequence.
@@ -225,11 +229,13 @@ func (c *gcomp) clauses(x *syntax.Comprehension, leaf func(f *cframe, out *[]sta
 	// change it meanwhile: in pure code, or when the comprehension calls
 	// none of the model's functions and appends to nothing.
 	byIndex := c.pure() || !c.callsOrAppends(x)
-	// One for clause: the result has at most its sequence's length.
+	// One for clause and no if: the result has its sequence's length.
 	fors := 0
 	for _, cl := range x.Clauses {
 		if _, isFor := cl.(*syntax.ForClause); isFor {
 			fors++
+		} else {
+			sized = false
 		}
 	}
 	sized = sized && fors == 1
@@ -250,7 +256,7 @@ func (c *gcomp) clauses(x *syntax.Comprehension, leaf func(f *cframe, out *[]sta
 				}
 				if sized && *out == nil {
 					if n := starlark.Len(xs); n > 0 {
-						*out = make([]starlark.Value, 0, n)
+						*out = make([]starlark.Value, 0, min(n, maxPresize))
 					}
 				}
 				if elems, ok := indexable(xs, byIndex); ok {
@@ -332,14 +338,15 @@ func (c *gcomp) streamedReturn(x *syntax.ReturnStmt) cstmt {
 }
 
 // callsOrAppends reports whether x calls one of the model's functions or a
-// method append (which could change a list it iterates).
+// method that may change a value (append, insert, pop ...: one could
+// change a list it iterates).
 func (c *gcomp) callsOrAppends(x syntax.Node) bool {
 	found := false
 	syntax.Walk(x, func(n syntax.Node) bool {
 		if call, ok := n.(*syntax.CallExpr); ok {
 			switch fn := call.Fn.(type) {
 			case *syntax.DotExpr:
-				found = found || fn.Name.Name == "append"
+				found = found || !pureMethods[fn.Name.Name]
 			case *syntax.Ident:
 				found = found || !pureBuiltins[fn.Name] || c.globals[fn.Name] != nil
 			default:

@@ -54,12 +54,12 @@ func (s *initSink) add(v starlark.Value) error {
 		return fmt.Errorf("%v: a state is a dict of the state variables, not %s", what, v.Type())
 	}
 	m := s.m
-	if len(m.info.Vars) == 0 {
+	if s.calls == 1 && len(m.info.Vars) == 0 {
 		if err := m.setVars(d); err != nil {
 			return err
 		}
 	}
-	if s.r.cur == nil {
+	if s.r.cur == nil || len(s.r.cur) != len(m.info.Vars) {
 		s.r = rec{m: m, cur: make([]starlark.Value, len(m.info.Vars)), touched: make([]bool, len(m.info.Vars))}
 	}
 	key, err := m.encodeInit(&s.r, d, what)
@@ -121,12 +121,12 @@ func (s *initSink) addReturned(v starlark.Value) error {
 		return fmt.Errorf("init()[%d] is a %s", s.returned-1, v.Type())
 	}
 	m := s.m
-	if len(m.info.Vars) == 0 {
+	if s.returned == 1 && len(m.info.Vars) == 0 {
 		if err := m.setVars(d); err != nil {
 			return err
 		}
 	}
-	if s.r.cur == nil {
+	if s.r.cur == nil || len(s.r.cur) != len(m.info.Vars) {
 		s.r = rec{m: m, cur: make([]starlark.Value, len(m.info.Vars)), touched: make([]bool, len(m.info.Vars))}
 	}
 	key, err := m.encodeInit(&s.r, d, initWhat{n: s.returned - 1})
@@ -193,9 +193,9 @@ func (w *starWorker) initAgainCompiled() (keys []string, v starlark.Value, ok bo
 	t.SetLocal(localRec, &rec{m: m})
 	sink := newInitSink(m)
 	t.SetLocal(localInit, sink)
-	m.ccMu.Lock()
-	cf := m.initFunc(m.cc)
-	m.ccMu.Unlock()
+	// A compiler of its own: the model's keeps no function compiled with
+	// appends (compile).
+	cf := m.initFunc(newCompiler(m, m.cc.sources))
 	if v, ok = m.runCompiledInit(cf, t); !ok {
 		return nil, nil, false
 	}
@@ -225,7 +225,9 @@ func (w *starWorker) initKeys() ([]string, error) {
 			m.initKeys, m.initAgain = keys, false
 			return keys, nil
 		}
-		v = val // a returned list to encode, or nil: the interpreter runs init()
+		if v = val; v != nil { // a returned list to encode (nil: the interpreter runs init())
+			v.Freeze() // encoded by several goroutines
+		}
 	}
 	if v == nil {
 		// init() may list many states (a TLA+ Init of half a million): its

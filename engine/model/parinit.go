@@ -145,6 +145,21 @@ func (c *gcomp) bind(e syntax.Expr, bound map[int]bool) {
 	}
 }
 
+// parSequence returns xs to run a loop over by index: a list, a tuple or a
+// range (a string is indexable but not iterable).
+func parSequence(xs starlark.Value) (starlark.Indexable, bool) {
+	switch x := xs.(type) {
+	case *starlark.List:
+		return x, true
+	case starlark.Tuple:
+		return x, true
+	}
+	if x, ok := xs.(starlark.Indexable); ok && xs.Type() == "range" {
+		return x, true
+	}
+	return nil, false
+}
+
 // iterFn runs a loop's body for one value: done when the loop ends there.
 type iterFn func(f *cframe, v starlark.Value) (fl flow, r starlark.Value, done bool)
 
@@ -160,6 +175,14 @@ type parChunk struct {
 // serial loop is to go on from (done false), or how the loop ended.
 func (p *parLoop) run(f *cframe, xs starlark.Indexable, iteration iterFn) (next int, fl flow, r starlark.Value, done bool) {
 	n := xs.Len()
+	tasks := f.ctx.par
+	sink, _ := f.ctx.thread.Local(localInit).(*initSink)
+	if sink == nil || n < parMinIterations*tasks {
+		return 0, flowNext, nil, false
+	}
+	// Frozen from the first iteration: read by index, as the iterator's
+	// lock would, a change to it fails.
+	xs.Freeze()
 	i := 0
 	// The first state given names the variables: before the tasks start.
 	for ; i < n && len(p.m.info.Vars) == 0; i++ {
@@ -167,9 +190,7 @@ func (p *parLoop) run(f *cframe, xs starlark.Indexable, iteration iterFn) (next 
 			return i, fl, r, true
 		}
 	}
-	tasks := f.ctx.par
-	sink, _ := f.ctx.thread.Local(localInit).(*initSink)
-	if sink == nil || n-i < parMinIterations*tasks {
+	if n-i < parMinIterations*tasks {
 		return i, flowNext, nil, false
 	}
 	isBound := make([]bool, len(f.locals))
@@ -181,7 +202,6 @@ func (p *parLoop) run(f *cframe, xs starlark.Indexable, iteration iterFn) (next 
 			v.Freeze()
 		}
 	}
-	xs.Freeze()
 	chunks := p.split(i, n, tasks)
 	budget := atomic.Int64{}
 	budget.Store(int64(f.ctx.budget))

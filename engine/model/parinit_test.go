@@ -210,13 +210,15 @@ def init():
 // given by initial(), from a streamed comprehension, from a returned list
 // and by an init() the interpreter runs.
 func TestReleaseInitKeys(t *testing.T) {
+	// 5000 states sharing a dict: a returned list's are encoded by several
+	// goroutines (its value must be frozen when init() runs again).
 	for name, body := range map[string]string{
-		"initial()":     "    for a in range(300):\n        initial({\"x\": a % 7, \"y\": [a % 5]})\n",
-		"streamed":      "    return [{\"x\": a % 7, \"y\": [a % 5]} for a in range(300)]\n",
-		"returned list": "    xs = []\n    for a in range(300):\n        xs.append({\"x\": a % 7, \"y\": [a % 5]})\n    return xs\n",
-		"interpreted":   "    print(\"\")\n    return [{\"x\": a % 7, \"y\": [a % 5]} for a in range(300)]\n",
+		"initial()":     "    for a in range(5000):\n        initial({\"x\": a % 7, \"y\": [a % 5], \"z\": d})\n",
+		"streamed":      "    return [{\"x\": a % 7, \"y\": [a % 5], \"z\": d} for a in range(5000)]\n",
+		"returned list": "    xs = []\n    for a in range(5000):\n        xs.append({\"x\": a % 7, \"y\": [a % 5], \"z\": d})\n    return xs\n",
+		"interpreted":   "    print(\"\")\n    return [{\"x\": a % 7, \"y\": [a % 5], \"z\": d} for a in range(5000)]\n",
 	} {
-		src := "def A(s):\n    s.x = 1\nactions = [A]\n\ndef init():\n" + body
+		src := "def A(s):\n    s.x = 1\nactions = [A]\n\ndef init():\n    d = {\"k\": {\"m\": 1}}\n" + body
 		m, err := LoadStarlarkSource("r.star", []byte(src))
 		if err != nil {
 			t.Fatal(err)
@@ -236,5 +238,55 @@ func TestReleaseInitKeys(t *testing.T) {
 		if err != nil || strings.Join(again, "|") != want {
 			t.Errorf("%s: %d keys again (%v), first %d", name, len(again), err, len(first))
 		}
+	}
+}
+
+// init() as the interpreter runs it where a parallel loop or a streamed
+// return must not differ: a loop over a string (indexable, not iterable),
+// a loop that changes the list it runs over (through a helper, through
+// another name), a first state with no variables.
+func TestParallelInitEdges(t *testing.T) {
+	const head = `
+S = "ab" * 150
+
+def A(s):
+    s.x = 1
+actions = [A]
+
+def push(l, v):
+    l.append(v)
+    return v
+
+def init():
+`
+	for name, body := range map[string]string{
+		"a string":          "    xs = S\n    for ch in xs:\n        initial({\"x\": ch})\n",
+		"a helper appends":  "    ys = list(range(300))\n    for x in ys:\n        if x == 0:\n            push(ys, 999)\n        initial({\"x\": x % 7})\n",
+		"another name":      "    ys = list(range(300))\n    for x in ys:\n        if x == 0:\n            w = ys\n            w.append(999)\n        initial({\"x\": x % 7})\n",
+		"no variables":      "    n = 3\n    return [({} if i == 0 else {\"x\": i}) for i in range(n)]\n",
+		"initial() of none": "    n = 300\n    for i in range(n):\n        initial({} if i == 0 else {\"x\": i})\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := head + body
+			load := func(src string, workers int) (string, error) {
+				m, err := LoadStarlarkOptions("e.star", []byte(src), LoadOptions{Workers: workers})
+				if err != nil {
+					return "", err
+				}
+				w, _ := m.NewWorker()
+				keys, err := w.(*starWorker).InitKeys()
+				return strings.Join(keys, "|"), err
+			}
+			want, wantErr := load(strings.Replace(src, "def init():\n    ", "def init():\n    print(\"\"); ", 1), 1)
+			if wantErr == nil {
+				t.Fatalf("the interpreter gives no error: the case tests nothing")
+			}
+			for _, workers := range []int{1, 4} {
+				got, err := load(src, workers)
+				if fmt.Sprint(err) != fmt.Sprint(wantErr) || got != want {
+					t.Errorf("workers %d: %v, the interpreter's %v", workers, err, wantErr)
+				}
+			}
+		})
 	}
 }
