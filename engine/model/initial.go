@@ -44,8 +44,7 @@ func (s *initSink) reset() {
 	s.keys, s.seen, s.calls, s.returned, s.streamed = nil, nil, 0, 0, false
 }
 
-// add takes one state given by initial(): the first names the variables
-// while the model loads (the others must have the same).
+// add takes one state given by initial().
 func (s *initSink) add(v starlark.Value) error {
 	s.calls++
 	what := initWhat{call: true, n: s.calls}
@@ -53,8 +52,14 @@ func (s *initSink) add(v starlark.Value) error {
 	if !ok {
 		return fmt.Errorf("%v: a state is a dict of the state variables, not %s", what, v.Type())
 	}
+	return s.encode(d, s.calls == 1, what)
+}
+
+// encode keeps the key of state d; the first state given names the
+// variables while the model loads (the others must have the same).
+func (s *initSink) encode(d *starlark.Dict, first bool, what initWhat) error {
 	m := s.m
-	if s.calls == 1 && len(m.info.Vars) == 0 {
+	if first && len(m.info.Vars) == 0 {
 		if err := m.setVars(d); err != nil {
 			return err
 		}
@@ -120,20 +125,7 @@ func (s *initSink) addReturned(v starlark.Value) error {
 	if !ok {
 		return fmt.Errorf("init()[%d] is a %s", s.returned-1, v.Type())
 	}
-	m := s.m
-	if s.returned == 1 && len(m.info.Vars) == 0 {
-		if err := m.setVars(d); err != nil {
-			return err
-		}
-	}
-	if s.r.cur == nil || len(s.r.cur) != len(m.info.Vars) {
-		s.r = rec{m: m, cur: make([]starlark.Value, len(m.info.Vars)), touched: make([]bool, len(m.info.Vars))}
-	}
-	key, err := m.encodeInit(&s.r, d, initWhat{n: s.returned - 1})
-	if err != nil {
-		return err
-	}
-	return s.addKey(key)
+	return s.encode(d, s.returned == 1, initWhat{n: s.returned - 1})
 }
 
 // result returns the keys init() gave by initial(), given what init()
