@@ -212,7 +212,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	config := fs.String("config", "", "configuration name (default: the project's default)")
 	format := fs.String("format", "", "output format: json, dot, svg or png (default: from --out)")
 	out := fs.String("out", "", "output file (default: standard output when --format is given)")
-	workers := fs.Int("workers", 0, "goroutines exploring (default: number of CPUs)")
+	workers := fs.Int("workers", 0, "goroutines exploring, and running the loops of init() that give states (default: number of CPUs)")
 	layout := fs.String("layout", "", "Graphviz layout for svg/png (default: dot for small graphs, sfdp for large)")
 	noTiming := fs.Bool("no-timing", false, "write 0 seconds in the JSON stats (byte-identical output)")
 	quotient := fs.String("quotient", "", "write the overview of the graph by an expression over s (e.g. 'len(s.stack)', depth, or auto: the best of the model's variables, properties and groupings): one node per value, with its number of states")
