@@ -150,6 +150,19 @@ func (c *gcomp) sequence(xs []syntax.Expr, list bool) cexpr {
 	if !ok {
 		return nil
 	}
+	if !list && c.constants(xs) {
+		// A tuple of constants, ("e4", "w1", "w2") in pc in (...): made
+		// once (a tuple cannot change, and nothing tells two equal ones
+		// apart), not at every evaluation.
+		t := make(starlark.Tuple, len(parts))
+		for i, p := range parts {
+			if t[i], ok = p(nil); !ok {
+				return nil
+			}
+		}
+		t.Freeze()
+		return func(*cframe) (starlark.Value, bool) { return t, true }
+	}
 	return func(f *cframe) (starlark.Value, bool) {
 		t := make(starlark.Tuple, len(parts))
 		for i, p := range parts {
@@ -164,6 +177,45 @@ func (c *gcomp) sequence(xs []syntax.Expr, list bool) cexpr {
 		}
 		return t, true
 	}
+}
+
+// constants tells whether every expression of xs is a literal, None, True,
+// False, a global of the module (frozen once it has loaded) or a tuple of
+// such: values that need no frame.
+func (c *gcomp) constants(xs []syntax.Expr) bool {
+	for _, x := range xs {
+		switch x := x.(type) {
+		case *syntax.Literal:
+		case *syntax.ParenExpr:
+			if !c.constants([]syntax.Expr{x.X}) {
+				return false
+			}
+		case *syntax.TupleExpr:
+			if !c.constants(x.List) {
+				return false
+			}
+		case *syntax.Ident:
+			b, _ := x.Binding.(*resolve.Binding)
+			if b == nil {
+				return false
+			}
+			switch b.Scope {
+			case resolve.Universal:
+				if x.Name != "None" && x.Name != "True" && x.Name != "False" {
+					return false
+				}
+			case resolve.Global, resolve.Predeclared:
+				if v, ok := c.globals[x.Name]; !ok || v == nil {
+					return false
+				}
+			default:
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func (c *gcomp) exprs(xs []syntax.Expr) ([]cexpr, bool) {

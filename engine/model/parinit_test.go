@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"go.starlark.net/starlark"
 )
 
 // A loop of init() run in parallel gives the serial loop's states in the
@@ -288,5 +290,53 @@ def init():
 				}
 			}
 		})
+	}
+}
+
+// A tuple of constants (literals, None, True, False, the module's globals,
+// tuples of those) is made once at compile time: the same value as the
+// interpreter's, evaluation after evaluation; a tuple with a variable part
+// is made each time.
+func TestConstantTuples(t *testing.T) {
+	const src = `
+G = [1, 2]
+def A(s):
+    s.x = 1
+actions = [A]
+def init():
+    return {"x": 0}
+`
+	for _, expr := range []string{
+		`("a", (1, None), G, True)`,
+		`s.x in ("e4", "w1", 0)`,
+		`(s.x, ("k", 2))`,
+	} {
+		var vals [2][2]Value
+		for i, compiled := range []bool{true, false} {
+			m, err := LoadStarlarkSource("t.star", []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.SetCompiledGuards(compiled)
+			x, err := m.Compile(expr, Pos{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, _ := m.NewWorker()
+			st, _ := w.Init()
+			for j := range vals[i] {
+				if vals[i][j], err = w.Eval(x, st); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if eq, err := starlark.Equal(vals[0][0], vals[1][0]); err != nil || !eq {
+			t.Errorf("%s: compiled %s, the interpreter's %s", expr, vals[0][0], vals[1][0])
+		}
+		a, isTuple := vals[0][0].(starlark.Tuple)
+		b, _ := vals[0][1].(starlark.Tuple)
+		if isTuple && strings.HasPrefix(expr, `("a"`) != (&a[0] == &b[0]) {
+			t.Errorf("%s: made once %v, want %v", expr, &a[0] == &b[0], strings.HasPrefix(expr, `("a"`))
+		}
 	}
 }
