@@ -96,7 +96,6 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 	clear(results)
 	var next atomic.Int64
 	const chunk = 8
-	var wg sync.WaitGroup
 	nw := len(e.workers)
 	if len(level) < 2*chunk {
 		nw = 1
@@ -121,15 +120,7 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 			}
 		}
 	}
-	for wi := 1; wi < nw; wi++ {
-		wg.Add(1)
-		go func(w *expWorker) {
-			defer wg.Done()
-			work(w)
-		}(e.workers[wi])
-	}
-	work(e.workers[0]) // on this goroutine: no wake-up when there is one worker
-	wg.Wait()
+	e.onWorkers(nw, work)
 	if len(level) > 0 {
 		n := 0
 		for i := range results {
@@ -138,6 +129,21 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 		e.perState = float64(n) / float64(len(level))
 	}
 	return results
+}
+
+// onWorkers runs work on the first nw workers at once, the first on this
+// goroutine (no wake-up when there is one worker), and waits for them.
+func (e *explorer) onWorkers(nw int, work func(w *expWorker)) {
+	var wg sync.WaitGroup
+	for _, w := range e.workers[1:nw] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work(w)
+		}()
+	}
+	work(e.workers[0])
+	wg.Wait()
 }
 
 // expand tries every included action with every input combination in one
@@ -256,7 +262,7 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 		pk, prune = w.prefix.GuardPrefix(ai)
 	}
 	for {
-		if prune && e.prefixDisabled(w, st, ai, doms, idx, pk, tried) {
+		if prune && w.prefixDisabled(st, ai, doms, idx, pk, tried) {
 			// every combination with these first pk arguments: skipped
 			for p := pk; p < len(doms); p++ {
 				idx[p] = len(doms[p]) - 1
@@ -485,7 +491,7 @@ func (m *inputMemo) learn(idx []int, id int32) {
 // prefixDisabled tells, at the first combination of a block that shares
 // its first pk arguments, whether the action's guard is false for those
 // alone (model.PrefixGuard); the block's tries are counted.
-func (e *explorer) prefixDisabled(w *expWorker, st model.State, ai int, doms [][]model.Value, idx []int, pk int, tried *int64) bool {
+func (w *expWorker) prefixDisabled(st model.State, ai int, doms [][]model.Value, idx []int, pk int, tried *int64) bool {
 	n := 1
 	for p := pk; p < len(doms); p++ {
 		if idx[p] != 0 {

@@ -589,6 +589,12 @@ func (e *explorer) run() error {
 	return nil
 }
 
+// levelChunk is how many states of a level are expanded before their
+// results are merged: what waits for the merge (pending transitions, the
+// targets' keys and facts) is bounded by a chunk, not by a level, which in
+// a breadth-first search can hold half of all states.
+var levelChunk = 4096 // a variable for tests
+
 // expandAndMerge expands a level chunk by chunk, merging each chunk's
 // results in level order before the next is expanded: the graph is the one
 // a whole-level merge gives (a target a chunk added is known to the next,

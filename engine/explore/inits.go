@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"sync"
 	"sync/atomic"
 
 	"github.com/modex/modex/engine/model"
@@ -51,12 +50,6 @@ func (s *initSource) state(w *expWorker, i int) (model.State, error) {
 	return s.states[i], nil
 }
 
-// levelChunk is how many states of a level are expanded before their
-// results are merged: what waits for the merge (pending transitions, the
-// targets' keys and facts) is bounded by a chunk, not by a level, which in
-// a breadth-first search can hold half of all states.
-var levelChunk = 4096 // a variable for tests
-
 // initBatch is how many initial states are evaluated (filters, groupings,
 // invariant) at a time, in parallel, before they are added in order.
 const initBatch = 4096
@@ -97,14 +90,5 @@ func (e *explorer) evalInits(src *initSource, lo int, b *initEval) {
 			}
 		}
 	}
-	var wg sync.WaitGroup
-	for k := 1; k < nw; k++ {
-		wg.Add(1)
-		go func(w *expWorker) {
-			defer wg.Done()
-			work(w)
-		}(e.workers[k])
-	}
-	work(e.workers[0])
-	wg.Wait()
+	e.onWorkers(nw, work)
 }

@@ -279,8 +279,8 @@ const maxPresize = 4096
 func (c *gcomp) clauses(x *syntax.Comprehension, leaf func(f *cframe, out *[]starlark.Value) bool, sized bool) func(f *cframe, out *[]starlark.Value) bool {
 	// A list is read by index (no iterator to allocate) where nothing can
 	// change it meanwhile: in pure code, or when the comprehension calls
-	// none of the model's functions and appends to nothing.
-	byIndex := c.pure() || !c.callsOrAppends(x)
+	// none of the model's functions and no method that may change a value.
+	byIndex := c.pure() || !c.mayChange(x)
 	// One for clause and no if: the result has its sequence's length.
 	fors := 0
 	for _, cl := range x.Clauses {
@@ -355,13 +355,13 @@ func (c *gcomp) clauses(x *syntax.Comprehension, leaf func(f *cframe, out *[]sta
 // each state to the sink as the comprehension makes it, instead of a list
 // of them all (CoffeeCan's half a million dicts at once), when nothing in
 // the comprehension can change a state it made before (it calls none of
-// the model's functions, appends to nothing). The keys, their order and
+// the model's functions and no method that may change a value). The keys, their order and
 // the variables are the list's; anything else the list would be (empty,
 // a state of other variables, too many) says unknown, and the interpreter
 // runs init() and reports it as before.
 func (c *gcomp) streamedReturn(x *syntax.ReturnStmt) cstmt {
 	comp, ok := x.Result.(*syntax.Comprehension)
-	if !c.init || c.loops > 0 || !ok || comp.Curly || c.callsOrAppends(comp) {
+	if !c.init || c.loops > 0 || !ok || comp.Curly || c.mayChange(comp) {
 		return nil
 	}
 	body := c.expr(comp.Body)
@@ -389,10 +389,10 @@ func (c *gcomp) streamedReturn(x *syntax.ReturnStmt) cstmt {
 	}
 }
 
-// callsOrAppends reports whether x calls one of the model's functions or a
-// method that may change a value (append, insert, pop ...: one could
-// change a list it iterates).
-func (c *gcomp) callsOrAppends(x syntax.Node) bool {
+// mayChange reports whether x calls one of the model's functions or a
+// method that may change a value (append, insert, pop ...), which could
+// change a list it iterates.
+func (c *gcomp) mayChange(x syntax.Node) bool {
 	found := false
 	syntax.Walk(x, func(n syntax.Node) bool {
 		if call, ok := n.(*syntax.CallExpr); ok {

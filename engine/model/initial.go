@@ -165,8 +165,8 @@ func (w initWhat) String() string {
 }
 
 // ReleaseInitKeys lets go of the initial states' keys (see InitReleaser):
-// half a million of them are 60 MB that an exploration has stored in its
-// own tables.
+// Bakery's 655,200 are 39 MB that an exploration has stored in its own
+// tables.
 func (w *starWorker) ReleaseInitKeys() {
 	m := w.m
 	m.initMu.Lock()

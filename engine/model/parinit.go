@@ -45,7 +45,6 @@ var parRuns atomic.Int64
 // parLoop is a for loop of init() that may run in parallel.
 type parLoop struct {
 	m        *StarModel
-	nlocals  int
 	assigned []int // the locals the body binds (the loop's variables too)
 }
 
