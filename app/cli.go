@@ -235,6 +235,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg.Workers = *workers
 	cfg.ReleaseInits = true // explored once
+	// A summary needs no graph: the transitions are counted, with a way to
+	// every state for the path to a deadlock.
+	cfg.DropTransitions = *format == "" && !*minimize
 	ctx, stop := signalContext()
 	defer stop()
 	x, err := explore.Explore(ctx, m, cfg)
@@ -317,19 +320,25 @@ func printDeadlock(w io.Writer, x *explore.Exploration) {
 	if len(dl) == 0 {
 		return
 	}
-	g := x.Graph()
-	target := g.ActiveOf[dl[0]]
 	var steps []string
-	for _, ti := range g.PathTo(target) {
-		if l := g.Trans[ti].Label(); l != "" {
-			steps = append(steps, l)
+	id := x.GraphID(dl[0], false)
+	if x.TransitionsDropped() {
+		for _, t := range x.PredecessorPath(dl[0]) {
+			steps = append(steps, x.TransLabel(&t))
+		}
+	} else {
+		g := x.Graph()
+		for _, ti := range g.PathTo(g.ActiveOf[dl[0]]) {
+			if l := g.Trans[ti].Label(); l != "" {
+				steps = append(steps, l)
+			}
 		}
 	}
 	path := strings.Join(steps, ", ")
 	if path == "" {
 		path = "an initial state"
 	}
-	fmt.Fprintf(w, "deadlock: nothing is enabled in %s, reached by %s (check_deadlock = false in the configuration turns the check off)\n", g.States[target].ID, path)
+	fmt.Fprintf(w, "deadlock: nothing is enabled in %s, reached by %s (check_deadlock = false in the configuration turns the check off)\n", id, path)
 }
 
 // streamJSON writes the exploration's graph as JSON state by state, to out

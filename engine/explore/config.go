@@ -78,6 +78,14 @@ type Config struct {
 	// explores once (half a million initial states are tens of megabytes);
 	// whoever asks for them later has init() run again.
 	ReleaseInits bool
+	// DropTransitions counts the transitions without keeping them, for a
+	// command that reports a summary (TLC keeps no transitions either):
+	// Exploration.Trans stays empty, Stats.Transitions and GraphSize count
+	// them, and PredecessorPath gives, for every state, the way by which
+	// the search first reached it (a shortest one). What reads the graph's
+	// transitions (Graph's arcs, Minimize, suites, overviews) sees none.
+	// Ignored when Snapshot is set.
+	DropTransitions bool
 	// StepBudget bounds one step or expression (default DefaultStepBudget).
 	// MemoryBudget bounds the heap (bytes) while the model runs; past it
 	// exploration stops, keeping what it found, and tests and replays end

@@ -538,7 +538,9 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 	for i := range results {
 		pending += len(results[i].trans)
 	}
-	e.ex.Trans = grow(e.ex.Trans, pending)
+	if e.ex.dropped == nil {
+		e.ex.Trans = grow(e.ex.Trans, pending)
+	}
 	for i, src := range level {
 		r := &results[i]
 		if !r.done {
@@ -546,11 +548,11 @@ func (e *explorer) merge(level []int32, results []srcResult, depth int32) (next 
 			return next, e.stopReason()
 		}
 		e.expanded(src, r)
-		groupStart := len(e.ex.Trans)
+		groupStart := e.transLen()
 		for j := range r.trans {
 			pt := &r.trans[j]
 			if pt.first {
-				groupStart = len(e.ex.Trans)
+				groupStart = e.transLen()
 			}
 			if s := e.settle(src, pt, depth, groupStart, &next); s != "" {
 				stopped = s
@@ -627,6 +629,9 @@ func (e *explorer) settle(src int32, pt *pendTrans, depth int32, groupStart int,
 // (from groupStart on) added the same; it returns why the search must stop,
 // if it must.
 func (e *explorer) addTrans(t MTrans, groupStart int) (stopped string) {
+	if d := e.ex.dropped; d != nil {
+		return e.countTrans(d, t, groupStart)
+	}
 	// Duplicates (same source, action, inputs, output and target) can only
 	// come from one invocation: its choose() branches.
 	for j := len(e.ex.Trans) - 1; j >= groupStart; j-- {
@@ -644,6 +649,7 @@ func (e *explorer) addTrans(t MTrans, groupStart int) (stopped string) {
 	e.ex.Trans = grow(e.ex.Trans, 1)[:n+1]
 	p := &e.ex.Trans[n]
 	p.From, p.To, p.Action, p.Args, p.Out = t.From, t.To, t.Action, t.Args, t.Out
+	e.markObs(&t)
 	return ""
 }
 

@@ -28,6 +28,9 @@ type MState struct {
 	// successors a filter, a grouping or a bound removed, which has enabled
 	// actions.
 	Deadlock bool
+	// obs: an observable or internal transition leaves the state (what
+	// hasObservables reads when the transitions were dropped).
+	obs bool
 }
 
 // MTrans is a transition of the explored model. Inputs and outputs are
@@ -97,6 +100,9 @@ type Exploration struct {
 	keys [][]byte
 	// strs holds the states' labels and errors (0 is "").
 	strs []string
+	// dropped is set when the transitions were counted, not kept
+	// (Config.DropTransitions).
+	dropped *dropped
 }
 
 // StateLabel returns the label of model state i: its grouping values when

@@ -312,7 +312,7 @@ type settleAtOnce struct {
 // settle adds pt, an outcome of the invocation being tried in src.
 func (o *settleAtOnce) settle(e *explorer, pt *pendTrans) {
 	if pt.first {
-		o.group = len(e.ex.Trans)
+		o.group = e.transLen()
 	}
 	o.stop(e.settle(o.src, pt, o.depth, o.group, &o.next))
 }
@@ -352,7 +352,7 @@ func (e *explorer) settleOne(w *expWorker, ai int, argsID int32, first bool, o *
 		return true, false
 	}
 	if first {
-		one.group = len(e.ex.Trans)
+		one.group = e.transLen()
 	}
 	if to == filteredID || to == prunedID {
 		return true, false
@@ -407,6 +407,9 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 		outIDs: map[string]int32{},
 		ex:     &Exploration{Model: m, Config: cfg},
 		start:  time.Now(),
+	}
+	if cfg.DropTransitions && cfg.Snapshot == nil {
+		e.ex.dropped = &dropped{}
 	}
 	for i := 0; i < n; i++ {
 		w, err := m.NewWorker()
@@ -476,7 +479,7 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 		e.ex.States, e.ex.Trans = trim(e.ex.States), trim(e.ex.Trans)
 	}
 	e.ex.Stats.States = len(e.ex.States)
-	e.ex.Stats.Transitions = len(e.ex.Trans)
+	e.ex.Stats.Transitions = e.transLen()
 	e.ex.countStates()
 	e.ex.Stats.Seconds = time.Since(e.start).Seconds()
 	e.ex.Stats.Complete = e.ex.Stats.StoppedBy == ""
@@ -648,7 +651,7 @@ func (e *explorer) snapshot(force bool) {
 // (they are counted once per merge, not one by one).
 func (e *explorer) counted() {
 	e.nstates.Store(int64(len(e.ex.States)))
-	e.ntrans.Store(int64(len(e.ex.Trans)))
+	e.ntrans.Store(int64(e.transLen()))
 	n := e.tableBytes()
 	model.AddLongLived(n - e.longLived)
 	e.longLived = n
@@ -660,6 +663,9 @@ func (e *explorer) tableBytes() int64 {
 	n := int64(cap(e.ex.States))*int64(unsafe.Sizeof(MState{})) +
 		int64(cap(e.ex.Trans))*int64(unsafe.Sizeof(MTrans{})) +
 		int64(len(e.concrete.slots))*int64(unsafe.Sizeof(hslot{}))
+	if d := e.ex.dropped; d != nil {
+		n += int64(cap(d.preds)) * int64(unsafe.Sizeof(pred{}))
+	}
 	for _, k := range e.ex.keys {
 		n += int64(cap(k))
 	}

@@ -7,3 +7,7 @@ func SetLevelChunk(n int) (restore func()) {
 	levelChunk = n
 	return func() { levelChunk = old }
 }
+
+// DroppedTail is the number of counted transitions an exploration that
+// dropped its transitions still holds for finding duplicates.
+func DroppedTail(x *Exploration) int { return len(x.dropped.tail) }

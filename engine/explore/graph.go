@@ -133,7 +133,7 @@ func (x *Exploration) GraphSize() (states, transitions int) {
 			states++
 		}
 	}
-	return states, transitions + len(x.Trans)
+	return states, transitions + x.transitions()
 }
 
 // SizeText says how large the state graph is, in the words the command line
@@ -175,6 +175,11 @@ func Count(n int, thing string) string {
 // transition out of them.
 func (x *Exploration) hasObservables() []bool {
 	hasObs := make([]bool, len(x.States))
+	if x.dropped != nil {
+		for i := range x.States {
+			hasObs[i] = x.States[i].obs
+		}
+	}
 	for i := range x.Trans {
 		t := &x.Trans[i]
 		if k := x.Config.Actions[t.Action].Kind; k == model.Observable || k == model.Internal {

@@ -22,7 +22,7 @@ type initSink struct {
 	m     *StarModel
 	r     rec
 	keys  []string
-	seen  map[string]struct{}
+	seen  *keySet
 	calls int
 	// all: keep every key, repeated or not (a chunk of a parallel loop,
 	// whose keys the loop's sink takes in order; parinit.go)
@@ -84,16 +84,16 @@ func (s *initSink) addKey(key string) error {
 		return nil
 	}
 	if s.seen == nil {
-		s.seen = map[string]struct{}{}
+		s.seen = newKeySet(0)
 	}
-	if _, dup := s.seen[key]; dup {
+	s.keys = append(s.keys, key)
+	if !s.seen.add(s.keys, len(s.keys)-1) {
+		s.keys = s.keys[:len(s.keys)-1]
 		return nil
 	}
-	if len(s.keys) >= MaxInitialStates {
+	if len(s.keys) > MaxInitialStates {
 		return fmt.Errorf("%v: more than %d initial states", initWhat{call: true, n: s.calls}, MaxInitialStates)
 	}
-	s.seen[key] = struct{}{}
-	s.keys = append(s.keys, key)
 	return nil
 }
 

@@ -214,7 +214,7 @@ func (p *parLoop) run(f *cframe, xs starlark.Indexable, iteration iterFn) (next 
 		for _, ch := range chunks {
 			total += len(ch.sink.keys)
 		}
-		sink.seen = make(map[string]struct{}, total)
+		sink.seen = newKeySet(total)
 	}
 	for _, ch := range chunks {
 		sink.calls += ch.sink.calls

@@ -104,11 +104,12 @@ func (w *starWorker) call(fn starlark.Value, args starlark.Tuple) (starlark.Valu
 }
 
 func (w *starWorker) Init() (State, error) {
-	sts, err := w.Inits()
+	// The first key only: not a state for each of half a million keys.
+	keys, err := w.initKeys()
 	if err != nil {
 		return nil, err
 	}
-	return sts[0], nil
+	return lazyState(keys[0]), nil
 }
 
 // initBudgetFactor is how many steps' budgets init() may use.

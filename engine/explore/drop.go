@@ -1,0 +1,120 @@
+package explore
+
+import "github.com/modex/modex/engine/model"
+
+// Counting transitions without keeping them (Config.DropTransitions): a
+// summary needs how many there are, which states are deadlocks or errors
+// and a way to each, not the graph. TLC keeps no transitions either.
+
+// dropped is what an exploration keeps of the transitions it counts.
+type dropped struct {
+	n int // transitions counted
+	// tail holds the transitions counted from base on: those of the
+	// invocations still being settled, which a duplicate can only repeat
+	// (see addTrans).
+	base int
+	tail []MTrans
+	// preds is, per model state, the transition that first reached it
+	// (From -1 for an initial state and for one not reached yet): the
+	// level-order search reaches each state first by one of its shortest
+	// ways.
+	preds []pred
+}
+
+// pred is a counted transition without its target (the state it is kept
+// for).
+type pred struct{ From, Action, Args, Out int32 }
+
+// transLen is the number of transitions so far, kept or counted.
+func (e *explorer) transLen() int {
+	if d := e.ex.dropped; d != nil {
+		return d.n
+	}
+	return len(e.ex.Trans)
+}
+
+// countTrans counts t unless an earlier outcome of its invocation (from
+// groupStart on) gave the same, as addTrans adds it; it keeps t as the way
+// to its target when that is the first.
+func (e *explorer) countTrans(d *dropped, t MTrans, groupStart int) (stopped string) {
+	if groupStart > d.base {
+		k := min(groupStart-d.base, len(d.tail))
+		d.tail = d.tail[:copy(d.tail, d.tail[k:])]
+		d.base += k
+	}
+	for j := len(d.tail) - 1; j >= 0; j-- {
+		if d.tail[j] == t {
+			return ""
+		}
+	}
+	if e.cfg.MaxTransitions > 0 && d.n >= e.cfg.MaxTransitions {
+		e.ex.States[t.From].Frontier = true
+		return "max transitions"
+	}
+	d.tail = append(d.tail, t)
+	d.n++
+	e.markObs(&t)
+	if n := len(e.ex.States); len(d.preds) < n {
+		old := len(d.preds)
+		d.preds = grow(d.preds, n-old)[:n]
+		for i := old; i < n; i++ {
+			d.preds[i] = pred{From: -1}
+		}
+	}
+	if p := &d.preds[t.To]; p.From < 0 && !e.ex.States[t.To].Initial && t.To != t.From {
+		*p = pred{From: t.From, Action: t.Action, Args: t.Args, Out: t.Out}
+	}
+	return ""
+}
+
+// TransitionsDropped tells whether the exploration counted its transitions
+// without keeping them (Config.DropTransitions): Trans is then empty,
+// Stats.Transitions counts them, and PredecessorPath gives a way to each
+// state.
+func (x *Exploration) TransitionsDropped() bool { return x.dropped != nil }
+
+// PredecessorPath returns the transitions by which an exploration that
+// dropped its transitions first reached model state m from an initial
+// state: one of the shortest ways there. It returns nil for an initial
+// state, and when the transitions were kept (Graph and PathTo give ways
+// then).
+func (x *Exploration) PredecessorPath(m int) []MTrans {
+	d := x.dropped
+	if d == nil {
+		return nil
+	}
+	var path []MTrans
+	for m < len(d.preds) && d.preds[m].From >= 0 && len(path) <= len(x.States) {
+		p := d.preds[m]
+		path = append(path, MTrans{From: p.From, To: int32(m), Action: p.Action, Args: p.Args, Out: p.Out})
+		m = int(p.From)
+	}
+	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+		path[i], path[j] = path[j], path[i]
+	}
+	return path
+}
+
+// TransLabel is the label Graph gives the model transition t: Name(args),
+// Name(args)/output, with a leading ? when observable.
+func (x *Exploration) TransLabel(t *MTrans) string {
+	g := GTrans{Action: x.Model.Info().Actions[t.Action].Name, Args: x.ArgsOf(t), Output: x.OutputOf(t), Kind: x.Config.Actions[t.Action].Kind}
+	return g.Label()
+}
+
+// transitions is the number of model transitions, kept or counted.
+func (x *Exploration) transitions() int {
+	if x.dropped != nil {
+		return x.dropped.n
+	}
+	return len(x.Trans)
+}
+
+// markObs marks t's source when t is observable or internal: the state has
+// a passive twin in the graph (hasObservables reads the marks when the
+// transitions were dropped).
+func (e *explorer) markObs(t *MTrans) {
+	if k := e.cfg.Actions[t.Action].Kind; k == model.Observable || k == model.Internal {
+		e.ex.States[t.From].obs = true
+	}
+}
