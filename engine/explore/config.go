@@ -81,8 +81,9 @@ type Config struct {
 	// DropTransitions counts the transitions without keeping them, for a
 	// command that reports a summary (TLC keeps no transitions either):
 	// Exploration.Trans stays empty, Stats.Transitions and GraphSize count
-	// them, and PredecessorPath gives, for every state, the way by which
-	// the search first reached it (a shortest one). What reads the graph's
+	// them, and PredecessorPath gives, for every state a transition
+	// reached, the way by which the search first reached it (a shortest
+	// one). What reads the graph's
 	// transitions (Graph's arcs, Minimize, suites, overviews) sees none.
 	// Ignored when Snapshot is set.
 	DropTransitions bool

@@ -76,8 +76,9 @@ func (x *Exploration) TransitionsDropped() bool { return x.dropped != nil }
 // PredecessorPath returns the transitions by which an exploration that
 // dropped its transitions first reached model state m from an initial
 // state: one of the shortest ways there. It returns nil for an initial
-// state, and when the transitions were kept (Graph and PathTo give ways
-// then).
+// state, for a state whose first transition the max transitions bound
+// refused (a frontier state, in no transition of a kept graph either), and
+// when the transitions were kept (Graph and PathTo give ways then).
 func (x *Exploration) PredecessorPath(m int) []MTrans {
 	d := x.dropped
 	if d == nil {

@@ -74,7 +74,7 @@ func readErrorCases(t testing.TB, path string) []errorCase {
 
 // errorsOf loads (and, for explore cases, explores) a case and returns the
 // error messages it produced.
-func errorsOf(t *testing.T, path string, c errorCase) []string {
+func errorsOf(t *testing.T, path string, c errorCase, workers int) []string {
 	m, err := model.LoadStarlarkSource(path, c.src)
 	if !c.explore {
 		if err == nil {
@@ -86,7 +86,7 @@ func errorsOf(t *testing.T, path string, c errorCase) []string {
 		t.Fatalf("the model does not load: %v", err)
 	}
 	cfg := explore.DefaultConfig(m)
-	cfg.StepBudget, cfg.MaxStates = 20000, 50
+	cfg.StepBudget, cfg.MaxStates, cfg.Workers = 20000, 50, workers
 	if c.filter != "" {
 		cfg.Filters = []model.Expr{compile(t, m, c.filter)}
 	}
@@ -120,21 +120,28 @@ func errorsOf(t *testing.T, path string, c errorCase) []string {
 func TestModelErrors(t *testing.T) {
 	const path = "testdata/errors.star"
 	for _, c := range readErrorCases(t, path) {
-		t.Run(fmt.Sprintf("line%d", c.line), func(t *testing.T) {
-			msgs := errorsOf(t, path, c)
-			if len(c.want) == 0 && len(msgs) > 0 {
-				t.Errorf("unexpected errors: %q", msgs)
+		// Explored with one worker (settling as it goes) and with two
+		// (merging): both meet every error.
+		for _, workers := range []int{1, 2} {
+			if !c.explore && workers > 1 {
+				continue
 			}
-			for line, text := range c.want {
-				at := fmt.Sprintf("%s:%d:", path, line)
-				found := false
-				for _, msg := range msgs {
-					found = found || (strings.Contains(msg, at) && strings.Contains(msg, text))
+			t.Run(fmt.Sprintf("line%d/%d_workers", c.line, workers), func(t *testing.T) {
+				msgs := errorsOf(t, path, c, workers)
+				if len(c.want) == 0 && len(msgs) > 0 {
+					t.Errorf("unexpected errors: %q", msgs)
 				}
-				if !found {
-					t.Errorf("no error names %s and contains %q; errors: %q", at, text, msgs)
+				for line, text := range c.want {
+					at := fmt.Sprintf("%s:%d:", path, line)
+					found := false
+					for _, msg := range msgs {
+						found = found || (strings.Contains(msg, at) && strings.Contains(msg, text))
+					}
+					if !found {
+						t.Errorf("no error names %s and contains %q; errors: %q", at, text, msgs)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }

@@ -182,8 +182,13 @@ func (e *explorer) expand(w *expWorker, id int32, res *srcResult) {
 			if e.ctx.Err() != nil {
 				return
 			}
-			res.trans = append(res.trans, pendTrans{action: int32(ai), argsID: -1, outID: -1, first: true, x: &pendExtra{err: err}})
+			pt := pendTrans{action: int32(ai), argsID: -1, outID: -1, first: true, x: &pendExtra{err: err}}
 			res.enabled = true
+			if e.one != nil {
+				e.one.settle(e, &pt) // one worker settles as it goes: no merge reads res.trans
+				continue
+			}
+			res.trans = append(res.trans, pt)
 			continue
 		}
 		if !ok {
