@@ -123,6 +123,13 @@ func (p *pool[T]) recycle(keep bool) {
 // retire moves the source state's values to those recycled at the next
 // reset, or lets them go when keep is false.
 func (p *pool[T]) retire(keep bool) {
+	if len(p.retiring) > 0 {
+		// No scratch step since the last source was retired (initial
+		// states evaluated one after another): its values go to the
+		// collector, not to a list that would grow with every source.
+		clear(p.retiring)
+		p.retiring = p.retiring[:0]
+	}
 	if len(p.reads) == 0 {
 		return
 	}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"testing"
 
 	"go.starlark.net/starlark"
@@ -171,5 +172,47 @@ domains = {Take: {"v": lambda s: [s.a, s.b]}}
 	}
 	if w.(*starWorker).slab.reused == 0 {
 		t.Fatal("no source's variables recycled")
+	}
+}
+
+// Sources decoded one after another with no step between (the explorer
+// evaluating initial states) leave no more than one source's values
+// waiting to be recycled: the list of them does not grow with every
+// source (it held every dict decoded, half a million states' worth).
+func TestRetiredSourcesWithoutSteps(t *testing.T) {
+	m, err := LoadStarlarkSource("many.star", []byte(`
+def init():
+    return [{"d": {"k": i}, "e": {i: True}} for i in range(300)]
+
+def A(s):
+    s.d = {"k": 0}
+
+actions = [A]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := m.NewWorker()
+	keys, err := w.(InitKeyser).InitKeys()
+	if err != nil || len(keys) != 300 {
+		t.Fatalf("%d initial keys, %v", len(keys), err)
+	}
+	read, err := m.Compile("s.d['k'] + len(s.e)", Pos{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slab := &w.(*starWorker).slab
+	for i, k := range keys {
+		st, err := w.(ScratchStepper).DecodeScratch(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := w.Eval(read, st)
+		if err != nil || Format(v) != fmt.Sprint(i+1) {
+			t.Fatalf("state %d: %v, %v", i, v, err)
+		}
+		if n := len(slab.dicts.retiring) + len(slab.dicts.reads); n > 4 {
+			t.Fatalf("after %d sources, %d dicts held for recycling", i+1, n)
+		}
 	}
 }
