@@ -531,6 +531,8 @@ max_states = 4
 		want string
 	}{
 		{[]string{"explore", proj}, 3, "deadlock: nothing is enabled in S7, reached by IncY(), IncY()"},
+		{[]string{"explore", proj, "--workers", "1"}, 3, "deadlock: nothing is enabled in S7, reached by IncY(), IncY()"},
+		{[]string{"explore", proj, "--minimize"}, 3, "deadlock: nothing is enabled in S7, reached by IncY(), IncY()"},
 		{[]string{"explore", proj, "--config", "nocheck"}, 0, "3 initial"},
 		{[]string{"explore", proj, "--config", "bounded"}, 4, "incomplete: stopped by max states (exit 4)"},
 		{[]string{"explore", proj, "--config", "bounded", "--format", "json", "--out", filepath.Join(dir, "x.json")}, 4, "stopped by max states"},
