@@ -24,4 +24,12 @@ measure "explore chat hi_bye" ./bin/modex explore projects/chat/chat.toml --conf
 measure "explore bigstack (32767 states)" ./bin/modex explore engine/explore/testdata/bigstack.star
 measure "explore bigstack --format json" ./bin/modex explore engine/explore/testdata/bigstack.star --format json
 measure "explore chat figure1 --format png" ./bin/modex explore projects/chat/chat.toml --format png
+# tlaplus/Examples ports (docs/performance.md, "TLA+ specifications beside TLC")
+for spec in lamport bakery; do
+  measure "explore $spec" ./bin/modex explore engine/explore/testdata/tla/$spec.toml
+  measure "explore $spec --workers 1" ./bin/modex explore engine/explore/testdata/tla/$spec.toml --workers 1
+  measure "explore $spec --format json (graph kept)" ./bin/modex explore engine/explore/testdata/tla/$spec.toml --format json --out "$tmp.json"
+done
+rm -f "$tmp.json"
+measure "explore coffeecan --config coffee1000" ./bin/modex explore engine/explore/testdata/tla/coffeecan.toml --config coffee1000
 ./bin/modex explore projects/webshop/webshop.toml --config more_items

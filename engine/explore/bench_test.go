@@ -279,3 +279,56 @@ func BenchmarkViews(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTLASpecs explores LamportMutex and Bakery (testdata/tla) as
+// `modex explore` does, the model loaded each time and the binary's GC
+// policy on: counting the transitions (summary, the command without
+// --format) with one and two workers, and keeping the graph (graph, with
+// --format). It reports states per second and the heap the result retains
+// per state (keys included); docs/performance.md has the whole commands.
+func BenchmarkTLASpecs(b *testing.B) {
+	restore := gcpolicy.Tune()
+	defer restore()
+	for _, spec := range []string{"lamport", "bakery"} {
+		for _, c := range []struct {
+			mode    string
+			workers int
+		}{{"summary", 2}, {"summary", 1}, {"graph", 2}} {
+			b.Run(fmt.Sprintf("%s/%s/workers=%d", spec, c.mode, c.workers), func(b *testing.B) {
+				p, err := projects.Load(filepath.Join("testdata", "tla", spec+".toml"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				var x *explore.Exploration
+				var before, after runtime.MemStats
+				for i := 0; i < b.N; i++ {
+					x = nil
+					if i == b.N-1 {
+						b.StopTimer()
+						runtime.GC()
+						runtime.ReadMemStats(&before)
+						b.StartTimer()
+					}
+					m, err := p.LoadModelWorkers(p.Default, c.workers)
+					if err != nil {
+						b.Fatal(err)
+					}
+					cfg, err := p.Build(m, p.Default)
+					if err != nil {
+						b.Fatal(err)
+					}
+					cfg.Workers, cfg.ReleaseInits, cfg.DropTransitions = c.workers, true, c.mode == "summary"
+					if x, err = explore.Explore(context.Background(), m, cfg); err != nil || !x.Stats.Complete {
+						b.Fatalf("%v, %s", err, x.Stats.Ending())
+					}
+				}
+				b.ReportMetric(float64(len(x.States))*float64(b.N)/b.Elapsed().Seconds(), "states/s")
+				b.StopTimer()
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(len(x.States)), "B/state")
+				runtime.KeepAlive(x)
+			})
+		}
+	}
+}
