@@ -348,9 +348,8 @@ func streamJSON(x *explore.Exploration, summary, out string, noTiming bool, stdo
 	if err != nil {
 		return err
 	}
-	g := x.Graph()
 	write := func(to io.Writer) error {
-		return graph.WriteGraphJSON(to, g, graph.ExplorationVars(x, g, w), graph.JSONOptions{NoTiming: noTiming})
+		return graph.WriteExplorationJSON(to, x, w, graph.JSONOptions{NoTiming: noTiming})
 	}
 	return writeOut(out, summary, stdout, stderr, write)
 }

@@ -164,3 +164,79 @@ domains = {Side: {"k": [1, 2]}}
 		}
 	}
 }
+
+// Graph, made from GraphStream, builds the graph the one-function builder
+// it replaced built (explore.ReferenceGraph): passive twins kept, empty ones
+// kept or not, the timeout extension forced on and off, initial states with
+// observable actions, bounds leaving frontier states, error states,
+// deadlocks, and a minimised exploration's counts.
+func TestGraphStreamSameGraph(t *testing.T) {
+	type variant struct {
+		name string
+		edit func(*explore.Config)
+	}
+	variants := []variant{
+		{"default", func(*explore.Config) {}},
+		{"timeouts off", func(c *explore.Config) { c.Timeouts = explore.TimeoutOff }},
+		{"timeouts on, empty passive kept", func(c *explore.Config) { c.Timeouts, c.KeepEmptyPassive = explore.TimeoutOn, true }},
+		{"max states 9", func(c *explore.Config) { c.MaxStates = 9 }},
+	}
+	loads := map[string]func() (model.Model, *explore.Config){
+		"chat":       func() (model.Model, *explore.Config) { return loadSample(t, "chat", "") },
+		"conference": func() (model.Model, *explore.Config) { return loadSample(t, "conference", "agents-1") },
+		"kv":         func() (model.Model, *explore.Config) { return loadSample(t, "kv", "") },
+		"choose": func() (model.Model, *explore.Config) {
+			m, err := model.LoadStarlark("testdata/choose.star")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m, explore.DefaultConfig(m)
+		},
+		"observable first": func() (model.Model, *explore.Config) {
+			m, err := model.LoadStarlarkSource("obs.star", []byte(`
+def init():
+    return [{"n": 0, "up": True}, {"n": 2, "up": False}]
+
+def Step(s):
+    require(s.up and s.n < 3)
+    s.n += 1
+
+def Tick(s):
+    require(s.n > 0)
+    s.n -= 1
+    s.up = s.n == 0
+
+def Stuck(s):
+    require(s.n == 3)
+    s.n = {}["x"]
+
+actions = [Step, Stuck]
+observables = [Tick]
+`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m, explore.DefaultConfig(m)
+		},
+	}
+	for name, load := range loads {
+		for _, v := range variants {
+			m, cfg := load()
+			v.edit(cfg)
+			x, err := explore.Explore(context.Background(), m, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, y := range []*explore.Exploration{x, minimized(x)} {
+				if got, want := y.Graph(), explore.ReferenceGraph(y); !reflect.DeepEqual(got, want) {
+					t.Errorf("%s, %s (minimised %v): the graphs differ:\n got  %+v\n want %+v", name, v.name, y.Merged != nil, got.States, want.States)
+				}
+			}
+		}
+	}
+}
+
+func minimized(x *explore.Exploration) *explore.Exploration {
+	y, _ := x.Minimize()
+	return y
+}

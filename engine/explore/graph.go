@@ -221,71 +221,22 @@ func (x *Exploration) GraphID(m int, passive bool) string {
 	return "S" + strconv.Itoa(idx)
 }
 
-// Graph builds the state graph of the exploration.
+// Graph builds the state graph of the exploration (see GraphStream, which
+// gives it without building it).
 func (x *Exploration) Graph() *Graph {
-	g := &Graph{Extended: x.Config.extended(), Entry: make([]int, len(x.States)), ActiveOf: make([]int, len(x.States))}
-	info := x.Model.Info()
-	kindOf := func(t *MTrans) model.Kind { return x.Config.Actions[t.Action].Kind }
-	hasObs := x.hasObservables()
-	add := func(m int, kind StateKind) int {
-		s := &x.States[m]
-		gs := GState{Model: int32(m), Label: x.StateLabel(m), Kind: kind, Accepting: s.Accepting, Frontier: s.Frontier, Error: x.StateError(m),
-			Deadlock: s.Deadlock && kind != Passive}
-		if x.Merged != nil {
-			gs.Count = x.Merged[m]
-		}
-		g.States = append(g.States, gs)
-		return len(g.States) - 1
-	}
+	s := x.GraphStream()
+	g := &Graph{Extended: s.extended, Entry: make([]int, len(x.States)), ActiveOf: make([]int, len(x.States)),
+		States: make([]GState, s.Len()), Trans: make([]GTrans, 0, s.NumTrans())}
 	for m := range x.States {
-		s := &x.States[m]
-		twin := g.Extended && s.Expanded && !s.ModelErr && (hasObs[m] || x.Config.KeepEmptyPassive)
-		if twin {
-			p := add(m, Passive)
-			a := add(m, Active)
-			g.Entry[m], g.ActiveOf[m] = p, a
-			g.Trans = append(g.Trans, GTrans{From: p, To: a, Kind: model.Timeout, ModelTrans: -1})
-		} else {
-			a := add(m, Active)
-			g.Entry[m], g.ActiveOf[m] = a, a
-		}
-	}
-	for i := range x.Trans {
-		t := &x.Trans[i]
-		k := kindOf(t)
-		from := g.ActiveOf[t.From]
-		if k != model.Controllable {
-			from = g.Entry[t.From]
-		}
-		g.Trans = append(g.Trans, GTrans{From: from, To: g.Entry[t.To], Action: info.Actions[t.Action].Name, Args: x.ArgsOf(t), Output: x.OutputOf(t), Kind: k, ModelTrans: i})
-	}
-	out := make([]bool, len(g.States))
-	for _, t := range g.Trans {
-		out[t.From] = true
+		g.Entry[m], g.ActiveOf[m] = s.Entry(m), s.ActiveOf(m)
 	}
 	for i := range g.States {
-		s := &g.States[i]
-		s.ID = "S" + strconv.Itoa(i)
-		if s.Label == "" {
-			s.Label = s.ID
-		}
-		// Terminal: nothing leaves it once it was expanded (a state a live,
-		// partial graph has not expanded yet is not terminal, only
-		// unexplored).
-		if ms := &x.States[s.Model]; s.Kind == Active && !out[i] && !s.Frontier && (ms.Expanded || ms.ModelErr) {
-			s.Kind = Terminal
-		}
+		g.States[i] = s.State(i)
 	}
-	for m := range x.States {
-		if x.States[m].Initial {
-			g.States[g.Entry[m]].Initial = true
-		}
-	}
-	g.Stats = x.Stats
-	g.Stats.States = len(g.States)
-	g.Stats.Transitions = len(g.Trans)
-	g.Stats.Passive = len(g.States) - len(x.States)
-	g.Stats.Timeouts = g.Stats.Passive
-	g.Stats.ModelStates, g.Stats.InitialStates, g.Stats.Deadlocks, g.Stats.ErrorStates = x.stateCounts()
+	s.Trans(func(t *GTrans) bool {
+		g.Trans = append(g.Trans, *t)
+		return true
+	})
+	g.Stats = s.Stats()
 	return g
 }
