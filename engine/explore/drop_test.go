@@ -169,7 +169,7 @@ domains = {Side: {"k": [1, 2]}}
 // it replaced built (explore.ReferenceGraph): passive twins kept, empty ones
 // kept or not, the timeout extension forced on and off, initial states with
 // observable actions, bounds leaving frontier states, error states,
-// deadlocks, and a minimised exploration's counts.
+// deadlocks, transitions dropped, and a minimised exploration's counts.
 func TestGraphStreamSameGraph(t *testing.T) {
 	type variant struct {
 		name string
@@ -180,6 +180,7 @@ func TestGraphStreamSameGraph(t *testing.T) {
 		{"timeouts off", func(c *explore.Config) { c.Timeouts = explore.TimeoutOff }},
 		{"timeouts on, empty passive kept", func(c *explore.Config) { c.Timeouts, c.KeepEmptyPassive = explore.TimeoutOn, true }},
 		{"max states 9", func(c *explore.Config) { c.MaxStates = 9 }},
+		{"transitions dropped", func(c *explore.Config) { c.DropTransitions = true }},
 	}
 	loads := map[string]func() (model.Model, *explore.Config){
 		"chat":       func() (model.Model, *explore.Config) { return loadSample(t, "chat", "") },
@@ -229,7 +230,7 @@ observables = [Tick]
 			}
 			for _, y := range []*explore.Exploration{x, minimized(x)} {
 				if got, want := y.Graph(), explore.ReferenceGraph(y); !reflect.DeepEqual(got, want) {
-					t.Errorf("%s, %s (minimised %v): the graphs differ:\n got  %+v\n want %+v", name, v.name, y.Merged != nil, got.States, want.States)
+					t.Errorf("%s, %s (minimised %v): the graphs differ:\n got  %+v\n want %+v", name, v.name, y.Merged != nil, got, want)
 				}
 			}
 		}

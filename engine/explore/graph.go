@@ -225,8 +225,13 @@ func (x *Exploration) GraphID(m int, passive bool) string {
 // gives it without building it).
 func (x *Exploration) Graph() *Graph {
 	s := x.GraphStream()
-	g := &Graph{Extended: s.extended, Entry: make([]int, len(x.States)), ActiveOf: make([]int, len(x.States)),
-		States: make([]GState, s.Len()), Trans: make([]GTrans, 0, s.NumTrans())}
+	g := &Graph{Extended: s.extended, Entry: make([]int, len(x.States)), ActiveOf: make([]int, len(x.States))}
+	if s.Len() > 0 { // nil when empty, as an appended graph was
+		g.States = make([]GState, s.Len())
+	}
+	if n := s.NumTrans(); n > 0 {
+		g.Trans = make([]GTrans, 0, n)
+	}
 	for m := range x.States {
 		g.Entry[m], g.ActiveOf[m] = s.Entry(m), s.ActiveOf(m)
 	}
