@@ -1,7 +1,5 @@
 package explore
 
-import "github.com/modex/modex/engine/model"
-
 // Counting transitions without keeping them (Config.DropTransitions): a
 // summary needs how many there are, which states are deadlocks or errors
 // and a way to each, not the graph. TLC keeps no transitions either.
@@ -33,38 +31,33 @@ func (e *explorer) transLen() int {
 	return len(e.ex.Trans)
 }
 
-// countTrans counts t unless an earlier outcome of its invocation (from
-// groupStart on) gave the same, as addTrans adds it; it keeps t as the way
-// to its target when that is the first.
-func (e *explorer) countTrans(d *dropped, t MTrans, groupStart int) (stopped string) {
-	if groupStart > d.base {
-		k := min(groupStart-d.base, len(d.tail))
+// since returns the transitions counted from the n-th on (the
+// invocations being settled: addTrans looks for duplicates there),
+// forgetting those before.
+func (d *dropped) since(n int) []MTrans {
+	if n > d.base {
+		k := min(n-d.base, len(d.tail))
 		d.tail = d.tail[:copy(d.tail, d.tail[k:])]
 		d.base += k
 	}
-	for j := len(d.tail) - 1; j >= 0; j-- {
-		if d.tail[j] == t {
-			return ""
-		}
-	}
-	if e.cfg.MaxTransitions > 0 && d.n >= e.cfg.MaxTransitions {
-		e.ex.States[t.From].Frontier = true
-		return "max transitions"
-	}
+	return d.tail
+}
+
+// count counts t, and keeps it as the way to its target when that is the
+// first (states are the exploration's).
+func (d *dropped) count(t MTrans, states []MState) {
 	d.tail = append(d.tail, t)
 	d.n++
-	e.markObs(&t)
-	if n := len(e.ex.States); len(d.preds) < n {
+	if n := len(states); len(d.preds) < n {
 		old := len(d.preds)
 		d.preds = grow(d.preds, n-old)[:n]
 		for i := old; i < n; i++ {
 			d.preds[i] = pred{From: -1}
 		}
 	}
-	if p := &d.preds[t.To]; p.From < 0 && !e.ex.States[t.To].Initial && t.To != t.From {
+	if p := &d.preds[t.To]; p.From < 0 && !states[t.To].Initial && t.To != t.From {
 		*p = pred{From: t.From, Action: t.Action, Args: t.Args, Out: t.Out}
 	}
-	return ""
 }
 
 // TransitionsDropped tells whether the exploration counted its transitions
@@ -109,13 +102,4 @@ func (x *Exploration) transitions() int {
 		return x.dropped.n
 	}
 	return len(x.Trans)
-}
-
-// markObs marks t's source when t is observable or internal: the state has
-// a passive twin in the graph (hasObservables reads the marks when the
-// transitions were dropped).
-func (e *explorer) markObs(t *MTrans) {
-	if k := e.cfg.Actions[t.Action].Kind; k == model.Observable || k == model.Internal {
-		e.ex.States[t.From].obs = true
-	}
 }

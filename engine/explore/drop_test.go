@@ -122,6 +122,9 @@ domains = {Side: {"k": [1, 2]}}
 				for _, tr := range kept.Trans {
 					ways[tr] = true
 				}
+				if len(ways) != len(kept.Trans) {
+					t.Errorf("%d transitions, %d of them distinct: an outcome given twice was added twice", len(kept.Trans), len(ways))
+				}
 				for i := range kept.States {
 					ks, cs := kept.States[i], counted.States[i]
 					if kept.StateKey(i) != counted.StateKey(i) || ks != cs || kept.StateError(i) != counted.StateError(i) {

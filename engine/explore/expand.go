@@ -634,19 +634,28 @@ func (e *explorer) settle(src int32, pt *pendTrans, depth int32, groupStart int,
 // (from groupStart on) added the same; it returns why the search must stop,
 // if it must.
 func (e *explorer) addTrans(t MTrans, groupStart int) (stopped string) {
-	if d := e.ex.dropped; d != nil {
-		return e.countTrans(d, t, groupStart)
-	}
 	// Duplicates (same source, action, inputs, output and target) can only
 	// come from one invocation: its choose() branches.
-	for j := len(e.ex.Trans) - 1; j >= groupStart; j-- {
-		if e.ex.Trans[j] == t {
+	d := e.ex.dropped
+	group := e.ex.Trans[min(groupStart, len(e.ex.Trans)):]
+	if d != nil {
+		group = d.since(groupStart)
+	}
+	for j := len(group) - 1; j >= 0; j-- {
+		if group[j] == t {
 			return ""
 		}
 	}
-	if e.cfg.MaxTransitions > 0 && len(e.ex.Trans) >= e.cfg.MaxTransitions {
+	if e.cfg.MaxTransitions > 0 && e.transLen() >= e.cfg.MaxTransitions {
 		e.ex.States[t.From].Frontier = true
 		return "max transitions"
+	}
+	if k := e.cfg.Actions[t.Action].Kind; k == model.Observable || k == model.Internal {
+		e.ex.States[t.From].obs = true // a passive twin in the graph (see hasObservables)
+	}
+	if d != nil {
+		d.count(t, e.ex.States)
+		return ""
 	}
 	// Field by field into the array: t built on the stack and copied would
 	// stall the copy's wide loads on the narrow stores (store forwarding).
@@ -654,7 +663,6 @@ func (e *explorer) addTrans(t MTrans, groupStart int) (stopped string) {
 	e.ex.Trans = grow(e.ex.Trans, 1)[:n+1]
 	p := &e.ex.Trans[n]
 	p.From, p.To, p.Action, p.Args, p.Out = t.From, t.To, t.Action, t.Args, t.Out
-	e.markObs(&t)
 	return ""
 }
 

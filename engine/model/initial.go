@@ -296,17 +296,15 @@ func (w *starWorker) encodeInits(v starlark.Value) ([]string, error) {
 		}(p*len(dicts)/parts, (p+1)*len(dicts)/parts)
 	}
 	wg.Wait()
-	var out []string
-	seen := make(map[string]bool, len(dicts))
+	out := keys[:0] // the distinct keys, in order, in place
+	seen := newKeySet(len(keys))
 	for i, k := range keys {
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
-		if seen[k] {
-			continue
+		if out = append(out, k); !seen.add(out, len(out)-1) {
+			out = out[:len(out)-1]
 		}
-		seen[k] = true
-		out = append(out, k)
 	}
 	return out, nil
 }
