@@ -650,8 +650,10 @@ func (e *explorer) addTrans(t MTrans, groupStart int) (stopped string) {
 		e.ex.States[t.From].Frontier = true
 		return "max transitions"
 	}
-	if k := e.cfg.Actions[t.Action].Kind; k == model.Observable || k == model.Internal {
-		e.ex.States[t.From].obs = true // a passive twin in the graph (see hasObservables)
+	if e.twins {
+		if k := e.cfg.Actions[t.Action].Kind; k == model.Observable || k == model.Internal {
+			e.ex.States[t.From].obs = true // a passive twin in the graph (see hasObservables)
+		}
 	}
 	if d != nil {
 		d.count(t, e.ex.States)

@@ -28,8 +28,9 @@ type MState struct {
 	// successors a filter, a grouping or a bound removed, which has enabled
 	// actions.
 	Deadlock bool
-	// obs: an observable or internal transition leaves the state (what
-	// hasObservables reads when the transitions were dropped).
+	// obs: an observable or internal transition leaves the state, marked
+	// when the graph has passive twins (what hasObservables reads when the
+	// transitions were dropped).
 	obs bool
 }
 

@@ -291,6 +291,9 @@ type explorer struct {
 	// one is set when there is one worker: it expands on this goroutine and
 	// settles each transition as soon as it is found (see settleAtOnce).
 	one *settleAtOnce
+	// twins: the graph has passive twins (Config.extended), whose states
+	// addTrans marks (MState.obs)
+	twins bool
 }
 
 // settleAtOnce is the state of an exploration with one worker. Its worker
@@ -407,6 +410,7 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 		outIDs: map[string]int32{},
 		ex:     &Exploration{Model: m, Config: cfg},
 		start:  time.Now(),
+		twins:  cfg.extended(),
 	}
 	if cfg.DropTransitions && cfg.Snapshot == nil {
 		e.ex.dropped = &dropped{}
