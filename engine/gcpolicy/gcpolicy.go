@@ -20,8 +20,8 @@ const Base = 64 << 20
 // live heap), which a watcher raises as the live data grows: peak memory
 // stays near twice the live data (or Base) instead of five times, and a
 // large live heap never makes the collector thrash against a fixed limit.
-// The long-lived, pointer-free tables a run is building
-// (model.AddLongLived: an exploration's states, transitions, keys) are
+// The long-lived tables a run is building (model.AddLongLived: an
+// exploration's states, transitions, keys; a model's initial keys) are
 // left out of the doubling: the limit is then their size plus max(1.5 Base,
 // twice the rest of the live heap), since the garbage a run makes is in
 // proportion to its work, not to the graph it has stored.

@@ -15,19 +15,32 @@ import (
 	"time"
 )
 
-// longLived counts the bytes of the long-lived, pointer-free tables being
-// built now (an exploration's states, transitions, keys and index).
+// longLived counts the bytes of the long-lived tables being built now (an
+// exploration's states, transitions, keys and index; a model's initial
+// keys).
 var longLived atomic.Int64
 
-// AddLongLived adds delta to the bytes of long-lived, pointer-free tables
-// being built: data that stays until its run ends and that the collector
-// never scans, so that the binary's GC policy (engine/gcpolicy) need not
-// keep headroom in proportion to it. A run takes back what it added when it
-// ends.
+// AddLongLived adds delta to the bytes of long-lived tables being built:
+// data that stays until its run ends and that the collector scans little
+// or not at all (pointer-free tables; strings, one pointer each), so that
+// the binary's GC policy (engine/gcpolicy) need not keep headroom in
+// proportion to it. A run takes back what it added when it ends.
 func AddLongLived(delta int64) { longLived.Add(delta) }
 
 // LongLived returns the bytes AddLongLived counts now.
 func LongLived() int64 { return longLived.Load() }
+
+// lived is the part of LongLived one owner added, so that it can take it
+// all back (a model's initial keys; see initSink.count).
+type lived struct{ n atomic.Int64 }
+
+func (l *lived) add(delta int64) {
+	l.n.Add(delta)
+	longLived.Add(delta)
+}
+
+// release takes back all that l added.
+func (l *lived) release() { longLived.Add(-l.n.Swap(0)) }
 
 // ErrMemoryBudget is the cause of a run stopped because the process's heap
 // grew past the memory budget: model code allocating without bound

@@ -205,6 +205,9 @@ func (p *parLoop) run(f *cframe, xs starlark.Indexable, iteration iterFn) (next 
 	budget := atomic.Int64{}
 	budget.Store(int64(f.ctx.budget))
 	if !p.runChunks(f, xs, chunks, tasks, &budget, iteration) {
+		for _, ch := range chunks {
+			ch.sink.uncount() // run again serially
+		}
 		return i, flowNext, nil, false
 	}
 	// Merged after the loop, not while it runs: a set of half a million
@@ -216,10 +219,18 @@ func (p *parLoop) run(f *cframe, xs starlark.Indexable, iteration iterFn) (next 
 		}
 		sink.seen = newKeySet(total)
 	}
-	for _, ch := range chunks {
+	for j, ch := range chunks {
 		sink.calls += ch.sink.calls
+		sink.adopt(ch.sink)
 		for _, k := range ch.sink.keys {
-			if sink.addKey(k) != nil {
+			kept, err := sink.keep(k)
+			if !kept {
+				sink.forget(k) // a repeat, counted by its chunk
+			}
+			if err != nil {
+				for _, rest := range chunks[j+1:] {
+					rest.sink.uncount()
+				}
 				return n, flowUnknown, nil, true
 			}
 		}

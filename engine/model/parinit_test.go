@@ -2,8 +2,10 @@ package model
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"go.starlark.net/starlark"
 )
@@ -339,4 +341,92 @@ def init():
 			t.Errorf("%s: made once %v, want %v", expr, &a[0] == &b[0], strings.HasPrefix(expr, `("a"`))
 		}
 	}
+}
+
+// The initial states' keys count in LongLived while init() makes them and
+// until they are let go: each kept key once (a parallel loop's chunks are
+// adopted, not counted again), nothing left of an init() that failed or
+// of one run again from the start, and nothing of a model dropped with
+// its keys.
+func TestInitKeysCountLongLived(t *testing.T) {
+	const head = "def A(s):\n    s.x = 1\nactions = [A]\n\ndef init():\n"
+	keyBytes := func(keys []string) (n int64) {
+		for _, k := range keys {
+			n += int64(len(k)) + 16
+		}
+		return n
+	}
+	for name, body := range map[string]string{
+		"parallel initial()": "    for a in range(20000):\n        initial({\"x\": a, \"y\": [a % 5]})\n",
+		"repeated states":    "    for a in range(20000):\n        initial({\"x\": a % 300, \"y\": [a % 5]})\n",
+		"streamed return":    "    return [{\"x\": a, \"y\": [a % 5]} for a in range(20000)]\n",
+		"run again":          "    seen = []\n    for a in range(20000):\n        seen.append(a)\n        initial({\"x\": a})\n",
+	} {
+		for _, workers := range []int{1, 2} {
+			m, err := LoadStarlarkOptions("c.star", []byte(head+body), LoadOptions{Workers: workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, _ := m.NewWorker()
+			sw := w.(*starWorker)
+			keys, err := sw.InitKeys()
+			if err != nil || len(keys) < 300 {
+				t.Fatalf("%s, %d workers: %d keys, %v", name, workers, len(keys), err)
+			}
+			want := keyBytes(keys)
+			if got := m.initLived.n.Load(); got != want {
+				t.Errorf("%s, %d workers: %d bytes counted, the keys are %d", name, workers, got, want)
+			}
+			sw.ReleaseInitKeys()
+			if got := m.initLived.n.Load(); got != 0 {
+				t.Errorf("%s, %d workers: %d bytes counted once let go", name, workers, got)
+			}
+			again, err := sw.InitKeys()
+			if err != nil || keyBytes(again) != keyBytes(keys) {
+				t.Fatalf("%s, %d workers: %d keys again, %v", name, workers, len(again), err)
+			}
+			if got := m.initLived.n.Load(); got != want {
+				t.Errorf("%s, %d workers: %d bytes counted again, the keys are %d", name, workers, got, want)
+			}
+			sw.ReleaseInitKeys()
+		}
+	}
+	// An init() that fails after giving states, or in its parallel loop,
+	// keeps nothing counted.
+	for _, body := range []string{
+		"    for a in range(20000):\n        initial({\"x\": a})\n    fail(\"no\")\n",
+		// keys of a kilobyte: the chunks count theirs as they go
+		"    for a in range(20000):\n        if a == 15000:\n            initial({\"no\": a})\n        initial({\"x\": a, \"y\": \"k\" * 1000})\n",
+	} {
+		before := LongLived()
+		_, err := LoadStarlarkOptions("f.star", []byte(head+body), LoadOptions{Workers: 2})
+		if err == nil || !strings.Contains(err.Error(), "no") {
+			t.Fatalf("a failing init() loads: %v", err)
+		}
+		if got := LongLived(); got > before {
+			t.Errorf("a failed init() left %d bytes counted:\n%s", got-before, body)
+		}
+	}
+	// A model dropped with its keys takes them back once collected.
+	l := droppedModelCount(t, head+"    for a in range(20000):\n        initial({\"x\": a})\n")
+	for deadline := time.Now().Add(20 * time.Second); l.n.Load() != 0 && time.Now().Before(deadline); {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := l.n.Load(); got != 0 {
+		t.Errorf("a dropped model's keys still count %d bytes", got)
+	}
+}
+
+// droppedModelCount loads src, makes its keys and returns its count of
+// them, the model dropped.
+func droppedModelCount(t *testing.T, src string) *lived {
+	m, err := LoadStarlarkOptions("d.star", []byte(src), LoadOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.initLived.n.Load() == 0 {
+		t.Fatal("no keys counted")
+	}
+	return m.initLived
 }

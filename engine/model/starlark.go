@@ -57,6 +57,9 @@ type StarModel struct {
 	initMu   sync.Mutex
 	initVal  starlark.Value
 	initKeys []string
+	// initLived counts the initial keys' bytes in LongLived while init()
+	// makes them and until they are let go (initSink.count)
+	initLived *lived
 	// initAgain: the keys were let go (ReleaseInitKeys); init() runs
 	// again when they are asked for
 	initAgain bool
@@ -181,7 +184,10 @@ func LoadStarlarkOptions(path string, src []byte, opts LoadOptions) (*StarModel,
 			return nil, fmt.Errorf("reading model: %w", err)
 		}
 	}
-	m := &StarModel{dir: filepath.Dir(path), varIndex: map[string]int{}, initTasks: opts.Workers}
+	m := &StarModel{dir: filepath.Dir(path), varIndex: map[string]int{}, initTasks: opts.Workers, initLived: new(lived)}
+	// A model dropped with its keys (the workbench opened another) takes
+	// them back from LongLived.
+	runtime.AddCleanup(m, (*lived).release, m.initLived)
 	if m.initTasks <= 0 {
 		m.initTasks = runtime.GOMAXPROCS(0)
 	}
@@ -487,6 +493,7 @@ func (m *StarModel) declareVars(thread *starlark.Thread) error {
 		clear(m.varIndex)
 		var err error
 		if v, err = starlark.Call(thread, m.init, nil, nil); err != nil {
+			sink.uncount()
 			return convertErr(err, fnPos(m.init), "init()")
 		}
 	}
