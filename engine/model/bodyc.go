@@ -1,6 +1,8 @@
 package model
 
 import (
+	"slices"
+
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 )
@@ -41,7 +43,8 @@ func (m *StarModel) compileBodies(cc *compiler) {
 			continue
 		}
 		c := &gcomp{cc: cc, globals: fn.Globals(), nparams: fn.NumParams(), state: 0, body: true}
-		stmts, ok := c.block(def.Body[m.cguards[i].start:], false)
+		g := m.cguards[i]
+		stmts, ok := c.block(append(slices.Clip(g.assigns), def.Body[g.start:]...), false)
 		if ok {
 			m.cbodies[i] = &cfunc{nparams: fn.NumParams(), nlocals: m.cguards[i].nlocals, body: stmts}
 		}

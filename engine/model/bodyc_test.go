@@ -69,7 +69,18 @@ def Pop(s, p):
     ys = [xs.pop() for x in xs]          # changes the list it runs over
     s.n = len(ys) % 3
 
-actions = [Send, Recv, Join, Leave, Rot, Bad, Ins, Pop]
+def Pass(s, p):
+    nxt = (p + 1) % 3                    # locals among the leading requires
+    q = s.d[nxt]["q"]
+    require(len(q) > 0, "nothing to pass")
+    m = q[0]
+    require(m[1] != p or s.n == 0)
+    w = s.d[nxt]["missing"] if s.n == 2 and p == 2 else m  # a key error, once
+    s.d[nxt]["q"] = q[1:]
+    s.d[p]["a"] = (s.d[p]["a"] + w[1] + len(q)) % 4
+    return w
+
+actions = [Send, Recv, Join, Leave, Rot, Bad, Ins, Pop, Pass]
 domains = {a: {"p": P} for a in actions}
 `
 

@@ -161,7 +161,8 @@ func (c *gcomp) sequence(xs []syntax.Expr, list bool) cexpr {
 			}
 		}
 		t.Freeze()
-		return func(*cframe) (starlark.Value, bool) { return t, true }
+		var v starlark.Value = t // boxed once: a slice made a Value is allocated
+		return func(*cframe) (starlark.Value, bool) { return v, true }
 	}
 	return func(f *cframe) (starlark.Value, bool) {
 		t := make(starlark.Tuple, len(parts))

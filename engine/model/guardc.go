@@ -23,6 +23,11 @@ import (
 // (starlark.Compare, starlark.Binary, Mapping.Get ...), so a compiled
 // conjunct has the value the interpreter would give it.
 //
+// Local assignments among the leading requires (Bakery's w2 opens with
+// n = s.nxt[p], then require(... s.num[n] ...)) are compiled as steps of
+// the guard that bind the local; the interpreter's guard run cost that
+// action a Starlark call for each of its 1.3 million tries.
+//
 // A compiled guard is the longest prefix of the conjuncts (of A and B and
 // C, of consecutive requires) that compiles. It only ever says an action
 // is disabled when the interpreter would: the prefix is evaluated in the
@@ -51,6 +56,11 @@ type cguard struct {
 	// state and the first prefixK arguments alone (-1: no such prefix;
 	// see prefix.go)
 	prefixK, prefixConds int
+	// assigns: the local assignments among the leading requires
+	// (`n = s.nxt[p]` before require(... n ...)): the guard makes them as
+	// it goes (conds holds them as steps that hold), and the compiled body
+	// makes them again before the rest
+	assigns []syntax.Stmt
 	// complete: the compiled conjuncts are all of the leading requires',
 	// and the rest of the action calls no require() (directly or through
 	// a function of the model): when they hold, the action is enabled
@@ -143,7 +153,17 @@ func (c *gcomp) guard(def *syntax.DefStmt) *cguard {
 	if len(body) > 0 && isDocstring(body[0]) {
 		i++
 	}
+	// what the guard holds at the last require (assignments after it are
+	// the body's)
+	atReq := [3]int{i, 0, 0} // the next statement, len(g.conds), len(g.assigns)
 	for ; i < len(body); i++ {
+		if slot, rhs, ce := c.localAssign(body[i]); ce != nil {
+			g.conds = append(g.conds, assignCond(slot, ce))
+			g.whys = append(g.whys, "")
+			conjs = append(conjs, rhs) // its value needs what its expression reads
+			g.assigns = append(g.assigns, body[i])
+			continue
+		}
 		cond, why, ok := c.requireCall(body[i])
 		if !ok {
 			break
@@ -151,19 +171,60 @@ func (c *gcomp) guard(def *syntax.DefStmt) *cguard {
 		for _, conj := range conjuncts(cond, nil) {
 			ce := c.expr(conj)
 			if ce == nil {
-				g.complete = false
+				g.complete = false // the require's compiled conjuncts are kept
 				return g.orNil()
 			}
 			g.conds = append(g.conds, ce)
 			g.whys = append(g.whys, why)
 			conjs = append(conjs, conj)
 		}
+		atReq = [3]int{i + 1, len(g.conds), len(g.assigns)}
 	}
+	i = atReq[0]
+	g.cut(atReq, &conjs)
 	if g.complete {
 		g.complete = !c.mayRequire(body[i:], map[*syntax.DefStmt]bool{})
 	}
 	g.start = i
 	return g.orNil()
+}
+
+// cut drops the assignments after the last require (at).
+func (g *cguard) cut(at [3]int, conjs *[]syntax.Expr) {
+	g.conds, g.whys, g.assigns = g.conds[:at[1]], g.whys[:at[1]], g.assigns[:at[2]]
+	*conjs = (*conjs)[:at[1]]
+}
+
+// localAssign recognises `NAME = EXPR` binding a local that is not a
+// parameter, with EXPR compiled: its slot, EXPR and the compiled EXPR
+// (nil: not such an assignment).
+func (c *gcomp) localAssign(st syntax.Stmt) (int, syntax.Expr, cexpr) {
+	as, ok := st.(*syntax.AssignStmt)
+	if !ok || as.Op != syntax.EQ {
+		return 0, nil, nil
+	}
+	id, ok := as.LHS.(*syntax.Ident)
+	if !ok {
+		return 0, nil, nil
+	}
+	b, _ := id.Binding.(*resolve.Binding)
+	if b == nil || b.Scope != resolve.Local || b.Index < c.nparams {
+		return 0, nil, nil
+	}
+	return b.Index, as.RHS, c.expr(as.RHS)
+}
+
+// assignCond is a leading assignment as a step of the guard: it binds the
+// local and holds.
+func assignCond(slot int, e cexpr) cexpr {
+	return func(f *cframe) (starlark.Value, bool) {
+		v, ok := e(f)
+		if !ok {
+			return nil, false
+		}
+		f.locals[slot] = v
+		return starlark.True, true
+	}
 }
 
 func (g *cguard) orNil() *cguard {

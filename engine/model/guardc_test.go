@@ -31,7 +31,19 @@ func TestCompiledGuardShapes(t *testing.T) {
 		{"reason not literal", `require(s.x == 0, "x is " + str(s.x))
     s.x = 1`, 0, false, ""},
 		{"local first", `c = s.x
-    require(c == 0)`, 0, false, ""},
+    require(c == 0)`, 2, true, ""},
+		{"locals among requires", `c = s.m[q]
+    require(len(c) == 0)
+    d = c + (p,)
+    require(len(d) == 1, "one")
+    e = 3
+    s.x = len(d) + e`, 4, true, "one"},
+		{"a local with no require after it", `c = s.x
+    s.x = c + 1`, 0, false, ""},
+		{"a parameter bound again", `p = s.x
+    require(p == 0)`, 0, false, ""},
+		{"a local not compiled", `c = str(s)
+    require(c != "")`, 0, false, ""},
 		{"local not bound yet", `require(c == 0) # compiled, unknown when run: the interpreter raises the error
     c = 1`, 1, true, ""},
 		{"a later require", `require(s.x == 0)
