@@ -440,6 +440,11 @@ func (c *gcomp) call(x *syntax.CallExpr) cexpr {
 		case resolve.Universal:
 			return c.builtinCall(fn.Name, x.Args)
 		case resolve.Predeclared:
+			// A project expression's names of the model are predeclared,
+			// and they hide the builtins (Compile): clock_ok(s).
+			if callee, ok := c.globals[fn.Name].(*starlark.Function); ok {
+				return c.modelCall(callee, x.Args)
+			}
 			if fn.Name == "initial" && c.cc.appends && len(x.Args) == 1 {
 				return c.initialCall(x.Args[0])
 			}

@@ -513,3 +513,65 @@ K = (1, 2)
 M = {0: "a", 1: "b", "x": (1,)}
 S = "abc"
 `
+
+// A project's expressions that call the model's functions (a filter
+// clock_ok(s)) are compiled, and give the interpreter's values; one whose
+// function does not compile is left to the interpreter.
+func TestCompiledProjectExpressions(t *testing.T) {
+	src := `
+LIMIT = 2
+def ok(s):
+    return all([v <= LIMIT for v in s.c.values()])
+def total(s, k):
+    return max([v * k for v in s.c.values()]) if k > 0 else len(s.c)
+def loud(s):
+    print("")
+    return True
+def init():
+    return [{"c": {1: a, 2: b}} for a in range(4) for b in range(4)]
+def A(s):
+    s.c[1] = 0
+actions = [A]
+`
+	m, err := LoadStarlarkSource("expr.star", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wk, _ := m.NewWorker()
+	w := wk.(*starWorker)
+	sts, err := w.Inits()
+	if err != nil || len(sts) != 16 {
+		t.Fatalf("%d states, %v", len(sts), err)
+	}
+	for _, tc := range []struct {
+		src      string
+		compiled bool
+	}{
+		{"ok(s)", true},
+		{"total(s, 2) > 4 or not ok(s)", true},
+		{"total(s, 0)", true},
+		{"loud(s) and ok(s)", false},
+	} {
+		e, err := m.Compile(tc.src, Pos{File: "p.toml", Line: 1, Col: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := e.(*starExpr)
+		if (x.cf != nil) != tc.compiled {
+			t.Fatalf("%s: compiled %v, want %v", tc.src, x.cf != nil, tc.compiled)
+		}
+		for _, st := range sts {
+			got, err := w.Eval(e, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := w.callOnState(x.fn, st, x.what, x.pos)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if eq, _ := starlark.Equal(got, want); !eq {
+				t.Errorf("%s in %s: %v, the interpreter %v", tc.src, st.Key(), got, want)
+			}
+		}
+	}
+}
