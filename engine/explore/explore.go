@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/maphash"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -535,6 +536,7 @@ func (e *explorer) run() error {
 	if err != nil {
 		return err
 	}
+	e.reserve(inits.n)
 	var level []int32
 	// Every initial state is a state of depth 0, as TLC counts them
 	// (filters do not apply to initial states); one whose grouping values
@@ -546,6 +548,7 @@ func (e *explorer) run() error {
 			break // cancelled: the initial states so far (at least one) are frontier
 		}
 		if i%initBatch == 0 {
+			inits.done(i-initBatch, i)
 			e.evalInits(inits, i, &b)
 			e.counted() // the tables grow: counted as long-lived
 		}
@@ -659,6 +662,14 @@ func (e *explorer) counted() {
 	n := e.tableBytes()
 	model.AddLongLived(n - e.longLived)
 	e.longLived = n
+}
+
+// reserve makes room in the tables for n states, the initial ones: the
+// tables do not grow while they are added (Bakery's 655,200; a table
+// grown near the end has its old and new arrays alive at the run's peak).
+func (e *explorer) reserve(n int) {
+	e.ex.States = slices.Grow(e.ex.States, n)
+	e.concrete.reserve(n)
 }
 
 // tableBytes is the size of the exploration's long-lived, pointer-free

@@ -81,14 +81,32 @@ func (h *hindex) len() int { return h.n }
 // the same place or a multiple of the old size further, and the writes go
 // forward in a few streams.
 func (h *hindex) grow() {
-	old := h.slots
 	// Four times as large while small (fewer moves for a table still
 	// growing), twice beyond 64K slots (1 MB).
-	n := 2 * len(old)
-	if len(old) < 1<<16 {
-		n = 4 * len(old)
+	n := 2 * len(h.slots)
+	if len(h.slots) < 1<<16 {
+		n = 4 * len(h.slots)
 	}
-	h.slots = make([]hslot, max(1024, n))
+	h.resize(max(1024, n))
+}
+
+// reserve makes room for n more keys at once: the initial states, whose
+// number is known, go in without the table growing (a growth near the end
+// has the old table and the new one alive at once, at the run's peak).
+func (h *hindex) reserve(n int) {
+	size := max(1024, len(h.slots))
+	for 4*(h.n+n) > 3*size {
+		size *= 2
+	}
+	if size > len(h.slots) {
+		h.resize(size)
+	}
+}
+
+// resize moves the keys to a table of size slots (a power of two).
+func (h *hindex) resize(size int) {
+	old := h.slots
+	h.slots = make([]hslot, size)
 	mask := uint64(len(h.slots) - 1)
 	for j := range old {
 		if old[j].v == 0 {

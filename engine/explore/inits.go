@@ -14,11 +14,21 @@ type initSource struct {
 	n      int
 	keys   []string
 	states []model.State
+	// owned: the keys were taken from the model (model.InitTaker), and
+	// each is cleared once stored (done)
+	owned bool
 }
 
 // initialStates returns the source of the model's initial states.
 func (e *explorer) initialStates() (*initSource, error) {
 	w := e.workers[0].Worker
+	if t, ok := w.(model.InitTaker); ok && e.cfg.ReleaseInits {
+		keys, err := t.TakeInitKeys()
+		if err != nil {
+			return nil, err
+		}
+		return &initSource{n: len(keys), keys: keys, owned: true}, nil
+	}
 	if ik, ok := w.(model.InitKeyser); ok {
 		keys, err := ik.InitKeys()
 		if err != nil {
@@ -31,6 +41,15 @@ func (e *explorer) initialStates() (*initSource, error) {
 		return nil, err
 	}
 	return &initSource{n: len(sts), states: sts}, nil
+}
+
+// done tells that states lo..hi are stored: their keys, if the source
+// owns them, go to the collector (Bakery's 655,200 are 42 MB, which the
+// exploration's tables hold again by the end).
+func (s *initSource) done(lo, hi int) {
+	if s.owned {
+		clear(s.keys[max(lo, 0):hi])
+	}
 }
 
 // key returns initial state i's key.

@@ -26,7 +26,7 @@ const Base = 64 << 20
 // twice the rest of the live heap), since the garbage a run makes is in
 // proportion to its work, not to the graph it has stored.
 // The limit falls again when the live data falls to under half of what
-// it was (nextLimit). GOGC or GOMEMLIMIT in the environment turn it off.
+// it was (nextLimit), and by what long-lived tables let go (afterTick). GOGC or GOMEMLIMIT in the environment turn it off.
 // The returned function stops the watcher and restores Go's defaults
 // (benchmarks).
 func Tune() (restore func()) {
@@ -61,6 +61,7 @@ func Tune() (restore func()) {
 		}
 	})
 	stop := make(chan struct{})
+	var prevLL int64 // the long-lived bytes at the last tick
 	go func() {
 		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 		t := time.NewTicker(100 * time.Millisecond)
@@ -76,10 +77,12 @@ func Tune() (restore func()) {
 				return
 			}
 			mu.Lock()
-			if next := nextLimit(limit, limitFor(int64(sample[0].Value.Uint64()), model.LongLived())); next != limit {
+			ll := model.LongLived()
+			if next := afterTick(limit, prevLL, int64(sample[0].Value.Uint64()), ll); next != limit {
 				limit = next
 				apply()
 			}
+			prevLL = ll
 			mu.Unlock()
 		}
 	}()
@@ -88,6 +91,18 @@ func Tune() (restore func()) {
 		debug.SetGCPercent(oldPercent)
 		debug.SetMemoryLimit(oldLimit)
 	}
+}
+
+// afterTick is the limit after a tick of the watcher that reads live
+// bytes, longLived of them long-lived, where the last read longLived was
+// prevLL: long-lived tables let go (a model's initial keys, stored in the
+// exploration's own tables by now) take their room with them, so that a
+// limit raised while both were alive does not stay for the rest of the run.
+func afterTick(limit, prevLL, live, longLived int64) int64 {
+	if drop := prevLL - max(longLived, 0); drop > 0 {
+		limit = max(Base, limit-drop)
+	}
+	return nextLimit(limit, limitFor(live, longLived))
 }
 
 // nextLimit is the limit after one that wants want: raised at once, and

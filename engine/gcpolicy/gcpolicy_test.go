@@ -81,3 +81,23 @@ func TestLimitFor(t *testing.T) {
 		}
 	}
 }
+
+// Long-lived bytes let go lower the limit by as much, down to what the
+// live data wants; otherwise a tick is nextLimit's.
+func TestAfterTick(t *testing.T) {
+	const mib = 1 << 20
+	for _, tc := range []struct{ limit, prevLL, live, longLived, next int64 }{
+		// Bakery: the initial keys (42 MiB) let go once stored in the tables
+		{207 * mib, 111 * mib, 97 * mib, 85 * mib, 85*mib + otherFloor},
+		{207 * mib, 128 * mib, 97 * mib, 85 * mib, 85*mib + otherFloor},   // the live data wants more than the drop leaves
+		{207 * mib, 86 * mib, 97 * mib, 85 * mib, 206 * mib},              // a little let go
+		{207 * mib, 85 * mib, 97 * mib, 85 * mib, 207 * mib},              // nothing let go: kept
+		{207 * mib, 50 * mib, 150 * mib, 120 * mib, 120*mib + otherFloor}, // grown: raised
+		{300 * mib, 290 * mib, 20 * mib, 0, Base},                         // a run ended
+		{300 * mib, 100 * mib, 20 * mib, -5, Base},                        // a count gone below zero
+	} {
+		if got := afterTick(tc.limit, tc.prevLL, tc.live, tc.longLived); got != tc.next {
+			t.Errorf("afterTick(%d, %d, %d, %d MiB) = %d MiB, want %d MiB", tc.limit/mib, tc.prevLL/mib, tc.live/mib, tc.longLived/mib, got/mib, tc.next/mib)
+		}
+	}
+}

@@ -241,6 +241,16 @@ func (w *starWorker) ReleaseInitKeys() {
 	}
 }
 
+// TakeInitKeys implements InitTaker: the keys, which the model lets go.
+func (w *starWorker) TakeInitKeys() ([]string, error) {
+	keys, err := w.initKeys()
+	if err != nil {
+		return nil, err
+	}
+	w.ReleaseInitKeys()
+	return keys, nil
+}
+
 // initAgainCompiled runs init() compiled again for keys let go of: the
 // keys, or ok false when the interpreter must run it.
 func (w *starWorker) initAgainCompiled() (keys []string, v starlark.Value, ok bool) {

@@ -262,6 +262,14 @@ type InitReleaser interface {
 	ReleaseInitKeys()
 }
 
+// InitTaker is a worker whose model can hand its initial states' keys
+// over to a caller that explores once: the caller owns the list (it may
+// clear each key once stored, so that the keys go to the collector as it
+// goes), and the next InitKeys makes them again.
+type InitTaker interface {
+	TakeInitKeys() ([]string, error)
+}
+
 // InitialStates returns a model's initial states: several when its
 // worker is a MultiInit (a Starlark init() returning a list of dicts), else
 // the one Init returns.

@@ -242,6 +242,14 @@ func TestReleaseInitKeys(t *testing.T) {
 		if err != nil || strings.Join(again, "|") != want {
 			t.Errorf("%s: %d keys again (%v), first %d", name, len(again), err, len(first))
 		}
+		// Taken: the caller owns them, and the model makes them again.
+		taken, err := sw.TakeInitKeys()
+		if err != nil || strings.Join(taken, "|") != want || m.initKeys != nil {
+			t.Errorf("%s: %d keys taken (%v), kept %v", name, len(taken), err, m.initKeys != nil)
+		}
+		if again, err := sw.InitKeys(); err != nil || strings.Join(again, "|") != want || &again[0] == &taken[0] {
+			t.Errorf("%s: %d keys after a take (%v)", name, len(again), err)
+		}
 	}
 }
 
