@@ -87,6 +87,10 @@ func (s *sstate) val(i int) (starlark.Value, error) {
 	if v := s.vals[i]; v != nil || !s.lazy {
 		return v, nil
 	}
+	if v := s.cache.whole(i, s.encs[i]); v != nil {
+		s.vals[i] = v
+		return v, nil
+	}
 	d := decoder{b: s.encs[i], known: &s.known, cache: s.cache}
 	if s.source {
 		d.reads = s.slab
@@ -95,6 +99,7 @@ func (s *sstate) val(i int) (starlark.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.cache.keepWhole(i, s.encs[i], v)
 	s.vals[i] = v
 	return v, nil
 }

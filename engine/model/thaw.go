@@ -366,6 +366,62 @@ func appendValueKnown(b []byte, v Value, path string, known []knownEnc) ([]byte,
 // 600 bytes). Bounded by maxValCache entries (then it starts again).
 type valCache struct {
 	m map[string]starlark.Value
+	// whole counts, per variable, the lookups of its whole value (see
+	// valCache.whole)
+	wholes []wholeStat
+}
+
+// wholeStat counts one variable's lookups of its whole value in a window
+// of wholeWindow lookups.
+type wholeStat struct{ tries, hits uint32 }
+
+const (
+	// wholeWindow: a variable's whole value is looked up for wholeProbe
+	// decodes of every wholeWindow, and on the rest of the window only if a
+	// quarter of those hit
+	wholeWindow = 1 << 14
+	wholeProbe  = 1 << 10
+)
+
+// whole returns variable i's value whose encoding is enc, if the cache has
+// it. Only lists and tuples are shared whole: a source state's dicts and
+// sets are recycled after it (recycle.go). A variable whose whole values
+// repeat little (LamportMutex's network) is not looked up past the probe:
+// Bakery's six lists of two entries repeat in nearly every state, and a hit
+// saves the list, its array and its decoding.
+func (c *valCache) whole(i int, enc string) starlark.Value {
+	if c == nil || enc == "" || (enc[0] != tagList && enc[0] != tagTuple) {
+		return nil
+	}
+	if i >= len(c.wholes) {
+		c.wholes = append(c.wholes, make([]wholeStat, i+1-len(c.wholes))...)
+	}
+	w := &c.wholes[i]
+	if w.tries++; w.tries > wholeWindow {
+		*w = wholeStat{tries: 1}
+	}
+	if w.tries > wholeProbe && w.hits*4 < wholeProbe {
+		return nil
+	}
+	v, ok := c.m[enc]
+	if ok && w.tries <= wholeProbe {
+		w.hits++
+	}
+	return v
+}
+
+// keepWhole keeps v, variable i's value decoded from enc, for whole.
+func (c *valCache) keepWhole(i int, enc string, v starlark.Value) {
+	if c == nil || enc == "" || (enc[0] != tagList && enc[0] != tagTuple) || i >= len(c.wholes) {
+		return
+	}
+	if w := c.wholes[i]; w.tries > wholeProbe && w.hits*4 < wholeProbe {
+		return
+	}
+	if c.m == nil || len(c.m) >= maxValCache {
+		c.m = make(map[string]starlark.Value, 1024)
+	}
+	c.m[strings.Clone(enc)] = v
 }
 
 const (

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
@@ -244,4 +245,81 @@ func frozen(v starlark.Value) bool {
 		return x.Insert(starlark.String("new")) != nil
 	}
 	return true
+}
+
+// A variable's whole list or tuple is shared through a worker's cache when
+// its values repeat: equal encodings give the same frozen value, equal to a
+// fresh decode. A variable whose values do not repeat stops being looked
+// up after the probe, and dicts and sets (recycled after a source state)
+// are never shared whole.
+func TestWholeValuesShared(t *testing.T) {
+	src := `
+def init():
+    return [{"l": [a % 3, "x"], "t": (a % 2,), "u": [a], "d": {"k": a % 2}, "st": set([a % 2])} for a in range(3000)]
+def A(s):
+    s.l = []
+actions = [A]
+`
+	m, err := LoadStarlarkSource("whole.star", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wk, _ := m.NewWorker()
+	sts, err := wk.(*starWorker).Inits()
+	if err != nil || len(sts) != 3000 {
+		t.Fatalf("%d states, %v", len(sts), err)
+	}
+	idx := func(name string) int {
+		for i, v := range m.info.Vars {
+			if v == name {
+				return i
+			}
+		}
+		t.Fatalf("no variable %s", name)
+		return -1
+	}
+	l, tu, u, d, st := idx("l"), idx("t"), idx("u"), idx("d"), idx("st")
+	cache := &valCache{}
+	first := map[string]starlark.Value{} // per variable and encoding, the value first read
+	var dst sstate
+	for n, s := range sts {
+		dst.cache = cache
+		if err := m.decodeLazy(&dst, s.Key()); err != nil {
+			t.Fatal(err)
+		}
+		for _, i := range []int{l, tu, u, d, st} {
+			v, err := dst.val(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := (&decoder{b: dst.encs[i]}).value()
+			if eq, err := starlark.Equal(v, want); err != nil || !eq || !frozen(v) {
+				t.Fatalf("state %d, variable %s: %v, decoded %v", n, m.info.Vars[i], v, want)
+			}
+			k := fmt.Sprint(i, dst.encs[i])
+			p, seen := first[k]
+			if !seen {
+				first[k] = v
+				continue
+			}
+			same := identical(p, v)
+			switch {
+			case (i == l || i == tu) && !same:
+				t.Fatalf("state %d: %s not shared", n, m.info.Vars[i])
+			case (i == d || i == st) && same:
+				t.Fatalf("state %d: %s shared whole", n, m.info.Vars[i])
+			}
+		}
+	}
+	if w := cache.wholes[u]; w.tries <= wholeProbe || w.hits != 0 {
+		t.Errorf("u: %d tries, %d hits", w.tries, w.hits)
+	}
+	for k := range cache.m { // u's lists of states past the probe are not kept
+		v, _ := (&decoder{b: k}).value()
+		if l, ok := v.(*starlark.List); ok && l.Len() == 1 {
+			if n, ok := smallInt(l.Index(0)); ok && n > wholeProbe+10 {
+				t.Fatalf("u's value %v kept whole", v)
+			}
+		}
+	}
 }
