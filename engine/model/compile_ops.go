@@ -468,6 +468,11 @@ func (c *gcomp) initialCall(arg syntax.Expr) cexpr {
 	if !positional(arg) {
 		return nil
 	}
+	if d, ok := arg.(*syntax.DictExpr); ok {
+		if e := c.initialDict(d); e != nil {
+			return e
+		}
+	}
 	a := c.expr(arg)
 	if a == nil {
 		return nil

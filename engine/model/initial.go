@@ -409,9 +409,33 @@ func (m *StarModel) encodeInit(r *rec, dv starlark.Value, what initWhat) (string
 			return "", &PosError{Pos: fnPos(m.init), Msg: fmt.Sprintf("%s lacks the variable %s", what, m.info.Vars[i])}
 		}
 	}
+	return m.encodeRec(r, what)
+}
+
+// encodeRec encodes r, whose every variable is set, as initial state what.
+func (m *StarModel) encodeRec(r *rec, what initWhat) (string, error) {
 	buf, _, err := r.encode(nil, nil)
 	if err != nil {
 		return "", &PosError{Pos: fnPos(m.init), Msg: what.String() + ": " + err.Error()}
 	}
 	return string(buf), nil
+}
+
+// addValues is add for a state given as the values of the variables
+// slots (each variable once; see initialDict).
+func (s *initSink) addValues(slots []int, vals []starlark.Value) error {
+	s.calls++
+	m := s.m
+	if len(s.r.cur) != len(m.info.Vars) {
+		s.r = rec{m: m, cur: make([]starlark.Value, len(m.info.Vars)), touched: make([]bool, len(m.info.Vars))}
+	}
+	r := &s.r
+	for j, i := range slots {
+		r.cur[i], r.touched[i] = vals[j], true
+	}
+	key, err := m.encodeRec(r, initWhat{call: true, n: s.calls})
+	if err != nil {
+		return err
+	}
+	return s.addKey(key)
 }

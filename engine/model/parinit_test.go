@@ -44,6 +44,24 @@ def init():
         if ok(a, b):
             initial({"x": a % 7, "y": [b % 11, a % 3]})
 `, true},
+		{"keys in another order", `
+    initial({"x": 0, "y": []})
+    for t in range(n * n):
+        a = xs[t % n]
+        initial({"y": [a % 4, t % 3], "x": a % 5})
+`, true},
+		{"keys not the variables, late", `
+    initial({"x": 0, "y": []})
+    for t in range(n * n):
+        initial({"y": [t % 3], "x": t % 5})
+    initial({"y": [1], "z": 2})
+`, true},
+		{"a value that is no value of a state", `
+    initial({"x": 0, "y": []})
+    for t in range(n * n):
+        initial({"y": [t % 4], "x": None if t == 1500 else t % 5})
+        initial({"y": [t % 4], "x": 0.5 if t == 1510 else t % 5})
+`, false},
 		{"read after the loop", `
     for t in range(n * n):
         a = xs[t % n]
