@@ -153,8 +153,8 @@ func (c *gcomp) guard(def *syntax.DefStmt) *cguard {
 	if len(body) > 0 && isDocstring(body[0]) {
 		i++
 	}
-	// what the guard holds at the last require (assignments after it are
-	// the body's)
+	// what the guard holds at its last conjunct (assignments after it are
+	// the body's, or, when a conjunct does not compile, nobody's)
 	atReq := [3]int{i, 0, 0} // the next statement, len(g.conds), len(g.assigns)
 	for ; i < len(body); i++ {
 		if slot, rhs, ce := c.localAssign(body[i]); ce != nil {
@@ -172,13 +172,14 @@ func (c *gcomp) guard(def *syntax.DefStmt) *cguard {
 			ce := c.expr(conj)
 			if ce == nil {
 				g.complete = false // the require's compiled conjuncts are kept
+				g.cut(atReq, &conjs)
 				return g.orNil()
 			}
 			g.conds = append(g.conds, ce)
 			g.whys = append(g.whys, why)
 			conjs = append(conjs, conj)
+			atReq = [3]int{i + 1, len(g.conds), len(g.assigns)}
 		}
-		atReq = [3]int{i + 1, len(g.conds), len(g.assigns)}
 	}
 	i = atReq[0]
 	g.cut(atReq, &conjs)
@@ -189,7 +190,7 @@ func (c *gcomp) guard(def *syntax.DefStmt) *cguard {
 	return g.orNil()
 }
 
-// cut drops the assignments after the last require (at).
+// cut drops the assignments after the last conjunct (at).
 func (g *cguard) cut(at [3]int, conjs *[]syntax.Expr) {
 	g.conds, g.whys, g.assigns = g.conds[:at[1]], g.whys[:at[1]], g.assigns[:at[2]]
 	*conjs = (*conjs)[:at[1]]

@@ -44,6 +44,11 @@ func TestCompiledGuardShapes(t *testing.T) {
     require(p == 0)`, 0, false, ""},
 		{"a local not compiled", `c = str(s)
     require(c != "")`, 0, false, ""},
+		{"a local, then a require that does not compile", `c = s.x
+    require(helper(s) and c == 0)`, 0, false, ""},
+		{"a local between compiled conjuncts and one that does not compile", `require(s.x == 0)
+    c = s.x
+    require(helper(s) and c == 0)`, 1, false, ""},
 		{"local not bound yet", `require(c == 0) # compiled, unknown when run: the interpreter raises the error
     c = 1`, 1, true, ""},
 		{"a later require", `require(s.x == 0)

@@ -410,9 +410,14 @@ func (c *valCache) whole(i int, enc string) starlark.Value {
 	return v
 }
 
+// maxWhole bounds the encodings of the whole values kept: the cache is
+// bounded by entries, and a long list that repeats little (a history)
+// would fill it with kilobytes each during every probe.
+const maxWhole = 128
+
 // keepWhole keeps v, variable i's value decoded from enc, for whole.
 func (c *valCache) keepWhole(i int, enc string, v starlark.Value) {
-	if c == nil || enc == "" || (enc[0] != tagList && enc[0] != tagTuple) || i >= len(c.wholes) {
+	if c == nil || len(enc) > maxWhole || enc == "" || (enc[0] != tagList && enc[0] != tagTuple) || i >= len(c.wholes) {
 		return
 	}
 	if w := c.wholes[i]; w.tries > wholeProbe && w.hits*4 < wholeProbe {

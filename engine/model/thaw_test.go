@@ -323,3 +323,22 @@ actions = [A]
 		}
 	}
 }
+
+// A whole value with a long encoding is not kept: the cache is bounded by
+// entries, not bytes.
+func TestLongWholeValuesNotKept(t *testing.T) {
+	cache := &valCache{}
+	long := string(rune(tagList)) + strings.Repeat("x", maxWhole)
+	if cache.whole(0, long) != nil {
+		t.Fatal("a value found in an empty cache")
+	}
+	cache.keepWhole(0, long, starlark.NewList(nil))
+	if len(cache.m) != 0 {
+		t.Errorf("a %d-byte encoding kept", len(long))
+	}
+	short := string(rune(tagList)) + strings.Repeat("x", 10)
+	cache.keepWhole(0, short, starlark.NewList(nil))
+	if cache.whole(0, short) == nil {
+		t.Error("a short encoding not kept")
+	}
+}
