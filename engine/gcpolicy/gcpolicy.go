@@ -26,7 +26,8 @@ const Base = 64 << 20
 // twice the rest of the live heap), since the garbage a run makes is in
 // proportion to its work, not to the graph it has stored.
 // The limit falls again when the live data falls to under half of what
-// it was (nextLimit), and by what long-lived tables let go (afterTick). GOGC or GOMEMLIMIT in the environment turn it off.
+// it was (nextLimit), and by what long-lived tables let go (afterTick).
+// GOGC or GOMEMLIMIT in the environment turn it off.
 // The returned function stops the watcher and restores Go's defaults
 // (benchmarks).
 func Tune() (restore func()) {

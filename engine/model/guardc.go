@@ -155,7 +155,7 @@ func (c *gcomp) guard(def *syntax.DefStmt) *cguard {
 	}
 	// what the guard holds at its last conjunct (assignments after it are
 	// the body's, or, when a conjunct does not compile, nobody's)
-	atReq := [3]int{i, 0, 0} // the next statement, len(g.conds), len(g.assigns)
+	atConj := [3]int{i, 0, 0} // the next statement, len(g.conds), len(g.assigns)
 	for ; i < len(body); i++ {
 		if slot, rhs, ce := c.localAssign(body[i]); ce != nil {
 			g.conds = append(g.conds, assignCond(slot, ce))
@@ -172,17 +172,17 @@ func (c *gcomp) guard(def *syntax.DefStmt) *cguard {
 			ce := c.expr(conj)
 			if ce == nil {
 				g.complete = false // the require's compiled conjuncts are kept
-				g.cut(atReq, &conjs)
+				g.cut(atConj, &conjs)
 				return g.orNil()
 			}
 			g.conds = append(g.conds, ce)
 			g.whys = append(g.whys, why)
 			conjs = append(conjs, conj)
-			atReq = [3]int{i + 1, len(g.conds), len(g.assigns)}
+			atConj = [3]int{i + 1, len(g.conds), len(g.assigns)}
 		}
 	}
-	i = atReq[0]
-	g.cut(atReq, &conjs)
+	i = atConj[0]
+	g.cut(atConj, &conjs)
 	if g.complete {
 		g.complete = !c.mayRequire(body[i:], map[*syntax.DefStmt]bool{})
 	}

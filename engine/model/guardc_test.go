@@ -538,12 +538,7 @@ def A(s):
     s.c[1] = 0
 actions = [A]
 `
-	m, err := LoadStarlarkSource("expr.star", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wk, _ := m.NewWorker()
-	w := wk.(*starWorker)
+	m, w := loadWorker(t, "expr.star", src)
 	sts, err := w.Inits()
 	if err != nil || len(sts) != 16 {
 		t.Fatalf("%d states, %v", len(sts), err)

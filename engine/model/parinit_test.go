@@ -241,12 +241,7 @@ func TestReleaseInitKeys(t *testing.T) {
 		"interpreted":   "    print(\"\")\n    return [{\"x\": a % 7, \"y\": [a % 5], \"z\": d} for a in range(5000)]\n",
 	} {
 		src := "def A(s):\n    s.x = 1\nactions = [A]\n\ndef init():\n    d = {\"k\": {\"m\": 1}}\n" + body
-		m, err := LoadStarlarkSource("r.star", []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, _ := m.NewWorker()
-		sw := w.(*starWorker)
+		m, sw := loadWorker(t, "r.star", src)
 		first, err := sw.InitKeys()
 		if err != nil || len(first) != 35 {
 			t.Fatalf("%s: %d keys, %v", name, len(first), err)
@@ -455,4 +450,18 @@ func droppedModelCount(t *testing.T, src string) *lived {
 		t.Fatal("no keys counted")
 	}
 	return m.initLived
+}
+
+// loadWorker loads a model from src and makes a worker of it.
+func loadWorker(t *testing.T, name, src string) (*StarModel, *starWorker) {
+	t.Helper()
+	m, err := LoadStarlarkSource(name, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := m.NewWorker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, w.(*starWorker)
 }

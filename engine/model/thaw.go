@@ -390,17 +390,14 @@ const (
 // Bakery's six lists of two entries repeat in nearly every state, and a hit
 // saves the list, its array and its decoding.
 func (c *valCache) whole(i int, enc string) starlark.Value {
-	if c == nil || enc == "" || (enc[0] != tagList && enc[0] != tagTuple) {
+	w := c.wholeOf(i, enc)
+	if w == nil {
 		return nil
 	}
-	if i >= len(c.wholes) {
-		c.wholes = append(c.wholes, make([]wholeStat, i+1-len(c.wholes))...)
-	}
-	w := &c.wholes[i]
 	if w.tries++; w.tries > wholeWindow {
 		*w = wholeStat{tries: 1}
 	}
-	if w.tries > wholeProbe && w.hits*4 < wholeProbe {
+	if w.off() {
 		return nil
 	}
 	v, ok := c.m[enc]
@@ -410,17 +407,30 @@ func (c *valCache) whole(i int, enc string) starlark.Value {
 	return v
 }
 
-// maxWhole bounds the encodings of the whole values kept: the cache is
+// maxWhole bounds the encodings of the whole values shared: the cache is
 // bounded by entries, and a long list that repeats little (a history)
 // would fill it with kilobytes each during every probe.
 const maxWhole = 128
 
+// wholeOf returns the counts of variable i if its value, encoded enc, may
+// be shared whole (a list or tuple of a short encoding), or nil.
+func (c *valCache) wholeOf(i int, enc string) *wholeStat {
+	if c == nil || enc == "" || len(enc) > maxWhole || (enc[0] != tagList && enc[0] != tagTuple) {
+		return nil
+	}
+	if i >= len(c.wholes) {
+		c.wholes = append(c.wholes, make([]wholeStat, i+1-len(c.wholes))...)
+	}
+	return &c.wholes[i]
+}
+
+// off tells that the variable's whole values repeat too little to be
+// looked up (or kept) for the rest of the window.
+func (w *wholeStat) off() bool { return w.tries > wholeProbe && w.hits*4 < wholeProbe }
+
 // keepWhole keeps v, variable i's value decoded from enc, for whole.
 func (c *valCache) keepWhole(i int, enc string, v starlark.Value) {
-	if c == nil || len(enc) > maxWhole || enc == "" || (enc[0] != tagList && enc[0] != tagTuple) || i >= len(c.wholes) {
-		return
-	}
-	if w := c.wholes[i]; w.tries > wholeProbe && w.hits*4 < wholeProbe {
+	if w := c.wholeOf(i, enc); w == nil || w.off() {
 		return
 	}
 	if c.m == nil || len(c.m) >= maxValCache {
@@ -431,7 +441,7 @@ func (c *valCache) keepWhole(i int, enc string, v starlark.Value) {
 
 const (
 	maxValCache    = 1 << 15
-	minCachedDepth = 1 // the variables' own values are rarely shared whole
+	minCachedDepth = 1 // a variable's own value: only a list or tuple, through valCache.whole
 )
 
 func isContainerTag(tag byte) bool {

@@ -260,12 +260,8 @@ def A(s):
     s.l = []
 actions = [A]
 `
-	m, err := LoadStarlarkSource("whole.star", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wk, _ := m.NewWorker()
-	sts, err := wk.(*starWorker).Inits()
+	m, w := loadWorker(t, "whole.star", src)
+	sts, err := w.Inits()
 	if err != nil || len(sts) != 3000 {
 		t.Fatalf("%d states, %v", len(sts), err)
 	}
