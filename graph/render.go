@@ -8,7 +8,13 @@ import (
 	"sync"
 
 	"github.com/goccy/go-graphviz"
+
+	"github.com/modex/modex/graph/internal/gvcache"
 )
+
+// go-graphviz has initialised by now, its cache in a private directory
+// (package gvcache): TMPDIR is put back for everything else.
+func init() { gvcache.Restore() }
 
 // Format is an image format for Render.
 type Format string

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/modex/modex/engine/privdir"
 )
 
 // Consent remembers the adapter commands the user allowed to run, per
@@ -24,11 +27,12 @@ type Consent struct {
 }
 
 // DefaultConsent keeps the answers in modex/allowed-commands in the user's
-// config folder.
+// config folder. Without one (no HOME) nothing is remembered: the shared
+// temporary folder is no place for a list of commands allowed to run.
 func DefaultConsent() *Consent {
 	dir, err := os.UserConfigDir()
 	if err != nil {
-		dir = os.TempDir()
+		return &Consent{}
 	}
 	return &Consent{File: filepath.Join(dir, "modex", "allowed-commands")}
 }
@@ -39,7 +43,12 @@ func consentKey(project, dir string, argv []string) string {
 }
 
 // Allowed reports whether the command was allowed for the project before.
+// A file that another account could have written (privdir.Check, on the
+// file and its folder) allows nothing.
 func (c *Consent) Allowed(project, dir string, argv []string) bool {
+	if c.File == "" || privdir.Check(filepath.Dir(c.File)) != nil || privdir.Check(c.File) != nil {
+		return false
+	}
 	f, err := os.Open(c.File)
 	if err != nil {
 		return false
@@ -57,7 +66,10 @@ func (c *Consent) Allowed(project, dir string, argv []string) bool {
 
 // Allow remembers that the command may run for the project.
 func (c *Consent) Allow(project, dir string, argv []string) error {
-	if err := os.MkdirAll(filepath.Dir(c.File), 0o700); err != nil {
+	if c.File == "" {
+		return errors.New("there is no configuration folder to keep it in (HOME is not set)")
+	}
+	if err := privdir.Make(filepath.Dir(c.File)); err != nil {
 		return err
 	}
 	f, err := os.OpenFile(c.File, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)

@@ -8,6 +8,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
+
+	"github.com/modex/modex/engine/privdir"
 )
 
 // Dialogs opens and saves files. The app supplies native dialogs; FyneDialogs
@@ -102,10 +104,4 @@ func addRecent(a fyne.App, path string) {
 	a.Preferences().SetStringList(recentKey, list)
 }
 
-func userCacheDir() (string, error) {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return os.TempDir(), nil
-	}
-	return dir, nil
-}
+func userCacheDir() (string, error) { return privdir.CacheDir() }

@@ -25,6 +25,7 @@ import (
 	"github.com/modex/modex/assets"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/engine/privdir"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
 )
@@ -674,9 +675,9 @@ func (wb *Workbench) configMenu() {
 // longest UI-goroutine stall and callback so far (scripts/ui-stalls.sh).
 func Run(a fyne.App, path, config, trace string, dialogs func(fyne.Window) Dialogs) error {
 	if path == "" {
-		dir, err := os.UserCacheDir()
+		dir, err := privdir.CacheDir()
 		if err != nil {
-			dir = os.TempDir()
+			return err
 		}
 		if path, err = projects.ExtractSample("chat", filepath.Join(dir, "modex", "samples")); err != nil {
 			return err

@@ -1,0 +1,75 @@
+package graph_test
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modex/modex/graph"
+)
+
+// TestGraphvizCacheHelper is run by TestGraphvizCacheNotInSharedTemp in a
+// child process: it reports the child's temporary directory and lays out a
+// graph, so that go-graphviz is used.
+func TestGraphvizCacheHelper(t *testing.T) {
+	if os.Getenv("MODEX_GVCACHE_HELPER") == "" {
+		t.Skip("run by TestGraphvizCacheNotInSharedTemp")
+	}
+	if err := graph.RenderDOT(context.Background(), []byte("digraph { a -> b }"), graph.SVG, "dot", io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	os.Stdout.WriteString("TMPDIR=" + os.TempDir() + "\n")
+}
+
+// TestGraphvizCacheNotInSharedTemp: go-graphviz's compiled code is cached
+// in the user's own cache directory, never in the shared temporary
+// directory where another account could have put code of its own; the
+// process's TMPDIR is as it was given. Where the cache directory is not
+// the user's alone, no cache is kept at all.
+func TestGraphvizCacheNotInSharedTemp(t *testing.T) {
+	cases := []struct {
+		name      string
+		prepare   func(t *testing.T, cache string)
+		wantCache bool
+	}{
+		{"own cache directory", func(*testing.T, string) {}, true},
+		{"cache directory writable by others", func(t *testing.T, cache string) {
+			d := filepath.Join(cache, "modex", "graphviz")
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(d, 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			shared, cache := t.TempDir(), t.TempDir()
+			c.prepare(t, cache)
+			cmd := exec.Command(os.Args[0], "-test.run=^TestGraphvizCacheHelper$", "-test.v")
+			cmd.Env = append(os.Environ(), "MODEX_GVCACHE_HELPER=1", "TMPDIR="+shared, "XDG_CACHE_HOME="+cache, "HOME="+cache)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("helper: %v\n%s", err, out)
+			}
+			if !strings.Contains(string(out), "TMPDIR="+shared+"\n") {
+				t.Errorf("the child's TMPDIR was not put back to %s:\n%s", shared, out)
+			}
+			if _, err := os.Stat(filepath.Join(shared, "go-graphviz")); !os.IsNotExist(err) {
+				t.Errorf("go-graphviz made its cache in the shared temporary directory (%v)", err)
+			}
+			matches, _ := filepath.Glob(filepath.Join(cache, "modex", "graphviz", "go-graphviz", "wazero-*", "*"))
+			if c.wantCache && len(matches) == 0 {
+				t.Errorf("no compiled code cached under %s", filepath.Join(cache, "modex", "graphviz"))
+			}
+			if !c.wantCache && len(matches) > 0 {
+				t.Errorf("compiled code cached in a directory others can write: %v", matches)
+			}
+		})
+	}
+}
