@@ -542,33 +542,33 @@ func (e *explorer) run() error {
 	// (filters do not apply to initial states); one whose grouping values
 	// an earlier one has already is pruned, as a state reached by a step
 	// would be.
-	var b initEval
-	for i := 0; i < inits.n; i++ {
-		if e.ctx.Err() != nil && len(e.ex.States) > 0 {
-			break // cancelled: the initial states so far (at least one) are frontier
+	var bufs [2]initEval
+	var job *initJob // the batch being evaluated
+	if inits.n > 0 {
+		job = e.startInits(inits, 0, &bufs[0])
+	}
+	defer func() {
+		if job != nil {
+			e.finish(job) // the helpers are done with the workers
 		}
-		if i%initBatch == 0 {
-			inits.done(i-initBatch, i)
-			e.evalInits(inits, i, &b)
-			e.counted() // the tables grow: counted as long-lived
+	}()
+	for lo := 0; lo < inits.n; lo += initBatch {
+		e.finish(job)
+		cur := job
+		job = nil
+		if hi := lo + initBatch; hi < inits.n {
+			job = e.startInits(inits, hi, &bufs[(lo/initBatch+1)%2])
 		}
-		key := inits.key(i)
-		info, hk := b.infos[i%initBatch], b.hashes[i%initBatch]
-		if info.err != nil {
-			return info.err
+		inits.done(lo-initBatch, lo)
+		e.counted() // the tables grow: counted as long-lived
+		cancelled, err := e.addInits(inits, cur, &level)
+		if err != nil {
+			return err
 		}
-		if _, known := e.concrete.get(hk); known {
-			continue
-		}
-		if !e.newInGroups(info) {
-			e.concrete.set(hk, prunedID)
-			e.ex.Stats.Pruned++
-			continue
-		}
-		id := e.addState(key, hk, 0, info)
-		e.ex.States[id].Initial = true
-		if info.invariant == "" || !e.cfg.StopOnError {
-			level = append(level, id)
+		if cancelled {
+			e.finish(job) // before the keys are let go
+			job = nil
+			break
 		}
 	}
 	if r, ok := e.workers[0].Worker.(model.InitReleaser); ok && e.cfg.ReleaseInits && inits.keys != nil {
@@ -597,6 +597,35 @@ func (e *explorer) run() error {
 		e.snapshot(false)
 	}
 	return nil
+}
+
+// addInits adds an evaluated batch of initial states, in order, the
+// unpruned ones to level; cancelled when the run was cancelled before the
+// end of the batch (the states so far, at least one, are frontier).
+func (e *explorer) addInits(inits *initSource, j *initJob, level *[]int32) (cancelled bool, err error) {
+	for k := range j.n {
+		if e.ctx.Err() != nil && len(e.ex.States) > 0 {
+			return true, nil
+		}
+		info, hk := j.b.infos[k], j.b.hashes[k]
+		if info.err != nil {
+			return false, info.err
+		}
+		if _, known := e.concrete.get(hk); known {
+			continue
+		}
+		if !e.newInGroups(info) {
+			e.concrete.set(hk, prunedID)
+			e.ex.Stats.Pruned++
+			continue
+		}
+		id := e.addState(inits.key(j.lo+k), hk, 0, info)
+		e.ex.States[id].Initial = true
+		if info.invariant == "" || !e.cfg.StopOnError {
+			*level = append(*level, id)
+		}
+	}
+	return false, nil
 }
 
 // levelChunk is how many states of a level are expanded before their

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/modex/modex/engine/model"
@@ -80,34 +81,62 @@ type initEval struct {
 	hashes []hkey
 }
 
-// evalInits decodes and evaluates initial states lo.. (a batch) on the
-// workers, into b in the batch's order.
-func (e *explorer) evalInits(src *initSource, lo int, b *initEval) {
-	n := min(initBatch, src.n-lo)
-	b.infos = append(b.infos[:0], make([]*targetInfo, n)...)
-	b.hashes = append(b.hashes[:0], make([]hkey, n)...)
-	nw := len(e.workers)
-	if n < 64 {
-		nw = 1
-	}
-	const block = 32 // states taken at a time: their costs differ
-	var next atomic.Int64
-	work := func(w *expWorker) {
-		for {
-			from := int(next.Add(block)) - block
-			if from >= n {
-				return
-			}
-			for j := from; j < min(from+block, n); j++ {
-				st, err := src.state(w, lo+j)
-				if err != nil {
-					b.infos[j] = &targetInfo{err: err}
-					continue
-				}
-				b.infos[j] = e.evalTarget(w.Worker, st, true)
-				b.hashes[j] = e.hash(src.key(lo + j))
-			}
+// initJob is a batch of initial states being evaluated. Its helpers (the
+// workers but the first) start on it at once; the explorer's goroutine
+// joins them with the first worker (finish) once it has added the batch
+// before: the adds, which are serial, overlap the next batch's
+// evaluation, and no more goroutines run than there are workers.
+type initJob struct {
+	src  *initSource
+	lo   int
+	n    int
+	b    *initEval
+	next atomic.Int64
+	wg   sync.WaitGroup
+}
+
+// startInits starts evaluating initial states lo.. (a batch) into b on
+// the helpers.
+func (e *explorer) startInits(src *initSource, lo int, b *initEval) *initJob {
+	j := &initJob{src: src, lo: lo, n: min(initBatch, src.n-lo), b: b}
+	b.infos = append(b.infos[:0], make([]*targetInfo, j.n)...)
+	b.hashes = append(b.hashes[:0], make([]hkey, j.n)...)
+	if j.n >= 64 {
+		for _, w := range e.workers[1:] {
+			j.wg.Add(1)
+			go func() {
+				defer j.wg.Done()
+				e.evalSome(j, w)
+			}()
 		}
 	}
-	e.onWorkers(nw, work)
+	return j
+}
+
+// finish evaluates what is left of j on the first worker and waits for
+// the helpers: j.b then holds the whole batch, in its order.
+func (e *explorer) finish(j *initJob) {
+	e.evalSome(j, e.workers[0])
+	j.wg.Wait()
+}
+
+// evalSome evaluates states of j on w, a block at a time, until none is
+// left.
+func (e *explorer) evalSome(j *initJob, w *expWorker) {
+	const block = 32 // states taken at a time: their costs differ
+	for {
+		from := int(j.next.Add(block)) - block
+		if from >= j.n {
+			return
+		}
+		for k := from; k < min(from+block, j.n); k++ {
+			st, err := j.src.state(w, j.lo+k)
+			if err != nil {
+				j.b.infos[k] = &targetInfo{err: err}
+				continue
+			}
+			j.b.infos[k] = e.evalTarget(w.Worker, st, true)
+			j.b.hashes[k] = e.hash(j.src.key(j.lo + k))
+		}
+	}
 }

@@ -721,3 +721,49 @@ domains = {Add: {"x": [1, 2]}, Both: {"x": [3]}}
 		}
 	}
 }
+
+// Cancelled while the initial states are added: the batch being evaluated
+// ahead is finished before the model lets its keys go, and the states
+// added so far are the graph, each initial and frontier.
+func TestCancelAmongInitialStates(t *testing.T) {
+	m, err := model.LoadStarlarkSource("inits.star", []byte(`
+def init():
+    for i in range(60000):
+        initial({"n": i, "m": i % 7})
+
+def Inc(s):
+    s.n += 1
+
+actions = [Inc]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			cfg := explore.DefaultConfig(m)
+			cfg.Workers = workers
+			cfg.ReleaseInits = true
+			cfg.ProgressEvery = time.Millisecond
+			cfg.Progress = func(p explore.Progress) {
+				if p.States > 5000 {
+					cancel()
+				}
+			}
+			x, err := explore.Explore(ctx, m, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x.Stats.StoppedBy != "cancelled" || len(x.States) >= 60000 || len(x.States) == 0 {
+				t.Fatalf("%d states, stopped by %q", len(x.States), x.Stats.StoppedBy)
+			}
+			for i, s := range x.States {
+				if !s.Initial || !s.Frontier || s.Expanded {
+					t.Fatalf("S%d: initial %v, frontier %v, expanded %v", i, s.Initial, s.Frontier, s.Expanded)
+				}
+			}
+		})
+	}
+}

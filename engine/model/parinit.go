@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -212,12 +213,43 @@ func (p *parLoop) run(f *cframe, xs starlark.Indexable, iteration iterFn) (next 
 	}
 	// Merged after the loop, in the chunks' order (merging the chunks
 	// done while others run saved nothing measurable: docs/performance.md).
+	if !sink.merge(chunks, tasks) {
+		return n, flowUnknown, nil, true
+	}
+	last := chunks[len(chunks)-1].last
+	for j, a := range p.assigned {
+		f.locals[a] = last[j]
+	}
+	f.ctx.budget = int(budget.Load())
+	if f.ctx.budget <= 0 {
+		return n, flowUnknown, nil, true
+	}
+	parRuns.Add(1)
+	return n, flowNext, nil, true
+}
+
+// merge takes the chunks' keys, in order, each unless given before; false
+// when there are too many (the error is the sink's).
+func (sink *initSink) merge(chunks []*parChunk, tasks int) bool {
+	total := len(sink.keys)
+	for _, ch := range chunks {
+		total += len(ch.sink.keys)
+	}
 	if sink.seen == nil {
-		total := 0
-		for _, ch := range chunks {
-			total += len(ch.sink.keys)
-		}
 		sink.seen = newKeySet(total)
+	}
+	if !sink.all && total <= MaxInitialStates {
+		// In parallel: no key can be one too many.
+		from := len(sink.keys)
+		sink.keys = slices.Grow(sink.keys, total-from)
+		for _, ch := range chunks {
+			sink.calls += ch.sink.calls
+			sink.adopt(ch.sink)
+			sink.keys = append(sink.keys, ch.sink.keys...)
+			ch.sink = nil
+		}
+		sink.keys = sink.seen.addAll(sink.keys, from, tasks, sink.forget)
+		return true
 	}
 	for j, ch := range chunks {
 		sink.calls += ch.sink.calls
@@ -231,21 +263,12 @@ func (p *parLoop) run(f *cframe, xs starlark.Indexable, iteration iterFn) (next 
 				for _, rest := range chunks[j+1:] {
 					rest.sink.uncount()
 				}
-				return n, flowUnknown, nil, true
+				return false
 			}
 		}
 		ch.sink = nil
 	}
-	last := chunks[len(chunks)-1].last
-	for j, a := range p.assigned {
-		f.locals[a] = last[j]
-	}
-	f.ctx.budget = int(budget.Load())
-	if f.ctx.budget <= 0 {
-		return n, flowUnknown, nil, true
-	}
-	parRuns.Add(1)
-	return n, flowNext, nil, true
+	return true
 }
 
 // split cuts iterations lo..hi into chunks, several per task (their costs
