@@ -34,8 +34,8 @@ func hasDisplay() bool {
 
 // runGUI opens the workbench on a project, or on the bundled chat project.
 func runGUI(path, config, trace string) error {
-	if !hasDisplay() {
-		return errNoDisplay
+	if err := displayError(); err != nil {
+		return err
 	}
 	// Without a D-Bus session, GTK's settings backend (dconf) prints a
 	// warning for every setting a native dialog touches: keep them in memory.
