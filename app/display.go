@@ -46,7 +46,7 @@ func x11Address(display string) (network, addr string, ok bool) {
 		return "", "", false
 	}
 	if host == "" || host == "unix" {
-		return "unix", "/tmp/.X11-unix/X" + num, true
+		return "unix", "/tmp/.X11-unix/X" + strconv.Itoa(n), true
 	}
 	return "tcp", net.JoinHostPort(host, strconv.Itoa(6000+n)), true
 }
@@ -59,8 +59,10 @@ func displayError() error {
 	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
 		return nil // not X11
 	}
-	if os.Getenv("WAYLAND_DISPLAY") == "" && os.Getenv("DISPLAY") != "" {
-		return checkX11(os.Getenv("DISPLAY"))
+	// Fyne's GLFW is built for X11 (XWayland under Wayland): a DISPLAY
+	// set is the one it opens.
+	if d := os.Getenv("DISPLAY"); d != "" {
+		return checkX11(d)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ func TestX11Address(t *testing.T) {
 	}{
 		{":0", "unix", "/tmp/.X11-unix/X0", true},
 		{":9.0", "unix", "/tmp/.X11-unix/X9", true},
+		{":01", "unix", "/tmp/.X11-unix/X1", true},
 		{"unix:3", "unix", "/tmp/.X11-unix/X3", true},
 		{"localhost:10.0", "tcp", "localhost:6010", true},
 		{"[::1]:2", "", "", false}, // brackets are not X11's: left to GLFW

@@ -43,10 +43,10 @@ func consentKey(project, dir string, argv []string) string {
 }
 
 // Allowed reports whether the command was allowed for the project before.
-// A file that another account could have written (privdir.Check, on the
-// file and its folder) allows nothing.
+// A file that another account could have written or swapped
+// (privdir.CheckPath) allows nothing.
 func (c *Consent) Allowed(project, dir string, argv []string) bool {
-	if c.File == "" || privdir.Check(filepath.Dir(c.File)) != nil || privdir.Check(c.File) != nil {
+	if c.File == "" || privdir.CheckPath(c.File) != nil {
 		return false
 	}
 	f, err := os.Open(c.File)
@@ -71,6 +71,12 @@ func (c *Consent) Allow(project, dir string, argv []string) error {
 	}
 	if err := privdir.Make(filepath.Dir(c.File)); err != nil {
 		return err
+	}
+	if _, err := os.Lstat(c.File); err == nil {
+		privdir.Tighten(c.File) // made 0666 by something else: ours to fix
+		if err := privdir.Check(c.File); err != nil {
+			return err // Allowed would never trust it
+		}
 	}
 	f, err := os.OpenFile(c.File, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {

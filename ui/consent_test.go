@@ -33,7 +33,14 @@ func TestConsentTrustsOnlyPrivateFiles(t *testing.T) {
 		reason string
 	}{
 		{"file writable by others", func(t *testing.T, file string) { chmodT(t, file, 0o666) }, ""},
-		{"folder writable by others", func(t *testing.T, file string) { chmodT(t, filepath.Dir(file), 0o777) }, "can be written by other accounts"},
+		{"folder above writable by others", func(t *testing.T, file string) {
+			chmodT(t, filepath.Dir(filepath.Dir(file)), 0o777)
+		}, "can be written by other accounts"},
+		{"folder above writable by its group, ours", func(t *testing.T, file string) {
+			chmodT(t, filepath.Dir(file), 0o770) // and made private again by Allow
+			chmodT(t, filepath.Dir(filepath.Dir(file)), 0o770)
+		}, ""},
+		{"folder writable by others", func(t *testing.T, file string) { chmodT(t, filepath.Dir(file), 0o777) }, ""},
 		{"file a symbolic link", func(t *testing.T, file string) {
 			other := filepath.Join(filepath.Dir(file), "other")
 			if err := os.Rename(file, other); err != nil {
@@ -53,10 +60,17 @@ func TestConsentTrustsOnlyPrivateFiles(t *testing.T) {
 			if con.Allowed("p.toml", "/d", argv) {
 				t.Fatalf("%s: a command allowed by a file another account could have written", c.name)
 			}
+			err := con.Allow("p.toml", "/d", argv)
 			if c.reason != "" {
-				if err := con.Allow("p.toml", "/d", argv); err == nil || !strings.Contains(err.Error(), c.reason) {
+				if err == nil || !strings.Contains(err.Error(), c.reason) {
 					t.Fatalf("Allow = %v; want an error saying %q", err, c.reason)
 				}
+				return
+			}
+			// Ours to fix: asked again, the answer is kept where it is
+			// trusted (a symbolic link is replaced by nothing: refused).
+			if err == nil && !con.Allowed("p.toml", "/d", argv) {
+				t.Fatalf("%s: allowed again, still not trusted", c.name)
 			}
 		})
 	}

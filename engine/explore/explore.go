@@ -549,7 +549,7 @@ func (e *explorer) run() error {
 	}
 	defer func() {
 		if job != nil {
-			e.finish(job) // the helpers are done with the workers
+			e.abandon(job) // an error: the helpers are done with the workers
 		}
 	}()
 	for lo := 0; lo < inits.n; lo += initBatch {
@@ -566,8 +566,10 @@ func (e *explorer) run() error {
 			return err
 		}
 		if cancelled {
-			e.finish(job) // before the keys are let go
-			job = nil
+			if job != nil {
+				e.abandon(job) // before the keys are let go
+				job = nil
+			}
 			break
 		}
 	}

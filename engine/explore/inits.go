@@ -93,6 +93,9 @@ type initJob struct {
 	b    *initEval
 	next atomic.Int64
 	wg   sync.WaitGroup
+	// stop: the run ends (cancelled, or an error): what is left of the
+	// batch is not evaluated, and its results are not read
+	stop atomic.Bool
 }
 
 // startInits starts evaluating initial states lo.. (a batch) into b on
@@ -120,11 +123,18 @@ func (e *explorer) finish(j *initJob) {
 	j.wg.Wait()
 }
 
+// abandon stops j and waits for its helpers, which are then done with the
+// workers and the source.
+func (e *explorer) abandon(j *initJob) {
+	j.stop.Store(true)
+	j.wg.Wait()
+}
+
 // evalSome evaluates states of j on w, a block at a time, until none is
 // left.
 func (e *explorer) evalSome(j *initJob, w *expWorker) {
 	const block = 32 // states taken at a time: their costs differ
-	for {
+	for !j.stop.Load() {
 		from := int(j.next.Add(block)) - block
 		if from >= j.n {
 			return

@@ -330,20 +330,7 @@ func TestCancel(t *testing.T) {
 	m, _ := model.LoadStarlark("testdata/bigstack.star")
 	for _, workers := range []int{1, 2} {
 		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			cfg := explore.DefaultConfig(m)
-			cfg.Workers = workers
-			cfg.ProgressEvery = time.Millisecond
-			cfg.Progress = func(p explore.Progress) {
-				if p.Tried > 3000 {
-					cancel()
-				}
-			}
-			x, err := explore.Explore(ctx, m, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			x := exploreCancelled(t, m, workers, false, func(p explore.Progress) bool { return p.Tried > 3000 })
 			if x.Stats.Complete || x.Stats.StoppedBy != "cancelled" {
 				t.Errorf("complete=%v stopped=%q", x.Stats.Complete, x.Stats.StoppedBy)
 			}
@@ -741,21 +728,7 @@ actions = [Inc]
 	}
 	for _, workers := range []int{1, 2} {
 		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			cfg := explore.DefaultConfig(m)
-			cfg.Workers = workers
-			cfg.ReleaseInits = true
-			cfg.ProgressEvery = time.Millisecond
-			cfg.Progress = func(p explore.Progress) {
-				if p.States > 5000 {
-					cancel()
-				}
-			}
-			x, err := explore.Explore(ctx, m, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			x := exploreCancelled(t, m, workers, true, func(p explore.Progress) bool { return p.States > 5000 })
 			if x.Stats.StoppedBy != "cancelled" || len(x.States) >= 60000 || len(x.States) == 0 {
 				t.Fatalf("%d states, stopped by %q", len(x.States), x.Stats.StoppedBy)
 			}
@@ -766,4 +739,26 @@ actions = [Inc]
 			}
 		})
 	}
+}
+
+// exploreCancelled explores m with workers, cancelled at the first
+// progress report for which stop is true.
+func exploreCancelled(t *testing.T, m model.Model, workers int, releaseInits bool, stop func(explore.Progress) bool) *explore.Exploration {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := explore.DefaultConfig(m)
+	cfg.Workers = workers
+	cfg.ReleaseInits = releaseInits
+	cfg.ProgressEvery = time.Millisecond
+	cfg.Progress = func(p explore.Progress) {
+		if stop(p) {
+			cancel()
+		}
+	}
+	x, err := explore.Explore(ctx, m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
 }

@@ -50,21 +50,13 @@ func (s *keySet) add(keys []string, at int) bool {
 	if 4*(s.n+1) > 3*len(s.slots) {
 		s.grow(keys, 2*len(s.slots))
 	}
-	key := keys[at]
-	h := maphash.String(s.seed, key)
-	tag := uint32(h >> 32)
-	mask := uint64(len(s.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		sl := s.slots[i]
-		if sl == 0 {
-			s.slots[i] = makeSlot(at, tag)
-			s.n++
-			return true
-		}
-		if sl.tag() == tag && keys[sl.index()] == key {
-			return false
-		}
+	pos, tag, found := s.find(keys, keys[at])
+	if found {
+		return false
 	}
+	s.slots[pos] = makeSlot(at, tag)
+	s.n++
+	return true
 }
 
 // grow makes the table size slots. A slot's home comes from the hash,
@@ -143,7 +135,7 @@ func (s *keySet) addAll(keys []string, from, tasks int, drop func(string)) []str
 	at := make([]int32, n) // the slot of a key kept, -1 for one dropped
 	parallelRange(from, len(keys), tasks, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			pos, _ := s.find(keys, keys[i])
+			pos, _, _ := s.find(keys, keys[i])
 			at[i-from] = -1
 			if s.slots[pos].index() == i {
 				at[i-from] = int32(pos)
@@ -164,18 +156,19 @@ func (s *keySet) addAll(keys []string, from, tasks int, drop func(string)) []str
 	return out
 }
 
-// find returns the position of key's slot, and whether it is there.
-func (s *keySet) find(keys []string, key string) (uint64, bool) {
+// find returns the position of key's slot (or of the empty slot where it
+// would go), its hash's high half, and whether it is there.
+func (s *keySet) find(keys []string, key string) (pos uint64, tag uint32, found bool) {
 	h := maphash.String(s.seed, key)
-	tag := uint32(h >> 32)
+	tag = uint32(h >> 32)
 	mask := uint64(len(s.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		sl := s.slots[i]
 		if sl == 0 {
-			return i, false
+			return i, tag, false
 		}
 		if sl.tag() == tag && keys[sl.index()] == key {
-			return i, true
+			return i, tag, true
 		}
 	}
 }

@@ -103,7 +103,7 @@ func TestKeySetAddAll(t *testing.T) {
 					t.Fatalf("%d keys in the set (%d slots), want %d", gs.n, len(gs.slots), len(want))
 				}
 				for i, k := range got {
-					pos, ok := gs.find(got, k)
+					pos, _, ok := gs.find(got, k)
 					if !ok || gs.slots[pos].index() != i {
 						t.Fatalf("key %d %q: in the set %v, at index %d", i, k, ok, gs.slots[pos].index())
 					}

@@ -21,17 +21,30 @@ func TestMake(t *testing.T) {
 			mustMkdir(t, d, 0o755)
 			return d
 		}, ""},
-		{"writable by others", func(t *testing.T, base string) string {
+		{"ours, writable by others: tightened", func(t *testing.T, base string) string {
 			d := filepath.Join(base, "modex", "graphviz")
 			mustMkdir(t, d, 0o777)
+			chmod(t, filepath.Dir(d), 0o775)
 			return d
+		}, ""},
+		{"a folder above writable by others", func(t *testing.T, base string) string {
+			chmod(t, base, 0o777)
+			return filepath.Join(base, "modex", "graphviz")
 		}, "can be written by other accounts"},
-		{"parent writable by others", func(t *testing.T, base string) string {
+		{"its parent writable by others", func(t *testing.T, base string) string {
 			d := filepath.Join(base, "modex", "graphviz")
 			mustMkdir(t, d, 0o700)
 			chmod(t, filepath.Dir(d), 0o777)
 			return d
 		}, "can be written by other accounts"},
+		{"a folder above writable by others, sticky", func(t *testing.T, base string) string {
+			chmod(t, base, 0o777|os.ModeSticky)
+			return filepath.Join(base, "modex", "graphviz")
+		}, ""},
+		{"a folder above writable by its group, ours", func(t *testing.T, base string) string {
+			chmod(t, base, 0o770)
+			return filepath.Join(base, "modex", "graphviz")
+		}, ""},
 		{"a symbolic link", func(t *testing.T, base string) string {
 			other := filepath.Join(base, "elsewhere")
 			mustMkdir(t, other, 0o700)
@@ -59,8 +72,10 @@ func TestMake(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Make(%s) = %v; want it accepted", d, err)
 				}
-				if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-					t.Fatalf("Make(%s) left no directory: %v", d, err)
+				for _, p := range []string{d} {
+					if fi, err := os.Lstat(p); err != nil || !fi.IsDir() || fi.Mode().Perm()&0o022 != 0 {
+						t.Fatalf("Make(%s) left %s not a private directory: %v, %v", d, p, fi.Mode(), err)
+					}
 				}
 				return
 			}
@@ -77,13 +92,20 @@ func TestMakeRefusesAnotherAccountsDirectory(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to chown a directory to another account")
 	}
-	d := filepath.Join(t.TempDir(), "modex", "graphviz")
-	mustMkdir(t, d, 0o700)
-	if err := os.Chown(d, 65534, 65534); err != nil {
-		t.Fatal(err)
-	}
-	if err := Make(d); err == nil || !strings.Contains(err.Error(), "belongs to another account") {
-		t.Fatalf("Make(%s) = %v; want it refused as another account's", d, err)
+	for _, owned := range []string{"leaf", "above"} {
+		base := t.TempDir()
+		d := filepath.Join(base, "modex", "graphviz")
+		mustMkdir(t, d, 0o700)
+		target := d
+		if owned == "above" {
+			target = base
+		}
+		if err := os.Chown(target, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		if err := Make(d); err == nil || !strings.Contains(err.Error(), "belongs to another account") {
+			t.Fatalf("%s another account's: Make(%s) = %v; want it refused", owned, d, err)
+		}
 	}
 }
 
