@@ -710,8 +710,8 @@ domains = {Add: {"x": [1, 2]}, Both: {"x": [3]}}
 }
 
 // Cancelled while the initial states are added: the batch being evaluated
-// ahead is finished before the model lets its keys go, and the states
-// added so far are the graph, each initial and frontier.
+// ahead is stopped and waited for before the model lets its keys go, and
+// the states added so far are the graph, each initial and frontier.
 func TestCancelAmongInitialStates(t *testing.T) {
 	m, err := model.LoadStarlarkSource("inits.star", []byte(`
 def init():

@@ -96,36 +96,45 @@ func (s *keySet) addAll(keys []string, from, tasks int, drop func(string)) []str
 		s.grow(keys[:from], need)
 	}
 	mask := uint64(len(s.slots) - 1)
-	var added, repeats atomic.Int64
-	slotOf := func(i int) (pos uint64, sl keySlot) {
+	// put puts keys[i] in its slot: it tells whether the slot was empty
+	// and whether an equal key was met there.
+	put := func(i int) (added, repeat bool) {
 		key := keys[i]
 		h := maphash.String(s.seed, key)
 		tag := uint32(h >> 32)
 		mine := makeSlot(i, tag)
-		for pos = h & mask; ; {
+		for pos := h & mask; ; {
 			p := (*uint64)(&s.slots[pos])
 			cur := keySlot(atomic.LoadUint64(p))
 			switch {
 			case cur == 0:
 				if atomic.CompareAndSwapUint64(p, 0, uint64(mine)) {
-					added.Add(1)
-					return pos, mine
+					return true, false
 				}
 				continue // taken meanwhile: look at it again
 			case cur.tag() == tag && keys[cur.index()] == key:
-				repeats.Add(1)
 				if cur.index() < i || atomic.CompareAndSwapUint64(p, uint64(cur), uint64(mine)) {
-					return pos, cur
+					return false, true
 				}
 				continue
 			}
 			pos = (pos + 1) & mask
 		}
 	}
+	var added, repeats atomic.Int64 // summed once a part, not once a key
 	parallelRange(from, len(keys), tasks, func(lo, hi int) {
+		var a, r int64
 		for i := lo; i < hi; i++ {
-			slotOf(i)
+			ad, rep := put(i)
+			if ad {
+				a++
+			}
+			if rep {
+				r++
+			}
 		}
+		added.Add(a)
+		repeats.Add(r)
 	})
 	s.n += int(added.Load())
 	if repeats.Load() == 0 {

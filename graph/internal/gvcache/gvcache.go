@@ -27,13 +27,9 @@ import (
 	"github.com/modex/modex/engine/privdir"
 )
 
-// Dir is the directory TMPDIR pointed at while go-graphviz initialised:
-// the private cache directory, or NoCache.
-var Dir string
-
-// NoCache is where TMPDIR points when there is no private directory: no
+// noCache is where TMPDIR points when there is no private directory: no
 // directory can be made under a device file, so go-graphviz keeps no cache.
-var NoCache = filepath.Join(os.DevNull, "no-cache")
+var noCache = filepath.Join(os.DevNull, "no-cache")
 
 var (
 	savedTMPDIR string
@@ -42,14 +38,14 @@ var (
 
 func init() {
 	savedTMPDIR, hadTMPDIR = os.LookupEnv("TMPDIR")
-	Dir = NoCache
+	dir := noCache
 	if base, err := os.UserCacheDir(); err == nil {
 		d := filepath.Join(base, "modex", "graphviz")
 		if privdir.Make(d) == nil {
-			Dir = d
+			dir = d
 		}
 	}
-	os.Setenv("TMPDIR", Dir)
+	os.Setenv("TMPDIR", dir)
 }
 
 // Restore puts TMPDIR back as it was before this package's init.
