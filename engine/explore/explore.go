@@ -609,7 +609,7 @@ func (e *explorer) addInits(inits *initSource, j *initJob, level *[]int32) (canc
 		if e.ctx.Err() != nil && len(e.ex.States) > 0 {
 			return true, nil
 		}
-		info, hk := j.b.infos[k], j.b.hashes[k]
+		info, hk := &j.b.infos[k], j.b.hashes[k]
 		if info.err != nil {
 			return false, info.err
 		}

@@ -77,7 +77,7 @@ const initBatch = 4096
 // initEval is a batch of initial states evaluated: their facts and the
 // hashes of their keys (buffers reused from batch to batch).
 type initEval struct {
-	infos  []*targetInfo
+	infos  []targetInfo // reused from batch to batch: nothing keeps them
 	hashes []hkey
 }
 
@@ -102,7 +102,10 @@ type initJob struct {
 // the helpers.
 func (e *explorer) startInits(src *initSource, lo int, b *initEval) *initJob {
 	j := &initJob{src: src, lo: lo, n: min(initBatch, src.n-lo), b: b}
-	b.infos = append(b.infos[:0], make([]*targetInfo, j.n)...)
+	if cap(b.infos) < j.n {
+		b.infos = make([]targetInfo, j.n)
+	}
+	b.infos = b.infos[:j.n]
 	b.hashes = append(b.hashes[:0], make([]hkey, j.n)...)
 	if j.n >= 64 {
 		for _, w := range e.workers[1:] {
@@ -142,10 +145,12 @@ func (e *explorer) evalSome(j *initJob, w *expWorker) {
 		for k := from; k < min(from+block, j.n); k++ {
 			st, err := j.src.state(w, j.lo+k)
 			if err != nil {
-				j.b.infos[k] = &targetInfo{err: err}
+				j.b.infos[k] = targetInfo{err: err}
 				continue
 			}
-			j.b.infos[k] = e.evalTarget(w.Worker, st, true)
+			info := &j.b.infos[k]
+			*info = targetInfo{groupKeys: info.groupKeys[:0]}
+			e.evalTargetInto(w.Worker, st, true, info)
 			j.b.hashes[k] = e.hash(j.src.key(j.lo + k))
 		}
 	}
