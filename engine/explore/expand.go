@@ -278,31 +278,19 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 			continue
 		}
 		var argsKey string // needed only for inputs not interned yet
-		argsID, known := memo.id(idx), false
-		if argsID >= 0 {
-			known = true
-		} else {
-			switch len(doms) {
-			case 0:
-			case 1:
-				argsKey = dkeys[0][idx[0]]
-			default:
-				for p := range doms {
-					argsKey += dkeys[p][idx[p]]
-				}
-			}
-			if argsID, known = e.argIDs[argsKey]; known {
-				memo.learn(idx, argsID)
-			}
-		}
 		var args []model.Value
-		if known {
+		argsID := memo.id(idx)
+		switch {
+		case argsID >= 0:
 			args = e.ex.ArgTable[argsID]
-		} else {
-			argsID = -1
-			args = make([]model.Value, len(doms))
-			for p := range doms {
-				args[p] = doms[p][idx[p]]
+		case memo != nil:
+			args, argsKey, argsID = e.memoInputs(memo, idx, doms)
+		default:
+			argsKey = inputsKey(dkeys, idx)
+			if id, known := e.argIDs[argsKey]; known {
+				argsID, args = id, e.ex.ArgTable[id]
+			} else {
+				args = inputsAt(doms, idx)
 			}
 		}
 		*tried++
@@ -397,10 +385,18 @@ func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, a
 // inputs interned so far, per combination (-1 until known; interned ids
 // never change).
 type inputMemo struct {
-	dom  []model.Value // every parameter's values, one after the other: a copy (a model may fill the same slice again)
-	lens []int         // each parameter's number of values
-	keys [][]string    // each parameter's values' keys
-	ids  []int32       // by combination (idx as a mixed-radix number)
+	dom  []model.Value   // every parameter's values, one after the other: a copy (a model may fill the same slice again)
+	lens []int           // each parameter's number of values
+	keys [][]string      // each parameter's values' keys
+	ids  []int32         // by combination (idx as a mixed-radix number)
+	unk  []unknownInputs // by combination, while its id is -1
+}
+
+// unknownInputs are inputs not interned yet, as memoInputs keeps them.
+type unknownInputs struct {
+	args   []model.Value // nil until built; then never written again (interning keeps the slice)
+	key    string
+	looked int // 1 + the argument table's length at the last lookup that found nothing (0: none yet)
 }
 
 // maxMemoInputs bounds the combinations of inputs a memo holds.
@@ -442,9 +438,10 @@ func (w *expWorker) memo(ai, nactions int, doms [][]model.Value) *inputMemo {
 			m.keys[p] = append(m.keys[p], w.key(v))
 		}
 	}
-	m.ids = m.ids[:0]
+	m.ids, m.unk = m.ids[:0], m.unk[:0]
 	for range combos {
 		m.ids = append(m.ids, -1)
+		m.unk = append(m.unk, unknownInputs{}) // the last domains' slices are not written again
 	}
 	return m
 }
@@ -486,11 +483,50 @@ func (m *inputMemo) id(idx []int) int32 {
 	return m.ids[m.combo(idx)]
 }
 
-// learn remembers the id of the inputs at idx.
-func (m *inputMemo) learn(idx []int, id int32) {
-	if m != nil {
-		m.ids[m.combo(idx)] = id
+// memoInputs returns the inputs at idx that m has no id for: their values
+// and key, built once per combination (the tries of a combination that is
+// never enabled, LamportMutex's p == q, would otherwise build them in every
+// state), and their id once they are interned (looked up again only when
+// the argument table has grown since the last look).
+func (e *explorer) memoInputs(m *inputMemo, idx []int, doms [][]model.Value) (args []model.Value, key string, id int32) {
+	c := m.combo(idx)
+	u := &m.unk[c]
+	if u.args == nil {
+		u.args, u.key = inputsAt(doms, idx), inputsKey(m.keys, idx)
 	}
+	if n := len(e.ex.ArgTable) + 1; u.looked != n {
+		if id, ok := e.argIDs[u.key]; ok {
+			m.ids[c], m.unk[c] = id, unknownInputs{}
+			return e.ex.ArgTable[id], "", id
+		}
+		u.looked = n
+	}
+	return u.args, u.key, -1
+}
+
+// inputsAt is a new slice of the inputs at idx: the argument table may
+// keep it.
+func inputsAt(doms [][]model.Value, idx []int) []model.Value {
+	args := make([]model.Value, len(doms))
+	for p := range doms {
+		args[p] = doms[p][idx[p]]
+	}
+	return args
+}
+
+// inputsKey is the key of the inputs at idx, from their values' keys.
+func inputsKey(dkeys [][]string, idx []int) string {
+	switch len(dkeys) {
+	case 0:
+		return ""
+	case 1:
+		return dkeys[0][idx[0]]
+	}
+	var k string
+	for p := range dkeys {
+		k += dkeys[p][idx[p]]
+	}
+	return k
 }
 
 // prefixDisabled tells, at the first combination of a block that shares
