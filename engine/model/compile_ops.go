@@ -510,6 +510,11 @@ func (c *gcomp) builtinCall(name string, args []syntax.Expr) cexpr {
 		}
 	}
 	if (name == "all" || name == "any") && len(parts) == 1 {
+		if x, ok := args[0].(*syntax.Comprehension); ok && !x.Curly {
+			if fold := c.truthFold(x, name == "all"); fold != nil {
+				return fold
+			}
+		}
 		return truthAll(parts[0], name == "all")
 	}
 	fn := starlark.Universe[name]
@@ -528,6 +533,38 @@ func callWith(f *cframe, fn starlark.Value, parts []cexpr) (starlark.Value, bool
 	}
 	v, err := starlark.Call(f.ctx.thread, fn, argv, nil)
 	return v, err == nil
+}
+
+// decided marks a truthFold whose answer an element has decided.
+var decided = []starlark.Value{}
+
+// truthFold is all([e for ...]) or any([e for ...]) without the list
+// (LamportMutex's filter all([s.clock[p] <= MAX_CLOCK for p in PROCS]) on
+// every successor): every element is evaluated as the comprehension
+// evaluates it, in the same order, with the same errors and budget, and
+// only whether one of them decides the answer is kept.
+func (c *gcomp) truthFold(x *syntax.Comprehension, all bool) cexpr {
+	body := c.expr(x.Body)
+	if body == nil {
+		return nil
+	}
+	run := c.clauses(x, func(f *cframe, out *[]starlark.Value) bool {
+		v, ok := body(f)
+		if ok && *out == nil && bool(v.Truth()) != all {
+			*out = decided
+		}
+		return ok
+	}, false)
+	if run == nil {
+		return nil
+	}
+	return func(f *cframe) (starlark.Value, bool) {
+		var out []starlark.Value
+		if !run(f, &out) {
+			return nil, false
+		}
+		return starlark.Bool((out == nil) == all), true
+	}
 }
 
 // truthAll is all(xs) or any(xs).

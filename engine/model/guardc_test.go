@@ -174,7 +174,16 @@ func (g gen) boolE(d int) string {
 		return g.pick("True", "False", "s.name == None", "p == q")
 	}
 	cmp := func() string { return g.pick("==", "!=", "<", "<=", ">", ">=") }
-	switch g.r.Intn(10) {
+	switch g.r.Intn(11) {
+	case 9:
+		// all() or any() of a list comprehension (folded without the list),
+		// whose elements may fail, over a sequence that may be no sequence
+		body := g.pick("(r "+cmp()+" "+g.intE(d-1)+")", g.wild(d-1), "r", "(r in "+g.seqE(d-1)+")")
+		cond := ""
+		if g.r.Intn(2) == 0 {
+			cond = " if " + g.pick("r != p", "(r "+cmp()+" "+g.intE(d-1)+")")
+		}
+		return g.pick("all", "any") + "([" + body + " for r in " + g.seqE(d-1) + cond + "])"
 	case 0, 1:
 		return "(" + g.intE(d-1) + " " + cmp() + " " + g.intE(d-1) + ")"
 	case 2:
