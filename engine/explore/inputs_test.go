@@ -2,11 +2,22 @@ package explore_test
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 )
+
+// atoi reads a formatted integer; anything else fails t.
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatalf("not an integer: %q", s)
+	}
+	return n
+}
 
 // Inputs tried in vain in many states (disabled, or never enabled, as
 // LamportMutex's p == q) and enabled only in later states are interned
@@ -16,7 +27,8 @@ import (
 func TestInputsEnabledLateAreInternedOnce(t *testing.T) {
 	m, err := model.LoadStarlarkSource("late.star", []byte(`
 def init():
-    return {"n": 0, "t": 0}
+    # twenty initial states: levels large enough for two workers to share
+    return [{"n": 0, "t": 0, "k": k} for k in range(20)]
 
 def Move(s, i, j):
     require(i != j and s.n == i and s.t < 6)
@@ -44,9 +56,7 @@ domains = {Move: {"i": [0, 1, 2, 3], "j": [0, 1, 2, 3]}}
 		}
 		for _, v := range vars {
 			if v.Name == "n" {
-				var k int
-				fmt.Sscan(model.Format(v.Value), &k)
-				return k
+				return atoi(t, model.Format(v.Value))
 			}
 		}
 		t.Fatalf("no n in %v", vars)
@@ -79,9 +89,7 @@ domains = {Move: {"i": [0, 1, 2, 3], "j": [0, 1, 2, 3]}}
 				if len(args) != 2 {
 					t.Fatalf("Move with inputs %v", args)
 				}
-				var i0, j0 int
-				fmt.Sscan(model.Format(args[0]), &i0)
-				fmt.Sscan(model.Format(args[1]), &j0)
+				i0, j0 := atoi(t, model.Format(args[0])), atoi(t, model.Format(args[1]))
 				if i0 == j0 || n(x, tr.From) != i0 || n(x, tr.To) != j0 {
 					t.Errorf("%d workers, chunks of %d: Move%v from n=%d to n=%d", workers, chunk, args, n(x, tr.From), n(x, tr.To))
 				}

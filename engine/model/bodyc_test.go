@@ -80,7 +80,18 @@ def Pass(s, p):
     s.d[p]["a"] = (s.d[p]["a"] + w[1] + len(q)) % 4
     return w
 
-actions = [Send, Recv, Join, Leave, Rot, Bad, Ins, Pop, Pass]
+def Fold(s, p):
+    require(s.n != p)
+    xs = [1]
+    # any() reads the list once it is whole: by then the pop has emptied
+    # the first element (any() is False)
+    if any([xs if i == 0 else xs.pop() * 0 for i in range(2)]):
+        s.n = p
+    ys = [2]
+    if all([ys for i in range(2) if i == 0 or ys.append(0) == None]):
+        s.n = (s.n + 1) % 3
+
+actions = [Send, Recv, Join, Leave, Rot, Bad, Ins, Pop, Pass, Fold]
 domains = {a: {"p": P} for a in actions}
 `
 

@@ -510,7 +510,9 @@ func (c *gcomp) builtinCall(name string, args []syntax.Expr) cexpr {
 		}
 	}
 	if (name == "all" || name == "any") && len(parts) == 1 {
-		if x, ok := args[0].(*syntax.Comprehension); ok && !x.Curly {
+		// Folded only where nothing can change an element already made
+		// before the last is: all() reads them once the list is whole.
+		if x, ok := args[0].(*syntax.Comprehension); ok && !x.Curly && (c.pure() || !c.mayChange(x)) {
 			if fold := c.truthFold(x, name == "all"); fold != nil {
 				return fold
 			}
