@@ -186,7 +186,8 @@ type Worker interface {
 	// Step tries the action with the inputs in st; the outcomes slice is
 	// valid until the next call to Step. why is non-empty when the
 	// action is not enabled there (a require failed; why is its message or
-	// "require failed at file:line:col").
+	// "require failed at file:line:col"). args is read only: the explorer
+	// passes the same slice again, and keeps it as the transition's inputs.
 	Step(st State, action int, args []Value) (outs []Outcome, why string, err error)
 	// Eval evaluates a compiled expression in st.
 	Eval(e Expr, st State) (Value, error)

@@ -48,7 +48,8 @@ type NativeAction[S any] struct {
 	// Domains gives, per parameter, the values to try in a state.
 	Domains []func(s S) []Value
 	// Step applies the action; ok is false when it is not enabled (why may
-	// say why). It must not change s.
+	// say why). It must not change s, nor args (the explorer passes the
+	// same slice again and keeps it as the transition's inputs).
 	Step func(s S, args []Value) (next S, out Value, ok bool, why string)
 }
 
