@@ -63,3 +63,5 @@ require (
 )
 
 replace early.modex/localefix => ./app/localefix
+
+replace github.com/goccy/go-graphviz => ./third_party/go-graphviz

@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -9,26 +10,31 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goccy/go-graphviz"
+
 	"github.com/modex/modex/graph"
 )
 
 // TestGraphvizCacheHelper is run by TestGraphvizCacheNotInSharedTemp in a
-// child process: it reports the child's temporary directory and lays out a
-// graph, so that go-graphviz is used.
+// child process: it lays out a graph, so that go-graphviz is used, and
+// reports whether Graphviz was loaded before and after, and the child's
+// temporary directory.
 func TestGraphvizCacheHelper(t *testing.T) {
 	if os.Getenv("MODEX_GVCACHE_HELPER") == "" {
 		t.Skip("run by TestGraphvizCacheNotInSharedTemp")
 	}
+	fmt.Printf("loaded before the first layout: %v\n", graphviz.Loaded())
 	if err := graph.RenderDOT(context.Background(), []byte("digraph { a -> b }"), graph.SVG, "dot", io.Discard); err != nil {
 		t.Fatal(err)
 	}
+	fmt.Printf("loaded after it: %v\n", graphviz.Loaded())
 	os.Stdout.WriteString("TMPDIR=" + os.TempDir() + "\n")
 }
 
 // TestGraphvizCacheNotInSharedTemp: go-graphviz's compiled code is cached
 // in the user's own cache directory, never in the shared temporary
 // directory where another account could have put code of its own; the
-// process's TMPDIR is as it was given. Where the cache directory is not
+// process's TMPDIR is as it was given (it once was changed to steer the cache). Where the cache directory is not
 // the user's alone, no cache is kept at all.
 func TestGraphvizCacheNotInSharedTemp(t *testing.T) {
 	cases := []struct {
@@ -53,13 +59,16 @@ func TestGraphvizCacheNotInSharedTemp(t *testing.T) {
 			if err != nil {
 				t.Fatalf("helper: %v\n%s", err, out)
 			}
+			if !strings.Contains(string(out), "loaded before the first layout: false\n") || !strings.Contains(string(out), "loaded after it: true\n") {
+				t.Errorf("Graphviz should load at the first layout, not when the process starts:\n%s", out)
+			}
 			if !strings.Contains(string(out), "TMPDIR="+shared+"\n") {
 				t.Errorf("the child's TMPDIR was not put back to %s:\n%s", shared, out)
 			}
 			if _, err := os.Stat(filepath.Join(shared, "go-graphviz")); !os.IsNotExist(err) {
 				t.Errorf("go-graphviz made its cache in the shared temporary directory (%v)", err)
 			}
-			matches, _ := filepath.Glob(filepath.Join(cache, "modex", "graphviz", "go-graphviz", "wazero-*", "*"))
+			matches, _ := filepath.Glob(filepath.Join(cache, "modex", "graphviz", "wazero-*", "*"))
 			if c.wantCache && len(matches) == 0 {
 				t.Errorf("no compiled code cached under %s", filepath.Join(cache, "modex", "graphviz"))
 			}

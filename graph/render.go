@@ -12,9 +12,9 @@ import (
 	"github.com/modex/modex/graph/internal/gvcache"
 )
 
-// go-graphviz has initialised by now, its cache in a private directory
-// (package gvcache): TMPDIR is put back for everything else.
-func init() { gvcache.Restore() }
+// loadGraphviz gives go-graphviz its cache directory (package gvcache)
+// before the first layout loads Graphviz.
+var loadGraphviz = sync.OnceFunc(func() { graphviz.SetCompilationCacheDir(gvcache.Dir()) })
 
 // Format is an image format for Render.
 type Format string
@@ -101,6 +101,7 @@ func RenderDOT(ctx context.Context, dot []byte, format Format, layout string, w 
 		dot = bytes.Replace(dot, []byte("{\n"), []byte("{\n  "+dotFastAttrs+"\n"), 1)
 		layout = "dot"
 	}
+	loadGraphviz()
 	gv, err := graphviz.New(ctx)
 	if err != nil {
 		return fmt.Errorf("starting graphviz: %w", err)

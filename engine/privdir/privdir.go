@@ -6,9 +6,6 @@
 // The checks are Unix's (owner and mode bits). Elsewhere the user's own
 // folders (os.UserCacheDir, os.UserConfigDir) are private by the system's
 // defaults and the checks pass.
-//
-// It imports the standard library only: package gvcache runs it before
-// other packages initialise.
 package privdir
 
 import (
