@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,13 +13,17 @@ import (
 
 // TestGraphvizLoadHelper is run by TestCommandsWithoutLayoutLeaveGraphvizUnloaded
 // in a child process: it runs the command line given in MODEX_GV_HELPER_ARGS
-// and says whether Graphviz was loaded by then.
+// (a JSON array of its words) and says whether Graphviz was loaded by then.
 func TestGraphvizLoadHelper(t *testing.T) {
 	args := os.Getenv("MODEX_GV_HELPER_ARGS")
 	if args == "" {
 		t.Skip("run by TestCommandsWithoutLayoutLeaveGraphvizUnloaded")
 	}
-	_, errOut, code := cli(strings.Fields(args)...)
+	var words []string
+	if err := json.Unmarshal([]byte(args), &words); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := cli(words...)
 	fmt.Printf("exit %d, graphviz loaded: %v\n%s", code, graphviz.Loaded(), errOut)
 }
 
@@ -29,16 +34,17 @@ func TestGraphvizLoadHelper(t *testing.T) {
 func TestCommandsWithoutLayoutLeaveGraphvizUnloaded(t *testing.T) {
 	svg := t.TempDir() + "/chat.svg"
 	cases := []struct {
-		args string
+		args []string
 		want bool
 	}{
-		{"explore ../projects/chat/chat.toml", false},
-		{"explore --format dot ../projects/chat/chat.toml", false},
-		{"explore --format svg --out " + svg + " ../projects/chat/chat.toml", true},
+		{[]string{"explore", "../projects/chat/chat.toml"}, false},
+		{[]string{"explore", "--format", "dot", "../projects/chat/chat.toml"}, false},
+		{[]string{"explore", "--format", "svg", "--out", svg, "../projects/chat/chat.toml"}, true},
 	}
 	for _, c := range cases {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestGraphvizLoadHelper$")
-		cmd.Env = append(os.Environ(), "MODEX_GV_HELPER_ARGS="+c.args)
+		words, _ := json.Marshal(c.args)
+		cmd.Env = append(os.Environ(), "MODEX_GV_HELPER_ARGS="+string(words))
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", c.args, err, out)

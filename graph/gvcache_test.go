@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/goccy/go-graphviz"
+	"github.com/goccy/go-graphviz/cgraph"
+	"github.com/goccy/go-graphviz/gvc"
 
 	"github.com/modex/modex/graph"
 )
@@ -76,5 +78,31 @@ func TestGraphvizCacheNotInSharedTemp(t *testing.T) {
 				t.Errorf("compiled code cached in a directory others can write: %v", matches)
 			}
 		})
+	}
+}
+
+// TestGraphvizEnumsLoaded: go-graphviz's package-level copies of Graphviz's
+// enum values are set when Graphviz loads (at first use, in Modex's copy),
+// not left at the placeholders they held before; with placeholders its own
+// PNG renderer drew a black image. The values are those upstream
+// go-graphviz v0.2.9 has after its eager init.
+func TestGraphvizEnumsLoaded(t *testing.T) {
+	if err := graph.RenderDOT(context.Background(), []byte("digraph { a -> b }"), graph.SVG, "dot", io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want int
+	}{
+		{"gvc.RenderYGoesDown", int(gvc.RenderYGoesDown), 1 << 12},
+		{"gvc.RenderDoesTransform", int(gvc.RenderDoesTransform), 1 << 13},
+		{"gvc.DeviceDoesTrueColor", int(gvc.DeviceDoesTrueColor), 1 << 8},
+		{"gvc.PenSolid", int(gvc.PenSolid), 3},
+		{"cgraph.NODE", int(cgraph.NODE), 1},
+		{"cgraph.EDGE", int(cgraph.EDGE), 2},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %d after loading, want %d", c.name, c.got, c.want)
+		}
 	}
 }

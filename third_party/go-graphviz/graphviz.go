@@ -139,5 +139,6 @@ func (g *Graphviz) Graph(option ...GraphOption) (*Graph, error) {
 }
 
 func SetFileSystem(fs fs.FS) {
+	load() // Modex: the module must be loaded to take it
 	wasm.SetWasmFileSystem(fs)
 }

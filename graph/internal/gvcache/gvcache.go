@@ -31,5 +31,8 @@ func Dir() string {
 	if privdir.Make(d) != nil {
 		return ""
 	}
+	// Modex before go-graphviz loaded lazily kept the cache a level down,
+	// in go-graphviz: about 12 MB that nothing reads any more.
+	os.RemoveAll(filepath.Join(d, "go-graphviz"))
 	return d
 }

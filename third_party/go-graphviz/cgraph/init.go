@@ -23,6 +23,7 @@ var loadOnce sync.Once
 func Load() {
 	loadOnce.Do(func() {
 		wasm.Load()
+		setEnums()
 		if err := setGlobalVars(context.Background()); err != nil {
 			panic(err)
 		}

@@ -17,6 +17,7 @@ func Load() {
 
 func register() {
 	wasm.Load()
+	setEnums()
 	getRenderEnginePtr := func(job *wasm.Job) uint64 {
 		return job.GetGvc().GetApi()[wasm.API_RENDER].GetTypeptr().GetEngine().(uint64)
 	}

@@ -3008,11 +3008,11 @@ func WasmPtr(v wasmStruct) uint64 {
 }
 
 func getCompilationCache() wazero.CompilationCache {
-	if cacheDirSet { // Modex: a directory chosen by the program (lazy.go)
-		if cacheDirChosen == "" {
+	if dir, set := chosenCacheDir(); set { // Modex: a directory chosen by the program (lazy.go)
+		if dir == "" {
 			return nil
 		}
-		cache, err := wazero.NewCompilationCacheWithDir(cacheDirChosen)
+		cache, err := wazero.NewCompilationCacheWithDir(dir)
 		if err != nil {
 			return nil
 		}

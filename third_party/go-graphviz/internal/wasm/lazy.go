@@ -11,14 +11,17 @@ import (
 // directory of wazero's compilation cache is the program's choice.
 
 var (
-	loadOnce       sync.Once
+	loadOnce sync.Once
+	loaded   atomic.Bool
+
+	cacheMu        sync.Mutex // guards the two below, and orders them before load reads them
 	cacheDirSet    bool
 	cacheDirChosen string
-	loaded         atomic.Bool
 )
 
 // Load compiles and instantiates the WASM build of Graphviz, once. It
-// panics where that fails, as the package's init did.
+// panics where that fails, as the package's init did; the package is then
+// unusable, and later calls do not try again.
 func Load() {
 	loadOnce.Do(func() {
 		load()
@@ -32,6 +35,15 @@ func Loaded() bool { return loaded.Load() }
 // SetCacheDir sets the directory of the compilation cache ("": no cache)
 // instead of os.TempDir()/go-graphviz. It has effect only before Load.
 func SetCacheDir(dir string) {
+	cacheMu.Lock()
+	defer cacheMu.Unlock()
 	cacheDirSet = true
 	cacheDirChosen = dir
+}
+
+// chosenCacheDir is the directory SetCacheDir set, and whether it was called.
+func chosenCacheDir() (dir string, set bool) {
+	cacheMu.Lock()
+	defer cacheMu.Unlock()
+	return cacheDirChosen, cacheDirSet
 }
