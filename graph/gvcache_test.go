@@ -36,8 +36,9 @@ func TestGraphvizCacheHelper(t *testing.T) {
 // TestGraphvizCacheNotInSharedTemp: go-graphviz's compiled code is cached
 // in the user's own cache directory, never in the shared temporary
 // directory where another account could have put code of its own; the
-// process's TMPDIR is as it was given (it once was changed to steer the cache). Where the cache directory is not
-// the user's alone, no cache is kept at all.
+// process's TMPDIR is as it was given (Modex once changed it to steer the
+// cache). Where the cache directory is not the user's alone, no cache is
+// kept at all. Graphviz is loaded by the first layout, not before.
 func TestGraphvizCacheNotInSharedTemp(t *testing.T) {
 	cases := []struct {
 		name      string
