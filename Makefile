@@ -1,12 +1,12 @@
 # Modex: `make run` opens the workbench on the bundled chat project,
 # `make test` runs every test. Both install what they need first: the Debian
-# packages Fyne (cgo, OpenGL, X11) and the native file dialogs (GTK) build
-# against, the NATS server the campaign tests run (Debian's nats-server), and
-# the Go modules.
+# packages Fyne (cgo, OpenGL, X11) builds against, GTK 3 (the native file
+# dialogs open it at run time; without it they fall back to Fyne's), the NATS
+# server the campaign tests run (Debian's nats-server), and the Go modules.
 
 GO   ?= go
 BIN  := bin/modex
-DEBS := xorg-dev libgl1-mesa-dev libgtk-3-dev pkg-config nats-server
+DEBS := xorg-dev libgl1-mesa-dev libgtk-3-0 pkg-config nats-server
 
 .PHONY: run test deps build bench fuzz screenshots clean portable headless
 

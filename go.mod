@@ -65,3 +65,5 @@ require (
 replace early.modex/localefix => ./app/localefix
 
 replace github.com/goccy/go-graphviz => ./third_party/go-graphviz
+
+replace github.com/sqweek/dialog => ./third_party/sqweek-dialog
