@@ -6,13 +6,20 @@
 
 GO   ?= go
 BIN  := bin/modex
-DEBS := xorg-dev libgl1-mesa-dev libgtk-3-0 pkg-config nats-server
+# A,B: either package will do (libgtk-3-0 is libgtk-3-0t64 on Debian 13 and
+# Ubuntu 24.04, where apt-get install libgtk-3-0 chooses it); A is installed.
+DEBS := xorg-dev libgl1-mesa-dev libgtk-3-0,libgtk-3-0t64 pkg-config nats-server
 
 .PHONY: run test deps build bench fuzz screenshots clean portable headless
 
 deps:
 	@missing=""; \
-	for p in $(DEBS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; done; \
+	for p in $(DEBS); do \
+	  ok=""; for alt in $$(echo "$$p" | tr , ' '); do \
+	    dpkg-query -W -f='$${Status}' $$alt 2>/dev/null | grep -q "install ok installed" && ok=1; \
+	  done; \
+	  [ -n "$$ok" ] || missing="$$missing $${p%%,*}"; \
+	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \

@@ -46,6 +46,9 @@ func runGUI(path, config, trace string) error {
 	if exe, err := os.Executable(); err == nil {
 		graph.LayoutCommand = []string{exe, "__layout"}
 	}
+	// The C locale GTK's dialogs speak, set before Fyne starts C threads
+	// (GTK, opened by the first dialog, leaves it as it is).
+	dialog.SetLocale()
 	a := fyneapp.NewWithID("io.modex.workbench")
 	return ui.Run(a, path, config, trace, func(w fyne.Window) ui.Dialogs { return nativeDialogs{fallback: ui.FyneDialogs{Win: w}} })
 }
@@ -54,12 +57,11 @@ func runGUI(path, config, trace string) error {
 // sqweek/dialog) and falls back to Fyne's when they are unavailable.
 type nativeDialogs struct{ fallback ui.FyneDialogs }
 
-// run shows a native dialog off the UI goroutine (it blocks until closed)
-// and reports on the UI goroutine; any failure falls back to Fyne.
+// run shows a native dialog off the UI goroutine (it blocks until closed;
+// sqweek/dialog runs GTK on a thread of its own) and reports on the UI
+// goroutine; any failure falls back to Fyne.
 func (n nativeDialogs) run(show func() (string, error), fallback func(), done func(string)) {
 	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
 		var path string
 		var err error
 		func() {

@@ -14,6 +14,7 @@ package dialog
 /*
 #cgo LDFLAGS: -ldl
 #include <dlfcn.h>
+#include <locale.h>
 #include <stdlib.h>
 
 // GTK 3's types and constants as its ABI has them: objects are pointers,
@@ -50,6 +51,7 @@ static struct {
 	void (*file_chooser_set_do_overwrite_confirmation)(void *, int);
 	char *(*file_chooser_get_filename)(void *);
 	void (*g_free)(void *);
+	void (*disable_setlocale)(void);
 } gtk;
 
 // dlg_load opens GTK 3 and finds its functions: NULL when done, else what
@@ -79,16 +81,16 @@ static const char *dlg_load(void) {
 	SYM(file_chooser_set_do_overwrite_confirmation, "gtk_file_chooser_set_do_overwrite_confirmation")
 	SYM(file_chooser_get_filename, "gtk_file_chooser_get_filename")
 	SYM(g_free, "g_free")
+	SYM(disable_setlocale, "gtk_disable_setlocale")
 #undef SYM
-	// Xlib must be told of threads before its first call; a program that
-	// uses X already (through GLFW, say) has done so, and libX11 1.8 does
-	// it by itself. Call it when the process has it, as upstream did.
-	void (*xinit)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "XInitThreads");
-	if (xinit) xinit();
 	return NULL;
 }
 
-static int dlg_init(void) { return gtk.init_check(NULL, NULL); }
+// dlg_init starts GTK, leaving the C locale as it is (see SetLocale).
+static int dlg_init(void) {
+	gtk.disable_setlocale();
+	return gtk.init_check(NULL, NULL);
+}
 
 static void dlg_close(void *dlg) {
 	gtk.widget_destroy(dlg);
@@ -153,16 +155,29 @@ import (
 )
 
 // Modex: GTK runs on one OS thread of its own, started by the first dialog;
-// dialogs are handed to it in turn (upstream ran GTK on whichever thread
-// called).
+// dialogs are handed to it one at a time, so a second dialog asked for while
+// one is open appears when that one closes (upstream ran GTK on whichever
+// thread called).
 var (
 	gtkOnce  sync.Once
 	gtkErr   error
 	gtkCalls = make(chan func())
 )
 
+// SetLocale sets the C library's locale from the environment, as
+// gtk_init would (setlocale(LC_ALL, "")), for GTK's dialogs to speak the
+// user's language. Call it at start, before other threads run C code:
+// setlocale is not thread-safe, and GTK, started later on a thread of its
+// own, leaves the locale as it is (Modex).
+func SetLocale() {
+	empty := C.CString("")
+	defer C.free(unsafe.Pointer(empty))
+	C.setlocale(C.LC_ALL, empty)
+}
+
 // onGTK runs f on GTK's thread, starting it (and loading GTK) the first
 // time, and waits for it: an error when GTK could not be loaded or started.
+// A panic in f is raised again in the caller.
 func onGTK(f func()) error {
 	gtkOnce.Do(func() {
 		ready := make(chan struct{})
@@ -172,9 +187,14 @@ func onGTK(f func()) error {
 	if gtkErr != nil {
 		return gtkErr
 	}
-	done := make(chan struct{})
-	gtkCalls <- func() { defer close(done); f() }
-	<-done
+	done := make(chan any, 1)
+	gtkCalls <- func() {
+		defer func() { done <- recover() }()
+		f()
+	}
+	if p := <-done; p != nil {
+		panic(p)
+	}
 	return nil
 }
 
