@@ -17,11 +17,33 @@ type dropped struct {
 	// level-order search reaches each state first by one of its shortest
 	// ways.
 	preds []pred
+	// steps holds the distinct steps of preds (few: the model's actions
+	// with their inputs and outputs), stepIDs their indexes.
+	steps   []predStep
+	stepIDs map[predStep]int32
 }
 
 // pred is a counted transition without its target (the state it is kept
-// for).
-type pred struct{ From, Action, Args, Out int32 }
+// for): where it comes from and its step in dropped.steps, 8 bytes a state
+// instead of 16.
+type pred struct{ From, Step int32 }
+
+// predStep is a transition's action, inputs and output.
+type predStep struct{ Action, Args, Out int32 }
+
+// step returns the index of s in d.steps, adding it when new.
+func (d *dropped) step(s predStep) int32 {
+	if id, ok := d.stepIDs[s]; ok {
+		return id
+	}
+	if d.stepIDs == nil {
+		d.stepIDs = map[predStep]int32{}
+	}
+	id := int32(len(d.steps))
+	d.steps = append(d.steps, s)
+	d.stepIDs[s] = id
+	return id
+}
 
 // transLen is the number of transitions so far, kept or counted.
 func (e *explorer) transLen() int {
@@ -56,7 +78,7 @@ func (d *dropped) count(t MTrans, states []MState) {
 		}
 	}
 	if p := &d.preds[t.To]; p.From < 0 && !states[t.To].Initial && t.To != t.From {
-		*p = pred{From: t.From, Action: t.Action, Args: t.Args, Out: t.Out}
+		*p = pred{From: t.From, Step: d.step(predStep{Action: t.Action, Args: t.Args, Out: t.Out})}
 	}
 }
 
@@ -80,7 +102,8 @@ func (x *Exploration) PredecessorPath(m int) []MTrans {
 	var path []MTrans
 	for m < len(d.preds) && d.preds[m].From >= 0 && len(path) <= len(x.States) {
 		p := d.preds[m]
-		path = append(path, MTrans{From: p.From, To: int32(m), Action: p.Action, Args: p.Args, Out: p.Out})
+		s := d.steps[p.Step]
+		path = append(path, MTrans{From: p.From, To: int32(m), Action: s.Action, Args: s.Args, Out: s.Out})
 		m = int(p.From)
 	}
 	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {

@@ -609,9 +609,11 @@ func (e *explorer) expanded(src int32, r *srcResult) {
 	s := &e.ex.States[src]
 	s.Expanded = true
 	if r.err != nil {
-		s.err = e.ex.intern(r.err.Error())
+		n := e.ex.note(int(src))
+		n.err = e.ex.intern(r.err.Error())
+		e.ex.setNote(int(src), n)
 	}
-	if r.done && !r.enabled && r.err == nil && !e.cfg.NoDeadlockCheck && !s.Accepting && !s.ModelErr && s.err == 0 {
+	if r.done && !r.enabled && r.err == nil && !e.cfg.NoDeadlockCheck && !s.Accepting && !s.ModelErr && e.ex.note(int(src)).err == 0 {
 		s.Deadlock = true
 	}
 }

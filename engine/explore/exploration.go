@@ -12,11 +12,11 @@ import (
 // collector to follow (read them with Exploration.StateLabel and
 // StateError).
 type MState struct {
-	keyOff    int64 // the key in Exploration.keys
-	keyLen    int32
-	Depth     int32
-	label     int32 // the grouping values, when groupings are set (Exploration.strs)
-	err       int32 // invariant violation or model error (Exploration.strs)
+	keyOff int64 // the key in Exploration.keys
+	keyLen int32
+	Depth  int32
+	// Its label and error are in Exploration.notes: 24 bytes a state, not
+	// 32, where most explorations have neither.
 	Initial   bool
 	Accepting bool
 	Expanded  bool
@@ -101,6 +101,9 @@ type Exploration struct {
 	keys [][]byte
 	// strs holds the states' labels and errors (0 is "").
 	strs []string
+	// notes holds the model states' labels and errors, from state 0 to the
+	// last that has either (nil when none has).
+	notes []stateNote
 	// dropped is set when the transitions were counted, not kept
 	// (Config.DropTransitions).
 	dropped *dropped
@@ -108,11 +111,38 @@ type Exploration struct {
 
 // StateLabel returns the label of model state i: its grouping values when
 // groupings are set, else "".
-func (x *Exploration) StateLabel(i int) string { return x.str(x.States[i].label) }
+func (x *Exploration) StateLabel(i int) string { return x.str(x.note(i).label) }
 
 // StateError returns the error of model state i: an invariant violation or
 // a model error, "" for none.
-func (x *Exploration) StateError(i int) string { return x.str(x.States[i].err) }
+func (x *Exploration) StateError(i int) string { return x.str(x.note(i).err) }
+
+// stateNote is a model state's label (its grouping values, when groupings
+// are set) and error (an invariant violation or a model error), as ids in
+// Exploration.strs (0: none).
+type stateNote struct{ label, err int32 }
+
+// note returns model state i's label and error.
+func (x *Exploration) note(i int) stateNote {
+	if i < len(x.notes) {
+		return x.notes[i]
+	}
+	return stateNote{}
+}
+
+// setNote sets model state i's label and error; the table grows only for
+// a state that has either.
+func (x *Exploration) setNote(i int, n stateNote) {
+	if i >= len(x.notes) {
+		if n == (stateNote{}) {
+			return
+		}
+		old := len(x.notes)
+		x.notes = grow(x.notes, i+1-old)[:i+1]
+		clear(x.notes[old:])
+	}
+	x.notes[i] = n
+}
 
 func (x *Exploration) str(id int32) string {
 	if id == 0 {
@@ -192,7 +222,7 @@ func (x *Exploration) stateCounts() (states, initial, deadlocks, errors int) {
 		if s.Deadlock {
 			deadlocks++
 		}
-		if s.ModelErr || s.err != 0 {
+		if s.ModelErr || x.note(i).err != 0 {
 			errors++
 		}
 	}

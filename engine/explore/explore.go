@@ -673,6 +673,7 @@ func (e *explorer) snapshot(force bool) {
 	// States change (flags) as the search goes on: copy them. Transitions and
 	// the interned tables only grow: share what exists now.
 	x.States = append([]MState(nil), e.ex.States...)
+	x.notes = append([]stateNote(nil), e.ex.notes...) // an expansion's error changes them too
 	x.Trans = e.ex.Trans[:len(e.ex.Trans):len(e.ex.Trans)]
 	x.ArgTable = e.ex.ArgTable[:len(e.ex.ArgTable):len(e.ex.ArgTable)]
 	x.OutTable = e.ex.OutTable[:len(e.ex.OutTable):len(e.ex.OutTable)]
@@ -708,9 +709,10 @@ func (e *explorer) reserve(n int) {
 func (e *explorer) tableBytes() int64 {
 	n := int64(cap(e.ex.States))*int64(unsafe.Sizeof(MState{})) +
 		int64(cap(e.ex.Trans))*int64(unsafe.Sizeof(MTrans{})) +
-		int64(len(e.concrete.slots))*int64(unsafe.Sizeof(hslot{}))
+		int64(len(e.concrete.slots))*int64(unsafe.Sizeof(hslot{})) +
+		int64(cap(e.ex.notes))*int64(unsafe.Sizeof(stateNote{}))
 	if d := e.ex.dropped; d != nil {
-		n += int64(cap(d.preds)) * int64(unsafe.Sizeof(pred{}))
+		n += int64(cap(d.preds))*int64(unsafe.Sizeof(pred{})) + int64(cap(d.steps))*int64(unsafe.Sizeof(predStep{}))
 	}
 	for _, k := range e.ex.keys {
 		n += int64(cap(k))
@@ -735,7 +737,7 @@ func (e *explorer) addState(key string, hk hkey, depth int32, info *targetInfo) 
 	e.ex.States = grow(e.ex.States, 1)[:id+1]
 	s := &e.ex.States[id]
 	s.keyOff, s.keyLen, s.Depth = off, n, depth
-	s.label, s.err = e.ex.intern(info.label), e.ex.intern(info.invariant)
+	e.ex.setNote(int(id), stateNote{label: e.ex.intern(info.label), err: e.ex.intern(info.invariant)})
 	s.Initial, s.Accepting, s.Expanded, s.Frontier, s.ModelErr = false, info.accepting, false, false, false
 	e.concrete.set(hk, id)
 	for i, g := range e.groups {
@@ -752,7 +754,8 @@ func (e *explorer) errorState(msg string, depth int32) int32 {
 	}
 	id := int32(len(e.ex.States))
 	off, n := e.ex.storeKey(key)
-	e.ex.States = append(e.ex.States, MState{keyOff: off, keyLen: n, Depth: depth, label: e.ex.intern("error"), err: e.ex.intern(msg), ModelErr: true})
+	e.ex.States = append(e.ex.States, MState{keyOff: off, keyLen: n, Depth: depth, ModelErr: true})
+	e.ex.setNote(int(id), stateNote{label: e.ex.intern("error"), err: e.ex.intern(msg)})
 	e.concrete.set(hk, id)
 	return id
 }

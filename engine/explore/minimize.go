@@ -266,6 +266,7 @@ func (x *Exploration) quotientExploration(class []int, count int, off []int, adj
 		if c == len(rep) {
 			rep = append(rep, i)
 			y.States = append(y.States, x.States[i])
+			y.setNote(c, x.note(i))
 			continue
 		}
 		s := &y.States[c]

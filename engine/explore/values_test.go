@@ -176,3 +176,81 @@ func TestPartialGraphHasNoFalseTerminals(t *testing.T) {
 		t.Errorf("%d snapshot states checked, %d terminal states at the end (want 1)", checked, terminals)
 	}
 }
+
+// Labels and errors, kept beside the states (most states have neither),
+// read the same in every snapshot as at the end, and a snapshot's do not
+// change as the search goes on: with groupings (every state labelled),
+// with an invariant broken in one state and an action failing in another
+// (an error state), on one worker and on two.
+func TestSnapshotsKeepLabelsAndErrors(t *testing.T) {
+	m, err := model.LoadStarlarkSource("notes.star", []byte(`
+def init():
+    return {"n": 0}
+
+def Inc(s):
+    require(s.n < 6)
+    s.n += 1
+
+def Boom(s):
+    require(s.n == 4)
+    s.n = 1 // 0
+
+def invariant(s):
+    if s.n == 2:
+        return "two is broken"
+    return True
+
+actions = [Inc, Boom]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := m.Compile("s.n", model.Pos{File: "p.toml", Line: 1, Col: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := func(x *explore.Exploration) []string {
+		var out []string
+		for i := range x.States {
+			out = append(out, x.StateLabel(i)+" | "+x.StateError(i))
+		}
+		return out
+	}
+	for _, workers := range []int{1, 2} {
+		var snaps []*explore.Exploration
+		var seen [][]string // each snapshot's notes when it was taken
+		x := exploreOn(t, m, workers, func(c *explore.Config) {
+			c.StopOnError = false
+			c.Groupings = []model.Expr{g}
+			c.SnapshotEvery = time.Nanosecond
+			c.Snapshot = func(x *explore.Exploration) {
+				snaps = append(snaps, x)
+				seen = append(seen, notes(x))
+			}
+		})
+		end := notes(x)
+		want := []string{"0 | ", "1 | ", "2 | two is broken", "3 | ", "4 | ", "5 | "} // then the error state, then 6
+		if len(end) != 8 || !strings.HasPrefix(end[6], "error | notes.star:") || !strings.Contains(end[6], "division by zero") {
+			t.Fatalf("%d workers: %q", workers, end)
+		}
+		for i, w := range want {
+			if end[i] != w {
+				t.Errorf("%d workers: S%d is %q, want %q", workers, i, end[i], w)
+			}
+		}
+		if len(snaps) < 2 {
+			t.Fatalf("%d workers: %d snapshots", workers, len(snaps))
+		}
+		for k, sx := range snaps {
+			now := notes(sx)
+			if fmt.Sprint(now) != fmt.Sprint(seen[k]) {
+				t.Errorf("%d workers: snapshot %d changed after it was taken:\n%q\n%q", workers, k, seen[k], now)
+			}
+			for i := range now {
+				if now[i] != end[i] {
+					t.Errorf("%d workers: snapshot %d, S%d: %q, at the end %q", workers, k, i, now[i], end[i])
+				}
+			}
+		}
+	}
+}
