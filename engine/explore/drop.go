@@ -18,9 +18,12 @@ type dropped struct {
 	// ways.
 	preds []pred
 	// steps holds the distinct steps of preds (few: the model's actions
-	// with their inputs and outputs), stepIDs their indexes.
+	// with their inputs and outputs), stepIDs their indexes; last is the
+	// index of the step added or found last (states reached one after the
+	// other are often reached by the same step).
 	steps   []predStep
 	stepIDs map[predStep]int32
+	last    int32
 }
 
 // pred is a counted transition without its target (the state it is kept
@@ -33,15 +36,19 @@ type predStep struct{ Action, Args, Out int32 }
 
 // step returns the index of s in d.steps, adding it when new.
 func (d *dropped) step(s predStep) int32 {
-	if id, ok := d.stepIDs[s]; ok {
-		return id
+	if len(d.steps) > 0 && d.steps[d.last] == s {
+		return d.last
 	}
-	if d.stepIDs == nil {
-		d.stepIDs = map[predStep]int32{}
+	id, ok := d.stepIDs[s]
+	if !ok {
+		if d.stepIDs == nil {
+			d.stepIDs = map[predStep]int32{}
+		}
+		id = int32(len(d.steps))
+		d.steps = append(d.steps, s)
+		d.stepIDs[s] = id
 	}
-	id := int32(len(d.steps))
-	d.steps = append(d.steps, s)
-	d.stepIDs[s] = id
+	d.last = id
 	return id
 }
 
