@@ -18,9 +18,10 @@ type dropped struct {
 	// ways.
 	preds []pred
 	// steps holds the distinct steps of preds (few: the model's actions
-	// with their inputs and outputs), stepIDs their indexes; last is the
-	// index of the step added or found last (states reached one after the
-	// other are often reached by the same step).
+	// with their inputs and outputs), stepIDs their indexes (up to
+	// maxStepIDs, see step); last is the index of the step added or found
+	// last (states reached one after the other are often reached by the
+	// same step).
 	steps   []predStep
 	stepIDs map[predStep]int32
 	last    int32
@@ -34,7 +35,18 @@ type pred struct{ From, Step int32 }
 // predStep is a transition's action, inputs and output.
 type predStep struct{ Action, Args, Out int32 }
 
-// step returns the index of s in d.steps, adding it when new.
+// maxStepIDs bounds the steps that dropped.step interns: a model whose
+// steps hardly repeat (an output new in nearly every state) would
+// otherwise pay a map entry a state on top of the step.
+const maxStepIDs = 1 << 16
+
+// stepIDBytes is about what an entry of dropped.stepIDs takes (for
+// explorer.tableBytes).
+const stepIDBytes = 32
+
+// step returns an index of s in d.steps, adding it when new. Past
+// maxStepIDs distinct steps, a step not seen among the first is added
+// again each time: 12 bytes for such a state, no map entry.
 func (d *dropped) step(s predStep) int32 {
 	if len(d.steps) > 0 && d.steps[d.last] == s {
 		return d.last
@@ -46,7 +58,9 @@ func (d *dropped) step(s predStep) int32 {
 		}
 		id = int32(len(d.steps))
 		d.steps = append(d.steps, s)
-		d.stepIDs[s] = id
+		if len(d.stepIDs) < maxStepIDs {
+			d.stepIDs[s] = id
+		}
 	}
 	d.last = id
 	return id

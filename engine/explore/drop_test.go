@@ -127,7 +127,7 @@ domains = {Side: {"k": [1, 2]}}
 				}
 				for i := range kept.States {
 					ks, cs := kept.States[i], counted.States[i]
-					if kept.StateKey(i) != counted.StateKey(i) || ks != cs || kept.StateError(i) != counted.StateError(i) {
+					if kept.StateKey(i) != counted.StateKey(i) || ks != cs || kept.StateError(i) != counted.StateError(i) || kept.StateLabel(i) != counted.StateLabel(i) {
 						t.Fatalf("state %d: kept %+v %q, counted %+v %q", i, ks, kept.StateKey(i), cs, counted.StateKey(i))
 					}
 					for _, passive := range []bool{false, true} {

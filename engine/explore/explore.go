@@ -481,7 +481,7 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 		// Not when cancelled (the user waits for the partial result:
 		// copying 10^7 states takes half a second) nor past the memory
 		// budget (the copy would need more).
-		e.ex.States, e.ex.Trans = trim(e.ex.States), trim(e.ex.Trans)
+		e.ex.States, e.ex.Trans, e.ex.notes = trim(e.ex.States), trim(e.ex.Trans), trim(e.ex.notes)
 	}
 	e.ex.Stats.States = len(e.ex.States)
 	e.ex.Stats.Transitions = e.transLen()
@@ -701,6 +701,9 @@ func (e *explorer) counted() {
 // grown near the end has its old and new arrays alive at the run's peak).
 func (e *explorer) reserve(n int) {
 	e.ex.States = slices.Grow(e.ex.States, n)
+	if len(e.groups) > 0 { // every state has a label
+		e.ex.notes = slices.Grow(e.ex.notes, len(e.ex.States)+n-len(e.ex.notes))
+	}
 	e.concrete.reserve(n)
 }
 
@@ -712,7 +715,8 @@ func (e *explorer) tableBytes() int64 {
 		int64(len(e.concrete.slots))*int64(unsafe.Sizeof(hslot{})) +
 		int64(cap(e.ex.notes))*int64(unsafe.Sizeof(stateNote{}))
 	if d := e.ex.dropped; d != nil {
-		n += int64(cap(d.preds))*int64(unsafe.Sizeof(pred{})) + int64(cap(d.steps))*int64(unsafe.Sizeof(predStep{}))
+		n += int64(cap(d.preds))*int64(unsafe.Sizeof(pred{})) + int64(cap(d.steps))*int64(unsafe.Sizeof(predStep{})) +
+			int64(len(d.stepIDs))*stepIDBytes
 	}
 	for _, k := range e.ex.keys {
 		n += int64(cap(k))
