@@ -608,12 +608,12 @@ func (e *explorer) expanded(src int32, r *srcResult) {
 	e.ex.Stats.Tried += r.tried
 	s := &e.ex.States[src]
 	s.Expanded = true
+	n := e.ex.note(int(src))
 	if r.err != nil {
-		n := e.ex.note(int(src))
 		n.err = e.ex.intern(r.err.Error())
 		e.ex.setNote(int(src), n)
 	}
-	if r.done && !r.enabled && r.err == nil && !e.cfg.NoDeadlockCheck && !s.Accepting && !s.ModelErr && e.ex.note(int(src)).err == 0 {
+	if r.done && !r.enabled && r.err == nil && !e.cfg.NoDeadlockCheck && !s.Accepting && !s.ModelErr && n.err == 0 {
 		s.Deadlock = true
 	}
 }
