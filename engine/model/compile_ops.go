@@ -251,19 +251,19 @@ func (c *gcomp) comprehension(x *syntax.Comprehension) cexpr {
 	if body == nil {
 		return nil
 	}
-	run := c.clauses(x, func(f *cframe, out *[]starlark.Value) bool {
+	run := c.clauses(x, func(f *cframe, out []starlark.Value) ([]starlark.Value, bool) {
 		v, ok := body(f)
 		if ok {
-			*out = append(*out, v)
+			out = append(out, v)
 		}
-		return ok
+		return out, ok
 	}, true)
 	if run == nil {
 		return nil
 	}
 	return func(f *cframe) (starlark.Value, bool) {
-		var out []starlark.Value
-		if !run(f, &out) {
+		out, ok := run(f, nil)
+		if !ok {
 			return nil, false
 		}
 		return starlark.NewList(out), true
@@ -274,10 +274,16 @@ func (c *gcomp) comprehension(x *syntax.Comprehension) cexpr {
 // it, appending grows it).
 const maxPresize = 4096
 
+// clause is a comprehension's clauses compiled: it runs them from f with
+// the elements made so far, and returns the elements then (passed and
+// returned by value: a slice whose address a closure took would be
+// allocated on every run).
+type clause func(f *cframe, out []starlark.Value) ([]starlark.Value, bool)
+
 // clauses compiles a comprehension's clauses around leaf, which the
 // innermost runs for each element (and adds it to out); sized: out is
 // made with room for one for clause's sequence.
-func (c *gcomp) clauses(x *syntax.Comprehension, leaf func(f *cframe, out *[]starlark.Value) bool, sized bool) func(f *cframe, out *[]starlark.Value) bool {
+func (c *gcomp) clauses(x *syntax.Comprehension, leaf clause, sized bool) clause {
 	// A list is read by index (no iterator to allocate) where nothing can
 	// change it meanwhile: in pure code, or when the comprehension calls
 	// none of the model's functions and no method that may change a value.
@@ -302,48 +308,57 @@ func (c *gcomp) clauses(x *syntax.Comprehension, leaf func(f *cframe, out *[]sta
 			if seq == nil || bind == nil {
 				return nil
 			}
-			inner = func(f *cframe, out *[]starlark.Value) bool {
+			inner = func(f *cframe, out []starlark.Value) ([]starlark.Value, bool) {
 				xs, ok := seq(f)
 				if !ok {
-					return false
+					return out, false
 				}
-				if sized && *out == nil {
+				if sized && out == nil {
 					if n := starlark.Len(xs); n > 0 {
-						*out = make([]starlark.Value, 0, min(n, maxPresize))
+						out = make([]starlark.Value, 0, min(n, maxPresize))
 					}
 				}
 				if elems, ok := indexable(xs, byIndex); ok {
 					for i := range elems.Len() {
-						if f.ctx.budget--; f.ctx.budget <= 0 || !bind(f, elems.Index(i)) || !next(f, out) {
-							return false
+						if f.ctx.budget--; f.ctx.budget <= 0 || !bind(f, elems.Index(i)) {
+							return out, false
+						}
+						if out, ok = next(f, out); !ok {
+							return out, false
 						}
 					}
-					return true
+					return out, true
 				}
 				it := starlark.Iterate(xs)
 				if it == nil {
-					return false
+					return out, false
 				}
 				defer it.Done()
 				var v starlark.Value
 				for it.Next(&v) {
-					if f.ctx.budget--; f.ctx.budget <= 0 || !bind(f, v) || !next(f, out) {
-						return false
+					if f.ctx.budget--; f.ctx.budget <= 0 || !bind(f, v) {
+						return out, false
+					}
+					if out, ok = next(f, out); !ok {
+						return out, false
 					}
 				}
-				return true
+				return out, true
 			}
 		case *syntax.IfClause:
 			cond := c.expr(cl.Cond)
 			if cond == nil {
 				return nil
 			}
-			inner = func(f *cframe, out *[]starlark.Value) bool {
+			inner = func(f *cframe, out []starlark.Value) ([]starlark.Value, bool) {
 				v, ok := cond(f)
 				if !ok {
-					return false
+					return out, false
 				}
-				return !bool(v.Truth()) || next(f, out)
+				if !bool(v.Truth()) {
+					return out, true
+				}
+				return next(f, out)
 			}
 		default:
 			return nil
@@ -369,20 +384,23 @@ func (c *gcomp) streamedReturn(x *syntax.ReturnStmt) cstmt {
 	if body == nil {
 		return nil
 	}
-	run := c.clauses(comp, func(f *cframe, _ *[]starlark.Value) bool {
+	run := c.clauses(comp, func(f *cframe, _ []starlark.Value) ([]starlark.Value, bool) {
 		v, ok := body(f)
 		if !ok {
-			return false
+			return nil, false
 		}
 		sink, _ := f.ctx.thread.Local(localInit).(*initSink)
-		return sink != nil && sink.addReturned(v) == nil
+		return nil, sink != nil && sink.addReturned(v) == nil
 	}, false)
 	if run == nil {
 		return nil
 	}
 	return func(f *cframe) (flow, starlark.Value) {
 		sink, _ := f.ctx.thread.Local(localInit).(*initSink)
-		if sink == nil || sink.calls > 0 || !run(f, nil) || sink.returned == 0 {
+		if sink == nil || sink.calls > 0 {
+			return flowUnknown, nil
+		}
+		if _, ok := run(f, nil); !ok || sink.returned == 0 {
 			return flowUnknown, nil
 		}
 		sink.streamed = true

@@ -20,19 +20,19 @@ func (c *gcomp) truthFold(x *syntax.Comprehension, all bool) cexpr {
 	if body == nil {
 		return nil
 	}
-	run := c.clauses(x, func(f *cframe, out *[]starlark.Value) bool {
+	run := c.clauses(x, func(f *cframe, out []starlark.Value) ([]starlark.Value, bool) {
 		v, ok := body(f)
-		if ok && *out == nil && bool(v.Truth()) != all {
-			*out = decided
+		if ok && out == nil && bool(v.Truth()) != all {
+			out = decided
 		}
-		return ok
+		return out, ok
 	}, false)
 	if run == nil {
 		return nil
 	}
 	return func(f *cframe) (starlark.Value, bool) {
-		var out []starlark.Value
-		if !run(f, &out) {
+		out, ok := run(f, nil)
+		if !ok {
 			return nil, false
 		}
 		return starlark.Bool((out == nil) == all), true
