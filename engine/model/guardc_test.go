@@ -160,11 +160,18 @@ func (g gen) seqE(d int) string {
 	if d <= 0 || g.r.Intn(2) == 0 {
 		return g.pick("s.t", "s.l", "K", "S", "s.st", "s.d", "M")
 	}
-	switch g.r.Intn(3) {
+	switch g.r.Intn(5) {
 	case 0:
 		return "s.d[" + g.intE(d-1) + "]"
 	case 1:
 		return "(" + g.intE(d-1) + ", " + g.strE(d-1) + ")"
+	case 2:
+		// set() of a list literal (compiled without the list); a list
+		// element cannot be hashed
+		return "set([" + g.intE(d-1) + ", " + g.pick(g.strE(d-1), g.seqE(d-1)) + "])"
+	case 3:
+		// a comprehension (len() of one is counted without the list)
+		return "[" + g.intE(d-1) + " for y in " + g.seqE(d-1) + " if " + g.boolE(d-1) + "]"
 	}
 	return "(" + g.seqE(d-1) + " + " + g.seqE(d-1) + ")"
 }
