@@ -35,6 +35,8 @@ type initSink struct {
 	// counted: the bytes of this sink's keys added to the model's
 	// initLived; pending: those not added yet (count)
 	counted, pending int64
+	// scratch: where its keys are encoded
+	scratch keyScratch
 }
 
 // newInitSink returns a sink for m's init().
@@ -113,7 +115,7 @@ func (s *initSink) encode(d *starlark.Dict, first bool, what initWhat) error {
 			return err
 		}
 	}
-	key, err := m.encodeInit(s.record(), d, what)
+	key, err := m.encodeInit(s.record(), d, what, &s.scratch)
 	if err != nil {
 		return err
 	}
@@ -363,12 +365,13 @@ func (w *starWorker) encodeInits(v starlark.Value) ([]string, error) {
 		go func(lo, hi int) {
 			defer wg.Done()
 			r := rec{m: w.m, cur: make([]starlark.Value, len(w.m.info.Vars)), touched: make([]bool, len(w.m.info.Vars))}
+			var ks keyScratch
 			for i := lo; i < hi; i++ {
 				what := initWhat{n: -1}
 				if several {
 					what.n = i
 				}
-				if keys[i], errs[i] = w.m.encodeInit(&r, dicts[i], what); errs[i] != nil {
+				if keys[i], errs[i] = w.m.encodeInit(&r, dicts[i], what, &ks); errs[i] != nil {
 					return
 				}
 			}
@@ -390,7 +393,7 @@ func (w *starWorker) encodeInits(v starlark.Value) ([]string, error) {
 
 // encodeInit checks one of init()'s states and returns its key; r is the
 // caller's record, reused.
-func (m *StarModel) encodeInit(r *rec, dv starlark.Value, what initWhat) (string, error) {
+func (m *StarModel) encodeInit(r *rec, dv starlark.Value, what initWhat, ks *keyScratch) (string, error) {
 	d, ok := dv.(*starlark.Dict)
 	if !ok {
 		return "", &PosError{Pos: fnPos(m.init), Msg: what.String() + " must be a dict of the state variables, not " + dv.Type()}
@@ -411,15 +414,24 @@ func (m *StarModel) encodeInit(r *rec, dv starlark.Value, what initWhat) (string
 			return "", &PosError{Pos: fnPos(m.init), Msg: fmt.Sprintf("%s lacks the variable %s", what, m.info.Vars[i])}
 		}
 	}
-	return m.encodeRec(r, what)
+	return m.encodeRec(r, what, ks)
+}
+
+// keyScratch is where initial states' keys are encoded, one after the
+// other, before each is copied to its string: a key encoded from nothing
+// grew its buffer and its ends several times over.
+type keyScratch struct {
+	buf  []byte
+	ends []int
 }
 
 // encodeRec encodes r, whose every variable is set, as initial state what.
-func (m *StarModel) encodeRec(r *rec, what initWhat) (string, error) {
-	buf, _, err := r.encode(nil, nil)
+func (m *StarModel) encodeRec(r *rec, what initWhat, ks *keyScratch) (string, error) {
+	buf, ends, err := r.encode(ks.buf[:0], ks.ends)
 	if err != nil {
 		return "", &PosError{Pos: fnPos(m.init), Msg: what.String() + ": " + err.Error()}
 	}
+	ks.buf, ks.ends = buf, ends
 	return string(buf), nil
 }
 
@@ -439,7 +451,7 @@ func (s *initSink) addValues(slots []int, vals []starlark.Value) error {
 	for j, i := range slots {
 		r.cur[i], r.touched[i] = vals[j], true
 	}
-	key, err := s.m.encodeRec(r, initWhat{call: true, n: s.calls})
+	key, err := s.m.encodeRec(r, initWhat{call: true, n: s.calls}, &s.scratch)
 	if err != nil {
 		return err
 	}
