@@ -3,8 +3,8 @@
 # (/sys/module/haltpoll/parameters/guest_halt_poll_ns: how long an idle
 # vCPU of a KVM guest polls before it halts), alternating, and restores the
 # machine's setting at the end: how much of a result is the virtual
-# machine's wake-up cost rather than Modex's (docs/performance.md, "The
-# virtual machine's idle polling"). Linux guests with the haltpoll idle
+# machine's wake-up cost rather than Modex's (docs/performance.md, "Less
+# garbage per state; the virtual machine's idle polling"). Linux guests with the haltpoll idle
 # driver; root.
 # Usage: scripts/haltpoll.sh NS_A NS_B PAIRS COMMAND...
 #   e.g. scripts/haltpoll.sh 0 200000 3 bin/modex test projects/stack/stack.toml \
@@ -18,7 +18,6 @@ fi
 a=$1 b=$2 pairs=$3
 shift 3
 saved=$(cat "$param")
-trap 'echo "$saved" > "$param"' EXIT
 tmp=$(mktemp)
 trap 'echo "$saved" > "$param"; rm -f "$tmp"' EXIT
 for i in $(seq "$pairs"); do
