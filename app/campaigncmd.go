@@ -43,7 +43,9 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, m, _, name, err := openConfig(path, *config)
+	ctx, stop := signalContext()
+	defer stop()
+	p, m, _, name, err := openConfig(ctx, path, *config)
 	if err != nil {
 		return err
 	}
@@ -62,8 +64,6 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 	if err := campaignKeys(&spec, *keyFile, trustWorkers, *natsURL, stdout, stderr); err != nil {
 		return err
 	}
-	ctx, stop := signalContext()
-	defer stop()
 	where := campaign.Where{URL: *natsURL, Auth: auth(), Workers: *workers, Adapter: *adapterCmd,
 		WorkerError: func(name string, err error) { fmt.Fprintf(stderr, "worker %s: %v\n", name, err) }}
 	on := "on the NATS server given"

@@ -182,13 +182,14 @@ func openProject(path string) (*projects.Project, *model.StarModel, error) {
 
 // openConfig opens a project and builds one of its configurations ("" for
 // the default); it returns the configuration's name too.
-func openConfig(path, config string) (*projects.Project, *model.StarModel, *explore.Config, string, error) {
-	return openConfigWorkers(path, config, 0)
+func openConfig(ctx context.Context, path, config string) (*projects.Project, *model.StarModel, *explore.Config, string, error) {
+	return openConfigWorkers(ctx, path, config, 0)
 }
 
 // openConfigWorkers is openConfig with the model's init() on at most
-// workers goroutines (0: the number of CPUs).
-func openConfigWorkers(path, config string, workers int) (*projects.Project, *model.StarModel, *explore.Config, string, error) {
+// workers goroutines (0: the number of CPUs); the model's code at load
+// stops when ctx ends or past the configuration's memory budget.
+func openConfigWorkers(ctx context.Context, path, config string, workers int) (*projects.Project, *model.StarModel, *explore.Config, string, error) {
 	p, err := projects.Load(path)
 	if err != nil {
 		return nil, nil, nil, "", err
@@ -196,7 +197,7 @@ func openConfigWorkers(path, config string, workers int) (*projects.Project, *mo
 	if config == "" {
 		config = p.Default
 	}
-	m, err := p.LoadModelWorkers(config, workers) // with the configuration's constants
+	m, err := p.LoadModelContext(ctx, config, workers) // with the configuration's constants
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
@@ -229,7 +230,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("unknown format %q (use json, dot, svg or png)", *format)
 	}
-	p, m, cfg, name, err := openConfigWorkers(path, *config, *workers)
+	ctx, stop := signalContext()
+	defer stop()
+	p, m, cfg, name, err := openConfigWorkers(ctx, path, *config, *workers)
 	if err != nil {
 		return err
 	}
@@ -238,8 +241,6 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	// A summary needs no graph: the transitions are counted, with a way to
 	// every state for the path to a deadlock.
 	cfg.DropTransitions = *format == "" && !*minimize
-	ctx, stop := signalContext()
-	defer stop()
 	x, err := explore.Explore(ctx, m, cfg)
 	if err != nil {
 		return err

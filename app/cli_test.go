@@ -255,7 +255,7 @@ func TestMain(m *testing.M) {
 // Graphviz runs in a child process for the GUI: the layout is the same, and
 // a cancelled layout ends at once.
 func TestLayoutProcess(t *testing.T) {
-	p, m, cfg, _, err := openConfig("../projects/chat/chat.toml", "")
+	p, m, cfg, _, err := openConfig(context.Background(), "../projects/chat/chat.toml", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,12 @@ package main
 import (
 	_ "early.modex/localefix" // must initialise before fyne.io/fyne/v2/lang
 
+	"context"
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/modex/modex/engine/model"
 )
 
 func main() {
@@ -32,7 +35,8 @@ func main() {
 // exitCode maps an error to the exit code: 0 ok, 1 model or project error
 // (and failing tests), 2 usage, 3 an exploration that found invariant
 // violations, model errors or deadlocks, 4 an exploration left incomplete
-// (a bound, the memory budget, max time, or cancelled).
+// (a bound, the memory budget, max time, or cancelled) — and any command
+// whose run or model load was stopped so.
 func exitCode(err error) int {
 	if err == nil {
 		return 0
@@ -45,7 +49,17 @@ func exitCode(err error) int {
 	if errors.As(err, &ce) {
 		return ce.code
 	}
+	if stopped(err) {
+		return exitIncomplete
+	}
 	return 1
+}
+
+// stopped reports whether err is a run (or a model's load) stopped before
+// its end by Ctrl-C, a time limit or the memory budget: incomplete, not a
+// model error.
+func stopped(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, model.ErrMemoryBudget)
 }
 
 // codeError is an error with its own exit code.

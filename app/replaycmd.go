@@ -71,7 +71,9 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	if len(pos) < 2 {
 		return usagef("replay takes PROJECT and one or more traces or folders of traces")
 	}
-	p, m, cfg, name, err := openConfig(pos[0], *config)
+	ctx, stop := signalContext()
+	defer stop()
+	p, m, cfg, name, err := openConfig(ctx, pos[0], *config)
 	if err != nil {
 		return err
 	}
@@ -93,8 +95,6 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signalContext()
-	defer stop()
 	counts := conform.Tally{}
 	type row struct{ file, verdict, detail string }
 	var rows []row

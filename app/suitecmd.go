@@ -25,11 +25,13 @@ func cmdGen(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, m, cfg, name, err := openConfig(path, *config)
+	ctx, stop := signalContext()
+	defer stop()
+	p, m, cfg, name, err := openConfig(ctx, path, *config)
 	if err != nil {
 		return err
 	}
-	x, err := explore.Explore(context.Background(), m, cfg)
+	x, err := explore.Explore(ctx, m, cfg)
 	if err != nil {
 		return err
 	}
@@ -112,12 +114,12 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, m, cfg, name, err := openConfig(pos[0], orDefault(*config, suite.Config))
+	ctx, stop := signalContext()
+	defer stop()
+	p, m, cfg, name, err := openConfig(ctx, pos[0], orDefault(*config, suite.Config))
 	if err != nil {
 		return err
 	}
-	ctx, stop := signalContext()
-	defer stop()
 	impl, closeImpl, err := connect(ctx, stdout, p, m.Info(), *adapterCmd, *address, *oneCPUFlag)
 	if err != nil {
 		return err

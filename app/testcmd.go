@@ -81,7 +81,9 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, m, cfg, name, err := openConfig(path, *config)
+	ctx, stop := signalContext()
+	defer stop()
+	p, m, cfg, name, err := openConfig(ctx, path, *config)
 	if err != nil {
 		return err
 	}
@@ -97,14 +99,12 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if *config == "" {
-			if p, m, cfg, name, err = openConfig(path, saved.Config); err != nil {
+			if p, m, cfg, name, err = openConfig(ctx, path, saved.Config); err != nil {
 				return err
 			}
 		}
 		tc.Runs, tc.Seed, tc.Strategy, tc.Steps, tc.Script = 1, saved.Seed, saved.Strategy, saved.Steps, saved.Script()
 	}
-	ctx, stop := signalContext()
-	defer stop()
 	impl, closeImpl, err := connect(ctx, stdout, p, m.Info(), *adapterCmd, *address, *oneCPUFlag)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ package projects
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -667,7 +668,7 @@ func (p *Project) loadModel(opts model.LoadOptions) (*model.StarModel, error) {
 	m, err := model.LoadStarlarkOptions(p.ModelPath(), nil, opts)
 	if err != nil {
 		var pe *model.PosError
-		if errors.As(err, &pe) {
+		if errors.As(err, &pe) || opts.Context != nil && opts.Context.Err() != nil || errors.Is(err, model.ErrMemoryBudget) {
 			return nil, err
 		}
 		return nil, p.errAt(p.index.val("model"), "%v", err)
@@ -686,12 +687,27 @@ func (p *Project) LoadModelFor(config string) (*model.StarModel, error) {
 // LoadModelWorkers is LoadModelFor with init() on at most workers
 // goroutines (0: the number of CPUs; see model.LoadOptions).
 func (p *Project) LoadModelWorkers(config string, workers int) (*model.StarModel, error) {
-	m, err := p.loadModel(model.LoadOptions{Workers: workers})
-	if err != nil || config == "" {
-		return m, err
+	return p.LoadModelContext(context.Background(), config, workers)
+}
+
+// LoadModelContext is LoadModelWorkers whose model code stops when ctx
+// ends (Ctrl-C during a long init()) or when the configuration's memory
+// budget is exceeded: the error then wraps the context's cause or
+// model.ErrMemoryBudget.
+func (p *Project) LoadModelContext(ctx context.Context, config string, workers int) (*model.StarModel, error) {
+	opts := model.LoadOptions{Workers: workers, Context: ctx}
+	var spec *ConfigSpec
+	if config != "" {
+		var err error
+		if spec, err = p.resolve(config, nil); err != nil {
+			return nil, err
+		}
+		if spec.MemoryBudgetMB != nil && *spec.MemoryBudgetMB > 0 {
+			opts.MemoryBudget = uint64(*spec.MemoryBudgetMB) << 20
+		}
 	}
-	spec, err := p.resolve(config, nil)
-	if err != nil || len(spec.Constants) == 0 {
+	m, err := p.loadModel(opts)
+	if err != nil || spec == nil || len(spec.Constants) == 0 {
 		return m, err
 	}
 	given := map[string]model.Value{}
@@ -715,7 +731,8 @@ func (p *Project) LoadModelWorkers(config string, workers int) (*model.StarModel
 		}
 		given[name] = v
 	}
-	return model.LoadStarlarkOptions(p.ModelPath(), nil, model.LoadOptions{Constants: given, Workers: workers})
+	opts.Constants = given
+	return model.LoadStarlarkOptions(p.ModelPath(), nil, opts)
 }
 
 // tomlValue converts a TOML value of a constant to a model value.

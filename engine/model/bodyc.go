@@ -155,8 +155,8 @@ func (c *gcomp) augmentState(op syntax.Token, lhs syntax.Expr, rhs cexpr) cstmt 
 		if !ok {
 			return flowUnknown, nil
 		}
-		r, err := starlark.Binary(op, old, v)
-		if err != nil || !set(r) {
+		r, ok := f.ctx.binary(op, old, v)
+		if !ok || !set(r) {
 			return flowUnknown, nil
 		}
 		return flowNext, nil

@@ -271,10 +271,22 @@ func same(a, b starlark.Value) bool {
 	return err1 == nil && err2 == nil && ka == kb
 }
 
+// elementCost is what listing one element of a domain takes, in
+// interface values: the element, its key (a string header and its bytes)
+// and its entry in the set of keys seen.
+const elementCost = 6
+
 // collection lists the elements of a domain or choose() argument in
 // canonical order: lists, tuples and other sequences as they are; sets and
 // dicts (their keys) sorted by canonical encoding; duplicates removed.
 func Elements(v starlark.Value) ([]starlark.Value, error) {
+	// Sized before it is listed: range(10**8) is a small value whose
+	// listing (its elements, their keys, a set of them) is gigabytes.
+	if n := starlark.Len(v); n > 0 {
+		if err := reserve(sizeOf(nil, int64(n)) * elementCost); err != nil {
+			return nil, fmt.Errorf("%d values: %w", n, err)
+		}
+	}
 	var out []starlark.Value
 	sorted := false
 	switch x := v.(type) {

@@ -27,6 +27,19 @@ type cctx struct {
 	memo   []memoSlot // see memo.go
 	// par: the goroutines a loop of init() may run on (parinit.go)
 	par int
+	// halt is the worker's (or the load's) stop: never nil (see halt.go)
+	halt *halt
+}
+
+// tick counts one step of compiled code — a loop's iteration, a call, a
+// comprehension's element — and reports whether it may go on: false past
+// the evaluation's budget of steps or once the code is stopped (Ctrl-C,
+// max_seconds, the memory budget). The caller then says unknown; the
+// interpreter, which runs it instead, stops at once on its cancelled
+// thread, with the message the cancellation gave.
+func (c *cctx) tick() bool {
+	c.budget--
+	return c.budget > 0 && !c.halt.stopped()
 }
 
 // start begins an evaluation with the budget and returns its first frame,

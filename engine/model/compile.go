@@ -300,7 +300,7 @@ func (c *gcomp) forStmt(x *syntax.ForStmt) cstmt {
 	par := c.parallelLoop(x)
 	// iteration runs the body for v: done when the loop ends there.
 	iteration := func(f *cframe, v starlark.Value) (fl flow, r starlark.Value, done bool) {
-		if f.ctx.budget--; f.ctx.budget <= 0 || !bind(f, v) {
+		if !f.ctx.tick() || !bind(f, v) {
 			return flowUnknown, nil, true
 		}
 		switch fl, r := runBlock(body, f); fl {
@@ -456,8 +456,8 @@ func (c *gcomp) assign(x *syntax.AssignStmt) cstmt {
 		if !ok {
 			return flowUnknown, nil
 		}
-		r, err := starlark.Binary(op, old, v)
-		if err != nil {
+		r, ok := f.ctx.binary(op, old, v)
+		if !ok {
 			return flowUnknown, nil
 		}
 		f.locals[i] = r
@@ -746,8 +746,8 @@ const initBudgetCompiled = 200_000_000
 
 // compiledInit runs init() compiled, if it is in the subset (with
 // list.append and dict displays), or returns ok false.
-func (m *StarModel) compiledInit(cc *compiler, thread *starlark.Thread) (starlark.Value, bool) {
-	return m.runCompiledInit(m.initFunc(cc), thread)
+func (m *StarModel) compiledInit(cc *compiler, thread *starlark.Thread, h *halt) (starlark.Value, bool) {
+	return m.runCompiledInit(m.initFunc(cc), thread, h)
 }
 
 // initFunc compiles init() (nil: not in the subset).
@@ -761,11 +761,12 @@ func (m *StarModel) initFunc(cc *compiler) *cfunc {
 	return cf
 }
 
-// runCompiledInit runs init() compiled by initFunc, or returns ok false.
-func (m *StarModel) runCompiledInit(cf *cfunc, thread *starlark.Thread) (starlark.Value, bool) {
+// runCompiledInit runs init() compiled by initFunc, or returns ok false;
+// h stops it.
+func (m *StarModel) runCompiledInit(cf *cfunc, thread *starlark.Thread, h *halt) (starlark.Value, bool) {
 	if cf == nil {
 		return nil, false
 	}
-	ctx := &cctx{thread: thread, par: m.initTasks}
+	ctx := &cctx{thread: thread, par: m.initTasks, halt: h}
 	return cf.call(ctx.start(nil, cf.nlocals, initBudgetCompiled))
 }

@@ -46,8 +46,7 @@ func (c *gcomp) binary(x *syntax.BinaryExpr) cexpr {
 			if !ok {
 				return nil, false
 			}
-			r, err := starlark.Binary(op, u, v)
-			return r, err == nil
+			return f.ctx.binary(op, u, v)
 		}
 	}
 	return nil
@@ -254,6 +253,9 @@ func (c *gcomp) comprehension(x *syntax.Comprehension) cexpr {
 	run := c.clauses(x, func(f *cframe, out []starlark.Value) ([]starlark.Value, bool) {
 		v, ok := body(f)
 		if ok {
+			if len(out) == cap(out) && !f.ctx.alloc(2*sizeOf(nil, int64(cap(out)))) {
+				return out, false // growing it would pass the memory budget
+			}
 			out = append(out, v)
 		}
 		return out, ok
@@ -320,7 +322,7 @@ func (c *gcomp) clauses(x *syntax.Comprehension, leaf clause, sized bool) clause
 				}
 				if elems, ok := indexable(xs, byIndex); ok {
 					for i := range elems.Len() {
-						if f.ctx.budget--; f.ctx.budget <= 0 || !bind(f, elems.Index(i)) {
+						if !f.ctx.tick() || !bind(f, elems.Index(i)) {
 							return out, false
 						}
 						if out, ok = next(f, out); !ok {
@@ -336,7 +338,7 @@ func (c *gcomp) clauses(x *syntax.Comprehension, leaf clause, sized bool) clause
 				defer it.Done()
 				var v starlark.Value
 				for it.Next(&v) {
-					if f.ctx.budget--; f.ctx.budget <= 0 || !bind(f, v) {
+					if !f.ctx.tick() || !bind(f, v) {
 						return out, false
 					}
 					if out, ok = next(f, out); !ok {
@@ -501,7 +503,7 @@ func (c *gcomp) initialCall(arg syntax.Expr) cexpr {
 			return nil, false
 		}
 		sink, _ := f.ctx.thread.Local(localInit).(*initSink)
-		if f.ctx.budget--; sink == nil || f.ctx.budget <= 0 {
+		if !f.ctx.tick() || sink == nil {
 			return nil, false
 		}
 		return starlark.None, sink.add(v) == nil
@@ -538,17 +540,19 @@ func (c *gcomp) builtinCall(name string, args []syntax.Expr) cexpr {
 		return truthAll(parts[0], name == "all")
 	}
 	fn := starlark.Universe[name]
-	return func(f *cframe) (starlark.Value, bool) { return callWith(f, fn, parts) }
+	sized := copying[name]
+	return func(f *cframe) (starlark.Value, bool) { return callWith(f, fn, nil, sized, parts) }
 }
 
-// callWith calls a builtin (a function or a bound method) with the
-// compiled arguments.
-func callWith(f *cframe, fn starlark.Value, parts []cexpr) (starlark.Value, bool) {
+// callWith calls a builtin (a function, or a bound method of recv) with
+// the compiled arguments; sized: it makes a copy of its receiver and
+// arguments, whose size is asked for first.
+func callWith(f *cframe, fn, recv starlark.Value, sized bool, parts []cexpr) (starlark.Value, bool) {
 	argv, ok := evalArgs(f, parts)
 	if !ok {
 		return nil, false
 	}
-	if f.ctx.budget--; f.ctx.budget <= 0 {
+	if !f.ctx.tick() || sized && !f.ctx.alloc(copySize(recv, argv)) {
 		return nil, false
 	}
 	v, err := starlark.Call(f.ctx.thread, fn, argv, nil)
@@ -580,6 +584,7 @@ func (c *gcomp) methodCall(fn *syntax.DotExpr, args []syntax.Expr) cexpr {
 		return nil
 	}
 	name := fn.Name.Name
+	sized := copying[name]
 	return func(f *cframe) (starlark.Value, bool) {
 		r, ok := recv(f)
 		if !ok {
@@ -599,7 +604,7 @@ func (c *gcomp) methodCall(fn *syntax.DotExpr, args []syntax.Expr) cexpr {
 		if _, isBuiltin := m.(*starlark.Builtin); !isBuiltin {
 			return nil, false // a field holding a function of the model
 		}
-		return callWith(f, m, parts)
+		return callWith(f, m, r, sized, parts)
 	}
 }
 
@@ -627,7 +632,7 @@ func (c *gcomp) modelCall(callee *starlark.Function, args []syntax.Expr) cexpr {
 		off = 1
 	}
 	return func(f *cframe) (starlark.Value, bool) {
-		if f.ctx.budget--; f.ctx.budget <= 0 {
+		if !f.ctx.tick() {
 			return nil, false
 		}
 		nf := f.ctx.push(f.s, cf.nlocals)
@@ -665,8 +670,11 @@ func (c *gcomp) appendCall(recv, arg syntax.Expr) cexpr {
 		if !ok {
 			return nil, false
 		}
-		if f.ctx.budget--; f.ctx.budget <= 0 {
+		if !f.ctx.tick() {
 			return nil, false
+		}
+		if n := list.Len(); n >= allocFloor/int(valueSize) && n&(n-1) == 0 && !f.ctx.alloc(2*sizeOf(nil, int64(n))) {
+			return nil, false // doubling it would pass the memory budget
 		}
 		return starlark.None, list.Append(v) == nil
 	}

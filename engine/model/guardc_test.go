@@ -298,7 +298,7 @@ func TestCompiledGuardsMatchInterpreter(t *testing.T) {
 						want, werr := w.call(vfn, starlark.Tuple{rc, p, q})
 						if g != nil {
 							if len(g.conds) == 1 && g.complete {
-								f := (&cctx{thread: w.thread}).start(s, g.nlocals, compileBudget)
+								f := (&cctx{thread: w.thread, halt: new(halt)}).start(s, g.nlocals, compileBudget)
 								f.locals[1], f.locals[2] = p, q
 								v, ok := g.conds[0](f)
 								if ok {
@@ -432,7 +432,7 @@ actions = [A]
 			for _, st := range sts {
 				for _, p := range []starlark.Value{starlark.MakeInt(0), starlark.MakeInt(2), starlark.String("a")} {
 					s, _ := m.ensure(st)
-					f := (&cctx{thread: w.thread}).start(s, cf.nlocals, compileBudget)
+					f := (&cctx{thread: w.thread, halt: new(halt)}).start(s, cf.nlocals, compileBudget)
 					f.locals[1], f.locals[2] = p, starlark.MakeInt(1)
 					v, ok := cf.call(f)
 					rc, _ := w.readonly(st)
@@ -484,7 +484,7 @@ func TestCompiledInitMatchesInterpreter(t *testing.T) {
 		th := newThread("test")
 		compiledSink, interpSink := newInitSink(m), newInitSink(m)
 		th.SetLocal(localInit, compiledSink)
-		v, ok := m.compiledInit(m.cc, th)
+		v, ok := m.compiledInit(m.cc, th, new(halt))
 		if ok != tc.compiled {
 			t.Errorf("%s: compiled %v, want %v", tc.file, ok, tc.compiled)
 		}

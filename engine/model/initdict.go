@@ -51,7 +51,7 @@ func (c *gcomp) initialDict(x *syntax.DictExpr) cexpr {
 			vs = append(vs, v)
 		}
 		sink, _ := f.ctx.thread.Local(localInit).(*initSink)
-		if f.ctx.budget--; sink == nil || f.ctx.budget <= 0 {
+		if !f.ctx.tick() || sink == nil {
 			return nil, false
 		}
 		sl := slots.Load()

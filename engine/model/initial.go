@@ -267,7 +267,7 @@ func (w *starWorker) initAgainCompiled() (keys []string, v starlark.Value, ok bo
 	// A compiler of its own: the model's keeps no function compiled with
 	// appends (compile).
 	cf := m.initFunc(newCompiler(m, m.cc.sources))
-	if v, ok = m.runCompiledInit(cf, t); !ok {
+	if v, ok = m.runCompiledInit(cf, t, &w.halt); !ok {
 		sink.uncount()
 		return nil, nil, false
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
@@ -173,6 +174,19 @@ func WatchMemoryFinal(ctx context.Context, budget uint64) (watched context.Conte
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/allocs:bytes"}}
 	var mu sync.Mutex
 	var lastAllocs uint64
+	var restoreOnce sync.Once
+	restore := func() { restoreOnce.Do(restoreLimit) }
+	exceed := func() {
+		cancel(fmt.Errorf("%w (%d MiB)", ErrMemoryBudget, budget>>20))
+		// Past the budget, a cap below the live heap would have the
+		// collector run without end while the interpreter finishes the
+		// operation it is in (one huge allocation is not interruptible).
+		restore()
+	}
+	// What compiled code asks for before it allocates (alloc.go) is
+	// weighed against what this budget leaves at each reading.
+	bw := &budgetWatch{left: int64(min(budget, math.MaxInt64)), budget: budget, exceed: exceed}
+	setLeft, unwatch := watchBudget(bw)
 	over := func() bool {
 		mu.Lock()
 		defer mu.Unlock()
@@ -183,18 +197,10 @@ func WatchMemoryFinal(ctx context.Context, budget uint64) (watched context.Conte
 		heap, allocs := sample[0].Value.Uint64(), sample[1].Value.Uint64()
 		burst := lastAllocs > 0 && allocs-lastAllocs > max(budget, burstFloor)
 		lastAllocs = allocs
+		setLeft(int64(min(budget, math.MaxInt64)) - int64(min(heap, math.MaxInt64)))
 		return heap > budget || burst
 	}
 	over() // the allocation count to compare the first poll with
-	var restoreOnce sync.Once
-	restore := func() { restoreOnce.Do(restoreLimit) }
-	exceed := func() {
-		cancel(fmt.Errorf("%w (%d MiB)", ErrMemoryBudget, budget>>20))
-		// Past the budget, a cap below the live heap would have the
-		// collector run without end while the interpreter finishes the
-		// operation it is in (one huge allocation is not interruptible).
-		restore()
-	}
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -225,6 +231,7 @@ func WatchMemoryFinal(ctx context.Context, budget uint64) (watched context.Conte
 				exceed()
 			}
 			msg, _ = MemoryExceeded(ctx)
+			unwatch()
 			cancel(nil)
 			restore()
 		})

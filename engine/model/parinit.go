@@ -294,7 +294,7 @@ func (p *parLoop) runChunks(f *cframe, xs starlark.Indexable, chunks []*parChunk
 			defer wg.Done()
 			t := newThread("init")
 			t.SetLocal(localRec, &rec{m: p.m})
-			ctx := &cctx{thread: t}
+			ctx := &cctx{thread: t, halt: f.ctx.halt}
 			for !failed.Load() {
 				j := int(next.Add(1)) - 1
 				if j >= len(chunks) {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -172,11 +173,51 @@ type LoadOptions struct {
 	// give initial states; see docs/model-language.md): 0 is the number
 	// of CPUs, 1 runs it on the caller's alone.
 	Workers int
+	// Context, when it ends (Ctrl-C, a closed window), stops the model's
+	// code at load: the module's statements, init(), constant domains.
+	Context context.Context
+	// MemoryBudget bounds the heap (bytes) while the model loads, as
+	// explore.Config's does while it runs (0: DefaultMemoryBudget).
+	MemoryBudget uint64
 }
+
+// stoppedError is a load stopped by its context or its memory budget: the
+// error the model's code gave (with its position), and the cause.
+type stoppedError struct {
+	cause, err error
+}
+
+func (e *stoppedError) Error() string   { return e.err.Error() }
+func (e *stoppedError) Unwrap() []error { return []error{e.cause, e.err} }
 
 // LoadStarlarkOptions loads a model program with the given options; src
 // nil reads the file at path.
 func LoadStarlarkOptions(path string, src []byte, opts LoadOptions) (*StarModel, error) {
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stopWatch := WatchMemoryFinal(ctx, opts.MemoryBudget)
+	defer stopWatch()
+	thread := newThread("load " + path)
+	h := new(halt)
+	stop := context.AfterFunc(ctx, func() {
+		why := "loading the model cancelled"
+		if msg, ok := MemoryExceeded(ctx); ok {
+			why = msg
+		}
+		h.stop(thread, why)
+	})
+	defer stop()
+	m, err := loadStarlark(path, src, opts, thread, h)
+	if err != nil && ctx.Err() != nil {
+		return nil, &stoppedError{cause: context.Cause(ctx), err: err}
+	}
+	return m, err
+}
+
+// loadStarlark loads a model on thread; h stops its compiled code.
+func loadStarlark(path string, src []byte, opts LoadOptions, thread *starlark.Thread, h *halt) (*StarModel, error) {
 	constants := opts.Constants
 	if src == nil {
 		var err error
@@ -193,7 +234,6 @@ func LoadStarlarkOptions(path string, src []byte, opts LoadOptions) (*StarModel,
 	}
 	m.info.Path = path
 	m.info.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	thread := newThread("load " + path)
 	thread.SetMaxExecutionSteps(loadBudget)
 	thread.SetLocal(localConstants, &constantTable{given: constants, info: &m.info})
 	cache := map[string]*loadEntry{}
@@ -207,7 +247,7 @@ func LoadStarlarkOptions(path string, src []byte, opts LoadOptions) (*StarModel,
 	}
 	m.globals = globals
 	m.cc = newCompiler(m, sources)
-	if err := m.declare(thread); err != nil {
+	if err := m.declare(thread, h); err != nil {
 		return nil, err
 	}
 	m.compile(m.cc)
@@ -294,7 +334,7 @@ func (m *StarModel) declErr(msg string, args ...any) error {
 }
 
 // declare reads the model's declarations from its globals.
-func (m *StarModel) declare(thread *starlark.Thread) error {
+func (m *StarModel) declare(thread *starlark.Thread, h *halt) error {
 	initFn, ok := m.globals["init"].(*starlark.Function)
 	if !ok {
 		return m.declErr("the model has no init() function (it must return a dict of state variables)")
@@ -314,7 +354,7 @@ func (m *StarModel) declare(thread *starlark.Thread) error {
 		return err
 	}
 	m.declareProperties(fnAction)
-	if err := m.declareVars(thread); err != nil {
+	if err := m.declareVars(thread, h); err != nil {
 		return err
 	}
 	m.globals.Freeze()
@@ -479,14 +519,14 @@ func (m *StarModel) declareProperties(fnAction map[*starlark.Function]int) {
 }
 
 // declareVars runs init() once to learn the state variables.
-func (m *StarModel) declareVars(thread *starlark.Thread) error {
+func (m *StarModel) declareVars(thread *starlark.Thread, h *halt) error {
 	thread.SetMaxExecutionSteps(thread.ExecutionSteps() + InitBudget)
 	r := &rec{m: m}
 	thread.SetLocal(localRec, r)
 	sink := newInitSink(m)
 	thread.SetLocal(localInit, sink)
 	defer thread.SetLocal(localInit, nil)
-	v, ok := m.compiledInit(m.cc, thread)
+	v, ok := m.compiledInit(m.cc, thread, h)
 	if !ok {
 		sink.reset() // the interpreter runs init() from the start
 		m.info.Vars = nil

@@ -41,6 +41,7 @@ type starWorker struct {
 	vslab   []starlark.Value
 	eslab   []string
 	cctx    cctx // compiled code's evaluations
+	halt    halt // stops its code (Cancel)
 	vcache  valCache
 	gen     uint32               // the generation of the last DecodeScratch state (memo.go)
 	plans   map[string]*thawPlan // by action and arguments (see thawPlan)
@@ -59,7 +60,7 @@ type cacheLinePad [128]byte
 // NewWorker returns a Worker for one goroutine.
 func (m *StarModel) NewWorker() (Worker, error) {
 	w := &starWorker{m: m, thread: newThread("worker"), budget: DefaultStepBudget}
-	w.cctx.thread = w.thread
+	w.cctx.thread, w.cctx.halt = w.thread, &w.halt
 	w.thread.OnMaxSteps = func(t *starlark.Thread) {
 		w.overBudget = true
 		t.Cancel("too many steps")
@@ -79,7 +80,7 @@ func (w *starWorker) SetBudget(steps uint64) {
 	}
 }
 
-func (w *starWorker) Cancel(reason string) { w.thread.Cancel(reason) }
+func (w *starWorker) Cancel(reason string) { w.halt.stop(w.thread, reason) }
 
 // SetDetail makes failing requires report where they failed (slower; for
 // explaining why an action is disabled).
@@ -94,6 +95,7 @@ func orElse(s, d string) string {
 
 func (w *starWorker) call(fn starlark.Value, args starlark.Tuple) (starlark.Value, error) {
 	w.thread.SetMaxExecutionSteps(w.thread.ExecutionSteps() + w.budget)
+	w.halt.cancel(w.thread) // stopped by compiled code on another thread
 	v, err := starlark.Call(w.thread, fn, args, nil)
 	if w.overBudget {
 		// The budget cancelled this call only; later calls run afresh.
