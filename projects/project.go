@@ -691,9 +691,9 @@ func (p *Project) LoadModelWorkers(config string, workers int) (*model.StarModel
 }
 
 // LoadModelContext is LoadModelWorkers whose model code stops when ctx
-// ends (Ctrl-C during a long init()) or when the configuration's memory
-// budget is exceeded: the error then wraps the context's cause or
-// model.ErrMemoryBudget.
+// ends (Ctrl-C during a long init()), when the configuration's
+// max_seconds run out or when its memory budget is exceeded: the error then
+// wraps the context's cause or model.ErrMemoryBudget.
 func (p *Project) LoadModelContext(ctx context.Context, config string, workers int) (*model.StarModel, error) {
 	opts := model.LoadOptions{Workers: workers, Context: ctx}
 	var spec *ConfigSpec
@@ -704,6 +704,12 @@ func (p *Project) LoadModelContext(ctx context.Context, config string, workers i
 		}
 		if spec.MemoryBudgetMB != nil && *spec.MemoryBudgetMB > 0 {
 			opts.MemoryBudget = uint64(*spec.MemoryBudgetMB) << 20
+		}
+		if spec.MaxSeconds != nil && *spec.MaxSeconds > 0 {
+			// max_seconds bounds the load too: init() may be the slow part
+			var cancel context.CancelFunc
+			opts.Context, cancel = context.WithTimeout(ctx, time.Duration(*spec.MaxSeconds*float64(time.Second)))
+			defer cancel()
 		}
 	}
 	m, err := p.loadModel(opts)

@@ -433,9 +433,6 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 	if n == 1 {
 		e.one = &settleAtOnce{}
 	}
-	if err := cfg.Check(m, e.workers[0].Worker); err != nil {
-		return nil, err
-	}
 	for range cfg.Groupings {
 		e.groups = append(e.groups, &hindex{})
 	}
@@ -451,12 +448,22 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 		why := "exploration cancelled"
 		if msg, ok := model.MemoryExceeded(ctx); ok {
 			why = msg
+		} else if errors.Is(ctx.Err(), context.DeadlineExceeded) && cfg.MaxTime > 0 {
+			why = "the exploration's max time ran out"
 		}
 		for _, w := range e.workers {
 			w.Cancel(why)
 		}
 	})
 	defer stop()
+	// The check evaluates the domains: model code, under the same budgets.
+	if err := cfg.Check(m, e.workers[0].Worker); err != nil {
+		stopWatch()
+		if ctx.Err() != nil {
+			return nil, model.Stopped(context.Cause(ctx), err)
+		}
+		return nil, err
+	}
 	done := make(chan struct{})
 	var progressWG sync.WaitGroup
 	if cfg.Progress != nil {
@@ -611,6 +618,9 @@ func (e *explorer) addInits(inits *initSource, j *initJob, level *[]int32) (canc
 		}
 		info, hk := &j.b.infos[k], j.b.hashes[k]
 		if info.err != nil {
+			if e.ctx.Err() != nil { // stopped, not the model's error
+				return false, model.Stopped(context.Cause(e.ctx), info.err)
+			}
 			return false, info.err
 		}
 		if _, known := e.concrete.get(hk); known {

@@ -187,6 +187,11 @@ type stoppedError struct {
 	cause, err error
 }
 
+// Stopped returns err, the error of model code stopped by cause (a
+// context's cause: Canceled, DeadlineExceeded, or one wrapping
+// ErrMemoryBudget), with its message and wrapping both.
+func Stopped(cause, err error) error { return &stoppedError{cause: cause, err: err} }
+
 func (e *stoppedError) Error() string   { return e.err.Error() }
 func (e *stoppedError) Unwrap() []error { return []error{e.cause, e.err} }
 
@@ -205,6 +210,8 @@ func LoadStarlarkOptions(path string, src []byte, opts LoadOptions) (*StarModel,
 		why := "loading the model cancelled"
 		if msg, ok := MemoryExceeded(ctx); ok {
 			why = msg
+		} else if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			why = "loading the model ran out of time (max_seconds)"
 		}
 		h.stop(thread, why)
 	})

@@ -317,7 +317,7 @@ func (w *Worker) run(ctx context.Context, obj jetstream.ObjectStore, job Job) (r
 		return fail(err)
 	}
 	w.noteAdapter(job.Bundle, p)
-	m, err := p.LoadModelFor(job.Config)
+	m, err := p.LoadModelContext(ctx, job.Config, 0)
 	if err != nil {
 		return fail(err)
 	}
