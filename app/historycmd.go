@@ -18,7 +18,7 @@ import (
 // prints its verdict; it returns the result and the detail for the summary
 // table.
 func checkHistoryFile(ctx context.Context, stdout io.Writer, f string, m model.Model, cfg *explore.Config, rc conform.ReplayConfig) (*conform.HistoryResult, *conform.History, string, error) {
-	h, err := conform.ReadHistoryFile(f)
+	h, err := conform.ReadHistoryFileLimit(f, int64(rc.MaxMemory))
 	if err != nil {
 		return nil, nil, "", err
 	}

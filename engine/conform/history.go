@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/modex/modex/engine/model"
 	"go.starlark.net/starlark"
@@ -138,14 +139,21 @@ func IsHistoryFile(path string) (bool, error) {
 }
 
 // ReadHistoryFile reads a concurrent history (a regular file of at most
-// MaxTraceSize bytes).
+// MaxTraceSize bytes) whose operations take at most DefaultHistoryMemory
+// bytes in memory.
 func ReadHistoryFile(path string) (*History, error) {
+	return ReadHistoryFileLimit(path, 0)
+}
+
+// ReadHistoryFileLimit is ReadHistoryFile with the operations' memory
+// bounded by maxBytes (0: DefaultHistoryMemory; see ReadHistoryLimit).
+func ReadHistoryFileLimit(path string, maxBytes int64) (*History, error) {
 	f, err := openRecorded(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadHistory(path, io.LimitReader(f, MaxTraceSize))
+	return ReadHistoryLimit(path, io.LimitReader(f, MaxTraceSize), maxBytes)
 }
 
 // histEvent is one line of a history: an invocation or a completion.
@@ -157,8 +165,23 @@ type histEvent struct {
 }
 
 // ReadHistory reads a concurrent history from r; file names it in errors
-// (file:line: message).
+// (file:line: message). Its operations may take DefaultHistoryMemory
+// bytes in memory.
 func ReadHistory(file string, r io.Reader) (*History, error) {
+	return ReadHistoryLimit(file, r, 0)
+}
+
+// ReadHistoryLimit is ReadHistory with the memory of the operations read
+// bounded by maxBytes (0: DefaultHistoryMemory, the search's default; a
+// replay passes its max_memory_mb): their values, as model.LiveBytes
+// estimates them, and the operations themselves. A file's bytes are no
+// bound — a line of ten thousand `{}` is 20 kB on disk and 5 MB in
+// memory — so the reader adds up what it keeps and stops at the line
+// that passes the bound.
+func ReadHistoryLimit(file string, r io.Reader, maxBytes int64) (*History, error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultHistoryMemory
+	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(64 << 10)
 	format := sniffHistory(head)
@@ -168,7 +191,7 @@ func ReadHistory(file string, r io.Reader) (*History, error) {
 	}
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 64<<10), maxHistoryLine)
-	hb := &historyBuilder{h: &History{File: file}, open: map[string]int{}}
+	hb := &historyBuilder{h: &History{File: file}, open: map[string]int{}, left: maxBytes}
 	line := 0
 	for sc.Scan() {
 		line++
@@ -192,6 +215,9 @@ func ReadHistory(file string, r io.Reader) (*History, error) {
 		if err := hb.add(ev); err != nil {
 			return nil, &TraceError{File: file, Line: line, Msg: err.Error()}
 		}
+		if hb.left < 0 {
+			return nil, &TraceError{File: file, Line: line, Msg: fmt.Sprintf("the history's operations take more than %d MiB in memory by this line (the bound is max_memory_mb; cut the history into parts)", maxBytes>>20)}
+		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -209,6 +235,24 @@ func ReadHistory(file string, r io.Reader) (*History, error) {
 type historyBuilder struct {
 	h    *History
 	open map[string]int // process -> its operation without completion
+	left int64          // the bytes the operations may still take
+}
+
+// opBytes is what an operation takes in memory beyond its values: its
+// slot in Ops (twice, for the slice's growth), its names and its entry
+// among the open operations.
+const opBytes = 2*int64(unsafe.Sizeof(HistoryOp{})) + 64
+
+// eventBytes is what an event's process, name, value and attributes take.
+func eventBytes(ev *histEvent) int64 {
+	n := int64(len(ev.process)+len(ev.f)) + model.LiveBytes(ev.value)
+	if ev.attrs != nil {
+		n += 48
+		for k, v := range ev.attrs {
+			n += 32 + int64(len(k)) + model.LiveBytes(v)
+		}
+	}
+	return n
 }
 
 func (b *historyBuilder) add(ev histEvent) error {
@@ -223,6 +267,7 @@ func (b *historyBuilder) add(ev histEvent) error {
 		if len(h.Ops) >= MaxHistoryOps {
 			return fmt.Errorf("more than %d operations", MaxHistoryOps)
 		}
+		b.left -= opBytes + eventBytes(&ev)
 		b.open[ev.process] = len(h.Ops)
 		h.Ops = append(h.Ops, HistoryOp{Process: ev.process, F: ev.f, Value: ev.value, Attrs: ev.attrs,
 			Status: OpInfo, Result: starlark.None, Call: pos, Return: -1, CallLine: ev.line})
@@ -236,6 +281,7 @@ func (b *historyBuilder) add(ev histEvent) error {
 			return fmt.Errorf("process %s completes %s but invoked %s at line %d", ev.process, ev.f, o.F, o.CallLine)
 		}
 		delete(b.open, ev.process)
+		b.left -= model.LiveBytes(ev.value) // the completion keeps its value only
 		o.Status, o.Result, o.Return, o.ReturnLine = ev.typ, ev.value, pos, ev.line
 	default:
 		return fmt.Errorf("unknown :type %q: want invoke, ok, fail or info", ev.typ)

@@ -2,10 +2,12 @@ package conform_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -778,4 +780,47 @@ func TestJepsenLogLines(t *testing.T) {
 		!strings.Contains(err.Error(), "j.log:2: EDN at column 5: a value is missing") {
 		t.Errorf("#_ alone: %v", err)
 	}
+}
+
+// A history is bounded by the memory its operations take, not by its
+// file's bytes: 200 lines of 500 `{}` each (300 kB on disk) take about
+// 60 MB read. Under a 16 MiB bound the reader stops at the line that
+// passes it, naming the bound; the whole of it reads under the default.
+func TestReadHistoryMemoryBound(t *testing.T) {
+	const file = "testdata/hostile/empty-maps.edn"
+	_, err := conform.ReadHistoryFileLimit(file, 16<<20)
+	var te *conform.TraceError
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "max_memory_mb") {
+		t.Fatalf("got %v, want the memory bound named", err)
+	}
+	if te.Line < 2 || te.Line >= 200 {
+		t.Errorf("stopped at line %d, want a line inside the history", te.Line)
+	}
+	h, err := conform.ReadHistoryFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Ops) != 100 {
+		t.Errorf("%d operations, want 100", len(h.Ops))
+	}
+	// The estimate errs high, not low: the heap the operations hold is
+	// less than what the reader counted for them.
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	h, err = conform.ReadHistoryFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	var counted int64
+	for _, o := range h.Ops {
+		counted += model.LiveBytes(o.Value) + model.LiveBytes(o.Result)
+	}
+	if held > counted {
+		t.Errorf("the history holds %d bytes, more than the %d its values were counted for", held, counted)
+	}
+	runtime.KeepAlive(h)
 }
