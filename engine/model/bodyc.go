@@ -42,7 +42,7 @@ func (m *StarModel) compileBodies(cc *compiler) {
 		if def == nil {
 			continue
 		}
-		c := &gcomp{cc: cc, globals: fn.Globals(), nparams: fn.NumParams(), state: 0, body: true}
+		c := &gcomp{cc: cc, globals: cc.globalsOf(fn), nparams: fn.NumParams(), state: 0, body: true}
 		g := m.cguards[i]
 		stmts, ok := c.block(append(slices.Clip(g.assigns), def.Body[g.start:]...), false)
 		if ok {

@@ -107,6 +107,23 @@ type compiler struct {
 	// each path's are (memo.go)
 	memoSize int
 	memoOff  map[memoPath]int
+	// globals: each module's globals, made once (Function.Globals copies
+	// them at every call: once an action made loading quadratic in the
+	// number of actions)
+	globals map[*starlark.Module]starlark.StringDict
+}
+
+// globalsOf returns the globals of fn's module.
+func (cc *compiler) globalsOf(fn *starlark.Function) starlark.StringDict {
+	g, ok := cc.globals[fn.Module()]
+	if !ok {
+		if cc.globals == nil {
+			cc.globals = map[*starlark.Module]starlark.StringDict{}
+		}
+		g = fn.Globals()
+		cc.globals[fn.Module()] = g
+	}
+	return g
 }
 
 type funcKey struct {
@@ -162,7 +179,7 @@ func (cc *compiler) functionIn(fn *starlark.Function, stateful, body bool) *cfun
 	rf := def.Function.(*resolve.Function)
 	cf := &cfunc{nparams: fn.NumParams(), nlocals: len(rf.Locals)}
 	cc.funcs[k] = cf
-	g := &gcomp{cc: cc, globals: fn.Globals(), nparams: cf.nparams, state: -1, body: body, init: cc.appends && fn == cc.m.init}
+	g := &gcomp{cc: cc, globals: cc.globalsOf(fn), nparams: cf.nparams, state: -1, body: body, init: cc.appends && fn == cc.m.init}
 	if stateful {
 		g.state = 0
 	}

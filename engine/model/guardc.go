@@ -95,7 +95,7 @@ func (m *StarModel) compileGuards(cc *compiler) {
 		if def == nil {
 			continue
 		}
-		c := &gcomp{cc: cc, globals: fn.Globals(), nparams: fn.NumParams(), state: 0}
+		c := &gcomp{cc: cc, globals: cc.globalsOf(fn), nparams: fn.NumParams(), state: 0}
 		m.cguards[i] = c.guard(def)
 	}
 }
