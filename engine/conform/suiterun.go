@@ -352,7 +352,7 @@ func planTables(p *explore.Plan) (moves, finish map[string]explore.SuiteStep, wa
 		return m
 	}
 	waits, ends = map[string][]explore.SuiteStep{}, map[string]bool{}
-	for _, st := range p.Waits {
+	for _, st := range distinctWaits(p) {
 		at := st.From
 		if st.At != "" {
 			at = st.At // the tester waits for it in the active twin
@@ -368,7 +368,24 @@ func planTables(p *explore.Plan) (moves, finish map[string]explore.SuiteStep, wa
 // maxPlanSteps bounds a plan's run: ten times its planned steps, at least
 // a hundred.
 func maxPlanSteps(p *explore.Plan) int {
-	return max(100, 10*(len(p.Moves)+len(p.Finish)+len(p.Waits)+1))
+	return max(100, 10*(len(p.Moves)+len(p.Finish)+len(distinctWaits(p))+1))
+}
+
+// distinctWaits is a plan's waits, each once: a suite file (data) that
+// lists a choice many times would otherwise make every step of its run
+// scan them all, and its run's bound grow with them — quadratic.
+func distinctWaits(p *explore.Plan) []explore.SuiteStep {
+	type key struct{ kind, action, args, output, label, from, to, at string }
+	seen := make(map[key]bool, len(p.Waits))
+	out := make([]explore.SuiteStep, 0, len(p.Waits))
+	for _, st := range p.Waits {
+		k := key{st.Kind, st.Action, strings.Join(st.Args, "\x00"), st.Output, st.Label, st.From, st.To, st.At}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // finished checks the case ended in an accepting state.
