@@ -152,8 +152,12 @@ func sizeOf(v starlark.Value, n int64) int64 {
 // binary is starlark.Binary for compiled code, sizing first what `+` and
 // `*` make of lists, tuples and strings; false for an error or a stop.
 func (c *cctx) binary(op syntax.Token, u, v starlark.Value) (starlark.Value, bool) {
-	if (op == syntax.PLUS || op == syntax.STAR) && !c.alloc(binarySize(op, u, v)) {
-		return nil, false
+	if op == syntax.PLUS || op == syntax.STAR {
+		_, ui := u.(starlark.Int)
+		_, vi := v.(starlark.Int)
+		if !(ui && vi) && !c.alloc(binarySize(op, u, v)) { // ints: the common case, sized by nothing
+			return nil, false
+		}
 	}
 	r, err := starlark.Binary(op, u, v)
 	return r, err == nil
