@@ -313,6 +313,10 @@ func connect(url, name string, auth Auth) (*nats.Conn, error) {
 		opts = append(opts, nats.UserInfo(auth.User, auth.Password))
 	}
 	if auth.Creds != "" {
+		// It holds the user's seed: checked as a key file.
+		if _, _, err := readChecked(auth.Creds, "NATS credentials file", true); err != nil {
+			return nil, err
+		}
 		opts = append(opts, nats.UserCredentials(auth.Creds))
 	}
 	if auth.CA != "" {

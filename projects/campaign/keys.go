@@ -14,8 +14,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
-
-	"github.com/modex/modex/engine/model"
 )
 
 // Jobs and results are signed with ed25519 keys in NATS's nkeys form (a
@@ -68,15 +66,14 @@ func WriteKeyFile(path string) (nkeys.KeyPair, error) {
 }
 
 // ReadKeyFile reads a signing key's seed (SU…) from path. The file must be
-// a regular file that only its owner may read or write, as ssh asks of its
-// keys: anyone who can read it can sign jobs or results in its name.
+// a regular file of this user (or root) that only its owner may read or
+// write, in folders no other account may write (see readChecked), as ssh
+// asks of its keys: anyone who can read it can sign jobs or results in its
+// name, anyone who can write it or its folders can choose the key.
 func ReadKeyFile(path string) (nkeys.KeyPair, error) {
-	data, err := model.ReadFileLimited(path, maxKeyFile)
+	data, _, err := readChecked(path, "key file", true)
 	if err != nil {
-		return nil, fmt.Errorf("key file: %w", err)
-	}
-	if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("key file %s may be read or written by others (mode %v): chmod 600 it", path, st.Mode().Perm())
+		return nil, err
 	}
 	kp, err := nkeys.FromSeed([]byte(strings.TrimSpace(string(data))))
 	if err != nil {
@@ -134,13 +131,16 @@ func ParseTrust(items []string) (Trust, error) {
 	return t, nil
 }
 
+// readFile adds the keys of a trust file. Whoever can write it chooses
+// whom this process trusts: it is checked as readChecked says, and one
+// that holds a seed (a key file) as a key file.
 func (t Trust) readFile(path string) error {
-	data, err := model.ReadFileLimited(path, maxKeyFile)
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%q is neither a public key (U…) nor a file of them", path)
+	}
+	data, mode, err := readChecked(path, "trust file", false)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("%q is neither a public key (U…) nor a file of them", path)
-		}
-		return fmt.Errorf("trusted keys: %w", err)
+		return err
 	}
 	sc := bufio.NewScanner(strings.NewReader(string(data)))
 	for n := 1; sc.Scan(); n++ {
@@ -151,6 +151,10 @@ func (t Trust) readFile(path string) error {
 		case nkeys.IsValidPublicUserKey(line):
 			t[line] = true
 		case strings.HasPrefix(line, "SU"):
+			if mode&0o077 != 0 {
+				return fmt.Errorf("trust file %s holds a key's seed and may be read by others (mode %v): anyone who reads it can sign in its name; chmod 600 %s",
+					path, mode, path)
+			}
 			kp, err := nkeys.FromSeed([]byte(line))
 			if err != nil {
 				return fmt.Errorf("%s:%d: not a key seed: %v", path, n, err)
