@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-
-	"github.com/modex/modex/engine/conform"
 )
 
 // BenchmarkCoordinatorMerge measures what the coordinator spends on one
@@ -38,7 +36,7 @@ func benchMerge(b *testing.B, adapter string) {
 	defer cancel()
 	wctx, stop := context.WithCancel(ctx)
 	go w.Run(wctx, url, Auth{})
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 100, Steps: 30, Seed: 1, JobRuns: 10}
+	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 100, Steps: 30, Seed: 1, JobRuns: 10, TrustWorkers: Trust{PublicKey(key): true}}
 	sum, err := Coordinate(ctx, url, Auth{}, spec, nil)
 	stop()
 	if err != nil {
@@ -48,19 +46,15 @@ func benchMerge(b *testing.B, adapter string) {
 	for _, r := range results {
 		size += len(r)
 	}
-	jobs := make([]Job, len(results))
-	for i := range jobs {
-		jobs[i] = Job{ID: i, Runs: 10, Nonce: nonce(testKey, sum.Campaign, i)}
-	}
+	spec.defaults()
+	hash := bundleHash(b, spec.ProjectFile)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s := &Summary{Tally: conform.Tally{}, Workers: map[string]int{},
-			Covered: conform.Covered{States: map[string]bool{}, Transitions: map[string]bool{}}}
-		done := map[int]bool{}
+		st := newState(spec, sum.Campaign, hash)
 		for i, r := range results {
-			s.merge(headers[i], r, sum.Campaign, jobs, done, Trust{PublicKey(key): true})
+			st.merge(headers[i], r)
 		}
-		if s.Runs != 100 || s.Untrusted != 0 {
+		if s := st.sum; s.Runs != 100 || s.Untrusted != 0 {
 			b.Fatalf("merged %d runs", s.Runs)
 		}
 	}

@@ -61,10 +61,31 @@ type Spec struct {
 	// started before the campaign can trust: right for local workers
 	// only). Its public half is part of the campaign's identity.
 	Key nkeys.KeyPair
-	// TrustWorkers are the workers whose results count (nil: any worker
-	// whose signature is good and whose result carries its job's nonce).
+	// TrustWorkers are the workers whose results count: Coordinate
+	// requires at least one key (there is no "any signer": anyone who
+	// can read a job could answer it). Run adds its local workers' keys.
 	TrustWorkers Trust
+	// JobTTL is how long a job may be run after it is published (default
+	// DefaultJobTTL, at most MaxJobTTL): its expiry is signed with it, a
+	// worker refuses it afterwards, and the coordinator gives it up.
+	JobTTL time.Duration
 }
+
+// Bounds of a campaign: its runs, the runs of one job (a worker's bound
+// too) and its jobs (the coordinator keeps a bit per job).
+const (
+	MaxRuns    = 1_000_000_000
+	MaxJobRuns = maxJobRuns
+	MaxJobs    = 10_000_000
+)
+
+// DefaultJobTTL is how long a job stays valid by default: a week, as long
+// as the results are kept (a campaign resumes within it); MaxJobTTL bounds
+// what a coordinator sets and a worker accepts.
+const (
+	DefaultJobTTL = 7 * 24 * time.Hour
+	MaxJobTTL     = 30 * 24 * time.Hour
+)
 
 // Shrinking is how a job shrinks its first failing run: runs per
 // candidate, and budgets in runs and seconds.
@@ -89,6 +110,10 @@ type Job struct {
 	Shrink *Shrinking `json:"shrink,omitempty"`
 	// Nonce binds the job's result to it: a result counts only with it.
 	Nonce string `json:"nonce"`
+	// Expires is when the job stops being valid (Unix seconds): signed
+	// with it, so that a job captured and published again later is
+	// refused by every worker.
+	Expires int64 `json:"expires"`
 }
 
 // Result is what a worker reports for a job.
@@ -176,18 +201,45 @@ func (s *Spec) defaults() error {
 	if s.MaxDeliver <= 0 {
 		s.MaxDeliver = defaultMaxDeliver
 	}
+	if s.JobTTL <= 0 {
+		s.JobTTL = DefaultJobTTL
+	}
+	return s.Check()
+}
+
+// Check checks the campaign's sizes against their bounds (Runs, JobRuns,
+// the jobs they make, Steps, EndWait, JobTTL), saying which is out and
+// what is allowed. A JobRuns or JobTTL of 0 stands for its default.
+func (s Spec) Check() error {
+	switch {
+	case s.Runs < 1 || s.Runs > MaxRuns:
+		return fmt.Errorf("a campaign has 1 to %d runs, not %d", MaxRuns, s.Runs)
+	case s.JobRuns < 0 || s.JobRuns > MaxJobRuns:
+		return fmt.Errorf("a job has 1 to %d runs, not %d", MaxJobRuns, s.JobRuns)
+	case s.JobRuns > 0 && s.jobCount() > MaxJobs:
+		return fmt.Errorf("%d runs in jobs of %d make %d jobs, more than the %d a campaign has: make jobs of at least %d runs",
+			s.Runs, s.JobRuns, s.jobCount(), MaxJobs, (s.Runs+MaxJobs-1)/MaxJobs)
+	case s.Steps < 0 || s.Steps > maxJobSteps:
+		return fmt.Errorf("a run has 0 to %d steps, not %d", maxJobSteps, s.Steps)
+	case s.EndWait < 0 || s.EndWait > 3600:
+		return fmt.Errorf("the end wait is 0 to 3600 s, not %g", s.EndWait)
+	case s.JobTTL < 0 || s.JobTTL > MaxJobTTL:
+		return fmt.Errorf("a job stays valid at most %v, not %v", MaxJobTTL, s.JobTTL)
+	}
 	return nil
 }
 
-// jobs splits the campaign.
-func (s Spec) jobs(campaign, bundleHash string) []Job {
-	var out []Job
-	for i, first := 0, 0; first < s.Runs; i, first = i+1, first+s.JobRuns {
-		out = append(out, Job{Campaign: campaign, ID: i, Bundle: bundleHash, Config: s.Config, Seed: s.Seed + uint64(first),
-			Runs: min(s.JobRuns, s.Runs-first), Steps: s.Steps, Strategy: s.Strategy, EndWait: s.EndWait, Shrink: s.Shrink,
-			Nonce: nonce(s.Key, campaign, i)})
-	}
-	return out
+// jobCount is how many jobs the campaign has (JobRuns set).
+func (s Spec) jobCount() int { return (s.Runs + s.JobRuns - 1) / s.JobRuns }
+
+// job is the campaign's job i (0 ≤ i < jobCount), expiring at expires;
+// the coordinator makes each when it publishes it, and again from its id
+// to check a result, keeping no list of them.
+func (s Spec) job(campaign, bundleHash string, i int, expires int64) Job {
+	first := i * s.JobRuns
+	return Job{Campaign: campaign, ID: i, Bundle: bundleHash, Config: s.Config, Seed: s.Seed + uint64(first),
+		Runs: min(s.JobRuns, s.Runs-first), Steps: s.Steps, Strategy: s.Strategy, EndWait: s.EndWait, Shrink: s.Shrink,
+		Nonce: nonce(s.Key, campaign, i), Expires: expires}
 }
 
 // setup creates or updates the streams, the workers' consumer and the

@@ -38,7 +38,7 @@ func startWorkers(t *testing.T, url string, n int, adapter string) {
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	cache := t.TempDir()
 	for i := range n {
-		w := &Worker{Name: fmt.Sprintf("w%d", i+1), Command: strings.Fields(adapter), Trust: testTrust, CacheDir: cache}
+		w := &Worker{Name: fmt.Sprintf("w%d", i+1), Command: strings.Fields(adapter), Trust: testTrust, Key: testWorkerKey, CacheDir: cache}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -64,10 +64,13 @@ func coordinateAsync(ctx context.Context, t *testing.T, url string, spec Spec) <
 }
 
 // testKey signs the tests' campaigns; testTrust is what their workers
-// trust.
+// trust. testWorkerKey signs their workers' results; testWorkers is what
+// their coordinators trust.
 var (
-	testKey, _ = NewKey()
-	testTrust  = Trust{PublicKey(testKey): true}
+	testKey, _       = NewKey()
+	testTrust        = Trust{PublicKey(testKey): true}
+	testWorkerKey, _ = NewKey()
+	testWorkers      = Trust{PublicKey(testWorkerKey): true}
 )
 
 // embedded starts a NATS server listening on a port of 127.0.0.1 that
@@ -96,7 +99,7 @@ func TestCampaignFindsTheBug(t *testing.T) {
 	bin := buildChat(t)
 	url := embedded(t)
 	startWorkers(t, url, 2, bin+" adapter")
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 40, Steps: 30, Seed: 1, JobRuns: 10}
+	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 40, Steps: 30, Seed: 1, JobRuns: 10, TrustWorkers: testWorkers}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var fresh []Failure // as they arrived
@@ -139,7 +142,9 @@ func TestCampaignFindsTheBug(t *testing.T) {
 func TestCampaignRedeliveryAndDuplicates(t *testing.T) {
 	bin := buildChat(t)
 	url := embedded(t)
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 30, Steps: 20, Seed: 7, JobRuns: 10, AckWait: 2 * time.Second}
+	workerKey, _ := NewKey()
+	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 30, Steps: 20, Seed: 7, JobRuns: 10, AckWait: 2 * time.Second,
+		TrustWorkers: Trust{PublicKey(workerKey): true}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	nc, err := connect(url, "test", Auth{})
@@ -181,7 +186,6 @@ func TestCampaignRedeliveryAndDuplicates(t *testing.T) {
 	// that died after publishing, before acknowledging, and whose job ran
 	// again).
 	var once sync.Once
-	workerKey, _ := NewKey()
 	w := &Worker{Key: workerKey, Name: "live", Command: strings.Fields(bin + " adapter"), Trust: testTrust, CacheDir: t.TempDir(), OnJob: func(j Job, r Result) {
 		once.Do(func() {
 			data, _ := json.Marshal(&r)
@@ -207,7 +211,7 @@ func TestCoordinatorRestartResumes(t *testing.T) {
 	bin := buildChat(t)
 	url := embedded(t)
 	startWorkers(t, url, 1, bin+" adapter --fixed")
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 60, Steps: 20, Seed: 11, JobRuns: 10}
+	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 60, Steps: 20, Seed: 11, JobRuns: 10, TrustWorkers: testWorkers}
 	ctx, cancel := context.WithCancel(context.Background())
 	first, err := Coordinate(ctx, url, Auth{}, spec, func(p Progress) {
 		if p.Done >= 2 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -21,17 +22,18 @@ type Summary struct {
 	Campaign string
 	Jobs     int
 	// Done counts the jobs with a result; GivenUp those handed out
-	// MaxDeliver times without one (their workers died or hung); Duplicates
-	// the results that came twice (a job redelivered after its result was
+	// MaxDeliver times without one (their workers died or hung) or that
+	// expired first (Expired of them: see Spec.JobTTL); Duplicates the
+	// results that came twice (a job redelivered after its result was
 	// published), counted once.
-	Done, GivenUp, Duplicates int
-	Runs, Steps               int
-	Tally                     conform.Tally
-	Covered                   conform.Covered
-	Failures                  []Failure
-	JobErrors                 []string // why jobs could not run
-	Workers                   map[string]int
-	Seconds                   float64
+	Done, GivenUp, Expired, Duplicates int
+	Runs, Steps                        int
+	Tally                              conform.Tally
+	Covered                            conform.Covered
+	Failures                           []Failure
+	JobErrors                          []string // why jobs could not run
+	Workers                            map[string]int
+	Seconds                            float64
 	// Stripped counts the failures kept without their saved run, report
 	// and path (those after the first MaxDetailedFailures).
 	Stripped int
@@ -75,13 +77,24 @@ type WorkerStat struct {
 	Busy       float64
 }
 
-// Coordinate runs a campaign: it sends the project, publishes the jobs and
-// aggregates the results until every job is done or given up. A
+// Coordinate runs a campaign: it sends the project, publishes the jobs
+// and aggregates the results until every job is done or given up. A
 // coordinator started again with the same spec resumes the campaign from
 // the streams (its consumer is durable, results are keyed by job).
+//
+// Only results signed by spec.TrustWorkers count: a campaign with none is
+// refused (ErrNoTrustedWorkers), as there is no "any signer" (anyone who
+// can read a job could answer it). Jobs are signed and published as they
+// are made, at most maxQueued ahead of the results, each valid for
+// spec.JobTTL; ctx is honoured between any two. When the campaign is done
+// its jobs left on the queue (copies, replays) are purged and the workers
+// are told that it ended.
 func Coordinate(ctx context.Context, url string, auth Auth, spec Spec, progress func(Progress)) (*Summary, error) {
 	if err := spec.defaults(); err != nil {
 		return nil, err
+	}
+	if len(spec.TrustWorkers) == 0 {
+		return nil, ErrNoTrustedWorkers
 	}
 	data, hash, err := makeBundle(spec.ProjectFile)
 	if err != nil {
@@ -90,9 +103,79 @@ func Coordinate(ctx context.Context, url string, auth Auth, spec Spec, progress 
 	return coordinate(ctx, url, auth, spec, data, hash, progress)
 }
 
+// ErrNoTrustedWorkers says that a campaign has no worker whose results
+// would count.
+var ErrNoTrustedWorkers = errors.New("no worker's results would count: a campaign needs the public keys of the workers it trusts " +
+	"(modex campaign --trust-worker KEY|FILE: modex worker prints its key when it starts, and modex keygen FILE makes one for its --key), or local workers")
+
+// maxQueued bounds the jobs a coordinator has published and not yet seen
+// done: it publishes more as results come, so that a campaign of a
+// billion runs neither signs every job before the first runs nor fills the
+// server with them.
+const maxQueued = 4096
+
+// publishBatch bounds the jobs published between two looks at the
+// results.
+const publishBatch = 256
+
+// state is a coordinator's campaign as it runs: what it needs to check a
+// result (the spec, from which any job is made again by its id), the jobs
+// done (a bit each), the jobs it published and is waiting for, and the
+// summary.
+type state struct {
+	spec  Spec
+	id    string
+	hash  string
+	jobs  int
+	trust Trust
+	done  []uint64
+	ndone int
+	// next is the next job to publish; queued the jobs published by this
+	// coordinator and not done yet, with their expiry (Unix seconds).
+	next   int
+	queued map[int]int64
+	// names binds a worker's name to the key it first signed with.
+	names map[string]string
+	sum   *Summary
+}
+
+func newState(spec Spec, id, hash string) *state {
+	jobs := spec.jobCount()
+	return &state{spec: spec, id: id, hash: hash, jobs: jobs, trust: spec.TrustWorkers, done: make([]uint64, (jobs+63)/64),
+		queued: map[int]int64{}, names: map[string]string{},
+		sum: &Summary{Campaign: id, Jobs: jobs, Tally: conform.Tally{}, Workers: map[string]int{},
+			Covered: conform.Covered{States: map[string]bool{}, Transitions: map[string]bool{}}, Key: PublicKey(spec.Key)}}
+}
+
+func (st *state) isDone(j int) bool { return st.done[j/64]&(1<<(j%64)) != 0 }
+
+// markDone marks job j done; false when it already was.
+func (st *state) markDone(j int) bool {
+	if st.isDone(j) {
+		return false
+	}
+	st.done[j/64] |= 1 << (j % 64)
+	st.ndone++
+	delete(st.queued, j)
+	return true
+}
+
+// giveUp marks job j given up (its deliveries used up, or expired).
+func (st *state) giveUp(j int, expired bool) {
+	if j >= 0 && j < st.jobs && st.markDone(j) {
+		st.sum.GivenUp++
+		if expired {
+			st.sum.Expired++
+		}
+	}
+}
+
 // coordinate is Coordinate with the project already bundled (data, its
 // hash) and spec's defaults set.
 func coordinate(ctx context.Context, url string, auth Auth, spec Spec, data []byte, hash string, progress func(Progress)) (*Summary, error) {
+	if len(spec.TrustWorkers) == 0 {
+		return nil, ErrNoTrustedWorkers
+	}
 	start := time.Now()
 	nc, err := connect(url, "modex coordinator", auth)
 	if err != nil {
@@ -103,13 +186,13 @@ func coordinate(ctx context.Context, url string, auth Auth, spec Spec, data []by
 	if err != nil {
 		return nil, err
 	}
-	id, jobs, err := publish(ctx, js, spec, data, hash)
+	id, err := prepare(ctx, js, spec, data, hash)
 	if err != nil {
 		return nil, err
 	}
-	sum := &Summary{Campaign: id, Jobs: len(jobs), Tally: conform.Tally{}, Workers: map[string]int{},
-		Covered: conform.Covered{States: map[string]bool{}, Transitions: map[string]bool{}}, Key: PublicKey(spec.Key)}
-	givenUp, sub, err := watchGivenUp(ctx, nc, js, id, len(jobs), Trust{PublicKey(spec.Key): true})
+	st := newState(spec, id, hash)
+	sum := st.sum
+	givenUp, sub, err := watchGivenUp(ctx, nc, js, id, Trust{PublicKey(spec.Key): true})
 	if err != nil {
 		return nil, err
 	}
@@ -128,21 +211,46 @@ func coordinate(ctx context.Context, url string, auth Auth, spec Spec, data []by
 	}); err != nil {
 		return nil, fmt.Errorf("reading results: %w", err)
 	}
-	done := map[int]bool{}
-	for len(done) < len(jobs) {
-		if err := ctx.Err(); err != nil {
-			sum.Done = len(done) - sum.GivenUp
-			sum.Seconds = time.Since(start).Seconds()
-			return sum, err
+	stopped := func(err error) (*Summary, error) {
+		sum.Done = st.ndone - sum.GivenUp
+		sum.Seconds = time.Since(start).Seconds()
+		return sum, err
+	}
+	// The results already there first, so that a resumed campaign does
+	// not publish again the jobs they did.
+	for ctx.Err() == nil {
+		batch, err := results.FetchNoWait(256)
+		if err != nil {
+			break
 		}
-		select {
-		case j := <-givenUp:
-			if !done[j] {
-				done[j] = true
-				sum.GivenUp++
+		msgs := collect(batch)
+		if len(msgs) == 0 {
+			break
+		}
+		for _, m := range msgs {
+			st.take(m)
+		}
+	}
+	var lastExpiry time.Time
+	for st.ndone < st.jobs {
+		if err := ctx.Err(); err != nil {
+			return stopped(err)
+		}
+		for _, j := range givenUp.drain() {
+			st.giveUp(j, false)
+		}
+		if time.Since(lastExpiry) > time.Second {
+			lastExpiry = time.Now()
+			st.expire(lastExpiry.Unix())
+		}
+		if err := st.publish(ctx, js); err != nil {
+			if ctx.Err() != nil {
+				return stopped(ctx.Err())
 			}
-			continue
-		default:
+			return stopped(err)
+		}
+		if st.ndone >= st.jobs {
+			break
 		}
 		// What has arrived, without waiting for a full batch; else wait
 		// for the next result.
@@ -150,23 +258,26 @@ func coordinate(ctx context.Context, url string, auth Auth, spec Spec, data []by
 		if err == nil {
 			if msgs := collect(batch); len(msgs) > 0 {
 				for _, m := range msgs {
-					sum.take(m, id, jobs, done, spec.TrustWorkers)
+					st.take(m)
 				}
-				report(progress, sum, done, jobs, start)
+				report(progress, st, start)
 				continue
 			}
+		}
+		if st.next < st.jobs && len(st.queued) < maxQueued {
+			continue // more jobs to publish first
 		}
 		batch, err = results.Fetch(1, jetstream.FetchMaxWait(500*time.Millisecond))
 		if err != nil {
 			continue
 		}
 		for _, m := range collect(batch) {
-			sum.take(m, id, jobs, done, spec.TrustWorkers)
+			st.take(m)
 		}
-		report(progress, sum, done, jobs, start)
+		report(progress, st, start)
 	}
-	sum.Done = len(done) - sum.GivenUp
-	if err := recordEnd(ctx, js, id); err != nil {
+	sum.Done = st.ndone - sum.GivenUp
+	if err := finish(ctx, js, spec.Key, id); err != nil {
 		return sum, err
 	}
 	sort.Slice(sum.Failures, func(i, j int) bool { return sum.Failures[i].Seed < sum.Failures[j].Seed })
@@ -175,11 +286,76 @@ func coordinate(ctx context.Context, url string, auth Auth, spec Spec, data []by
 	return sum, nil
 }
 
-// watchGivenUp reports the jobs of campaign id given up: the server's
+// publish signs and publishes the next jobs, as long as fewer than
+// maxQueued are waiting and at most publishBatch at a time, skipping the
+// jobs done (a resumed campaign's); ctx is honoured between any two.
+func (st *state) publish(ctx context.Context, js jetstream.JetStream) error {
+	for n := 0; n < publishBatch && st.next < st.jobs && len(st.queued) < maxQueued; n++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		i := st.next
+		st.next++
+		if st.isDone(i) {
+			continue
+		}
+		expires := time.Now().Add(st.spec.JobTTL).Unix()
+		j := st.spec.job(st.id, st.hash, i, expires)
+		b, _ := json.Marshal(&j)
+		msg, err := signedMsg(st.spec.Key, "modex.jobs."+st.id, b)
+		if err != nil {
+			return err
+		}
+		// Published again after a lost acknowledgement, a job is kept once
+		// (its message id is deduplicated).
+		if err := retry(ctx, setupTries, func(c context.Context) error {
+			_, err := js.PublishMsg(c, msg, jetstream.WithMsgID(fmt.Sprintf("%s/job/%d", st.id, i)))
+			return err
+		}); err != nil {
+			return fmt.Errorf("publishing job %d: %w", i, err)
+		}
+		st.queued[i] = expires
+	}
+	return nil
+}
+
+// expire gives up the jobs published that expired by now (Unix seconds):
+// workers refuse them.
+func (st *state) expire(now int64) {
+	for j, at := range st.queued {
+		if now > at {
+			st.giveUp(j, true)
+		}
+	}
+}
+
+// givenUpJobs collects the jobs the server gave up, from its advisories.
+type givenUpJobs struct {
+	mu   sync.Mutex
+	jobs []int
+}
+
+func (g *givenUpJobs) add(j int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.jobs) < 4*maxQueued { // never more than the jobs waiting
+		g.jobs = append(g.jobs, j)
+	}
+}
+
+func (g *givenUpJobs) drain() []int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := g.jobs
+	g.jobs = nil
+	return out
+}
+
+// watchGivenUp collects the jobs of campaign id given up: the server's
 // advisory names their stream message, which must be a job signed by the
 // coordinator (trust).
-func watchGivenUp(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, id string, jobs int, trust Trust) (chan int, *nats.Subscription, error) {
-	givenUp := make(chan int, jobs)
+func watchGivenUp(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, id string, trust Trust) (*givenUpJobs, *nats.Subscription, error) {
+	givenUp := &givenUpJobs{}
 	sub, err := nc.Subscribe("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+jobsStream+"."+workersName, func(m *nats.Msg) {
 		var adv struct {
 			StreamSeq uint64 `json:"stream_seq"`
@@ -201,10 +377,7 @@ func watchGivenUp(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, id
 			}
 			var j Job
 			if json.Unmarshal(msg.Data, &j) == nil && j.Campaign == id {
-				select { // never block the connection's callbacks
-				case givenUp <- j.ID:
-				default:
-				}
+				givenUp.add(j.ID)
 			}
 			return nil
 		})
@@ -212,16 +385,15 @@ func watchGivenUp(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, id
 	return givenUp, sub, err
 }
 
-// publish sets up the streams, sends the project (once: it is stored by
-// its hash) and publishes the campaign's jobs (once: their message ids are
-// deduplicated), returning the campaign's id and jobs.
-func publish(ctx context.Context, js jetstream.JetStream, spec Spec, bundle []byte, hash string) (string, []Job, error) {
+// prepare sets up the streams and sends the project (once: it is stored
+// by its hash), returning the campaign's id.
+func prepare(ctx context.Context, js jetstream.JetStream, spec Spec, bundle []byte, hash string) (string, error) {
 	var obj jetstream.ObjectStore
 	if err := retry(ctx, setupTries, func(c context.Context) (err error) {
 		_, obj, err = setup(c, js, &spec)
 		return err
 	}); err != nil {
-		return "", nil, err
+		return "", err
 	}
 	if err := retry(ctx, setupTries, func(c context.Context) error {
 		if _, err := obj.GetInfo(c, hash); err == nil {
@@ -230,7 +402,7 @@ func publish(ctx context.Context, js jetstream.JetStream, spec Spec, bundle []by
 		_, err := obj.PutBytes(c, hash, bundle)
 		return err
 	}); err != nil {
-		return "", nil, fmt.Errorf("sending the project: %w", err)
+		return "", fmt.Errorf("sending the project: %w", err)
 	}
 	// A campaign that ended (done, or stopped on purpose) runs afresh when
 	// started again: the run's id counts the ends recorded; one that did
@@ -241,28 +413,12 @@ func publish(ctx context.Context, js jetstream.JetStream, spec Spec, bundle []by
 		ends, err = countEnds(c, js, id)
 		return err
 	}); err != nil {
-		return "", nil, err
+		return "", err
 	}
 	if ends > 0 {
 		id = fmt.Sprintf("%s-%d", id, ends)
 	}
-	jobs := spec.jobs(id, hash)
-	for _, j := range jobs {
-		b, _ := json.Marshal(&j)
-		msg, err := signedMsg(spec.Key, "modex.jobs."+id, b)
-		if err != nil {
-			return "", nil, err
-		}
-		// Published again after a lost acknowledgement, a job is kept once
-		// (its message id is deduplicated).
-		if err := retry(ctx, setupTries, func(c context.Context) error {
-			_, err := js.PublishMsg(c, msg, jetstream.WithMsgID(fmt.Sprintf("%s/job/%d", id, j.ID)))
-			return err
-		}); err != nil {
-			return "", nil, fmt.Errorf("publishing job %d: %w", j.ID, err)
-		}
-	}
-	return id, jobs, nil
+	return id, nil
 }
 
 // add merges a job's result.
@@ -314,29 +470,31 @@ func collect(batch jetstream.MessageBatch) []jetstream.Msg {
 }
 
 // take merges a result message, once per job, and acknowledges it.
-func (s *Summary) take(msg jetstream.Msg, id string, jobs []Job, done map[int]bool, trust Trust) {
-	s.merge(msg.Headers(), msg.Data(), id, jobs, done, trust)
+func (st *state) take(msg jetstream.Msg) {
+	st.merge(msg.Headers(), msg.Data())
 	msg.Ack()
 }
 
 // maxUntrustedWhy bounds the reasons kept for ignored results.
 const maxUntrustedWhy = 5
 
-// merge merges a result (JSON) of campaign id, once per job, when it is
-// signed by a trusted worker (trust nil: any signer) and matches its job:
-// the job's nonce, a run count that adds up. Anything else is counted as
-// untrusted and dropped.
-func (s *Summary) merge(h nats.Header, data []byte, id string, jobs []Job, done map[int]bool, trust Trust) {
-	signer, err := verify(h, data, trust)
+// merge merges a result (JSON) of the campaign, once per job, when it is
+// signed by a trusted worker and matches its job (see check); anything
+// else is counted as untrusted and dropped. The result is the signer's:
+// its worker name is bound to the key that first signed with it (another
+// key's results under that name are shown with the key).
+func (st *state) merge(h nats.Header, data []byte) {
+	s := st.sum
+	signer, err := verify(h, data, st.trust)
 	var r Result
 	if err == nil {
 		err = json.Unmarshal(data, &r)
 	}
-	if err == nil && r.Campaign != id {
+	if err == nil && r.Campaign != st.id {
 		return // another campaign's, on a shared stream
 	}
 	if err == nil {
-		err = r.check(jobs)
+		err = st.check(&r)
 	}
 	if err != nil {
 		s.Untrusted++
@@ -349,47 +507,82 @@ func (s *Summary) merge(h nats.Header, data []byte, id string, jobs []Job, done 
 		}
 		return
 	}
-	if done[r.Job] {
+	if !st.markDone(r.Job) {
 		s.Duplicates++
-	} else {
-		done[r.Job] = true
-		s.add(&r)
+		return
 	}
+	name := cut(r.Worker, 64)
+	if name == "" {
+		name = short(signer)
+	}
+	if key, ok := st.names[name]; !ok {
+		st.names[name] = signer
+	} else if key != signer {
+		name += " (" + short(signer) + ")"
+	}
+	r.Worker = name
+	for i := range r.Failures {
+		r.Failures[i].Worker = name
+	}
+	s.add(&r)
 }
 
-// check matches a result with its job: the job exists, the nonce is its,
-// and the runs add up.
-func (r *Result) check(jobs []Job) error {
-	if r.Job < 0 || r.Job >= len(jobs) {
+// knownVerdicts are the verdicts a result may count.
+var knownVerdicts = map[conform.Verdict]bool{conform.Pass: true, conform.Fail: true, conform.Inconclusive: true, conform.ModelError: true}
+
+// check matches a result with its job, made again from the spec: the job
+// exists, the nonce is its, the figures are not negative, every verdict is
+// a known one with a count that is not negative, the verdicts add up to
+// the job's runs, and the failures are runs of the job.
+func (st *state) check(r *Result) error {
+	if r.Job < 0 || r.Job >= st.jobs {
 		return fmt.Errorf("a result for job %d, which the campaign does not have", r.Job)
 	}
-	if r.Nonce != jobs[r.Job].Nonce {
+	job := st.spec.job(st.id, st.hash, r.Job, 0)
+	if r.Nonce != job.Nonce {
 		return fmt.Errorf("a result for job %d without the job's nonce (forged)", r.Job)
+	}
+	if r.Runs < 0 || r.Steps < 0 || r.Seconds < 0 || r.Dropped < 0 {
+		return fmt.Errorf("a result for job %d with negative figures (%d runs, %d steps, %g s, %d dropped)", r.Job, r.Runs, r.Steps, r.Seconds, r.Dropped)
 	}
 	if r.Error != "" {
 		return nil
 	}
 	n := 0
-	for _, k := range r.Tally {
+	for v, k := range r.Tally {
+		if !knownVerdicts[v] {
+			return fmt.Errorf("a result for job %d with an unknown verdict %q", r.Job, cut(string(v), 40))
+		}
+		if k < 0 || k > job.Runs {
+			return fmt.Errorf("a result for job %d with %d runs of verdict %s, not 0 to %d", r.Job, k, v, job.Runs)
+		}
 		n += k
 	}
-	if r.Runs != jobs[r.Job].Runs || n != r.Runs || len(r.Failures) > r.Runs {
-		return fmt.Errorf("a result for job %d whose runs do not add up (%d runs of %d, verdicts for %d)", r.Job, r.Runs, jobs[r.Job].Runs, n)
+	if r.Runs != job.Runs || n != r.Runs || r.Dropped > r.Runs || len(r.Failures)+r.Dropped > r.Runs {
+		return fmt.Errorf("a result for job %d whose runs do not add up (%d runs of %d, verdicts for %d, %d failures and %d dropped)",
+			r.Job, r.Runs, job.Runs, n, len(r.Failures), r.Dropped)
+	}
+	for _, f := range r.Failures {
+		if f.Seed < job.Seed || f.Seed-job.Seed >= uint64(job.Runs) || f.Step < 0 || f.ShrunkSteps < 0 {
+			return fmt.Errorf("a result for job %d with a failure that is not one of its runs (seed %d, step %d; its seeds are %d to %d)",
+				r.Job, f.Seed, f.Step, job.Seed, job.Seed+uint64(job.Runs)-1)
+		}
 	}
 	return nil
 }
 
-func report(progress func(Progress), sum *Summary, done map[int]bool, jobs []Job, start time.Time) {
+func report(progress func(Progress), st *state, start time.Time) {
 	if progress == nil {
 		return
 	}
+	sum := st.sum
 	per := make(map[string]WorkerStat, len(sum.perWorker))
-	for w, st := range sum.perWorker {
-		per[w] = st
+	for w, ws := range sum.perWorker {
+		per[w] = ws
 	}
 	fresh := append([]Failure(nil), sum.Failures[sum.reported:]...)
 	sum.reported = len(sum.Failures)
-	progress(Progress{Done: len(done), Jobs: len(jobs), Runs: sum.Runs, Steps: sum.Steps, Failures: len(sum.Failures),
+	progress(Progress{Done: st.ndone, Jobs: st.jobs, Runs: sum.Runs, Steps: sum.Steps, Failures: len(sum.Failures),
 		States: len(sum.Covered.States), Workers: len(sum.Workers), Seconds: time.Since(start).Seconds(), PerWorker: per, New: fresh})
 }
 

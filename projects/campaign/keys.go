@@ -17,10 +17,11 @@ import (
 )
 
 // Jobs and results are signed with ed25519 keys in NATS's nkeys form (a
-// public key reads "U…", its seed "SU…"): a coordinator signs each job, a
-// worker runs only jobs signed by a coordinator it trusts and signs its
-// results, bound to the job by a nonce, and the coordinator takes only
-// results signed by a worker it trusts. The signature and the signer's
+// public key reads "U…", its seed "SU…"): a coordinator signs each job,
+// with its expiry, a worker runs only jobs signed by a coordinator it
+// trusts and signs its results, bound to the job by a nonce, and the
+// coordinator takes only results signed by a worker it trusts (always a
+// list of keys: there is no "any signer"). The signature and the signer's
 // public key travel in the message's headers; what is signed is the
 // message's body.
 const (
@@ -193,14 +194,14 @@ func signedMsg(kp nkeys.KeyPair, subject string, data []byte) (*nats.Msg, error)
 // errUntrusted marks a message that is not signed by a trusted key.
 var errUntrusted = errors.New("not signed by a trusted key")
 
-// verify checks a message's signature and returns its signer; trust nil
-// accepts any signer whose signature is good.
+// verify checks a message's signature and returns its signer, who must be
+// in trust (an empty trust accepts no one: there is no "any signer").
 func verify(h nats.Header, data []byte, trust Trust) (string, error) {
 	signer, sig := h.Get(hdrSigner), h.Get(hdrSignature)
 	if signer == "" || sig == "" {
 		return "", fmt.Errorf("%w: unsigned", errUntrusted)
 	}
-	if trust != nil && !trust[signer] {
+	if !trust[signer] {
 		return signer, fmt.Errorf("%w: signed by %s", errUntrusted, short(signer))
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(sig)

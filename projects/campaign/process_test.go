@@ -3,6 +3,7 @@ package campaign
 import (
 	"bufio"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -22,11 +23,16 @@ func TestWorkerProcessKilled(t *testing.T) {
 	modex := buildModex(t)
 	chat := buildChat(t)
 	url := embedded(t)
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 80, Steps: 60, Seed: 31, JobRuns: 10, AckWait: 2 * time.Second}
+	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 80, Steps: 60, Seed: 31, JobRuns: 10, AckWait: 2 * time.Second, TrustWorkers: testWorkers}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	done := coordinateAsync(ctx, t, url, spec)
-	worker := exec.Command(modex, "worker", "--nats", url, "--trust", PublicKey(testKey), "--adapter", chat+" adapter --fixed", "--name", "doomed")
+	seed, _ := testWorkerKey.Seed()
+	keyFile := filepath.Join(t.TempDir(), "worker.nk")
+	if err := os.WriteFile(keyFile, seed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	worker := exec.Command(modex, "worker", "--nats", url, "--trust", PublicKey(testKey), "--key", keyFile, "--adapter", chat+" adapter --fixed", "--name", "doomed")
 	out, _ := worker.StdoutPipe()
 	if err := worker.Start(); err != nil {
 		t.Fatal(err)

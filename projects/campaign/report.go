@@ -21,8 +21,12 @@ func (s *Summary) String() string {
 	if s.Untrusted > 0 {
 		untrusted = fmt.Sprintf(", %d results from untrusted senders ignored", s.Untrusted)
 	}
-	return fmt.Sprintf("campaign %s: %d of %d jobs done, %d given up, %d duplicate results dropped%s; %d runs: %s; %d steps; %s; %.1f s (%.0f runs/s); jobs per worker: %s",
-		s.Campaign, s.Done, s.Jobs, s.GivenUp, s.Duplicates, untrusted, s.Runs, s.Tally, s.Steps,
+	expired := ""
+	if s.Expired > 0 {
+		expired = fmt.Sprintf(" (%d expired)", s.Expired)
+	}
+	return fmt.Sprintf("campaign %s: %d of %d jobs done, %d given up%s, %d duplicate results dropped%s; %d runs: %s; %d steps; %s; %.1f s (%.0f runs/s); jobs per worker: %s",
+		s.Campaign, s.Done, s.Jobs, s.GivenUp, expired, s.Duplicates, untrusted, s.Runs, s.Tally, s.Steps,
 		s.Covered.Coverage(s.Size), s.Seconds, float64(s.Runs)/max(s.Seconds, 0.001), strings.Join(workers, ", "))
 }
 

@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,7 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
 
 	"github.com/modex/modex/projects"
 )
@@ -34,8 +37,20 @@ type Where struct {
 // no URL is given and the local workers, coordinates the campaign (see
 // Coordinate), then stops them. The local workers trust the campaign's key
 // only, run the adapter of the user's own project (never one that came
-// with a bundle), and their results are trusted by key.
+// with a bundle), and their results are trusted by key: on the embedded
+// server only theirs count (no one else reaches it); on a server of the
+// user's, theirs and spec.TrustWorkers' count — with neither, Run refuses
+// (ErrNoTrustedWorkers).
 func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (sum *Summary, err error) {
+	if where.URL == "" && where.Workers <= 0 {
+		return nil, errors.New("a campaign on the embedded server needs at least one local worker: no one else reaches it")
+	}
+	if where.URL != "" && where.Workers <= 0 && len(spec.TrustWorkers) == 0 {
+		return nil, ErrNoTrustedWorkers
+	}
+	if err := spec.Check(); err != nil {
+		return nil, err
+	}
 	data, hash, err := makeBundle(spec.ProjectFile)
 	if err != nil {
 		return nil, err
@@ -77,6 +92,12 @@ func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (
 				Timeout: timeout, Trust: Trust{PublicKey(spec.Key): true}, Key: key, CacheDir: cache})
 		}
 	}
+	// The workers whose results count: a copy of the caller's, with the
+	// local workers' keys.
+	trust := Trust{}
+	for k := range spec.TrustWorkers {
+		trust[k] = true
+	}
 	url, auth := where.URL, where.Auth
 	if url == "" {
 		srv, err := StartEmbedded(where.Dir)
@@ -87,7 +108,7 @@ func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (
 		auth = srv.Auth()
 		// Only this process reaches the embedded server: its workers
 		// are the campaign's, and only theirs are trusted.
-		spec.TrustWorkers = Trust{}
+		trust = Trust{}
 		// The built-in server serves one campaign at a time: jobs left
 		// by another (a coordinator killed) are withdrawn; this
 		// campaign's own are kept, so that it resumes.
@@ -95,11 +116,10 @@ func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (
 			return nil, fmt.Errorf("embedded NATS server: %w", err)
 		}
 	}
-	if spec.TrustWorkers != nil {
-		for _, w := range workers {
-			spec.TrustWorkers[PublicKey(w.Key)] = true
-		}
+	for _, w := range workers {
+		trust[PublicKey(w.Key)] = true
 	}
+	spec.TrustWorkers = trust
 	var wg sync.WaitGroup
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer func() { stopWorkers(); wg.Wait() }()
@@ -117,7 +137,7 @@ func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (
 		// Stopped on purpose (a coordinator that crashes leaves its jobs,
 		// and resumes when started again): its jobs are withdrawn, so
 		// that workers do not run them for nobody.
-		if perr := Withdraw(url, auth, sum.Campaign); perr != nil {
+		if perr := Withdraw(url, auth, sum.Campaign, spec.Key); perr != nil {
 			return sum, fmt.Errorf("%w; its jobs could not be withdrawn: %v", err, perr)
 		}
 	}
@@ -148,15 +168,49 @@ func localAdapter(spec Spec, command string) (argv []string, dir, address string
 }
 
 // Withdraw ends a run of a campaign (id as in Summary.Campaign): its jobs
-// not yet done leave the work queue, and its end is recorded, so that the
-// campaign started again runs afresh.
-func Withdraw(url string, auth Auth, campaign string) error {
+// not yet done leave the work queue, its end is recorded, so that the
+// campaign started again runs afresh, and, with the campaign's key (nil:
+// not), the workers are told that it ended, so that they refuse its jobs
+// if they come again.
+func Withdraw(url string, auth Auth, campaign string, key nkeys.KeyPair) error {
 	return withJS(url, auth, func(js jetstream.JetStream) error {
-		if err := purgeJobs(js, func(c string) bool { return c == campaign }); err != nil {
-			return err
-		}
-		return recordEnd(context.Background(), js, campaign)
+		return finish(context.Background(), js, key, campaign)
 	})
+}
+
+// finish ends a run of a campaign: its jobs left on the queue (not done,
+// or copies and replays of jobs done) are purged, its end is recorded and
+// announced to the workers, signed by key (nil: not announced).
+func finish(ctx context.Context, js jetstream.JetStream, key nkeys.KeyPair, campaign string) error {
+	if err := purgeJobs(js, func(c string) bool { return c == campaign }); err != nil {
+		return fmt.Errorf("withdrawing the campaign's jobs: %w", err)
+	}
+	if err := recordEnd(ctx, js, campaign); err != nil {
+		return err
+	}
+	if key != nil {
+		announceEnd(js.Conn(), key, campaign)
+	}
+	return nil
+}
+
+// endedSubject prefixes the subject on which a coordinator tells the
+// workers that a campaign ended (a signed notice, on no stream: the
+// workers connected then hear it).
+const endedSubject = "modex.ended."
+
+// ended is the notice that a campaign ended.
+type ended struct {
+	Campaign string `json:"ended"`
+}
+
+// announceEnd tells the workers connected that campaign ended.
+func announceEnd(nc *nats.Conn, key nkeys.KeyPair, campaign string) {
+	data, _ := json.Marshal(ended{Campaign: campaign})
+	if m, err := signedMsg(key, endedSubject+campaign, data); err == nil {
+		nc.PublishMsg(m)
+		nc.FlushTimeout(callTimeout)
+	}
 }
 
 // withdrawOthers removes the jobs of every campaign but keep.

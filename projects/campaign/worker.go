@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
 	"go.starlark.net/starlark"
@@ -55,12 +56,18 @@ type Worker struct {
 	// the user's cache folder).
 	CacheDir string
 	// OnJob, when set, is called when a job is done; OnIgnored when a job
-	// is dropped (untrusted, or not a job), with why.
+	// is dropped (untrusted, not a job, expired or come again), with why.
 	OnJob     func(Job, Result)
 	OnIgnored func(why string)
 
-	// Ignored counts the jobs dropped as untrusted.
+	// Ignored counts the jobs dropped as untrusted; Refused the trusted
+	// ones refused as expired, of a campaign that ended, or run here
+	// already (a job captured and published again).
 	Ignored atomic.Int64
+	Refused atomic.Int64
+
+	// seen remembers the jobs run and the campaigns ended.
+	seen seenJobs
 
 	// The implementation stays connected from job to job of the same
 	// project, configuration and command (an adapter may take seconds to
@@ -206,6 +213,18 @@ func (w *Worker) Run(ctx context.Context, url string, auth Auth) error {
 	if err := os.MkdirAll(w.CacheDir, 0o700); err != nil {
 		return err
 	}
+	// The coordinators' notices that a campaign ended: its jobs are
+	// refused from then on (a server that does not let this worker hear
+	// them leaves the jobs' expiry to refuse them).
+	sub, err := nc.Subscribe(endedSubject+">", func(m *nats.Msg) {
+		var e ended
+		if _, err := verify(m.Header, m.Data, w.Trust); err == nil && json.Unmarshal(m.Data, &e) == nil && e.Campaign != "" {
+			w.seen.end(e.Campaign)
+		}
+	})
+	if err == nil {
+		defer sub.Unsubscribe()
+	}
 	defer w.closeImpl()
 	for ctx.Err() == nil {
 		batch, err := cons.Fetch(1, jetstream.FetchMaxWait(time.Second))
@@ -239,6 +258,14 @@ func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, obj jetstre
 		w.Ignored.Add(1)
 		if w.OnIgnored != nil {
 			w.OnIgnored(fmt.Sprintf("a job ignored (%v)", err))
+		}
+		return
+	}
+	if why := w.stale(&job, time.Now()); why != "" {
+		msg.Term()
+		w.Refused.Add(1)
+		if w.OnIgnored != nil {
+			w.OnIgnored(fmt.Sprintf("job %d of campaign %s refused: %s", job.ID, cut(job.Campaign, 40), why))
 		}
 		return
 	}
@@ -278,10 +305,30 @@ func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, obj jetstre
 		msg.Nak()
 		return
 	}
+	w.seen.ran(job.Campaign, job.ID)
 	msg.Ack()
 	if w.OnJob != nil {
 		w.OnJob(job, res)
 	}
+}
+
+// expirySlack is how far apart the clocks of a coordinator and a worker
+// may be.
+const expirySlack = time.Hour
+
+// stale says why a trusted job must not run ("" : it may): it has no
+// expiry or it passed (at now), or it lies further ahead than a
+// coordinator sets; its campaign ended; this worker ran it already.
+func (w *Worker) stale(job *Job, now time.Time) string {
+	switch {
+	case job.Expires == 0:
+		return "it has no expiry (a coordinator older than this worker, or a forgery)"
+	case now.Unix() > job.Expires:
+		return fmt.Sprintf("it expired at %s", time.Unix(job.Expires, 0).UTC().Format(time.RFC3339))
+	case job.Expires > now.Add(MaxJobTTL+expirySlack).Unix():
+		return fmt.Sprintf("it expires at %s, later than a coordinator sets", time.Unix(job.Expires, 0).UTC().Format(time.RFC3339))
+	}
+	return w.seen.refused(job.Campaign, job.ID)
 }
 
 // run runs a job's test runs; problems become the result's Error. A
@@ -380,6 +427,9 @@ const (
 
 // check refuses a job whose sizes are out of bounds.
 func (j *Job) check() error {
+	if j.ID < 0 || j.ID >= MaxJobs {
+		return fmt.Errorf("job %d out of bounds: a campaign has at most %d jobs", j.ID, MaxJobs)
+	}
 	if j.Runs <= 0 || j.Runs > maxJobRuns || j.Steps < 0 || j.Steps > maxJobSteps || j.EndWait < 0 || j.EndWait > 3600 {
 		return fmt.Errorf("job %d out of bounds: %d runs (1 to %d), %d steps (0 to %d), end wait %g s (0 to 3600)",
 			j.ID, j.Runs, maxJobRuns, j.Steps, maxJobSteps, j.EndWait)
