@@ -22,12 +22,13 @@ import (
 func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("campaign", flag.ContinueOnError)
 	config := fs.String("config", "", "configuration name (default: the project's default)")
-	runs := fs.Int("runs", 100, "test runs in all")
+	runs := fs.Int("runs", 100, fmt.Sprintf("test runs in all (1 to %d)", campaign.MaxRuns))
 	steps := fs.Int("steps", 0, fmt.Sprintf("steps per run (default: [test] steps, or %d)", projects.DefaultSteps))
 	seed := fs.Int64("seed", -1, "seed of the first run (default: from the clock)")
 	strategy := fs.String("strategy", "", "random or coverage (default: [test] strategy)")
 	workers := fs.Int("workers", 2, "local workers (with the embedded server; with --nats, 0 starts none here)")
-	jobRuns := fs.Int("job-runs", 10, "runs per job")
+	jobRuns := fs.Int("job-runs", 10, fmt.Sprintf("runs per job (1 to %d; at most %d jobs in all)", campaign.MaxJobRuns, campaign.MaxJobs))
+	jobTTL := fs.Duration("job-ttl", campaign.DefaultJobTTL, fmt.Sprintf("how long a job may be run after it is published (at most %v): workers refuse it later, and it is given up", campaign.MaxJobTTL))
 	natsURL := fs.String("nats", "", "NATS server URL (default: an embedded server with local workers); never printed")
 	auth := natsFlags(fs)
 	adapterCmd := fs.String("adapter", "", "adapter command for the local workers (default: the project's)")
@@ -38,10 +39,27 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 	saveDir := fs.String("save-failures", "", "folder for the failing runs (default: modex/failures in the user's cache folder)")
 	keyFile := fs.String("key", "", "the coordinator's signing key, from modex keygen (with --nats, default: modex/coordinator.nk in the user's config folder, made on first use; embedded: a fresh key)")
 	var trustWorkers listFlag
-	fs.Var(&trustWorkers, "trust-worker", "a worker's public key (U...) or a file of them whose results count (repeatable; default with --nats: any worker's signed result that carries its job's nonce)")
+	fs.Var(&trustWorkers, "trust-worker", "a worker's public key (U...) or a file of them whose results count, besides the local workers' (repeatable; with --nats and --workers 0, required)")
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	switch {
+	case *runs < 1 || *runs > campaign.MaxRuns:
+		return usagef("--runs is 1 to %d, not %d", campaign.MaxRuns, *runs)
+	case *jobRuns < 1 || *jobRuns > campaign.MaxJobRuns:
+		return usagef("--job-runs is 1 to %d, not %d", campaign.MaxJobRuns, *jobRuns)
+	case (*runs+*jobRuns-1) / *jobRuns > campaign.MaxJobs:
+		return usagef("--runs %d in jobs of %d make more than %d jobs: give --job-runs %d or more", *runs, *jobRuns, campaign.MaxJobs, (*runs+campaign.MaxJobs-1)/campaign.MaxJobs)
+	case *jobTTL <= 0 || *jobTTL > campaign.MaxJobTTL:
+		return usagef("--job-ttl is more than 0 and at most %v, not %v", campaign.MaxJobTTL, *jobTTL)
+	case *workers < 0:
+		return usagef("--workers is 0 or more, not %d", *workers)
+	case *natsURL == "" && *workers == 0:
+		return usagef("a campaign on the embedded server needs local workers (--workers 1 or more): no other worker reaches it")
+	case *natsURL != "" && *workers == 0 && len(trustWorkers) == 0:
+		return usagef("with --nats and --workers 0, name the workers whose results count: --trust-worker KEY|FILE " +
+			"(modex worker prints its key when it starts; or make one with modex keygen FILE and give the worker --key FILE)")
 	}
 	ctx, stop := signalContext()
 	defer stop()
@@ -57,11 +75,14 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	spec := campaign.Spec{ProjectFile: p.Path, Config: name, Runs: *runs, Steps: tc.Steps, Seed: tc.Seed, Strategy: string(tc.Strategy),
-		EndWait: tc.EndWait.Seconds(), JobRuns: *jobRuns, AckWait: time.Duration(*ackWait * float64(time.Second)), MaxDeliver: *maxDeliver, Replicas: *replicas}
+		EndWait: tc.EndWait.Seconds(), JobRuns: *jobRuns, JobTTL: *jobTTL, AckWait: time.Duration(*ackWait * float64(time.Second)), MaxDeliver: *maxDeliver, Replicas: *replicas}
 	if sh.on {
 		spec.Shrink = &campaign.Shrinking{Repeats: sh.repeats, Runs: sh.runs, Seconds: sh.seconds}
 	}
-	if err := campaignKeys(&spec, *keyFile, trustWorkers, *natsURL, stdout, stderr); err != nil {
+	if err := spec.Check(); err != nil {
+		return usagef("%v", err)
+	}
+	if err := campaignKeys(&spec, *keyFile, trustWorkers, *natsURL, *workers, stdout, stderr); err != nil {
 		return err
 	}
 	where := campaign.Where{URL: *natsURL, Auth: auth(), Workers: *workers, Adapter: *adapterCmd,
@@ -101,8 +122,9 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 
 // campaignKeys sets the campaign's signing key (--key; with --nats the
 // user's default coordinator key; embedded: left to the campaign) and the
-// workers it trusts (--trust-worker), and says which key workers must trust.
-func campaignKeys(spec *campaign.Spec, keyFile string, trustWorkers listFlag, natsURL string, stdout, stderr io.Writer) error {
+// workers it trusts (--trust-worker; the local ones are added by
+// campaign.Run), and says which key workers must trust.
+func campaignKeys(spec *campaign.Spec, keyFile string, trustWorkers listFlag, natsURL string, workers int, stdout, stderr io.Writer) error {
 	var err error
 	if keyFile == "" && natsURL != "" {
 		if keyFile, err = campaign.DefaultKeyFile(); err != nil {
@@ -127,8 +149,8 @@ func campaignKeys(spec *campaign.Spec, keyFile string, trustWorkers listFlag, na
 	if spec.Key != nil {
 		fmt.Fprintf(stdout, "coordinator key %s (workers: modex worker --trust %s)\n", campaign.PublicKey(spec.Key), campaign.PublicKey(spec.Key))
 	}
-	if natsURL != "" && spec.TrustWorkers == nil {
-		fmt.Fprintf(stderr, "note: results count from any worker whose signed result carries its job's nonce; give --trust-worker KEY to count only your workers'\n")
+	if natsURL != "" && len(spec.TrustWorkers) == 0 {
+		fmt.Fprintf(stderr, "note: only the %d local workers' results count; give --trust-worker KEY|FILE to count other workers' (modex worker prints its key)\n", workers)
 	}
 	return nil
 }
@@ -207,7 +229,8 @@ func cmdWorker(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "job %d of campaign %s (seeds %d-%d): %s, %.1f s\n", j.ID, j.Campaign, j.Seed, j.Seed+uint64(j.Runs)-1, status, r.Seconds)
 	}}
 	w.OnIgnored = func(why string) {
-		fmt.Fprintf(stderr, "%s (%d jobs from untrusted senders ignored)\n", why, w.Ignored.Load())
+		fmt.Fprintf(stderr, "%s (%d jobs from untrusted senders ignored, %d refused as expired, run already or of a campaign that ended)\n",
+			why, w.Ignored.Load(), w.Refused.Load())
 	}
 	for _, p := range strings.Split(*placeholders, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -235,6 +258,9 @@ func cmdWorker(args []string, stdout, stderr io.Writer) error {
 	err = w.Run(ctx, *natsURL, auth())
 	if n := w.Ignored.Load(); n > 0 {
 		fmt.Fprintf(stdout, "%d jobs from untrusted senders ignored\n", n)
+	}
+	if n := w.Refused.Load(); n > 0 {
+		fmt.Fprintf(stdout, "%d jobs refused as expired, run already or of a campaign that ended\n", n)
 	}
 	return err
 }

@@ -43,8 +43,8 @@ const usage = `usage:
                                 check concurrent histories (Jepsen EDN, JSON lines, Jepsen logs)
                                 for linearizability
   modex campaign PROJECT [--config NAME] [--runs N] [--steps M] [--seed S] [--workers K]
-                     [--job-runs J] [--adapter "CMD ..."] [--nats URL [--nats-creds FILE]
-                     [--replicas 3] [--key FILE] [--trust-worker KEY|FILE]]
+                     [--job-runs J] [--job-ttl 168h] [--adapter "CMD ..."] [--nats URL
+                     [--nats-creds FILE] [--replicas 3] [--key FILE] [--trust-worker KEY|FILE]]
                                 a test campaign on NATS JetStream (embedded server and local
                                 workers by default); exit 1 on any failure
   modex worker --nats URL --trust KEY|FILE --adapter "CMD ..." [--dir DIR]

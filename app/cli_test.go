@@ -21,6 +21,7 @@ import (
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/projects/campaign"
 )
 
 func cli(args ...string) (stdout, stderr string, code int) {
@@ -480,9 +481,34 @@ func TestCampaignCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "10 runs: 10 pass, 0 fail") || !regexp.MustCompile(`covered \d+ of \d+ states and \d+ of \d+ transitions`).MatchString(out) {
 		t.Errorf("correct implementation: exit %d\n%s\n%s", code, out, errOut)
 	}
-	_, errOut, code = cli("campaign", "../projects/stack/stack.toml", "--nats", "tls://user:secret@127.0.0.1:1", "--nats-cert", "c.pem", "--workers", "0")
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config")) // the default coordinator key
+	worker, _ := campaign.NewKey()
+	_, errOut, code = cli("campaign", "../projects/stack/stack.toml", "--nats", "tls://user:secret@127.0.0.1:1", "--nats-cert", "c.pem", "--workers", "0",
+		"--trust-worker", campaign.PublicKey(worker))
 	if code == 0 || !strings.Contains(errOut, "needs its key") || strings.Contains(errOut, "secret") {
 		t.Errorf("a certificate without its key: exit %d %q", code, errOut)
+	}
+	// Sizes out of range, and a campaign whose results no one could be
+	// trusted for, are usage errors (issue 51).
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--runs", "0"}, "--runs is 1 to 1000000000, not 0"},
+		{[]string{"--runs", "1000000001"}, "--runs is 1 to 1000000000"},
+		{[]string{"--job-runs", "0"}, "--job-runs is 1 to 100000, not 0"},
+		{[]string{"--job-runs", "100001"}, "--job-runs is 1 to 100000"},
+		{[]string{"--runs", "1000000000", "--job-runs", "10"}, "make more than 10000000 jobs: give --job-runs 100 or more"},
+		{[]string{"--job-ttl", "0s"}, "--job-ttl is more than 0"},
+		{[]string{"--job-ttl", "1000h"}, "at most 720h0m0s"},
+		{[]string{"--steps", "1000001"}, "a run has 0 to 1000000 steps"},
+		{[]string{"--workers", "0"}, "needs local workers"},
+		{[]string{"--nats", "nats://127.0.0.1:1", "--workers", "0"}, "--trust-worker KEY|FILE (modex worker prints its key"},
+	} {
+		_, errOut, code := cli(append([]string{"campaign", "../projects/stack/stack.toml"}, tc.args...)...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d %q, want %q", tc.args, code, errOut, tc.want)
+		}
 	}
 }
 

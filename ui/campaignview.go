@@ -64,7 +64,8 @@ const campaignReportEvery = 200 * time.Millisecond
 
 // StartCampaign runs the test settings as a campaign on NATS JetStream (see
 // package campaign): jobs of runs pulled by the local workers (and by any
-// modex worker attached to the NATS server given), watched live: jobs,
+// modex worker attached to the NATS server given, whose results do not
+// count: the workbench trusts only its own workers), watched live: jobs,
 // runs/s, each worker's rate, states covered over time, failures as they
 // arrive (click one to draw it).
 func (tv *TestView) StartCampaign() {
@@ -86,8 +87,11 @@ func (tv *TestView) StartCampaign() {
 		tv.verdicts.SetText("With the server in Modex, a campaign needs at least one local worker.")
 		return
 	}
-	if workers == 0 { // nothing runs here
-		tv.startCampaign(0)
+	if workers == 0 {
+		// The workbench names no other worker to trust: only its own
+		// results count.
+		tv.verdicts.SetText("A campaign here counts only its local workers' results: start at least one " +
+			"(modex campaign --nats URL --trust-worker KEY counts other workers').")
 		return
 	}
 	command := tv.command()
@@ -131,7 +135,7 @@ func (tv *TestView) startCampaign(workers int) {
 			tv.verdicts.SetText("coordinator key: " + err.Error())
 			return
 		}
-		on += "; workers there run jobs with modex worker --trust " + campaign.PublicKey(spec.Key)
+		on += "; only the local workers' results count (coordinator key " + campaign.PublicKey(spec.Key) + ")"
 	}
 	ctx, gen := tv.newJob(func() {
 		tv.queue = nil

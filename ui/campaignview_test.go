@@ -126,6 +126,7 @@ func TestCampaignStopAndBadSettings(t *testing.T) {
 		{"x", "", "whole number from 0 to 64"},
 		{"65", "", "whole number from 0 to 64"},
 		{"0", "", "at least one local worker"},
+		{"0", "nats://127.0.0.1:1", "counts only its local workers' results"},
 	} {
 		tv.camp.workers.SetText(tc.workers)
 		tv.camp.nats.SetText(tc.nats)
@@ -172,7 +173,8 @@ func TestCampaignStopAndBadSettings(t *testing.T) {
 	b.open("../projects/stack/stack.toml")
 	tv = b.wb.s.test
 	// A server nobody listens on: the campaign ends with the error.
-	tv.camp.workers.SetText("0")
+	tv.adapter.SetText(bin + " good")
+	tv.camp.workers.SetText("1")
 	tv.camp.nats.SetText("nats://user:secret@127.0.0.1:1")
 	done := false
 	tv.camp.OnDone = func(*campaign.Summary, error) { done = true }
