@@ -201,6 +201,9 @@ func (w *Worker) Run(ctx context.Context, url string, auth Auth) error {
 		cons, obj, err = setup(c, js, nil)
 		return err
 	}); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while it set up: not an error
+		}
 		return err
 	}
 	if w.CacheDir == "" {
