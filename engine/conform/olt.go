@@ -564,7 +564,7 @@ func (t *tester) perform(states []model.State, c candidate, label string) ([]mod
 		return nil, nil, &Failure{Kind: FailModel, Message: err.Error()}
 	}
 	if len(next) == 0 {
-		return nil, nil, &Failure{Kind: FailOutput, Message: fmt.Sprintf("%s returned %s", label, CanonJSON(out)), Expected: expected,
+		return nil, nil, &Failure{Kind: FailOutput, Message: fmt.Sprintf("%s returned %s", label, CanonJSON(out)), Expected: expected, Seen: CanonJSON(out),
 			Event: &StepRecord{Kind: model.Controllable, Action: t.info.Actions[c.action].Name, Args: c.args}}
 	}
 	return next, output, nil

@@ -103,6 +103,9 @@ type Failure struct {
 	Message  string       // what happened
 	States   []ModelState // the model states the tester was in
 	Expected []string     // what the model would have accepted
+	// Seen is the output the implementation gave, for a wrong output (its
+	// canonical JSON).
+	Seen string
 	// Event is the failing step itself when it is one — the observable
 	// action the model did not allow, the controllable one refused or
 	// answered wrongly — for drawings of the run; nil otherwise (and in a
