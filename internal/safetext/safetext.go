@@ -111,6 +111,19 @@ func Term(s string) string { return termEscape(s, keepNone) }
 // the rest as Term does (\r too, which would let a line overwrite itself).
 func TermText(s string) string { return termEscape(s, keepLayout) }
 
+// TermIndented is TermText for a multi-line value printed in a report
+// (a crashed adapter's stderr, a model error's traceback): its lines are
+// kept, the ones after the first starting with indent, so that none can
+// pass for a line of the report's own, and trailing line breaks are
+// dropped.
+func TermIndented(s, indent string) string {
+	s = TermText(strings.TrimRight(s, "\n"))
+	if !strings.Contains(s, "\n") {
+		return s
+	}
+	return strings.ReplaceAll(s, "\n", "\n"+indent)
+}
+
 // TermWriter writes to W what is written to it through TermText, call by
 // call: text printed for people, whatever its values, reaches W with no
 // control character but its line breaks and tabs. A rune split across two

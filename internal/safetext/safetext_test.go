@@ -34,6 +34,18 @@ func TestTerm(t *testing.T) {
 	}
 }
 
+func TestTermIndented(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"one line", "one line"},
+		{"exited; stderr:\npanic: \x1b[31mboom\n\tat main.go:3\n\n", "exited; stderr:\n    panic: \\x1b[31mboom\n    \tat main.go:3"},
+		{"refused\r\nrun 2/2: pass", "refused\\r\n    run 2/2: pass"},
+	} {
+		if got := TermIndented(c.in, "    "); got != c.want {
+			t.Errorf("TermIndented(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
 func TestTermPlainNoCopy(t *testing.T) {
 	s := "run 1/10 (seed 4): pass, 12 steps"
 	if n := testing.AllocsPerRun(100, func() { _ = Term(s); _ = TermText(s); _ = XML(s) }); n != 0 {
@@ -165,6 +177,11 @@ func FuzzSafeText(f *testing.F) {
 				if unsafeRune(r) && !(name == "TermText" && keepLayout(r)) {
 					t.Fatalf("%s(%q) = %q holds %U", name, s, out, r)
 				}
+			}
+		}
+		for i, line := range strings.Split(TermIndented(s, "  | "), "\n") {
+			if i > 0 && !strings.HasPrefix(line, "  | ") {
+				t.Fatalf("TermIndented(%q): line %d %q is not indented", s, i, line)
 			}
 		}
 		if Term(Term(s)) != Term(s) || TermText(TermText(s)) != TermText(s) {
