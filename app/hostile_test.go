@@ -188,11 +188,14 @@ func TestHostileTestOutput(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out, errOut, code := printed("test", project, "--config", c.config, "--address", addr, "--runs", "2", "--steps", "5", "--seed", "1", "--save-failures", saveDir)
+			junit := filepath.Join(dir, "junit.xml")
+			out, errOut, code := printed("test", project, "--config", c.config, "--address", addr, "--runs", "2", "--steps", "5", "--seed", "1",
+				"--save-failures", saveDir, "--junit", junit)
 			if code != 1 {
 				t.Fatalf("exit %d\n%s%s", code, out, errOut)
 			}
 			checkPrinted(t, "modex test", out+errOut)
+			checkXML(t, junit)
 			for _, want := range c.want {
 				if !strings.Contains(out, want) {
 					t.Errorf("no %q in\n%s", want, out)
@@ -244,7 +247,7 @@ func exists(path string) bool {
 func TestHostileCommandsOutput(t *testing.T) {
 	project, dir := hostileProject(t)
 	trace, history := filepath.Join(filepath.Dir(project), "trace.jsonl"), filepath.Join(filepath.Dir(project), "history.jsonl")
-	chart, timeline := filepath.Join(dir, "chart.svg"), filepath.Join(dir, "timeline.svg")
+	chart, timeline, graphSVG := filepath.Join(dir, "chart.svg"), filepath.Join(dir, "timeline.svg"), filepath.Join(dir, "graph.svg")
 	for _, c := range []struct {
 		args []string
 		code int
@@ -254,6 +257,7 @@ func TestHostileCommandsOutput(t *testing.T) {
 		{[]string{"check", project}, 0, []string{`ok: hostile\x1b]0;pwned\x07\x1b[2J: model `, `configurations: x; touch pwned #, esc\x1b[31mred\u202e`}, ""},
 		{[]string{"explore", project}, 0, []string{`hostile\x1b]0;pwned\x07\x1b[2J [x; touch pwned #]: 3 states`}, ""},
 		{[]string{"explore", project, "--config", hostileEscConfig}, exitViolation, []string{`[esc\x1b[31mred\u202e]: 2 states`, "1 error state"}, ""},
+		{[]string{"explore", project, "--config", hostileEscConfig, "--out", graphSVG}, exitViolation, []string{"1 error state"}, graphSVG},
 		{[]string{"explore", project, "--format", "dot"}, 0, []string{"digraph modex", `hostile\x1b]0;pwned`}, ""},
 		{[]string{"gen", project}, 0, []string{`"cases"`, `hostile\x1b]0;pwned\x07\x1b[2J [x; touch pwned #]: `}, ""},
 		{[]string{"explore", project, "--config", "nope\x1b[2J\nrun 1/1 (seed 1): pass"}, 1, []string{`no configuration "nope\x1b[2J\nrun 1/1 (seed 1): pass"`}, ""},
@@ -278,7 +282,7 @@ func TestHostileCommandsOutput(t *testing.T) {
 			}
 		}
 		if c.svg != "" {
-			checkSVG(t, c.svg)
+			checkXML(t, c.svg)
 		}
 	}
 	// A PNG written to standard output is its bytes, not escaped text.
@@ -288,9 +292,9 @@ func TestHostileCommandsOutput(t *testing.T) {
 	}
 }
 
-// checkSVG parses an SVG with encoding/xml and checks that its text holds
-// no control character but line breaks and tabs.
-func checkSVG(t *testing.T, path string) {
+// checkXML parses an SVG or a JUnit report with encoding/xml and checks
+// that its text holds no control character but line breaks and tabs.
+func checkXML(t *testing.T, path string) {
 	t.Helper()
 	d := xml.NewDecoder(bytes.NewReader(readFile(t, path)))
 	var text strings.Builder

@@ -160,7 +160,8 @@ func parseXML(doc string) error {
 
 // FuzzSafeText checks the escapers on any input: Term leaves no control
 // character, bidi character or invalid UTF-8, and TermText none but \n and
-// \t, both leaving safe text as it is; Shell's word is terminal-safe and
+// \t, both leaving safe text as it is; TermIndented's later lines all
+// start with its indent; Shell's word is terminal-safe and
 // round-trips through a shell's quoting rules (checked by unquote); XML's
 // text parses with encoding/xml, in an element and in an attribute.
 func FuzzSafeText(f *testing.F) {
