@@ -39,6 +39,17 @@ func plain(s string) bool {
 	return true
 }
 
+// plainLines reports whether p holds only printable ASCII, line breaks
+// and tabs: nothing TermText escapes.
+func plainLines(p []byte) bool {
+	for _, c := range p {
+		if (c < 0x20 && c != '\n' && c != '\t') || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
 // appendRuneEscape appends the escape of an unsafe rune: \n, \r and \t by
 // name, other ASCII controls as \xNN, C1 controls and the bidi characters
 // as \uNNNN (as Go's %q writes them).
@@ -135,6 +146,9 @@ type TermWriter struct {
 
 // Write writes p, escaped, to w.W and returns len(p) when that succeeded.
 func (w *TermWriter) Write(p []byte) (int, error) {
+	if plainLines(p) {
+		return w.W.Write(p) // nothing to escape: not copied
+	}
 	s := TermText(string(p))
 	if _, err := io.WriteString(w.W, s); err != nil {
 		return 0, err

@@ -63,6 +63,10 @@ func TestTermWriter(t *testing.T) {
 	if want := "verdict\\x1b[2K: pass\n\tindented\\u202e\n"; b.String() != want {
 		t.Errorf("wrote %q, want %q", b.String(), want)
 	}
+	b.Reset()
+	if n, err := io.WriteString(w, "run 1/2 (seed 3): pass\n\tplain\n"); err != nil || n != 30 || b.String() != "run 1/2 (seed 3): pass\n\tplain\n" {
+		t.Errorf("plain text: %d, %v, %q", n, err, b.String())
+	}
 	if _, err := (&TermWriter{W: failWriter{}}).Write([]byte("x")); err == nil {
 		t.Error("an error of W is not returned")
 	}
