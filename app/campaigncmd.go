@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/internal/safetext"
 	"github.com/modex/modex/projects"
 	"github.com/modex/modex/projects/campaign"
 )
@@ -65,7 +66,9 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	where := campaign.Where{URL: *natsURL, Auth: auth(), Workers: *workers, Adapter: *adapterCmd,
-		WorkerError: func(name string, err error) { fmt.Fprintf(stderr, "worker %s: %v\n", name, err) }}
+		WorkerError: func(name string, err error) {
+			fmt.Fprintf(stderr, "worker %s: %s\n", safetext.Term(name), safetext.Term(err.Error()))
+		}}
 	on := "on the NATS server given"
 	if where.URL == "" {
 		cache, err := os.UserCacheDir()
@@ -73,11 +76,11 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		where.Dir = filepath.Join(cache, "modex", "nats")
-		on = "on an embedded NATS server (" + where.Dir + ")"
+		on = "on an embedded NATS server (" + safetext.Term(where.Dir) + ")"
 	}
 	printAdapter(stdout, p, m.Info(), *adapterCmd, "")
 	fmt.Fprintf(stdout, "campaign %s [%s]: %d runs of %d steps in jobs of %d, strategy %s, seed %d, %d local workers, %s\n",
-		p.Name, name, spec.Runs, spec.Steps, spec.JobRuns, spec.Strategy, spec.Seed, *workers, on)
+		safetext.Term(p.Name), safetext.Term(name), spec.Runs, spec.Steps, spec.JobRuns, spec.Strategy, spec.Seed, *workers, on)
 	last := time.Now()
 	sum, err := campaign.Run(ctx, spec, where, func(pr campaign.Progress) {
 		if time.Since(last) > 2*time.Second {
@@ -134,14 +137,16 @@ func campaignKeys(spec *campaign.Spec, keyFile string, trustWorkers listFlag, na
 }
 
 // reportCampaign prints a campaign's summary and failures (saved as files).
+// What the workers sent (errors, failures' kinds and messages, notes) is
+// escaped for the terminal: a worker is a network peer.
 func reportCampaign(stdout io.Writer, p *projects.Project, config, path, saveDir string, sum *campaign.Summary) error {
 	for _, e := range sum.JobErrors {
-		fmt.Fprintf(stdout, "job error: %s\n", e)
+		fmt.Fprintf(stdout, "job error: %s\n", safetext.Term(e))
 	}
 	for i, f := range sum.Failures {
-		fmt.Fprintf(stdout, "run with seed %d: FAIL %s at step %d: %s\n", f.Seed, f.Kind, f.Step, f.Message)
+		fmt.Fprintf(stdout, "run with seed %d: FAIL %s at step %d: %s\n", f.Seed, safetext.Term(string(f.Kind)), f.Step, safetext.TermIndented(f.Message, "  | "))
 		if f.ShrunkNote != "" {
-			fmt.Fprintf(stdout, "  %s\n", f.ShrunkNote)
+			fmt.Fprintf(stdout, "  %s\n", safetext.Term(f.ShrunkNote))
 		}
 		if i >= projects.MaxSavedFailures { // as modex test: the first ones
 			if i == projects.MaxSavedFailures {
@@ -150,17 +155,17 @@ func reportCampaign(stdout io.Writer, p *projects.Project, config, path, saveDir
 			continue
 		}
 		if file, err := campaign.SaveFailure(p.Name, config, saveDir, f); err == nil {
-			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: modex test %s --rerun %s\n", file, path, file)
+			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: %s\n", safetext.Term(file), projects.RerunCommand(path, "", file))
 		}
 		if file, err := campaign.SaveShrunk(p.Name, config, saveDir, f); err == nil {
-			fmt.Fprintf(stdout, "  saved: %s\n  rerun it: modex test %s --rerun %s\n", file, path, file)
+			fmt.Fprintf(stdout, "  saved: %s\n  rerun it: %s\n", safetext.Term(file), projects.RerunCommand(path, "", file))
 		}
 	}
 	if sum.Stripped > 0 {
 		fmt.Fprintf(stdout, "%d failures after the first %d are kept without their saved runs (rerun one with modex test --runs 1 --seed S)\n", sum.Stripped, campaign.MaxDetailedFailures)
 	}
 	for _, why := range sum.UntrustedWhy {
-		fmt.Fprintf(stdout, "result ignored: %s\n", why)
+		fmt.Fprintf(stdout, "result ignored: %s\n", safetext.Term(why))
 	}
 	fmt.Fprintln(stdout, sum)
 	switch {
@@ -202,12 +207,12 @@ func cmdWorker(args []string, stdout, stderr io.Writer) error {
 	w := &campaign.Worker{Name: *name, Command: strings.Fields(*adapterCmd), Address: *address, Dir: *dir, OnJob: func(j campaign.Job, r campaign.Result) {
 		status := fmt.Sprintf("%d runs: %s", r.Runs, conform.Tally(r.Tally))
 		if r.Error != "" {
-			status = "could not run: " + r.Error
+			status = "could not run: " + safetext.Term(r.Error)
 		}
-		fmt.Fprintf(stdout, "job %d of campaign %s (seeds %d-%d): %s, %.1f s\n", j.ID, j.Campaign, j.Seed, j.Seed+uint64(j.Runs)-1, status, r.Seconds)
+		fmt.Fprintf(stdout, "job %d of campaign %s (seeds %d-%d): %s, %.1f s\n", j.ID, safetext.Term(j.Campaign), j.Seed, j.Seed+uint64(j.Runs)-1, status, r.Seconds)
 	}}
 	w.OnIgnored = func(why string) {
-		fmt.Fprintf(stderr, "%s (%d jobs from untrusted senders ignored)\n", why, w.Ignored.Load())
+		fmt.Fprintf(stderr, "%s (%d jobs from untrusted senders ignored)\n", safetext.Term(why), w.Ignored.Load())
 	}
 	for _, p := range strings.Split(*placeholders, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -231,7 +236,8 @@ func cmdWorker(args []string, stdout, stderr io.Writer) error {
 	if what == "" {
 		what = "the adapter at " + *address
 	}
-	fmt.Fprintf(stdout, "worker %s (key %s): running jobs of %s with %s\n", *name, campaign.PublicKey(w.Key), strings.Join(w.Trust.Keys(), ", "), what)
+	fmt.Fprintf(stdout, "worker %s (key %s): running jobs of %s with %s\n", safetext.Term(*name), campaign.PublicKey(w.Key),
+		safetext.Term(strings.Join(w.Trust.Keys(), ", ")), safetext.Term(what))
 	err = w.Run(ctx, *natsURL, auth())
 	if n := w.Ignored.Load(); n > 0 {
 		fmt.Fprintf(stdout, "%d jobs from untrusted senders ignored\n", n)

@@ -17,6 +17,7 @@ import (
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/internal/safetext"
 	"github.com/modex/modex/projects"
 )
 
@@ -71,10 +72,17 @@ func (e *usageError) Error() string { return e.msg + "\n" + usage }
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
 // run is the whole program; it returns an error instead of exiting.
+// What the commands print goes through safetext.TermWriter: whatever a
+// model, a project, a trace or an adapter put in it, no control character
+// but line breaks and tabs reaches the terminal (the values in a line are
+// escaped whole, line breaks too, where they are printed: safetext.Term).
+// Exports written to standard output (JSON, DOT, SVG, PNG) are data and
+// bypass it (rawOut).
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return runGUI("", "", "")
 	}
+	stdout, stderr = &safetext.TermWriter{W: stdout}, &safetext.TermWriter{W: stderr}
 	if headless[args[0]] {
 		// The GUI toolkit locks the main goroutine to the main thread
 		// (in an init); a command needs no such thing, and waking a
@@ -98,7 +106,7 @@ func command(args []string, stdout, stderr io.Writer) error {
 	case "test":
 		return cmdTest(args[1:], stdout, stderr)
 	case "gen":
-		return cmdGen(args[1:], stdout)
+		return cmdGen(args[1:], stdout, stderr)
 	case "run":
 		return cmdRun(args[1:], stdout)
 	case "replay":
@@ -117,7 +125,7 @@ func command(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return graph.RenderDOT(context.Background(), dot, graph.Format("json"), args[1], stdout)
+		return graph.RenderDOT(context.Background(), dot, graph.Format("json"), args[1], rawOut(stdout))
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil
@@ -335,7 +343,7 @@ func printDeadlock(w io.Writer, x *explore.Exploration) {
 			}
 		}
 	}
-	path := strings.Join(steps, ", ")
+	path := safetext.Term(strings.Join(steps, ", "))
 	if path == "" {
 		path = "an initial state"
 	}
@@ -360,7 +368,7 @@ func streamJSON(x *explore.Exploration, summary, out string, noTiming bool, stdo
 func writeOut(out, summary string, stdout, stderr io.Writer, write func(io.Writer) error) error {
 	if out == "" {
 		fmt.Fprintln(stderr, summary)
-		return write(stdout)
+		return write(rawOut(stdout))
 	}
 	if err := projects.WriteAtomic(out, write); err != nil {
 		return err
@@ -369,7 +377,18 @@ func writeOut(out, summary string, stdout, stderr io.Writer, write func(io.Write
 	return nil
 }
 
-// Summary is the one-line report of an exploration.
+// rawOut is the writer under w when w escapes text for the terminal
+// (run's safetext.TermWriter): exports to standard output are data, a
+// PNG's bytes or JSON, written as they are.
+func rawOut(w io.Writer) io.Writer {
+	if t, ok := w.(*safetext.TermWriter); ok {
+		return t.W
+	}
+	return w
+}
+
+// Summary is the one-line report of an exploration; the project's and the
+// configuration's names are escaped for the terminal (safetext.Term).
 func Summary(project, config string, x *explore.Exploration) string {
 	st := x.Stats
 	end := st.Ending()
@@ -385,7 +404,7 @@ func Summary(project, config string, x *explore.Exploration) string {
 		extra += ", " + explore.Count(st.Deadlocks, "deadlock")
 	}
 	return fmt.Sprintf("%s [%s]: %s, %d tried, %.3f s, %s%s",
-		project, config, x.SizeText(), st.Tried, st.Seconds, end, extra)
+		safetext.Term(project), safetext.Term(config), x.SizeText(), st.Tried, st.Seconds, end, extra)
 }
 
 func cmdCheck(args []string, stdout io.Writer) error {
@@ -429,7 +448,7 @@ func cmdCheck(args []string, stdout io.Writer) error {
 		kinds[a.Kind]++
 	}
 	fmt.Fprintf(stdout, "ok: %s: model %s (%d variables; %d controllable, %d observable, %d internal actions); configurations: %s\n",
-		p.Name, p.Model, len(info.Vars), kinds[model.Controllable], kinds[model.Observable], kinds[model.Internal], listSome(p.ConfigNames(), 20))
+		safetext.Term(p.Name), safetext.Term(p.Model), len(info.Vars), kinds[model.Controllable], kinds[model.Observable], kinds[model.Internal], listSome(p.ConfigNames(), 20))
 	return nil
 }
 
@@ -464,12 +483,14 @@ func signalContext() (context.Context, context.CancelFunc) {
 // report before it exits anyway.
 const signalGrace = 5 * time.Second
 
-// listSome joins the first n names, saying how many more there are.
+// listSome joins the first n names, escaped for the terminal, saying how
+// many more there are.
 func listSome(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
+	more := ""
+	if len(names) > n {
+		names, more = names[:n], fmt.Sprintf(", … and %d more", len(names)-n)
 	}
-	return strings.Join(names[:n], ", ") + fmt.Sprintf(", … and %d more", len(names)-n)
+	return safetext.Term(strings.Join(names, ", ")) + more
 }
 
 // MinimizedWords says what minimising x gave: "minimised (bisimulation):
@@ -496,10 +517,10 @@ func exportDoc(x *explore.Exploration, quotient string) (*graph.Doc, string, err
 		chose = "\noverview by depth: no grouping, property or variable gives 3 to 30 classes:"
 		if cs[0].Readable() {
 			quotient = cs[0].By
-			chose = "\noverview by " + quotient + ", chosen from the model's structure (readable classes, fewest arcs between them):"
+			chose = "\noverview by " + safetext.Term(quotient) + ", chosen from the model's structure (readable classes, fewest arcs between them):"
 		}
 		for _, c := range cs {
-			chose += "\n  " + c.Words()
+			chose += "\n  " + safetext.Term(c.Words())
 		}
 	}
 	q, _, err := x.QuotientBy(quotient, "--quotient")

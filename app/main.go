@@ -16,6 +16,7 @@ import (
 	"os"
 
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/internal/safetext"
 )
 
 func main() {
@@ -27,9 +28,22 @@ func main() {
 	err := run(os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "modex:", err)
+		fmt.Fprintln(os.Stderr, errorText(err))
 	}
 	os.Exit(exitCode(err))
+}
+
+// errorText is how modex prints an error: "modex: " and the message,
+// escaped for the terminal (a model's fail() or an adapter's stderr in it
+// sends no escape sequence), its later lines indented so that none reads
+// as a line of the command's output (safetext.TermIndented); a usage
+// error's message on one line, then the usage.
+func errorText(err error) string {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return "modex: " + safetext.Term(ue.msg) + "\n" + usage
+	}
+	return "modex: " + safetext.TermIndented(err.Error(), "  ")
 }
 
 // exitCode maps an error to the exit code: 0 ok, 1 model or project error

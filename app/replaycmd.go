@@ -14,6 +14,7 @@ import (
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/internal/safetext"
 )
 
 // traceFiles expands folders into the trace files they hold.
@@ -113,7 +114,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 				return err
 			}
 			unread++
-			fmt.Fprintf(stdout, "%s: not replayed: %v\n", f, err)
+			fmt.Fprintf(stdout, "%s: not replayed: %s\n", safetext.Term(f), safetext.Term(err.Error()))
 			verdict, detail = "error", conform.ShortText(err.Error())
 		} else {
 			counts[verdict]++
@@ -123,10 +124,10 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	if len(rows) > 1 {
 		fmt.Fprintf(stdout, "\n%-32s %-13s %s\n", "trace", "verdict", "")
 		for _, r := range rows {
-			fmt.Fprintf(stdout, "%-32s %-13s %s\n", r.file, r.verdict, r.detail)
+			fmt.Fprintf(stdout, "%-32s %-13s %s\n", safetext.Term(r.file), r.verdict, safetext.Term(r.detail))
 		}
 	}
-	summary := fmt.Sprintf("%s [%s]: %s: %s", p.Name, name, explore.Count(len(files), "trace"), counts)
+	summary := fmt.Sprintf("%s [%s]: %s: %s", safetext.Term(p.Name), safetext.Term(name), explore.Count(len(files), "trace"), counts)
 	if unread > 0 {
 		summary += fmt.Sprintf(", %d could not be read", unread)
 	}
@@ -186,7 +187,7 @@ func (r *replayOne) file(f string) (conform.Verdict, string, error) {
 	}
 	if r.shrink && res.Verdict == conform.Fail {
 		if err := shrinkTrace(r.ctx, r.stdout, f, r.m, r.cfg, r.rc); err != nil {
-			fmt.Fprintf(r.stdout, "  shrinking: %v\n", err)
+			fmt.Fprintf(r.stdout, "  shrinking: %s\n", safetext.Term(err.Error()))
 		}
 	}
 	return res.Verdict, detail, nil
@@ -211,15 +212,16 @@ func replayChart(stdout io.Writer, path, title string, res *conform.ReplayResult
 	if err := writeChart(path, graph.ReplayChart(title, res)); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "  sequence chart: %s\n", path)
+	fmt.Fprintf(stdout, "  sequence chart: %s\n", safetext.Term(path))
 	return nil
 }
 
-// printReplay prints a trace's verdict and divergence; it returns the
-// detail for the summary table.
+// printReplay prints a trace's verdict and divergence, what came from the
+// trace and the model escaped for the terminal; it returns the detail for
+// the summary table.
 func printReplay(stdout io.Writer, f string, res *conform.ReplayResult) string {
 	detail := fmt.Sprintf("%d of %s reproduced, at most %s, %.3f s", res.Matched, explore.Count(res.Total, "event"), explore.Count(res.MaxStates, "candidate state"), res.Seconds)
-	fmt.Fprintf(stdout, "%s: %s (%s)\n", f, res.Verdict, detail)
+	fmt.Fprintf(stdout, "%s: %s (%s)\n", safetext.Term(f), res.Verdict, detail)
 	switch {
 	case res.Failure != nil:
 		fl := res.Failure
@@ -232,23 +234,23 @@ func printReplay(stdout io.Writer, f string, res *conform.ReplayResult) string {
 			head = "MODEL ERROR (no verdict about the implementation)"
 		}
 		if fl.Event == "" {
-			fmt.Fprintf(stdout, "  %s at the end of the trace: %s\n", head, fl.Message)
+			fmt.Fprintf(stdout, "  %s at the end of the trace: %s\n", head, safetext.TermIndented(fl.Message, "  | "))
 		} else {
-			fmt.Fprintf(stdout, "  %s at %s: %s\n  %s\n", head, where, fl.Event, fl.Message)
+			fmt.Fprintf(stdout, "  %s at %s: %s\n  %s\n", head, where, safetext.Term(fl.Event), safetext.TermIndented(fl.Message, "  | "))
 		}
 		for i, st := range fl.States {
 			if i == 5 {
 				fmt.Fprintf(stdout, "  … and %d more candidate states\n", len(fl.States)-5)
 				break
 			}
-			fmt.Fprintf(stdout, "  candidate state: %s\n", st)
+			fmt.Fprintf(stdout, "  candidate state: %s\n", safetext.Term(st.String()))
 		}
 		if len(fl.Expected) > 0 {
-			fmt.Fprintf(stdout, "  they would have accepted: %s\n", strings.Join(fl.Expected, ", "))
+			fmt.Fprintf(stdout, "  they would have accepted: %s\n", safetext.Term(strings.Join(fl.Expected, ", ")))
 		}
 		detail = fmt.Sprintf("at event %d: %s", fl.Index+1, fl.Event)
 	case res.Reason != "":
-		fmt.Fprintf(stdout, "  inconclusive: %s\n", res.Reason)
+		fmt.Fprintf(stdout, "  inconclusive: %s\n", safetext.Term(res.Reason))
 		detail = res.Reason
 	}
 	return detail
@@ -266,9 +268,9 @@ func shrinkTrace(ctx context.Context, stdout io.Writer, f string, m model.Model,
 		return err
 	}
 	last := recs[n-1].Line
-	fmt.Fprintf(stdout, "  shrunk: %d records (from %d): the first %d already fail, up to line %d of %s\n", n, len(recs), n, last, f)
+	fmt.Fprintf(stdout, "  shrunk: %d records (from %d): the first %d already fail, up to line %d of %s\n", n, len(recs), n, last, safetext.Term(f))
 	if fl := res.Failure; fl != nil {
-		fmt.Fprintf(stdout, "  FAIL at event %d (line %d): %s\n", fl.Index+1, fl.Line, fl.Message)
+		fmt.Fprintf(stdout, "  FAIL at event %d (line %d): %s\n", fl.Index+1, fl.Line, safetext.TermIndented(fl.Message, "  | "))
 	}
 	return nil
 }

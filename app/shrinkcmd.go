@@ -12,6 +12,7 @@ import (
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/internal/safetext"
 	"github.com/modex/modex/projects"
 )
 
@@ -49,7 +50,7 @@ type shrinkJob struct {
 // the model allowed) and saves the shrunk run next to the original.
 func shrink(ctx context.Context, stdout io.Writer, j shrinkJob) error {
 	fmt.Fprintf(stdout, "shrinking %s: %d steps, failure %s; up to %d runs or %.0f s, each candidate run up to %d times\n",
-		j.file, len(j.saved.Trace), j.saved.Failure.Kind, j.flags.runs, j.flags.seconds, j.flags.repeats)
+		safetext.Term(j.file), len(j.saved.Trace), safetext.Term(string(j.saved.Failure.Kind)), j.flags.runs, j.flags.seconds, j.flags.repeats)
 	last := time.Now()
 	res, err := conform.Shrink(ctx, j.m, j.cfg, j.impl, j.tc, j.saved, conform.ShrinkConfig{
 		Repeats: j.flags.repeats, MaxRuns: j.flags.runs, MaxTime: time.Duration(j.flags.seconds * float64(time.Second)),
@@ -68,6 +69,6 @@ func shrink(ctx context.Context, stdout io.Writer, j shrinkJob) error {
 	if err != nil {
 		return fmt.Errorf("saving the shrunk run: %w", err)
 	}
-	fmt.Fprintf(stdout, "  saved: %s\n  rerun it: modex test %s --rerun %s\n", file, j.path, file)
+	fmt.Fprintf(stdout, "  saved: %s\n  rerun it: %s\n", safetext.Term(file), projects.RerunCommand(j.path, "", file))
 	return nil
 }

@@ -5,17 +5,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/internal/safetext"
 	"github.com/modex/modex/projects"
 )
 
-func cmdGen(args []string, stdout io.Writer) error {
+func cmdGen(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	config := fs.String("config", "", "configuration name (default: the project's default)")
 	coverage := fs.String("coverage", "transitions", "transitions (a Chinese-postman tour), states (shortest paths), or state:ID")
@@ -36,7 +36,7 @@ func cmdGen(args []string, stdout io.Writer) error {
 		return err
 	}
 	if !x.Stats.Complete {
-		fmt.Fprintf(stdout, "warning: the exploration stopped (%s); the suite covers the part explored\n", x.Stats.StoppedBy)
+		fmt.Fprintf(stdout, "warning: the exploration stopped (%s); the suite covers the part explored\n", safetext.Term(x.Stats.StoppedBy))
 	}
 	g := x.Graph()
 	var s *explore.Suite
@@ -72,15 +72,15 @@ func cmdGen(args []string, stdout io.Writer) error {
 		return err
 	}
 	s.Model, s.Config = m.Info().Name, name
-	summary := fmt.Sprintf("%s [%s]: %s", p.Name, name, s.Summary())
+	summary := fmt.Sprintf("%s [%s]: %s", safetext.Term(p.Name), safetext.Term(name), s.Summary())
 	if len(s.Dead) > 0 {
 		summary += fmt.Sprintf("; dead states left out: %s", strings.Join(s.Dead, " "))
 	}
 	if *out == "" {
-		if err := s.WriteJSON(stdout); err != nil {
+		if err := s.WriteJSON(rawOut(stdout)); err != nil {
 			return err
 		}
-		fmt.Fprintln(os.Stderr, summary)
+		fmt.Fprintln(stderr, summary)
 		return nil
 	}
 	var b strings.Builder
@@ -134,19 +134,19 @@ func cmdRun(args []string, stdout io.Writer) error {
 	tr := &conform.TestResult{Seconds: res.Seconds}
 	for i, c := range res.Cases {
 		counts[c.Verdict]++
-		line := fmt.Sprintf("%s: %s after %d of %d steps", c.Name, c.Verdict, c.Steps, suite.Cases[i].Actions())
+		line := fmt.Sprintf("%s: %s after %d of %d steps", safetext.Term(c.Name), c.Verdict, c.Steps, suite.Cases[i].Actions())
 		if c.Reason != "" {
-			line += " (" + c.Reason + ")"
+			line += " (" + safetext.Term(c.Reason) + ")"
 		}
 		fmt.Fprintln(stdout, line)
 		run := conform.RunResult{Run: i + 1, Verdict: c.Verdict, Failure: c.Failure, Reason: c.Reason, Seconds: c.Seconds}
 		if c.Failure != nil {
-			fmt.Fprintf(stdout, "  FAIL %s at step %d: %s\n", c.Failure.Kind, c.Failure.Step, c.Failure.Message)
+			fmt.Fprintf(stdout, "  FAIL %s at step %d: %s\n", c.Failure.Kind, c.Failure.Step, safetext.TermIndented(c.Failure.Message, "  | "))
 			for _, st := range c.Failure.States {
-				fmt.Fprintf(stdout, "  model state: %s\n", st)
+				fmt.Fprintf(stdout, "  model state: %s\n", safetext.Term(st.String()))
 			}
 			if len(c.Failure.Expected) > 0 {
-				fmt.Fprintf(stdout, "  the model allowed: %s\n", strings.Join(c.Failure.Expected, ", "))
+				fmt.Fprintf(stdout, "  the model allowed: %s\n", safetext.Term(strings.Join(c.Failure.Expected, ", ")))
 			}
 		}
 		tr.Runs = append(tr.Runs, run)
@@ -154,7 +154,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 			shrinkCase(ctx, stdout, m, cfg, impl, suite.Cases[i], c, tc)
 		}
 	}
-	fmt.Fprintf(stdout, "%s [%s] %s: %s: %s; %.2f s\n", p.Name, name, pos[1], explore.Count(len(res.Cases), "case"), counts, res.Seconds)
+	fmt.Fprintf(stdout, "%s [%s] %s: %s: %s; %.2f s\n", safetext.Term(p.Name), safetext.Term(name), safetext.Term(pos[1]), explore.Count(len(res.Cases), "case"), counts, res.Seconds)
 	if *junit != "" {
 		if err := writeJUnit(*junit, p.Name, name, tr); err != nil {
 			return err
@@ -174,12 +174,12 @@ func cmdRun(args []string, stdout io.Writer) error {
 func shrinkCase(ctx context.Context, stdout io.Writer, m model.Model, cfg *explore.Config, impl conform.Implementation, c explore.SuiteCase, cr conform.CaseResult, tc conform.TestConfig) {
 	n, res, err := conform.ShrinkCase(ctx, m, cfg, impl, c, tc, cr.Failure.Kind, 3)
 	if err != nil {
-		fmt.Fprintf(stdout, "  shrinking: %v\n", err)
+		fmt.Fprintf(stdout, "  shrinking: %s\n", safetext.Term(err.Error()))
 		return
 	}
 	if res.Failure == nil {
 		fmt.Fprintf(stdout, "  shrinking: no shorter prefix of the case fails with %s\n", cr.Failure.Kind)
 		return
 	}
-	fmt.Fprintf(stdout, "  shrunk: the first %d of its %d steps already fail: %s at step %d: %s\n", n, len(c.Steps), res.Failure.Kind, res.Failure.Step, res.Failure.Message)
+	fmt.Fprintf(stdout, "  shrunk: the first %d of its %d steps already fail: %s at step %d: %s\n", n, len(c.Steps), res.Failure.Kind, res.Failure.Step, safetext.TermIndented(res.Failure.Message, "  | "))
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/internal/safetext"
 	"github.com/modex/modex/projects"
 )
 
@@ -123,9 +124,9 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if saved != nil {
-		fmt.Fprintf(stdout, "rerunning %s: %s [%s], %d saved steps, seed %d\n", *rerunFile, p.Name, name, len(saved.Trace), tc.Seed)
+		fmt.Fprintf(stdout, "rerunning %s: %s [%s], %d saved steps, seed %d\n", safetext.Term(*rerunFile), safetext.Term(p.Name), safetext.Term(name), len(saved.Trace), tc.Seed)
 	} else {
-		fmt.Fprintf(stdout, "testing %s [%s]: %s of %s, strategy %s, seed %d\n", p.Name, name, explore.Count(tc.Runs, "run"), explore.Count(tc.Steps, "step"), tc.Strategy, tc.Seed)
+		fmt.Fprintf(stdout, "testing %s [%s]: %s of %s, strategy %s, seed %d\n", safetext.Term(p.Name), safetext.Term(name), explore.Count(tc.Runs, "run"), explore.Count(tc.Steps, "step"), tc.Strategy, tc.Seed)
 	}
 	res, err := conform.Test(ctx, m, cfg, impl, tc)
 	if err != nil {
@@ -138,7 +139,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 		size = conform.ModelSize{}
 	}
 	fmt.Fprintf(stdout, "%s [%s]: %s: %s; %s; %s; %.2f s\n",
-		p.Name, name, explore.Count(len(res.Runs), "run"), counts, explore.Count(res.Steps, "step"), res.Coverage(size), res.Seconds)
+		safetext.Term(p.Name), safetext.Term(name), explore.Count(len(res.Runs), "run"), counts, explore.Count(res.Steps, "step"), res.Coverage(size), res.Seconds)
 	if *junit != "" {
 		if err := writeJUnit(*junit, p.Name, name, res); err != nil {
 			return err
@@ -153,7 +154,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	if sh.on && rep.firstSaved != "" {
 		first := conform.SaveRun(p.Name, name, tc, *rep.first)
 		if err := shrink(ctx, stdout, shrinkJob{path: path, file: rep.firstSaved, m: m, cfg: cfg, impl: impl, tc: tc, saved: first, flags: *sh}); err != nil {
-			fmt.Fprintf(stdout, "shrinking: %v\n", err)
+			fmt.Fprintf(stdout, "shrinking: %s\n", safetext.Term(err.Error()))
 		}
 	}
 	return exitVerdict(counts, len(res.Runs))
@@ -173,7 +174,8 @@ type testReport struct {
 }
 
 // reportRuns prints each run's verdict and, for failures, the trace, the
-// model state and where the run was saved; it returns the verdict tally.
+// model state, where the run was saved and the command lines that run it
+// again (quoted for a shell); it returns the verdict tally.
 func reportRuns(stdout io.Writer, res *conform.TestResult, tc conform.TestConfig, rep *testReport) conform.Tally {
 	counts := conform.Tally{}
 	for i := range res.Runs {
@@ -181,7 +183,7 @@ func reportRuns(stdout io.Writer, res *conform.TestResult, tc conform.TestConfig
 		counts[r.Verdict]++
 		line := fmt.Sprintf("run %d/%d (seed %d): %s, %d steps", r.Run, tc.Runs, r.Seed, r.Verdict, r.Actions)
 		if r.Reason != "" {
-			line += " (" + r.Reason + ")"
+			line += " (" + safetext.Term(r.Reason) + ")"
 		}
 		fmt.Fprintln(stdout, line)
 		if r.Failure == nil {
@@ -196,16 +198,15 @@ func reportRuns(stdout io.Writer, res *conform.TestResult, tc conform.TestConfig
 				fmt.Fprintf(stdout, "  (not saved, nor the later failing runs: a test saves its first %d)\n", projects.MaxSavedFailures)
 			}
 		} else if file, err := projects.SaveFailure(rep.saveDir, rep.project, rep.config, tc, r); err != nil {
-			fmt.Fprintf(stdout, "  (the run could not be saved: %v)\n", err)
+			fmt.Fprintf(stdout, "  (the run could not be saved: %s)\n", safetext.Term(err.Error()))
 		} else {
 			rep.saved++
-			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: modex test %s --rerun %s\n", file, rep.path, file)
+			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: %s\n", safetext.Term(file), projects.RerunCommand(rep.path, "", file))
 			if rep.first == nil && r.Verdict == conform.Fail {
 				rep.first, rep.firstSaved = &res.Runs[i], file
 			}
 		}
-		fmt.Fprintf(stdout, "  same choices again (timing may differ): modex test %s --config %s --runs 1 --seed %d --steps %d --strategy %s\n",
-			rep.path, rep.config, r.Seed, tc.Steps, tc.Strategy)
+		fmt.Fprintf(stdout, "  same choices again (timing may differ): %s\n", projects.SameChoicesCommand(rep.path, rep.config, r.Seed, tc.Steps, tc.Strategy))
 	}
 	return counts
 }
@@ -233,15 +234,15 @@ func rerunVerdict(stdout io.Writer, saved *conform.SavedRun, res *conform.TestRe
 	}
 	switch {
 	case r.Failure != nil && r.Failure.Kind == want:
-		fmt.Fprintf(stdout, "reproduced: the run failed again with %s at step %d (saved: step %d)\n", want, r.Failure.Step, saved.Failure.Step)
+		fmt.Fprintf(stdout, "reproduced: the run failed again with %s at step %d (saved: step %d)\n", safetext.Term(string(want)), r.Failure.Step, saved.Failure.Step)
 		return fmt.Errorf("the saved failure reproduced")
 	case r.Failure != nil:
-		fmt.Fprintf(stdout, "failed differently: %s at step %d (saved: %s)\n", r.Failure.Kind, r.Failure.Step, want)
+		fmt.Fprintf(stdout, "failed differently: %s at step %d (saved: %s)\n", r.Failure.Kind, r.Failure.Step, safetext.Term(string(want)))
 		return fmt.Errorf("the rerun failed (%s)", r.Failure.Kind)
 	default:
 		fmt.Fprintf(stdout, "could not reproduce: the rerun ended %s", r.Verdict)
 		if r.Reason != "" {
-			fmt.Fprintf(stdout, " (%s)", r.Reason)
+			fmt.Fprintf(stdout, " (%s)", safetext.Term(r.Reason))
 		}
 		fmt.Fprintln(stdout, "; the implementation's timing may differ from the saved run's")
 		return nil
@@ -348,15 +349,15 @@ func writeJUnit(path, project, config string, res *conform.TestResult) error {
 }
 
 // printAdapter says which implementation a command is about to reach: the
-// command line it starts (running modex is consent to run it) or the
-// address it dials.
+// command line it starts (running modex is consent to run it), its words
+// quoted for a shell, or the address it dials.
 func printAdapter(w io.Writer, p *projects.Project, info *model.ModelInfo, command, address string) {
 	argv, dir, addr := p.AdapterLaunch(info, command, address)
 	switch {
 	case argv == nil:
-		fmt.Fprintf(w, "implementation: the adapter at %s\n", addr)
+		fmt.Fprintf(w, "implementation: the adapter at %s\n", safetext.Term(addr))
 	case len(argv) > 0:
-		fmt.Fprintf(w, "implementation: %s (in %s)\n", strings.Join(argv, " "), dir)
+		fmt.Fprintf(w, "implementation: %s (in %s)\n", safetext.Command(argv...), safetext.Term(dir))
 	}
 }
 
@@ -374,7 +375,7 @@ func runChart(stdout io.Writer, path, project, config string, res *conform.TestR
 	if err := writeChart(path, graph.RunChart(title, r)); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "sequence chart of run %d: %s\n", r.Run, path)
+	fmt.Fprintf(stdout, "sequence chart of run %d: %s\n", r.Run, safetext.Term(path))
 	return nil
 }
 
