@@ -402,7 +402,7 @@ func SavedChart(title string, s *conform.SavedRun) *Chart {
 		if printedObject(st.Output) {
 			out = namedObject(st.Output)
 		}
-		b.add(kind, label, s.Dropped+i+1, parts, out, "", "", false)
+		b.add(kind, label, s.Dropped+i+1, parts, out, "", "", st.Failing)
 	}
 	c := b.c
 	c.Dropped = s.Dropped
