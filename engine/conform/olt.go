@@ -307,6 +307,9 @@ type onlineRun struct {
 // fail ends the run with a failure in states, found after the steps taken
 // so far (an invariant broken by the last step, a crash while waiting, …).
 func (r *onlineRun) fail(kind FailureKind, msg string, states []model.State, expected []string) bool {
+	if r.t.cutShort() {
+		return r.inconclusive("cancelled")
+	}
 	r.res.Verdict, r.res.Failure = r.t.failed(kind, r.res.Actions, msg, states, expected)
 	return true
 }
@@ -322,6 +325,19 @@ func (t *tester) failed(kind FailureKind, step int, msg string, states []model.S
 	return v, &Failure{Kind: kind, Step: step, Message: ShortText(msg), States: t.describe(states), Expected: shortAll(expected)}
 }
 
+// cutShort reports whether the test was stopped (Ctrl-C, a cancelled
+// context; not the memory budget, whose stop is the model's error): a
+// failure seen from then on may be the stop's own doing — the model's code
+// cancelled, the implementation's reset or answer cut off — and a run
+// that ends then is cut short, with no verdict either way.
+func (t *tester) cutShort() bool {
+	if t.ctx.Err() == nil {
+		return false
+	}
+	_, memory := model.MemoryExceeded(t.ctx)
+	return !memory
+}
+
 // memoryStop says, for a run stopped for why, whether it was the model
 // exceeding its memory budget (a model error), and the message.
 func (t *tester) memoryStop(why string) (string, bool) {
@@ -334,6 +350,9 @@ func (t *tester) memoryStop(why string) (string, bool) {
 // failAction ends the run with a failure of the action about to be the
 // next step (refused, a wrong output, an observable the model forbids).
 func (r *onlineRun) failAction(f *Failure, states []model.State) bool {
+	if r.t.cutShort() {
+		return r.inconclusive("cancelled")
+	}
 	f.Step = r.res.Actions + 1
 	f.Message, f.Expected = ShortText(f.Message), shortAll(f.Expected)
 	if f.States == nil && states != nil {
@@ -392,6 +411,10 @@ func (t *tester) run(n int, seed uint64) RunResult {
 		t.visit(states)
 		for !r.step() {
 		}
+	}
+	if r.res.Verdict == Pass && t.cutShort() {
+		// Ended as the test was stopped: cut short, never a pass.
+		r.inconclusive("cancelled")
 	}
 	r.res.Seconds = time.Since(start).Seconds()
 	return r.res
