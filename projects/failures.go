@@ -96,12 +96,12 @@ func SafeName(s string) string {
 // saving the same run each keep theirs. The file appears whole (written
 // under a temporary name, then linked to its name, which fails if taken).
 func WriteNew(dir, base, ext string, data []byte) (string, error) {
-	f, err := os.CreateTemp(dir, ".new-*.tmp")
+	f, err := CreateTemp(dir, ".new-*.tmp")
 	if err != nil {
 		return "", err
 	}
 	tmp := f.Name()
-	defer os.Remove(tmp)
+	defer RemoveTemp(tmp) // linked to its name, or not: the temporary name goes
 	_, err = f.Write(data)
 	if err == nil {
 		err = f.Sync()
