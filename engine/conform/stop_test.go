@@ -3,10 +3,13 @@ package conform_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 )
 
 // A test stopped (Ctrl-C) while a run goes on ends that run inconclusive,
@@ -122,4 +125,75 @@ func equalVerdicts(a, b []conform.Verdict) bool {
 		}
 	}
 	return true
+}
+
+// A test, a suite or a replay stopped while the model's code runs ends
+// inconclusive, never with a model error or a failure: the code was
+// cancelled by the stop.
+func TestStoppedModelCodeIsNoVerdict(t *testing.T) {
+	// The invariant takes long: the stop comes while it runs.
+	src := `
+def init():
+    return {"n": 0}
+
+def Tick(s):
+    s.n = s.n + 1
+
+actions = [Tick]
+
+def invariant(s):
+    x = 0
+    for i in range(100000000):
+        x = x + i
+    return ""
+`
+	m, err := model.LoadStarlarkOptions("slow.star", []byte(src), model.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := explore.DefaultConfig(m)
+	cfg.StepBudget = 1 << 40
+	impl := &conform.InProcess{Do: func(string, []any) (any, error) { return nil, nil }}
+	tick := explore.SuiteStep{Kind: "controllable", Action: "Tick"}
+	for _, tc := range []struct {
+		name string
+		run  func(ctx context.Context) (conform.Verdict, string, error)
+	}{
+		{"test", func(ctx context.Context) (conform.Verdict, string, error) {
+			res, err := conform.Test(ctx, m, cfg, impl, conform.TestConfig{Runs: 3, Steps: 5})
+			if err != nil || len(res.Runs) != 1 {
+				return "", "", fmt.Errorf("%v, %d runs", err, len(res.Runs))
+			}
+			return res.Runs[0].Verdict, res.Runs[0].Reason, nil
+		}},
+		{"suite", func(ctx context.Context) (conform.Verdict, string, error) {
+			suite := &explore.Suite{Cases: []explore.SuiteCase{{Name: "c", Steps: []explore.SuiteStep{tick, tick}}}}
+			res, err := conform.RunSuite(ctx, m, cfg, impl, suite, conform.TestConfig{})
+			if err != nil || len(res.Cases) != 1 {
+				return "", "", fmt.Errorf("%v, %d cases", err, len(res.Cases))
+			}
+			return res.Cases[0].Verdict, res.Cases[0].Reason, nil
+		}},
+		{"replay", func(ctx context.Context) (conform.Verdict, string, error) {
+			recs, err := conform.ParseTrace("t.trace", []byte("Tick()\nTick()\n"))
+			if err != nil {
+				return "", "", err
+			}
+			res, err := conform.Replay(ctx, m, cfg, recs, conform.ReplayConfig{})
+			if err != nil {
+				return "", "", err
+			}
+			return res.Verdict, res.Reason, nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, stop := context.WithCancel(context.Background())
+			defer stop()
+			time.AfterFunc(100*time.Millisecond, stop)
+			v, reason, err := tc.run(ctx)
+			if err != nil || v != conform.Inconclusive || reason != "cancelled" {
+				t.Fatalf("stopped: %v %q %v", v, reason, err)
+			}
+		})
+	}
 }
