@@ -90,14 +90,15 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 		}
 	})
 	if errors.Is(err, context.Canceled) && sum != nil {
-		// Interrupted: what was done is reported (and saved); the jobs
-		// not done were withdrawn.
-		fmt.Fprintf(stdout, "interrupted: %d of %d jobs done; the others were withdrawn from the queue\n", sum.Done, sum.Jobs)
+		// Stopped: what was done is reported (and saved); the jobs not
+		// done were withdrawn.
+		sig := orDefault(stopSignal(ctx), "a stop")
+		fmt.Fprintf(stdout, "%s; the others were withdrawn from the queue\n", stoppedAfter(sum.Done, sum.Jobs, "job", sig, false))
 		reportCampaign(stdout, p, name, path, *saveDir, sum)
-		return errors.New("the campaign was interrupted")
+		return stopErr("campaign stopped by %s after %d of %d jobs%s", sig, sum.Done, sum.Jobs, failedBefore(sum.Tally))
 	}
 	if err != nil {
-		return err
+		return orStopped(ctx, err, "campaign", "")
 	}
 	return reportCampaign(stdout, p, name, path, *saveDir, sum)
 }

@@ -3,17 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
-	"time"
 
-	"github.com/modex/modex/engine/adapter"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
@@ -58,8 +55,10 @@ const usage = `usage:
 
 PROJECT is a project file (.toml) or a bare model (.star) used with its own
 declarations. Exit codes: 0 ok, 1 model or project error (or a failing test), 2 usage,
-3 an exploration found error states or deadlocks, 4 an exploration is incomplete
-(a bound, the memory budget, max time, or Ctrl-C).`
+3 an exploration found error states or deadlocks, 4 incomplete: an exploration cut by
+a bound, the memory budget or max time, or any command stopped by Ctrl-C, SIGTERM or
+SIGHUP (its summary says "stopped after …": what was done; a run the stop cut is
+inconclusive, never a pass).`
 
 // headless are the commands that open no window.
 var headless = map[string]bool{"explore": true, "check": true, "test": true, "gen": true, "run": true, "replay": true,
@@ -216,7 +215,7 @@ func openConfigWorkers(ctx context.Context, path, config string, workers int) (*
 	return p, m, cfg, config, nil
 }
 
-func cmdExplore(args []string, stdout, stderr io.Writer) error {
+func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
 	config := fs.String("config", "", "configuration name (default: the project's default)")
 	format := fs.String("format", "", "output format: json, dot, svg or png (default: from --out)")
@@ -240,6 +239,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	defer func() { err = orStopped(ctx, err, "explore", "") }()
 	p, m, cfg, name, err := openConfigWorkers(ctx, path, *config, *workers)
 	if err != nil {
 		return err
@@ -266,7 +266,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	}
 	if *format == "json" && *quotient == "" {
 		// Streamed: the document is never held whole.
-		if err := streamJSON(shown, summary, *out, *noTiming, stdout, stderr); err != nil {
+		if err := streamJSON(ctx, shown, summary, *out, *noTiming, stdout, stderr); err != nil {
 			return err
 		}
 		printDeadlock(stderr, x)
@@ -282,7 +282,8 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: %d states are too many for a readable picture (at most %d): write the overview with --quotient EXPR (an expression over s, or depth), or the graph with --format json or dot", summary, n, graph.PictureLimit)
 		}
 	}
-	err = writeOut(*out, summary, stdout, stderr, func(w io.Writer) error {
+	wctx := writeContext(ctx)
+	err = writeOut(ctx, *out, summary, stdout, stderr, func(w io.Writer) error {
 		switch *format {
 		case "json":
 			return doc.WriteJSON(w, graph.JSONOptions{NoTiming: *noTiming})
@@ -291,7 +292,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 		}
 		// A picture is rendered whole first: a failed layout writes nothing.
 		var buf bytes.Buffer
-		if err := doc.Render(ctx, graph.Format(*format), *layout, &buf); err != nil {
+		if err := doc.Render(wctx, graph.Format(*format), *layout, &buf); err != nil {
 			return err
 		}
 		_, err := w.Write(buf.Bytes())
@@ -352,7 +353,7 @@ func printDeadlock(w io.Writer, x *explore.Exploration) {
 
 // streamJSON writes the exploration's graph as JSON state by state, to out
 // atomically or to stdout.
-func streamJSON(x *explore.Exploration, summary, out string, noTiming bool, stdout, stderr io.Writer) error {
+func streamJSON(ctx context.Context, x *explore.Exploration, summary, out string, noTiming bool, stdout, stderr io.Writer) error {
 	w, err := x.Model.NewWorker()
 	if err != nil {
 		return err
@@ -360,18 +361,30 @@ func streamJSON(x *explore.Exploration, summary, out string, noTiming bool, stdo
 	write := func(to io.Writer) error {
 		return graph.WriteExplorationJSON(to, x, w, graph.JSONOptions{NoTiming: noTiming})
 	}
-	return writeOut(out, summary, stdout, stderr, write)
+	return writeOut(ctx, out, summary, stdout, stderr, write)
 }
 
 // writeOut streams an export to the file out (atomically) or to stdout, and
-// prints the summary (on stderr when the export goes to stdout).
-func writeOut(out, summary string, stdout, stderr io.Writer, write func(io.Writer) error) error {
+// prints the summary (on stderr when the export goes to stdout). A signal
+// during the export stops it (see writeContext): the file is left as it
+// was, with no temporary file beside it.
+func writeOut(ctx context.Context, out, summary string, stdout, stderr io.Writer, write func(io.Writer) error) error {
+	wctx := writeContext(ctx)
+	stopped := func(err error) error {
+		if sig := stopSignal(wctx); sig != "" && errors.Is(err, context.Canceled) {
+			if out == "" {
+				return stopErr("explore stopped by %s while writing to standard output: the output is cut short", sig)
+			}
+			return stopErr("explore stopped by %s while writing %s: nothing written (the file is as it was)", sig, out)
+		}
+		return err
+	}
 	if out == "" {
 		fmt.Fprintln(stderr, summary)
-		return write(rawOut(stdout))
+		return stopped(write(&stopWriter{wctx, rawOut(stdout)}))
 	}
-	if err := projects.WriteAtomic(out, write); err != nil {
-		return err
+	if err := projects.WriteAtomic(out, func(w io.Writer) error { return write(&stopWriter{wctx, w}) }); err != nil {
+		return stopped(err)
 	}
 	fmt.Fprintln(stdout, summary)
 	return nil
@@ -451,37 +464,6 @@ func cmdCheck(args []string, stdout io.Writer) error {
 		safetext.Term(p.Name), safetext.Term(p.Model), len(info.Vars), kinds[model.Controllable], kinds[model.Observable], kinds[model.Internal], listSome(p.ConfigNames(), 20))
 	return nil
 }
-
-// signalContext is cancelled by Ctrl-C, SIGTERM or SIGHUP, so that a run
-// ends with its implementation's process group cleaned up whichever way the
-// command is stopped.
-func signalContext() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return
-		}
-		cancel() // what was done is reported
-		// A second signal, or a run that does not end within a few
-		// seconds of the first: exit now, with the adapters.
-		select {
-		case <-ch:
-		case <-time.After(signalGrace):
-		}
-		adapter.KillAll()
-		fmt.Fprintln(os.Stderr, "modex: stopped")
-		os.Exit(130)
-	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
-}
-
-// signalGrace is how long modex, signalled, waits for its run to end and
-// report before it exits anyway.
-const signalGrace = 5 * time.Second
 
 // listSome joins the first n names, escaped for the terminal, saying how
 // many more there are.

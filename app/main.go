@@ -50,7 +50,9 @@ func errorText(err error) string {
 // (and failing tests), 2 usage, 3 an exploration that found invariant
 // violations, model errors or deadlocks, 4 an exploration left incomplete
 // (a bound, the memory budget, max time, or cancelled) — and any command
-// whose run or model load was stopped so.
+// whose run or model load was stopped so, or that a signal stopped (Ctrl-C,
+// SIGTERM, SIGHUP: test, run, replay, gen and campaign say what was done
+// before the stop, and exit 4 even when some of it failed).
 func exitCode(err error) int {
 	if err == nil {
 		return 0

@@ -53,7 +53,7 @@ func traceFiles(paths []string) ([]string, error) {
 	return out, nil
 }
 
-func cmdReplay(args []string, stdout io.Writer) error {
+func cmdReplay(args []string, stdout io.Writer) (err error) {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	config := fs.String("config", "", "configuration (default: the project's default)")
 	window := fs.Int("window", -1, "reordering window: events of different threads may match out of order within N positions")
@@ -74,6 +74,8 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	phase := "while loading the model"
+	defer func() { err = orStopped(ctx, err, "replay", phase) }()
 	p, m, cfg, name, err := openConfig(ctx, pos[0], *config)
 	if err != nil {
 		return err
@@ -96,6 +98,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	phase = ""
 	counts := conform.Tally{}
 	type row struct{ file, verdict, detail string }
 	var rows []row
@@ -127,14 +130,20 @@ func cmdReplay(args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "%-32s %-13s %s\n", safetext.Term(r.file), r.verdict, safetext.Term(r.detail))
 		}
 	}
-	summary := fmt.Sprintf("%s [%s]: %s: %s", safetext.Term(p.Name), safetext.Term(name), explore.Count(len(files), "trace"), counts)
+	sig := stopSignal(ctx)
+	done := explore.Count(len(files), "trace")
+	if sig != "" {
+		// The file the stop cut is inconclusive, never a pass.
+		done = stoppedAfter(len(rows), len(files), one.noun(), sig, one.cut)
+	}
+	summary := fmt.Sprintf("%s [%s]: %s: %s", safetext.Term(p.Name), safetext.Term(name), done, counts)
 	if unread > 0 {
 		summary += fmt.Sprintf(", %d could not be read", unread)
 	}
-	if done := len(rows); done < len(files) {
-		summary += fmt.Sprintf("; interrupted after %d", done)
-	}
 	fmt.Fprintln(stdout, summary)
+	if sig != "" {
+		return stopErr("replay stopped by %s after %d of %d %s%s", sig, len(rows), len(files), plural(len(files), one.noun()), failedBefore(counts))
+	}
 	if n := counts[conform.ModelError]; n > 0 {
 		return fmt.Errorf("model error in %d of %s: fix the model, no verdict about the implementation", n, explore.Count(len(files), "trace"))
 	}
@@ -144,7 +153,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	if unread > 0 {
 		return fmt.Errorf("%d of %s could not be read", unread, explore.Count(len(files), "trace"))
 	}
-	return ctx.Err()
+	return nil
 }
 
 // replayOne replays trace files and checks history files, one at a time.
@@ -158,6 +167,22 @@ type replayOne struct {
 	shrink          bool
 	title           string // project [config]
 	only            bool   // a single file
+	// traces and histories count the files replayed or checked; cut is
+	// set when the last of them was cut short by a stop.
+	traces, histories int
+	cut               bool
+}
+
+// noun names the files replayed so far: trace, history, or file when
+// they are of both kinds (or none).
+func (r *replayOne) noun() string {
+	switch {
+	case r.histories > 0 && r.traces == 0:
+		return "history"
+	case r.traces > 0 && r.histories == 0:
+		return "trace"
+	}
+	return "file"
 }
 
 // file replays a trace or checks a history; it returns the verdict and
@@ -166,8 +191,12 @@ func (r *replayOne) file(f string) (conform.Verdict, string, error) {
 	r.rc.File = f
 	title := r.title + filepath.Base(f)
 	if isHist, err := conform.IsHistoryFile(f); err == nil && isHist {
-		return historyRow(r.ctx, r.stdout, f, title, r.m, r.cfg, r.rc, &r.timeline, r.only)
+		r.histories++
+		v, detail, err := historyRow(r.ctx, r.stdout, f, title, r.m, r.cfg, r.rc, &r.timeline, r.only)
+		r.cut = v == conform.Inconclusive && stopSignal(r.ctx) != ""
+		return v, detail, err
 	}
+	r.traces++
 	tr, closer, err := conform.OpenTrace(f)
 	if err != nil {
 		return "", "", err
@@ -177,6 +206,7 @@ func (r *replayOne) file(f string) (conform.Verdict, string, error) {
 	if err != nil {
 		return "", "", err
 	}
+	r.cut = res.Verdict == conform.Inconclusive && stopSignal(r.ctx) != ""
 	detail := printReplay(r.stdout, f, res)
 	if r.chart != "" && (r.only || res.Verdict != conform.Pass) {
 		path := r.chart
@@ -185,9 +215,9 @@ func (r *replayOne) file(f string) (conform.Verdict, string, error) {
 			return "", "", err
 		}
 	}
-	if r.shrink && res.Verdict == conform.Fail {
+	if r.shrink && res.Verdict == conform.Fail && r.ctx.Err() == nil {
 		if err := shrinkTrace(r.ctx, r.stdout, f, r.m, r.cfg, r.rc); err != nil {
-			fmt.Fprintf(r.stdout, "  shrinking: %s\n", safetext.Term(err.Error()))
+			fmt.Fprintf(r.stdout, "  shrinking: %s\n", safetext.Term(stopWords(r.ctx, err).Error()))
 		}
 	}
 	return res.Verdict, detail, nil

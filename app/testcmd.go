@@ -59,7 +59,7 @@ func connect(ctx context.Context, stdout io.Writer, p *projects.Project, info *m
 	return impl, func() { impl.Close(); restore() }, nil
 }
 
-func cmdTest(args []string, stdout, stderr io.Writer) error {
+func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 	defer oneProcessor()()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	config := fs.String("config", "", "configuration name (default: the project's default)")
@@ -84,6 +84,8 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	phase := "while loading the model"
+	defer func() { err = orStopped(ctx, err, "test", phase) }()
 	p, m, cfg, name, err := openConfig(ctx, path, *config)
 	if err != nil {
 		return err
@@ -106,17 +108,20 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 		}
 		tc.Runs, tc.Seed, tc.Strategy, tc.Steps, tc.Script = 1, saved.Seed, saved.Strategy, saved.Steps, saved.Script()
 	}
+	phase = "while starting the implementation, before any run"
 	impl, closeImpl, err := connect(ctx, stdout, p, m.Info(), *adapterCmd, *address, *oneCPUFlag)
 	if err != nil {
 		return err
 	}
 	defer closeImpl()
+	phase = "before any run"
 	closeLog, err := logSteps(&tc, *logFile)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
 	if saved != nil && sh.on {
+		phase = "while shrinking"
 		err := shrink(ctx, stdout, shrinkJob{path: path, file: *rerunFile, m: m, cfg: cfg, impl: impl, tc: tc, saved: saved, flags: *sh})
 		if err == nil {
 			err = fmt.Errorf("the saved failure reproduced")
@@ -132,14 +137,22 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	phase = "after the runs"
 	rep := testReport{path: path, project: p.Name, config: name, saveDir: *saveDir, rerun: saved != nil}
 	counts := reportRuns(stdout, res, tc, &rep)
 	size, err := conform.SizeOf(ctx, m, cfg, conform.SizeStates, conform.SizeTime)
 	if err != nil {
 		size = conform.ModelSize{}
 	}
+	sig := stopSignal(ctx)
+	done := explore.Count(len(res.Runs), "run")
+	if sig != "" {
+		// What was done, and that the rest was not: the run the stop cut
+		// is inconclusive (conform), never a pass.
+		done = stoppedAfter(len(res.Runs), tc.Runs, "run", sig, cutShort(res))
+	}
 	fmt.Fprintf(stdout, "%s [%s]: %s: %s; %s; %s; %.2f s\n",
-		safetext.Term(p.Name), safetext.Term(name), explore.Count(len(res.Runs), "run"), counts, explore.Count(res.Steps, "step"), res.Coverage(size), res.Seconds)
+		safetext.Term(p.Name), safetext.Term(name), done, counts, explore.Count(res.Steps, "step"), res.Coverage(size), res.Seconds)
 	if *junit != "" {
 		if err := writeJUnit(*junit, p.Name, name, res); err != nil {
 			return err
@@ -148,13 +161,17 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	if err := runChart(stdout, *chart, p.Name, name, res, &rep); err != nil {
 		return err
 	}
+	if sig != "" {
+		return stopErr("test stopped by %s after %d of %s%s", sig, len(res.Runs), explore.Count(tc.Runs, "run"), failedBefore(counts))
+	}
 	if saved != nil {
 		return rerunVerdict(stdout, saved, res)
 	}
 	if sh.on && rep.firstSaved != "" {
+		phase = "while shrinking"
 		first := conform.SaveRun(p.Name, name, tc, *rep.first)
 		if err := shrink(ctx, stdout, shrinkJob{path: path, file: rep.firstSaved, m: m, cfg: cfg, impl: impl, tc: tc, saved: first, flags: *sh}); err != nil {
-			fmt.Fprintf(stdout, "shrinking: %s\n", safetext.Term(err.Error()))
+			fmt.Fprintf(stdout, "shrinking: %s\n", safetext.Term(stopWords(ctx, err).Error()))
 		}
 	}
 	return exitVerdict(counts, len(res.Runs))
@@ -209,6 +226,27 @@ func reportRuns(stdout io.Writer, res *conform.TestResult, tc conform.TestConfig
 		fmt.Fprintf(stdout, "  same choices again (timing may differ): %s\n", projects.SameChoicesCommand(rep.path, rep.config, r.Seed, tc.Steps, tc.Strategy))
 	}
 	return counts
+}
+
+// cutShort reports whether a test's last run was cut short by a stop.
+func cutShort(res *conform.TestResult) bool {
+	n := len(res.Runs)
+	return n > 0 && res.Runs[n-1].Verdict == conform.Inconclusive && res.Runs[n-1].Reason == "cancelled"
+}
+
+// failedBefore says, for a command stopped, how many of the runs, cases or
+// traces done failed (or met a model error) before the stop: "; 2 failed
+// before the stop" ("" when none did). They stay failures; the stop's exit
+// code (4) says the command did not reach its end.
+func failedBefore(counts conform.Tally) string {
+	s := ""
+	if n := counts[conform.Fail]; n > 0 {
+		s += fmt.Sprintf("; %d failed before the stop", n)
+	}
+	if n := counts[conform.ModelError]; n > 0 {
+		s += fmt.Sprintf("; %s before the stop", explore.Count(n, "model error"))
+	}
+	return s
 }
 
 // exitVerdict is the command's error for a test's verdicts.
