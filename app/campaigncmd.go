@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,18 +24,21 @@ import (
 func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("campaign", flag.ContinueOnError)
 	config := fs.String("config", "", "configuration name (default: the project's default)")
-	runs := fs.Int("runs", 100, "test runs in all")
-	steps := fs.Int("steps", 0, fmt.Sprintf("steps per run (default: [test] steps, or %d)", projects.DefaultSteps))
-	seed := fs.Int64("seed", -1, "seed of the first run (default: from the clock)")
+	runs := intFlag(fs, "runs", 100, 1, math.MaxInt, "at least 1", "test runs in all, at least 1 (default 100)")
+	steps := intFlag(fs, "steps", 0, 1, math.MaxInt, fmt.Sprintf("at least 1 (leave it out for the project's [test] steps, or %d)", projects.DefaultSteps),
+		fmt.Sprintf("steps per run, at least 1 (default: [test] steps, or %d)", projects.DefaultSteps))
+	seed := seedFlag(fs, "seed of the first run (-1, the default: the project's, else from the clock)")
 	strategy := fs.String("strategy", "", "random or coverage (default: [test] strategy)")
-	workers := fs.Int("workers", 2, "local workers (with the embedded server; with --nats, 0 starts none here)")
-	jobRuns := fs.Int("job-runs", 10, "runs per job")
+	workers := intFlag(fs, "workers", 2, 0, maxWorkers, fmt.Sprintf("0 to %d (0 with --nats only: no local worker)", maxWorkers),
+		fmt.Sprintf("local workers, 0 to %d (default 2; with --nats, 0 starts none here)", maxWorkers))
+	jobRuns := intFlag(fs, "job-runs", 10, 1, math.MaxInt, "at least 1", "runs per job, at least 1 (default 10)")
 	natsURL := fs.String("nats", "", "NATS server URL (default: an embedded server with local workers); never printed")
 	auth := natsFlags(fs)
 	adapterCmd := fs.String("adapter", "", "adapter command for the local workers (default: the project's)")
-	ackWait := fs.Float64("ack-wait", 30, "seconds a job may go without a sign of life from its worker before another gets it")
-	maxDeliver := fs.Int("max-deliver", 3, "times a job is handed out before it is given up")
-	replicas := fs.Int("replicas", 1, "servers of a NATS cluster that keep each stream (3: the campaign survives a node)")
+	ackWait := secondsFlag(fs, "ack-wait", 30, 0, false, maxFlagSeconds, "a number of seconds above 0, at most a week",
+		"seconds a job may go without a sign of life from its worker before another gets it, above 0 (default 30)")
+	maxDeliver := intFlag(fs, "max-deliver", 3, 1, math.MaxInt, "at least 1", "times a job is handed out before it is given up, at least 1 (default 3)")
+	replicas := intFlag(fs, "replicas", 1, 1, 5, "1 to 5 (NATS keeps a stream on at most 5 servers)", "servers of a NATS cluster that keep each stream, 1 to 5 (3: the campaign survives a node)")
 	sh := addShrinkFlags(fs, "each job's first failing run, on its worker,")
 	saveDir := fs.String("save-failures", "", "folder for the failing runs (default: modex/failures in the user's cache folder)")
 	keyFile := fs.String("key", "", "the coordinator's signing key, from modex keygen (with --nats, default: modex/coordinator.nk in the user's config folder, made on first use; embedded: a fresh key)")
@@ -43,6 +47,9 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	if *workers == 0 && *natsURL == "" {
+		return usagef("campaign: --workers 0 runs no job: the embedded server has only this process's workers (0 is for --nats, where workers elsewhere run the jobs)")
 	}
 	ctx, stop := signalContext()
 	defer stop()

@@ -54,9 +54,14 @@ const usage = `usage:
   modex help                    this text
 
 PROJECT is a project file (.toml) or a bare model (.star) used with its own
-declarations. Exit codes: 0 ok, 1 model or project error (or a failing test), 2 usage,
-3 an exploration found error states or deadlocks, 4 incomplete: an exploration cut by
-a bound, the memory budget or max time, or any command stopped by Ctrl-C, SIGTERM or
+declarations. A numeric flag out of its range is a usage error that names the flag
+and its range; a flag left out takes its default (--runs, --steps: the project's
+[test]; --seed -1: the project's, else the clock; --total-steps 0: the project's, else
+no bound; explore --workers 0: the number of CPUs; --window -1: the project's).
+
+Exit codes: 0 ok, 1 model or project error (or a failing test), 2 usage, 3 an
+exploration found error states or deadlocks, 4 incomplete: an exploration cut by a
+bound, the memory budget or max time, or any command stopped by Ctrl-C, SIGTERM or
 SIGHUP (its summary says "stopped after …": what was done; a run the stop cut is
 inconclusive, never a pass).`
 
@@ -165,7 +170,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, usagef("%s: %v", fs.Name(), err)
+			return nil, usagef("%s: %s", fs.Name(), dashes.Replace(err.Error()))
 		}
 		if fs.NArg() == 0 {
 			return pos, nil
@@ -174,6 +179,10 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		args = fs.Args()[1:]
 	}
 }
+
+// dashes names flags in the flag package's errors as modex's usage does:
+// --steps, not -steps.
+var dashes = strings.NewReplacer("for flag -", "for flag --", "argument: -", "argument: --", "not defined: -", "not defined: --")
 
 func openProject(path string) (*projects.Project, *model.StarModel, error) {
 	p, err := projects.Load(path)
@@ -220,7 +229,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 	config := fs.String("config", "", "configuration name (default: the project's default)")
 	format := fs.String("format", "", "output format: json, dot, svg or png (default: from --out)")
 	out := fs.String("out", "", "output file (default: standard output when --format is given)")
-	workers := fs.Int("workers", 0, "goroutines exploring, and running the loops of init() that give states (default: number of CPUs)")
+	workers := intFlag(fs, "workers", 0, 0, maxWorkers, fmt.Sprintf("0 (the number of CPUs) to %d", maxWorkers), "goroutines exploring, and running the loops of init() that give states (0, the default: the number of CPUs)")
 	layout := fs.String("layout", "", "Graphviz layout for svg/png (default: dot for small graphs, sfdp for large)")
 	noTiming := fs.Bool("no-timing", false, "write 0 seconds in the JSON stats (byte-identical output)")
 	quotient := fs.String("quotient", "", "write the overview of the graph by an expression over s (e.g. 'len(s.stack)', depth, or auto: the best of the model's variables, properties and groupings): one node per value, with its number of states")

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -28,9 +29,9 @@ type shrinkFlags struct {
 func addShrinkFlags(fs *flag.FlagSet, what string) *shrinkFlags {
 	var sh shrinkFlags
 	fs.BoolVar(&sh.on, "shrink", false, "shrink "+what+" to the shortest run that still fails")
-	fs.IntVar(&sh.repeats, "shrink-repeats", 4, "runs per shrinking candidate: it fails if one of them fails")
-	fs.IntVar(&sh.runs, "shrink-runs", 400, "budget of shrinking, in runs")
-	fs.Float64Var(&sh.seconds, "shrink-time", 300, "budget of shrinking, in seconds")
+	intVar(fs, &sh.repeats, "shrink-repeats", 4, 1, math.MaxInt, "at least 1", "runs per shrinking candidate, at least 1: it fails if one of them fails")
+	intVar(fs, &sh.runs, "shrink-runs", 400, 1, math.MaxInt, "at least 1", "budget of shrinking, in runs, at least 1")
+	secondsVar(fs, &sh.seconds, "shrink-time", 300, 0, false, maxFlagSeconds, "a number of seconds above 0, at most a week", "budget of shrinking, in seconds, above 0")
 	return &sh
 }
 

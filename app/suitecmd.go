@@ -117,7 +117,7 @@ func cmdRun(args []string, stdout io.Writer) (err error) {
 	adapterCmd := fs.String("adapter", "", "adapter command (overrides the project's)")
 	address := fs.String("address", "", "TCP address of a running adapter")
 	shrinkFlag := fs.Bool("shrink", false, "for each failing case, find the shortest prefix that still fails the same way")
-	endWait := fs.Float64("end-wait", 1, "seconds to wait for an expected observable action")
+	endWait := secondsFlag(fs, "end-wait", 1, 0, false, maxFlagSeconds, "a number of seconds above 0, at most a week", "seconds to wait for an expected observable action, above 0 (default 1)")
 	oneCPUFlag := addOneCPUFlag(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -63,16 +64,19 @@ func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 	defer oneProcessor()()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	config := fs.String("config", "", "configuration name (default: the project's default)")
-	runs := fs.Int("runs", 0, fmt.Sprintf("test runs (default: the project's [test] runs, or %d)", projects.DefaultRuns))
-	steps := fs.Int("steps", 0, fmt.Sprintf("steps per run before the cleanup phase (default: [test] steps, or %d)", projects.DefaultSteps))
-	total := fs.Int("total-steps", 0, "bound on the steps of all runs together")
-	seed := fs.Int64("seed", -1, "seed of the first run (default: the project's, else from the clock)")
+	runs := intFlag(fs, "runs", 0, 1, math.MaxInt, fmt.Sprintf("at least 1 (leave it out for the project's [test] runs, or %d)", projects.DefaultRuns),
+		fmt.Sprintf("test runs, at least 1 (default: the project's [test] runs, or %d)", projects.DefaultRuns))
+	steps := intFlag(fs, "steps", 0, 1, math.MaxInt, fmt.Sprintf("at least 1 (leave it out for the project's [test] steps, or %d)", projects.DefaultSteps),
+		fmt.Sprintf("steps per run before the cleanup phase, at least 1 (default: [test] steps, or %d)", projects.DefaultSteps))
+	total := intFlag(fs, "total-steps", 0, 0, math.MaxInt, "0 (no bound) or more", "bound on the steps of all runs together (0: the project's [test] total_steps, else no bound)")
+	seed := seedFlag(fs, "seed of the first run (-1, the default: the project's, else from the clock)")
 	strategy := fs.String("strategy", "", "random (weighted, the paper's) or coverage")
 	junit := fs.String("junit", "", "write a JUnit XML report to FILE")
 	logFile := fs.String("log", "", "write every step as a JSON line to FILE")
 	adapterCmd := fs.String("adapter", "", "adapter command (overrides the project's), e.g. \"go run ./impl adapter --fixed\"")
 	address := fs.String("address", "", "TCP address of a running adapter (overrides the project's)")
-	endWait := fs.Float64("end-wait", 0, "seconds to wait for events where nothing can be done (default: [test] end_wait, or 1)")
+	endWait := secondsFlag(fs, "end-wait", 0, 0, false, maxFlagSeconds, "a number of seconds above 0, at most a week (leave it out for [test] end_wait, or 1)",
+		"seconds to wait for events where nothing can be done, above 0 (default: [test] end_wait, or 1)")
 	saveDir := fs.String("save-failures", "", "folder to save failing runs in (default: modex/failures in the user's cache folder)")
 	rerunFile := fs.String("rerun", "", "drive the controllable steps of a saved failing run again (exit 1 if it fails again)")
 	chart := fs.String("chart", "", "write the first failing run (else the last run) as a sequence chart, SVG, to FILE")
