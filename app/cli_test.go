@@ -247,7 +247,7 @@ func TestCheckValidatesReplay(t *testing.T) {
 // layout process of the GUI).
 func TestMain(m *testing.M) {
 	if os.Getenv("MODEX_TEST_AS_CLI") == "1" {
-		os.Exit(exitCode(run(os.Args[1:], os.Stdout, os.Stderr)))
+		os.Exit(report(run(os.Args[1:], os.Stdout, os.Stderr)))
 	}
 	os.Exit(m.Run())
 }

@@ -27,10 +27,16 @@ func main() {
 	stop := startProfile()
 	err := run(os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	os.Exit(report(err))
+}
+
+// report prints a command's error, if any, on stderr and returns its exit
+// code.
+func report(err error) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, errorText(err))
 	}
-	os.Exit(exitCode(err))
+	return exitCode(err)
 }
 
 // errorText is how modex prints an error: "modex: " and the message,
