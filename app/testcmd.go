@@ -63,25 +63,9 @@ func connect(ctx context.Context, stdout io.Writer, p *projects.Project, info *m
 func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 	defer oneProcessor()()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	config := fs.String("config", "", "configuration name (default: the project's default)")
-	runs := intFlag(fs, "runs", 0, 1, math.MaxInt, fmt.Sprintf("at least 1 (leave it out for the project's [test] runs, or %d)", projects.DefaultRuns),
-		fmt.Sprintf("test runs, at least 1 (default: the project's [test] runs, or %d)", projects.DefaultRuns))
-	steps := intFlag(fs, "steps", 0, 1, math.MaxInt, fmt.Sprintf("at least 1 (leave it out for the project's [test] steps, or %d)", projects.DefaultSteps),
-		fmt.Sprintf("steps per run before the cleanup phase, at least 1 (default: [test] steps, or %d)", projects.DefaultSteps))
-	total := intFlag(fs, "total-steps", 0, 0, math.MaxInt, "0 (no bound) or more", "bound on the steps of all runs together (0: the project's [test] total_steps, else no bound)")
-	seed := seedFlag(fs, "seed of the first run (-1, the default: the project's, else from the clock)")
-	strategy := fs.String("strategy", "", "random (weighted, the paper's) or coverage")
-	junit := fs.String("junit", "", "write a JUnit XML report to FILE")
-	logFile := fs.String("log", "", "write every step as a JSON line to FILE")
-	adapterCmd := fs.String("adapter", "", "adapter command (overrides the project's), e.g. \"go run ./impl adapter --fixed\"")
-	address := fs.String("address", "", "TCP address of a running adapter (overrides the project's)")
-	endWait := secondsFlag(fs, "end-wait", 0, 0, false, maxFlagSeconds, "a number of seconds above 0, at most a week (leave it out for [test] end_wait, or 1)",
-		"seconds to wait for events where nothing can be done, above 0 (default: [test] end_wait, or 1)")
-	saveDir := fs.String("save-failures", "", "folder to save failing runs in (default: modex/failures in the user's cache folder)")
-	rerunFile := fs.String("rerun", "", "drive the controllable steps of a saved failing run again (exit 1 if it fails again)")
-	chart := fs.String("chart", "", "write the first failing run (else the last run) as a sequence chart, SVG, to FILE")
-	sh := addShrinkFlags(fs, "the first failing run (or the --rerun file)")
-	oneCPUFlag := addOneCPUFlag(fs)
+	f := newTestFlags(fs)
+	config, runs, steps, total, seed, strategy, junit, logFile := f.config, f.runs, f.steps, f.total, f.seed, f.strategy, f.junit, f.logFile
+	adapterCmd, address, endWait, saveDir, rerunFile, chart, sh, oneCPUFlag := f.adapterCmd, f.address, f.endWait, f.saveDir, f.rerunFile, f.chart, f.sh, f.oneCPU
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -144,19 +128,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 	phase = "after the runs"
 	rep := testReport{path: path, project: p.Name, config: name, saveDir: *saveDir, rerun: saved != nil}
 	counts := reportRuns(stdout, res, tc, &rep)
-	size, err := conform.SizeOf(ctx, m, cfg, conform.SizeStates, conform.SizeTime)
-	if err != nil {
-		size = conform.ModelSize{}
-	}
-	sig := stopSignal(ctx)
-	done := explore.Count(len(res.Runs), "run")
-	if sig != "" {
-		// What was done, and that the rest was not: the run the stop cut
-		// is inconclusive (conform), never a pass.
-		done = stoppedAfter(len(res.Runs), tc.Runs, "run", sig, cutShort(res))
-	}
-	fmt.Fprintf(stdout, "%s [%s]: %s: %s; %s; %s; %.2f s\n",
-		safetext.Term(p.Name), safetext.Term(name), done, counts, explore.Count(res.Steps, "step"), res.Coverage(size), res.Seconds)
+	sig := printTestSummary(ctx, stdout, p.Name, name, m, cfg, tc, res, counts)
 	if *junit != "" {
 		if err := writeJUnit(*junit, p.Name, name, res); err != nil {
 			return err
@@ -179,6 +151,61 @@ func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 		}
 	}
 	return exitVerdict(counts, len(res.Runs))
+}
+
+// printTestSummary prints a test's summary line: the runs done (and, when
+// a signal stopped the test, that the rest was not), their verdicts, steps
+// and coverage; it returns the signal ("" when none stopped it).
+func printTestSummary(ctx context.Context, stdout io.Writer, project, config string, m model.Model, cfg *explore.Config, tc conform.TestConfig, res *conform.TestResult, counts conform.Tally) string {
+	size, err := conform.SizeOf(ctx, m, cfg, conform.SizeStates, conform.SizeTime)
+	if err != nil {
+		size = conform.ModelSize{}
+	}
+	sig := stopSignal(ctx)
+	done := explore.Count(len(res.Runs), "run")
+	if sig != "" {
+		// What was done, and that the rest was not: the run the stop cut
+		// is inconclusive (conform), never a pass.
+		done = stoppedAfter(len(res.Runs), tc.Runs, "run", sig, cutShort(res))
+	}
+	fmt.Fprintf(stdout, "%s [%s]: %s: %s; %s; %s; %.2f s\n",
+		safetext.Term(project), safetext.Term(config), done, counts, explore.Count(res.Steps, "step"), res.Coverage(size), res.Seconds)
+	return sig
+}
+
+// testFlags are modex test's flags.
+type testFlags struct {
+	config, strategy, junit, logFile, adapterCmd, address, saveDir, rerunFile, chart *string
+	runs, steps, total                                                               *int
+	seed                                                                             *int64
+	endWait                                                                          *float64
+	sh                                                                               *shrinkFlags
+	oneCPU                                                                           *bool
+}
+
+// newTestFlags declares modex test's flags on fs.
+func newTestFlags(fs *flag.FlagSet) *testFlags {
+	f := &testFlags{}
+	f.config = fs.String("config", "", "configuration name (default: the project's default)")
+	f.runs = intFlag(fs, "runs", 0, 1, math.MaxInt, fmt.Sprintf("at least 1 (leave it out for the project's [test] runs, or %d)", projects.DefaultRuns),
+		fmt.Sprintf("test runs, at least 1 (default: the project's [test] runs, or %d)", projects.DefaultRuns))
+	f.steps = intFlag(fs, "steps", 0, 1, math.MaxInt, fmt.Sprintf("at least 1 (leave it out for the project's [test] steps, or %d)", projects.DefaultSteps),
+		fmt.Sprintf("steps per run before the cleanup phase, at least 1 (default: [test] steps, or %d)", projects.DefaultSteps))
+	f.total = intFlag(fs, "total-steps", 0, 0, math.MaxInt, "0 (no bound) or more", "bound on the steps of all runs together (0: the project's [test] total_steps, else no bound)")
+	f.seed = seedFlag(fs, "seed of the first run (-1, the default: the project's, else from the clock)")
+	f.strategy = fs.String("strategy", "", "random (weighted, the paper's) or coverage")
+	f.junit = fs.String("junit", "", "write a JUnit XML report to FILE")
+	f.logFile = fs.String("log", "", "write every step as a JSON line to FILE")
+	f.adapterCmd = fs.String("adapter", "", "adapter command (overrides the project's), e.g. \"go run ./impl adapter --fixed\"")
+	f.address = fs.String("address", "", "TCP address of a running adapter (overrides the project's)")
+	f.endWait = secondsFlag(fs, "end-wait", 0, 0, false, maxFlagSeconds, "a number of seconds above 0, at most a week (leave it out for [test] end_wait, or 1)",
+		"seconds to wait for events where nothing can be done, above 0 (default: [test] end_wait, or 1)")
+	f.saveDir = fs.String("save-failures", "", "folder to save failing runs in (default: modex/failures in the user's cache folder)")
+	f.rerunFile = fs.String("rerun", "", "drive the controllable steps of a saved failing run again (exit 1 if it fails again)")
+	f.chart = fs.String("chart", "", "write the first failing run (else the last run) as a sequence chart, SVG, to FILE")
+	f.sh = addShrinkFlags(fs, "the first failing run (or the --rerun file)")
+	f.oneCPU = addOneCPUFlag(fs)
+	return f
 }
 
 // testReport is what the run report needs besides the result.
