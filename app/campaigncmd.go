@@ -6,12 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/internal/safetext"
 	"github.com/modex/modex/projects"
 	"github.com/modex/modex/projects/campaign"
 )
@@ -22,19 +24,25 @@ import (
 func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("campaign", flag.ContinueOnError)
 	config := fs.String("config", "", "configuration name (default: the project's default)")
-	runs := fs.Int("runs", 100, fmt.Sprintf("test runs in all (1 to %d)", campaign.MaxRuns))
-	steps := fs.Int("steps", 0, fmt.Sprintf("steps per run (default: [test] steps, or %d)", projects.DefaultSteps))
-	seed := fs.Int64("seed", -1, "seed of the first run (default: from the clock)")
+	runs := intFlag(fs, "runs", 100, 1, campaign.MaxRuns, fmt.Sprintf("at least 1 and at most %d", campaign.MaxRuns),
+		fmt.Sprintf("test runs in all, 1 to %d (default 100)", campaign.MaxRuns))
+	steps := intFlag(fs, "steps", 0, 1, math.MaxInt, fmt.Sprintf("at least 1 (leave it out for the project's [test] steps, or %d)", projects.DefaultSteps),
+		fmt.Sprintf("steps per run, at least 1 (default: [test] steps, or %d)", projects.DefaultSteps))
+	seed := seedFlag(fs, "seed of the first run (-1, the default: the project's, else from the clock)")
 	strategy := fs.String("strategy", "", "random or coverage (default: [test] strategy)")
-	workers := fs.Int("workers", 2, "local workers (with the embedded server; with --nats, 0 starts none here)")
-	jobRuns := fs.Int("job-runs", 10, fmt.Sprintf("runs per job (1 to %d; at most %d jobs in all)", campaign.MaxJobRuns, campaign.MaxJobs))
-	jobTTL := fs.Duration("job-ttl", campaign.DefaultJobTTL, fmt.Sprintf("how long a job may be run after it is published (at most %v): workers refuse it later, and it is given up", campaign.MaxJobTTL))
+	workers := intFlag(fs, "workers", 2, 0, maxWorkers, fmt.Sprintf("0 to %d (0 with --nats only: no local worker)", maxWorkers),
+		fmt.Sprintf("local workers, 0 to %d (default 2; with --nats, 0 starts none here)", maxWorkers))
+	jobRuns := intFlag(fs, "job-runs", 10, 1, campaign.MaxJobRuns, fmt.Sprintf("at least 1 and at most %d", campaign.MaxJobRuns),
+		fmt.Sprintf("runs per job, 1 to %d (default 10; at most %d jobs in all)", campaign.MaxJobRuns, campaign.MaxJobs))
+	jobTTL := durationFlag(fs, "job-ttl", campaign.DefaultJobTTL, 0, fmt.Sprintf("above 0, at most %v", campaign.MaxJobTTL),
+		fmt.Sprintf("how long a job may be run after it is published, at most %v (default %v): workers refuse it later, and it is given up", campaign.MaxJobTTL, campaign.DefaultJobTTL))
 	natsURL := fs.String("nats", "", "NATS server URL (default: an embedded server with local workers); never printed")
 	auth := natsFlags(fs)
 	adapterCmd := fs.String("adapter", "", "adapter command for the local workers (default: the project's)")
-	ackWait := fs.Float64("ack-wait", 30, "seconds a job may go without a sign of life from its worker before another gets it")
-	maxDeliver := fs.Int("max-deliver", 3, "times a job is handed out before it is given up")
-	replicas := fs.Int("replicas", 1, "servers of a NATS cluster that keep each stream (3: the campaign survives a node)")
+	ackWait := secondsFlag(fs, "ack-wait", 30, 0, false, maxFlagSeconds, "a number of seconds above 0, at most a week",
+		"seconds a job may go without a sign of life from its worker before another gets it, above 0 (default 30)")
+	maxDeliver := intFlag(fs, "max-deliver", 3, 1, math.MaxInt, "at least 1", "times a job is handed out before it is given up, at least 1 (default 3)")
+	replicas := intFlag(fs, "replicas", 1, 1, 5, "1 to 5 (NATS keeps a stream on at most 5 servers)", "servers of a NATS cluster that keep each stream, 1 to 5 (3: the campaign survives a node)")
 	sh := addShrinkFlags(fs, "each job's first failing run, on its worker,")
 	saveDir := fs.String("save-failures", "", "folder for the failing runs (default: modex/failures in the user's cache folder)")
 	keyFile := fs.String("key", "", "the coordinator's signing key, from modex keygen (with --nats, default: modex/coordinator.nk in the user's config folder, made on first use; embedded: a fresh key)")
@@ -45,20 +53,14 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	switch {
-	case *runs < 1 || *runs > campaign.MaxRuns:
-		return usagef("--runs is 1 to %d, not %d", campaign.MaxRuns, *runs)
-	case *jobRuns < 1 || *jobRuns > campaign.MaxJobRuns:
-		return usagef("--job-runs is 1 to %d, not %d", campaign.MaxJobRuns, *jobRuns)
+	case *workers == 0 && *natsURL == "":
+		return usagef("campaign: --workers 0 runs no job: the embedded server has only this process's workers (0 is for --nats, where workers elsewhere run the jobs)")
 	case (*runs+*jobRuns-1) / *jobRuns > campaign.MaxJobs:
-		return usagef("--runs %d in jobs of %d make more than %d jobs: give --job-runs %d or more", *runs, *jobRuns, campaign.MaxJobs, (*runs+campaign.MaxJobs-1)/campaign.MaxJobs)
-	case *jobTTL <= 0 || *jobTTL > campaign.MaxJobTTL:
-		return usagef("--job-ttl is more than 0 and at most %v, not %v", campaign.MaxJobTTL, *jobTTL)
-	case *workers < 0:
-		return usagef("--workers is 0 or more, not %d", *workers)
-	case *natsURL == "" && *workers == 0:
-		return usagef("a campaign on the embedded server needs local workers (--workers 1 or more): no other worker reaches it")
+		return usagef("campaign: --runs %d in jobs of %d make more than %d jobs: give --job-runs %d or more", *runs, *jobRuns, campaign.MaxJobs, (*runs+campaign.MaxJobs-1)/campaign.MaxJobs)
+	case *jobTTL > campaign.MaxJobTTL:
+		return usagef("campaign: --job-ttl must be at most %v, not %v", campaign.MaxJobTTL, *jobTTL)
 	case *natsURL != "" && *workers == 0 && len(trustWorkers) == 0:
-		return usagef("with --nats and --workers 0, name the workers whose results count: --trust-worker KEY|FILE " +
+		return usagef("campaign: with --nats and --workers 0, name the workers whose results count: --trust-worker KEY|FILE " +
 			"(modex worker prints its key when it starts; or make one with modex keygen FILE and give the worker --key FILE)")
 	}
 	ctx, stop := signalContext()
@@ -86,7 +88,9 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	where := campaign.Where{URL: *natsURL, Auth: auth(), Workers: *workers, Adapter: *adapterCmd,
-		WorkerError: func(name string, err error) { fmt.Fprintf(stderr, "worker %s: %v\n", name, err) }}
+		WorkerError: func(name string, err error) {
+			fmt.Fprintf(stderr, "worker %s: %s\n", safetext.Term(name), safetext.Term(err.Error()))
+		}}
 	on := "on the NATS server given"
 	if where.URL == "" {
 		cache, err := os.UserCacheDir()
@@ -94,11 +98,11 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		where.Dir = filepath.Join(cache, "modex", "nats")
-		on = "on an embedded NATS server (" + where.Dir + ")"
+		on = "on an embedded NATS server (" + safetext.Term(where.Dir) + ")"
 	}
 	printAdapter(stdout, p, m.Info(), *adapterCmd, "")
 	fmt.Fprintf(stdout, "campaign %s [%s]: %d runs of %d steps in jobs of %d, strategy %s, seed %d, %d local workers, %s\n",
-		p.Name, name, spec.Runs, spec.Steps, spec.JobRuns, spec.Strategy, spec.Seed, *workers, on)
+		safetext.Term(p.Name), safetext.Term(name), spec.Runs, spec.Steps, spec.JobRuns, spec.Strategy, spec.Seed, *workers, on)
 	last := time.Now()
 	sum, err := campaign.Run(ctx, spec, where, func(pr campaign.Progress) {
 		if time.Since(last) > 2*time.Second {
@@ -108,14 +112,15 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 		}
 	})
 	if errors.Is(err, context.Canceled) && sum != nil {
-		// Interrupted: what was done is reported (and saved); the jobs
-		// not done were withdrawn.
-		fmt.Fprintf(stdout, "interrupted: %d of %d jobs done; the others were withdrawn from the queue\n", sum.Done, sum.Jobs)
+		// Stopped: what was done is reported (and saved); the jobs not
+		// done were withdrawn.
+		sig := orDefault(stopSignal(ctx), "a stop")
+		fmt.Fprintf(stdout, "%s; the others were withdrawn from the queue\n", stoppedAfter(sum.Done, sum.Jobs, "job", sig, false))
 		reportCampaign(stdout, p, name, path, *saveDir, sum)
-		return errors.New("the campaign was interrupted")
+		return stopErr("campaign stopped by %s after %d of %d jobs%s", sig, sum.Done, sum.Jobs, failedBefore(sum.Tally))
 	}
 	if err != nil {
-		return err
+		return orStopped(ctx, err, "campaign", "")
 	}
 	return reportCampaign(stdout, p, name, path, *saveDir, sum)
 }
@@ -156,14 +161,16 @@ func campaignKeys(spec *campaign.Spec, keyFile string, trustWorkers listFlag, na
 }
 
 // reportCampaign prints a campaign's summary and failures (saved as files).
+// What the workers sent (errors, failures' kinds and messages, notes) is
+// escaped for the terminal: a worker is a network peer.
 func reportCampaign(stdout io.Writer, p *projects.Project, config, path, saveDir string, sum *campaign.Summary) error {
 	for _, e := range sum.JobErrors {
-		fmt.Fprintf(stdout, "job error: %s\n", e)
+		fmt.Fprintf(stdout, "job error: %s\n", safetext.Term(e))
 	}
 	for i, f := range sum.Failures {
-		fmt.Fprintf(stdout, "run with seed %d: FAIL %s at step %d: %s\n", f.Seed, f.Kind, f.Step, f.Message)
+		fmt.Fprintf(stdout, "run with seed %d: FAIL %s at step %d: %s\n", f.Seed, safetext.Term(string(f.Kind)), f.Step, safetext.TermIndented(f.Message, "  | "))
 		if f.ShrunkNote != "" {
-			fmt.Fprintf(stdout, "  %s\n", f.ShrunkNote)
+			fmt.Fprintf(stdout, "  %s\n", safetext.Term(f.ShrunkNote))
 		}
 		if i >= projects.MaxSavedFailures { // as modex test: the first ones
 			if i == projects.MaxSavedFailures {
@@ -172,17 +179,17 @@ func reportCampaign(stdout io.Writer, p *projects.Project, config, path, saveDir
 			continue
 		}
 		if file, err := campaign.SaveFailure(p.Name, config, saveDir, f); err == nil {
-			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: modex test %s --rerun %s\n", file, path, file)
+			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: %s\n", safetext.Term(file), projects.RerunCommand(path, "", file))
 		}
 		if file, err := campaign.SaveShrunk(p.Name, config, saveDir, f); err == nil {
-			fmt.Fprintf(stdout, "  saved: %s\n  rerun it: modex test %s --rerun %s\n", file, path, file)
+			fmt.Fprintf(stdout, "  saved: %s\n  rerun it: %s\n", safetext.Term(file), projects.RerunCommand(path, "", file))
 		}
 	}
 	if sum.Stripped > 0 {
 		fmt.Fprintf(stdout, "%d failures after the first %d are kept without their saved runs (rerun one with modex test --runs 1 --seed S)\n", sum.Stripped, campaign.MaxDetailedFailures)
 	}
 	for _, why := range sum.UntrustedWhy {
-		fmt.Fprintf(stdout, "result ignored: %s\n", why)
+		fmt.Fprintf(stdout, "result ignored: %s\n", safetext.Term(why))
 	}
 	fmt.Fprintln(stdout, sum)
 	switch {
@@ -224,13 +231,13 @@ func cmdWorker(args []string, stdout, stderr io.Writer) error {
 	w := &campaign.Worker{Name: *name, Command: strings.Fields(*adapterCmd), Address: *address, Dir: *dir, OnJob: func(j campaign.Job, r campaign.Result) {
 		status := fmt.Sprintf("%d runs: %s", r.Runs, conform.Tally(r.Tally))
 		if r.Error != "" {
-			status = "could not run: " + r.Error
+			status = "could not run: " + safetext.Term(r.Error)
 		}
-		fmt.Fprintf(stdout, "job %d of campaign %s (seeds %d-%d): %s, %.1f s\n", j.ID, j.Campaign, j.Seed, j.Seed+uint64(j.Runs)-1, status, r.Seconds)
+		fmt.Fprintf(stdout, "job %d of campaign %s (seeds %d-%d): %s, %.1f s\n", j.ID, safetext.Term(j.Campaign), j.Seed, j.Seed+uint64(j.Runs)-1, status, r.Seconds)
 	}}
 	w.OnIgnored = func(why string) {
 		fmt.Fprintf(stderr, "%s (%d jobs from untrusted senders ignored, %d refused as expired, run already or of a campaign that ended)\n",
-			why, w.Ignored.Load(), w.Refused.Load())
+			safetext.Term(why), w.Ignored.Load(), w.Refused.Load())
 	}
 	for _, p := range strings.Split(*placeholders, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -254,7 +261,8 @@ func cmdWorker(args []string, stdout, stderr io.Writer) error {
 	if what == "" {
 		what = "the adapter at " + *address
 	}
-	fmt.Fprintf(stdout, "worker %s (key %s): running jobs of %s with %s\n", *name, campaign.PublicKey(w.Key), strings.Join(w.Trust.Keys(), ", "), what)
+	fmt.Fprintf(stdout, "worker %s (key %s): running jobs of %s with %s\n", safetext.Term(*name), campaign.PublicKey(w.Key),
+		safetext.Term(strings.Join(w.Trust.Keys(), ", ")), safetext.Term(what))
 	err = w.Run(ctx, *natsURL, auth())
 	if n := w.Ignored.Load(); n > 0 {
 		fmt.Fprintf(stdout, "%d jobs from untrusted senders ignored\n", n)

@@ -3,20 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
-	"time"
 
-	"github.com/modex/modex/engine/adapter"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/internal/safetext"
 	"github.com/modex/modex/projects"
 )
 
@@ -56,9 +54,16 @@ const usage = `usage:
   modex help                    this text
 
 PROJECT is a project file (.toml) or a bare model (.star) used with its own
-declarations. Exit codes: 0 ok, 1 model or project error (or a failing test), 2 usage,
-3 an exploration found error states or deadlocks, 4 an exploration is incomplete
-(a bound, the memory budget, max time, or Ctrl-C).`
+declarations. A numeric flag out of its range is a usage error that names the flag
+and its range; a flag left out takes its default (--runs, --steps: the project's
+[test]; --seed -1: the project's, else the clock; --total-steps 0: the project's, else
+no bound; explore --workers 0: the number of CPUs; --window -1: the project's).
+
+Exit codes: 0 ok, 1 model or project error (or a failing test), 2 usage, 3 an
+exploration found error states or deadlocks, 4 incomplete: an exploration cut by a
+bound, the memory budget or max time, or any command stopped by Ctrl-C, SIGTERM or
+SIGHUP (its summary says "stopped after …": what was done; a run the stop cut is
+inconclusive, never a pass).`
 
 // headless are the commands that open no window.
 var headless = map[string]bool{"explore": true, "check": true, "test": true, "gen": true, "run": true, "replay": true,
@@ -71,10 +76,17 @@ func (e *usageError) Error() string { return e.msg + "\n" + usage }
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
 // run is the whole program; it returns an error instead of exiting.
+// What the commands print goes through safetext.TermWriter: whatever a
+// model, a project, a trace or an adapter put in it, no control character
+// but line breaks and tabs reaches the terminal (the values in a line are
+// escaped whole, line breaks too, where they are printed: safetext.Term).
+// Exports written to standard output (JSON, DOT, SVG, PNG) are data and
+// bypass it (rawOut).
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return runGUI("", "", "")
 	}
+	stdout, stderr = &safetext.TermWriter{W: stdout}, &safetext.TermWriter{W: stderr}
 	if headless[args[0]] {
 		// The GUI toolkit locks the main goroutine to the main thread
 		// (in an init); a command needs no such thing, and waking a
@@ -98,7 +110,7 @@ func command(args []string, stdout, stderr io.Writer) error {
 	case "test":
 		return cmdTest(args[1:], stdout, stderr)
 	case "gen":
-		return cmdGen(args[1:], stdout)
+		return cmdGen(args[1:], stdout, stderr)
 	case "run":
 		return cmdRun(args[1:], stdout)
 	case "replay":
@@ -117,7 +129,7 @@ func command(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return graph.RenderDOT(context.Background(), dot, graph.Format("json"), args[1], stdout)
+		return graph.RenderDOT(context.Background(), dot, graph.Format("json"), args[1], rawOut(stdout))
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil
@@ -158,7 +170,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, usagef("%s: %v", fs.Name(), err)
+			return nil, usagef("%s: %s", fs.Name(), dashes.Replace(err.Error()))
 		}
 		if fs.NArg() == 0 {
 			return pos, nil
@@ -167,6 +179,10 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		args = fs.Args()[1:]
 	}
 }
+
+// dashes names flags in the flag package's errors as modex's usage does:
+// --steps, not -steps.
+var dashes = strings.NewReplacer("for flag -", "for flag --", "argument: -", "argument: --", "not defined: -", "not defined: --")
 
 func openProject(path string) (*projects.Project, *model.StarModel, error) {
 	p, err := projects.Load(path)
@@ -208,12 +224,12 @@ func openConfigWorkers(ctx context.Context, path, config string, workers int) (*
 	return p, m, cfg, config, nil
 }
 
-func cmdExplore(args []string, stdout, stderr io.Writer) error {
+func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
 	config := fs.String("config", "", "configuration name (default: the project's default)")
 	format := fs.String("format", "", "output format: json, dot, svg or png (default: from --out)")
 	out := fs.String("out", "", "output file (default: standard output when --format is given)")
-	workers := fs.Int("workers", 0, "goroutines exploring, and running the loops of init() that give states (default: number of CPUs)")
+	workers := intFlag(fs, "workers", 0, 0, maxWorkers, fmt.Sprintf("0 (the number of CPUs) to %d", maxWorkers), "goroutines exploring, and running the loops of init() that give states (0, the default: the number of CPUs)")
 	layout := fs.String("layout", "", "Graphviz layout for svg/png (default: dot for small graphs, sfdp for large)")
 	noTiming := fs.Bool("no-timing", false, "write 0 seconds in the JSON stats (byte-identical output)")
 	quotient := fs.String("quotient", "", "write the overview of the graph by an expression over s (e.g. 'len(s.stack)', depth, or auto: the best of the model's variables, properties and groupings): one node per value, with its number of states")
@@ -232,6 +248,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	defer func() { err = orStopped(ctx, err, "explore", "") }()
 	p, m, cfg, name, err := openConfigWorkers(ctx, path, *config, *workers)
 	if err != nil {
 		return err
@@ -258,7 +275,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	}
 	if *format == "json" && *quotient == "" {
 		// Streamed: the document is never held whole.
-		if err := streamJSON(shown, summary, *out, *noTiming, stdout, stderr); err != nil {
+		if err := streamJSON(ctx, shown, summary, *out, *noTiming, stdout, stderr); err != nil {
 			return err
 		}
 		printDeadlock(stderr, x)
@@ -274,7 +291,8 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: %d states are too many for a readable picture (at most %d): write the overview with --quotient EXPR (an expression over s, or depth), or the graph with --format json or dot", summary, n, graph.PictureLimit)
 		}
 	}
-	err = writeOut(*out, summary, stdout, stderr, func(w io.Writer) error {
+	wctx := writeContext(ctx)
+	err = writeOut(ctx, *out, summary, stdout, stderr, func(w io.Writer) error {
 		switch *format {
 		case "json":
 			return doc.WriteJSON(w, graph.JSONOptions{NoTiming: *noTiming})
@@ -283,7 +301,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 		}
 		// A picture is rendered whole first: a failed layout writes nothing.
 		var buf bytes.Buffer
-		if err := doc.Render(ctx, graph.Format(*format), *layout, &buf); err != nil {
+		if err := doc.Render(wctx, graph.Format(*format), *layout, &buf); err != nil {
 			return err
 		}
 		_, err := w.Write(buf.Bytes())
@@ -335,7 +353,7 @@ func printDeadlock(w io.Writer, x *explore.Exploration) {
 			}
 		}
 	}
-	path := strings.Join(steps, ", ")
+	path := safetext.Term(strings.Join(steps, ", "))
 	if path == "" {
 		path = "an initial state"
 	}
@@ -344,7 +362,7 @@ func printDeadlock(w io.Writer, x *explore.Exploration) {
 
 // streamJSON writes the exploration's graph as JSON state by state, to out
 // atomically or to stdout.
-func streamJSON(x *explore.Exploration, summary, out string, noTiming bool, stdout, stderr io.Writer) error {
+func streamJSON(ctx context.Context, x *explore.Exploration, summary, out string, noTiming bool, stdout, stderr io.Writer) error {
 	w, err := x.Model.NewWorker()
 	if err != nil {
 		return err
@@ -352,24 +370,47 @@ func streamJSON(x *explore.Exploration, summary, out string, noTiming bool, stdo
 	write := func(to io.Writer) error {
 		return graph.WriteExplorationJSON(to, x, w, graph.JSONOptions{NoTiming: noTiming})
 	}
-	return writeOut(out, summary, stdout, stderr, write)
+	return writeOut(ctx, out, summary, stdout, stderr, write)
 }
 
 // writeOut streams an export to the file out (atomically) or to stdout, and
-// prints the summary (on stderr when the export goes to stdout).
-func writeOut(out, summary string, stdout, stderr io.Writer, write func(io.Writer) error) error {
+// prints the summary (on stderr when the export goes to stdout). A signal
+// during the export stops it (see writeContext): the file is left as it
+// was, with no temporary file beside it.
+func writeOut(ctx context.Context, out, summary string, stdout, stderr io.Writer, write func(io.Writer) error) error {
+	wctx := writeContext(ctx)
+	stopped := func(err error) error {
+		if sig := stopSignal(wctx); sig != "" && errors.Is(err, context.Canceled) {
+			if out == "" {
+				return stopErr("explore stopped by %s while writing to standard output: the output is cut short", sig)
+			}
+			return stopErr("explore stopped by %s while writing %s: nothing written (the file is as it was)", sig, out)
+		}
+		return err
+	}
 	if out == "" {
 		fmt.Fprintln(stderr, summary)
-		return write(stdout)
+		return stopped(write(&stopWriter{wctx, rawOut(stdout)}))
 	}
-	if err := projects.WriteAtomic(out, write); err != nil {
-		return err
+	if err := projects.WriteAtomic(out, func(w io.Writer) error { return write(&stopWriter{wctx, w}) }); err != nil {
+		return stopped(err)
 	}
 	fmt.Fprintln(stdout, summary)
 	return nil
 }
 
-// Summary is the one-line report of an exploration.
+// rawOut is the writer under w when w escapes text for the terminal
+// (run's safetext.TermWriter): exports to standard output are data, a
+// PNG's bytes or JSON, written as they are.
+func rawOut(w io.Writer) io.Writer {
+	if t, ok := w.(*safetext.TermWriter); ok {
+		return t.W
+	}
+	return w
+}
+
+// Summary is the one-line report of an exploration; the project's and the
+// configuration's names are escaped for the terminal (safetext.Term).
 func Summary(project, config string, x *explore.Exploration) string {
 	st := x.Stats
 	end := st.Ending()
@@ -385,7 +426,7 @@ func Summary(project, config string, x *explore.Exploration) string {
 		extra += ", " + explore.Count(st.Deadlocks, "deadlock")
 	}
 	return fmt.Sprintf("%s [%s]: %s, %d tried, %.3f s, %s%s",
-		project, config, x.SizeText(), st.Tried, st.Seconds, end, extra)
+		safetext.Term(project), safetext.Term(config), x.SizeText(), st.Tried, st.Seconds, end, extra)
 }
 
 func cmdCheck(args []string, stdout io.Writer) error {
@@ -429,47 +470,18 @@ func cmdCheck(args []string, stdout io.Writer) error {
 		kinds[a.Kind]++
 	}
 	fmt.Fprintf(stdout, "ok: %s: model %s (%d variables; %d controllable, %d observable, %d internal actions); configurations: %s\n",
-		p.Name, p.Model, len(info.Vars), kinds[model.Controllable], kinds[model.Observable], kinds[model.Internal], listSome(p.ConfigNames(), 20))
+		safetext.Term(p.Name), safetext.Term(p.Model), len(info.Vars), kinds[model.Controllable], kinds[model.Observable], kinds[model.Internal], listSome(p.ConfigNames(), 20))
 	return nil
 }
 
-// signalContext is cancelled by Ctrl-C, SIGTERM or SIGHUP, so that a run
-// ends with its implementation's process group cleaned up whichever way the
-// command is stopped.
-func signalContext() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return
-		}
-		cancel() // what was done is reported
-		// A second signal, or a run that does not end within a few
-		// seconds of the first: exit now, with the adapters.
-		select {
-		case <-ch:
-		case <-time.After(signalGrace):
-		}
-		adapter.KillAll()
-		fmt.Fprintln(os.Stderr, "modex: stopped")
-		os.Exit(130)
-	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
-}
-
-// signalGrace is how long modex, signalled, waits for its run to end and
-// report before it exits anyway.
-const signalGrace = 5 * time.Second
-
-// listSome joins the first n names, saying how many more there are.
+// listSome joins the first n names, escaped for the terminal, saying how
+// many more there are.
 func listSome(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
+	more := ""
+	if len(names) > n {
+		names, more = names[:n], fmt.Sprintf(", … and %d more", len(names)-n)
 	}
-	return strings.Join(names[:n], ", ") + fmt.Sprintf(", … and %d more", len(names)-n)
+	return safetext.Term(strings.Join(names, ", ")) + more
 }
 
 // MinimizedWords says what minimising x gave: "minimised (bisimulation):
@@ -496,10 +508,10 @@ func exportDoc(x *explore.Exploration, quotient string) (*graph.Doc, string, err
 		chose = "\noverview by depth: no grouping, property or variable gives 3 to 30 classes:"
 		if cs[0].Readable() {
 			quotient = cs[0].By
-			chose = "\noverview by " + quotient + ", chosen from the model's structure (readable classes, fewest arcs between them):"
+			chose = "\noverview by " + safetext.Term(quotient) + ", chosen from the model's structure (readable classes, fewest arcs between them):"
 		}
 		for _, c := range cs {
-			chose += "\n  " + c.Words()
+			chose += "\n  " + safetext.Term(c.Words())
 		}
 	}
 	q, _, err := x.QuotientBy(quotient, "--quotient")

@@ -248,7 +248,7 @@ func TestCheckValidatesReplay(t *testing.T) {
 // layout process of the GUI).
 func TestMain(m *testing.M) {
 	if os.Getenv("MODEX_TEST_AS_CLI") == "1" {
-		os.Exit(exitCode(run(os.Args[1:], os.Stdout, os.Stderr)))
+		os.Exit(report(run(os.Args[1:], os.Stdout, os.Stderr)))
 	}
 	os.Exit(m.Run())
 }
@@ -494,15 +494,15 @@ func TestCampaignCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--runs", "0"}, "--runs is 1 to 1000000000, not 0"},
-		{[]string{"--runs", "1000000001"}, "--runs is 1 to 1000000000"},
-		{[]string{"--job-runs", "0"}, "--job-runs is 1 to 100000, not 0"},
-		{[]string{"--job-runs", "100001"}, "--job-runs is 1 to 100000"},
+		{[]string{"--runs", "0"}, "must be at least 1 and at most 1000000000"},
+		{[]string{"--runs", "1000000001"}, "must be at least 1 and at most 1000000000"},
+		{[]string{"--job-runs", "0"}, "must be at least 1 and at most 100000"},
+		{[]string{"--job-runs", "100001"}, "must be at least 1 and at most 100000"},
 		{[]string{"--runs", "1000000000", "--job-runs", "10"}, "make more than 10000000 jobs: give --job-runs 100 or more"},
-		{[]string{"--job-ttl", "0s"}, "--job-ttl is more than 0"},
-		{[]string{"--job-ttl", "1000h"}, "at most 720h0m0s"},
+		{[]string{"--job-ttl", "0s"}, "must be above 0, at most 720h0m0s"},
+		{[]string{"--job-ttl", "1000h"}, "--job-ttl must be at most 720h0m0s"},
 		{[]string{"--steps", "1000001"}, "a run has 0 to 1000000 steps"},
-		{[]string{"--workers", "0"}, "needs local workers"},
+		{[]string{"--workers", "0"}, "--workers 0 runs no job"},
 		{[]string{"--nats", "nats://127.0.0.1:1", "--workers", "0"}, "--trust-worker KEY|FILE (modex worker prints its key"},
 	} {
 		_, errOut, code := cli(append([]string{"campaign", "../projects/stack/stack.toml"}, tc.args...)...)

@@ -11,6 +11,7 @@ import (
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/internal/safetext"
 	"github.com/modex/modex/projects"
 )
 
@@ -49,7 +50,8 @@ func historyRow(ctx context.Context, stdout io.Writer, f, title string, m model.
 
 // printHistory prints a history's verdict: for a history that is not
 // linearizable, the longest linearizable prefix and the operation that
-// cannot be placed after it.
+// cannot be placed after it. What came from the history (process names,
+// operations, keys) and the model is escaped for the terminal.
 func printHistory(stdout io.Writer, f string, h *conform.History, res *conform.HistoryResult) string {
 	parts := ""
 	if res.Partitions > 1 {
@@ -64,7 +66,7 @@ func printHistory(stdout io.Writer, f string, h *conform.History, res *conform.H
 	case conform.Fail:
 		verdict = "fail: not linearizable"
 	}
-	fmt.Fprintf(stdout, "%s: %s (%s)\n", f, verdict, detail)
+	fmt.Fprintf(stdout, "%s: %s (%s)\n", safetext.Term(f), verdict, detail)
 	if res.Dropped > 0 {
 		fmt.Fprintf(stdout, "  %s completed :fail and did not take effect\n", explore.Count(res.Dropped, "operation"))
 	}
@@ -72,15 +74,16 @@ func printHistory(stdout io.Writer, f string, h *conform.History, res *conform.H
 		o := &h.Ops[fl.Op]
 		key := ""
 		if fl.Key != "" {
-			key = fmt.Sprintf(" (key %s)", fl.Key)
+			key = fmt.Sprintf(" (key %s)", safetext.Term(fl.Key))
 		}
 		fmt.Fprintf(stdout, "  the history up to line %d linearizes (%s placed)%s; then\n", o.ReturnLine-1, explore.Count(len(res.Order)+res.OrderFrom, "operation"), key)
-		fmt.Fprintf(stdout, "  FAIL at line %d: %s by process %s (invoked at line %d) cannot be placed\n  %s\n", o.ReturnLine, h.OpLabel(fl.Op), o.Process, o.CallLine, fl.Message)
-		fmt.Fprintf(stdout, "  model state after the prefix: %s\n", conform.ShortText(fl.State.String()))
+		fmt.Fprintf(stdout, "  FAIL at line %d: %s by process %s (invoked at line %d) cannot be placed\n  %s\n",
+			o.ReturnLine, safetext.Term(h.OpLabel(fl.Op)), safetext.Term(o.Process), o.CallLine, safetext.TermIndented(fl.Message, "  | "))
+		fmt.Fprintf(stdout, "  model state after the prefix: %s\n", safetext.Term(conform.ShortText(fl.State.String())))
 		if len(fl.Pending) > 0 {
 			var pend []string
 			for _, i := range fl.Pending[:min(len(fl.Pending), 8)] {
-				pend = append(pend, fmt.Sprintf("%s by %s (line %d)", h.OpLabel(i), h.Ops[i].Process, h.Ops[i].CallLine))
+				pend = append(pend, fmt.Sprintf("%s by %s (line %d)", safetext.Term(h.OpLabel(i)), safetext.Term(h.Ops[i].Process), h.Ops[i].CallLine))
 			}
 			more := ""
 			if len(fl.Pending) > 8 {
@@ -88,9 +91,9 @@ func printHistory(stdout io.Writer, f string, h *conform.History, res *conform.H
 			}
 			fmt.Fprintf(stdout, "  pending then, tried in every order: %s%s\n", strings.Join(pend, ", "), more)
 		}
-		detail = fmt.Sprintf("line %d: %s cannot be placed", o.ReturnLine, h.OpLabel(fl.Op))
+		detail = fmt.Sprintf("line %d: %s cannot be placed", o.ReturnLine, safetext.Term(h.OpLabel(fl.Op)))
 	} else if res.Reason != "" {
-		fmt.Fprintf(stdout, "  %s: %s\n", res.Verdict, res.Reason)
+		fmt.Fprintf(stdout, "  %s: %s\n", res.Verdict, safetext.Term(res.Reason))
 		detail = res.Reason
 	}
 	return detail
@@ -102,7 +105,7 @@ func writeTimeline(stdout io.Writer, path, title string, h *conform.History, res
 	if err := writeSVGFile(path, tl.WriteSVG); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "  timeline: %s\n", path)
+	fmt.Fprintf(stdout, "  timeline: %s\n", safetext.Term(path))
 	return nil
 }
 

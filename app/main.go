@@ -16,6 +16,7 @@ import (
 	"os"
 
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/internal/safetext"
 )
 
 func main() {
@@ -26,17 +27,38 @@ func main() {
 	stop := startProfile()
 	err := run(os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	os.Exit(report(err))
+}
+
+// report prints a command's error, if any, on stderr and returns its exit
+// code.
+func report(err error) int {
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "modex:", err)
+		fmt.Fprintln(os.Stderr, errorText(err))
 	}
-	os.Exit(exitCode(err))
+	return exitCode(err)
+}
+
+// errorText is how modex prints an error: "modex: " and the message,
+// escaped for the terminal (a model's fail() or an adapter's stderr in it
+// sends no escape sequence), its later lines indented so that none reads
+// as a line of the command's output (safetext.TermIndented); a usage
+// error's message on one line, then the usage.
+func errorText(err error) string {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return "modex: " + safetext.Term(ue.msg) + "\n" + usage
+	}
+	return "modex: " + safetext.TermIndented(err.Error(), "  ")
 }
 
 // exitCode maps an error to the exit code: 0 ok, 1 model or project error
 // (and failing tests), 2 usage, 3 an exploration that found invariant
 // violations, model errors or deadlocks, 4 an exploration left incomplete
 // (a bound, the memory budget, max time, or cancelled) — and any command
-// whose run or model load was stopped so.
+// whose run or model load was stopped so, or that a signal stopped (Ctrl-C,
+// SIGTERM, SIGHUP: test, run, replay, gen and campaign say what was done
+// before the stop, and exit 4 even when some of it failed).
 func exitCode(err error) int {
 	if err == nil {
 		return 0

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,6 +15,7 @@ import (
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/internal/safetext"
 )
 
 // traceFiles expands folders into the trace files they hold.
@@ -52,16 +54,17 @@ func traceFiles(paths []string) ([]string, error) {
 	return out, nil
 }
 
-func cmdReplay(args []string, stdout io.Writer) error {
+func cmdReplay(args []string, stdout io.Writer) (err error) {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	config := fs.String("config", "", "configuration (default: the project's default)")
-	window := fs.Int("window", -1, "reordering window: events of different threads may match out of order within N positions")
+	window := intFlag(fs, "window", -1, -1, math.MaxInt, "-1 (the project's window) or 0 or more", "reordering window: events of different threads may match out of order within N positions (-1, the default: the project's window, else 0)")
 	threadAttr := fs.String("thread-attr", "", "attribute naming an event's thread (default: thread)")
 	accepting := fs.Bool("accepting", false, "fail traces that end outside an accepting state")
-	maxStates := fs.Int("max-states", 0, "bound on the states the model may be in (default 1000)")
+	maxStates := intFlag(fs, "max-states", 0, 1, math.MaxInt, "at least 1 (leave it out for the project's max_states, else 1000)", "bound on the states the model may be in, at least 1 (default: the project's max_states, else 1000)")
 	chart := fs.String("chart", "", "write the replay of the trace (the first failing one, with several) as a sequence chart, SVG, to FILE")
 	shrinkFlag := fs.Bool("shrink", false, "for each failing trace, find the shortest prefix that already fails")
-	budget := fs.Duration("time-budget", 0, "concurrent histories: how long to search before the verdict is inconclusive (default: the project's, else 60s)")
+	budget := durationFlag(fs, "time-budget", 0, 0, "a duration above 0, as 30s or 5m (leave it out for the project's time_budget, else 60s)",
+		"concurrent histories: how long to search before the verdict is inconclusive, above 0 (default: the project's time_budget, else 60s)")
 	key := fs.String("key", "", "concurrent histories: the attribute that cuts a history into independent parts (default: the project's)")
 	timeline := fs.String("timeline", "", "concurrent histories: write the timeline of the history (the first failing one, with several) as SVG to FILE")
 	pos, err := parseArgs(fs, args)
@@ -73,6 +76,8 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	phase := "while loading the model"
+	defer func() { err = orStopped(ctx, err, "replay", phase) }()
 	p, m, cfg, name, err := openConfig(ctx, pos[0], *config)
 	if err != nil {
 		return err
@@ -82,9 +87,6 @@ func cmdReplay(args []string, stdout io.Writer) error {
 		return err
 	}
 	overrideReplay(&rc, *window, *threadAttr, *accepting, *maxStates)
-	if *budget < 0 {
-		return usagef("--time-budget must be a duration > 0, as 30s or 5m")
-	}
 	if *budget > 0 {
 		rc.TimeBudget = *budget
 	}
@@ -95,6 +97,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	phase = ""
 	counts := conform.Tally{}
 	type row struct{ file, verdict, detail string }
 	var rows []row
@@ -113,7 +116,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 				return err
 			}
 			unread++
-			fmt.Fprintf(stdout, "%s: not replayed: %v\n", f, err)
+			fmt.Fprintf(stdout, "%s: not replayed: %s\n", safetext.Term(f), safetext.Term(err.Error()))
 			verdict, detail = "error", conform.ShortText(err.Error())
 		} else {
 			counts[verdict]++
@@ -123,17 +126,23 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	if len(rows) > 1 {
 		fmt.Fprintf(stdout, "\n%-32s %-13s %s\n", "trace", "verdict", "")
 		for _, r := range rows {
-			fmt.Fprintf(stdout, "%-32s %-13s %s\n", r.file, r.verdict, r.detail)
+			fmt.Fprintf(stdout, "%-32s %-13s %s\n", safetext.Term(r.file), r.verdict, safetext.Term(r.detail))
 		}
 	}
-	summary := fmt.Sprintf("%s [%s]: %s: %s", p.Name, name, explore.Count(len(files), "trace"), counts)
+	sig := stopSignal(ctx)
+	done := explore.Count(len(files), "trace")
+	if sig != "" {
+		// The file the stop cut is inconclusive, never a pass.
+		done = stoppedAfter(len(rows), len(files), one.noun(), sig, one.cut)
+	}
+	summary := fmt.Sprintf("%s [%s]: %s: %s", safetext.Term(p.Name), safetext.Term(name), done, counts)
 	if unread > 0 {
 		summary += fmt.Sprintf(", %d could not be read", unread)
 	}
-	if done := len(rows); done < len(files) {
-		summary += fmt.Sprintf("; interrupted after %d", done)
-	}
 	fmt.Fprintln(stdout, summary)
+	if sig != "" {
+		return stopErr("replay stopped by %s after %d of %d %s%s", sig, len(rows), len(files), plural(len(files), one.noun()), failedBefore(counts))
+	}
 	if n := counts[conform.ModelError]; n > 0 {
 		return fmt.Errorf("model error in %d of %s: fix the model, no verdict about the implementation", n, explore.Count(len(files), "trace"))
 	}
@@ -143,7 +152,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	if unread > 0 {
 		return fmt.Errorf("%d of %s could not be read", unread, explore.Count(len(files), "trace"))
 	}
-	return ctx.Err()
+	return nil
 }
 
 // replayOne replays trace files and checks history files, one at a time.
@@ -157,6 +166,22 @@ type replayOne struct {
 	shrink          bool
 	title           string // project [config]
 	only            bool   // a single file
+	// traces and histories count the files replayed or checked; cut is
+	// set when the last of them was cut short by a stop.
+	traces, histories int
+	cut               bool
+}
+
+// noun names the files replayed so far: trace, history, or file when
+// they are of both kinds (or none).
+func (r *replayOne) noun() string {
+	switch {
+	case r.histories > 0 && r.traces == 0:
+		return "history"
+	case r.traces > 0 && r.histories == 0:
+		return "trace"
+	}
+	return "file"
 }
 
 // file replays a trace or checks a history; it returns the verdict and
@@ -165,8 +190,12 @@ func (r *replayOne) file(f string) (conform.Verdict, string, error) {
 	r.rc.File = f
 	title := r.title + filepath.Base(f)
 	if isHist, err := conform.IsHistoryFile(f); err == nil && isHist {
-		return historyRow(r.ctx, r.stdout, f, title, r.m, r.cfg, r.rc, &r.timeline, r.only)
+		r.histories++
+		v, detail, err := historyRow(r.ctx, r.stdout, f, title, r.m, r.cfg, r.rc, &r.timeline, r.only)
+		r.cut = v == conform.Inconclusive && stopSignal(r.ctx) != ""
+		return v, detail, err
 	}
+	r.traces++
 	tr, closer, err := conform.OpenTrace(f)
 	if err != nil {
 		return "", "", err
@@ -176,6 +205,7 @@ func (r *replayOne) file(f string) (conform.Verdict, string, error) {
 	if err != nil {
 		return "", "", err
 	}
+	r.cut = res.Verdict == conform.Inconclusive && stopSignal(r.ctx) != ""
 	detail := printReplay(r.stdout, f, res)
 	if r.chart != "" && (r.only || res.Verdict != conform.Pass) {
 		path := r.chart
@@ -184,9 +214,9 @@ func (r *replayOne) file(f string) (conform.Verdict, string, error) {
 			return "", "", err
 		}
 	}
-	if r.shrink && res.Verdict == conform.Fail {
+	if r.shrink && res.Verdict == conform.Fail && r.ctx.Err() == nil {
 		if err := shrinkTrace(r.ctx, r.stdout, f, r.m, r.cfg, r.rc); err != nil {
-			fmt.Fprintf(r.stdout, "  shrinking: %v\n", err)
+			fmt.Fprintf(r.stdout, "  shrinking: %s\n", safetext.Term(stopWords(r.ctx, err).Error()))
 		}
 	}
 	return res.Verdict, detail, nil
@@ -211,15 +241,16 @@ func replayChart(stdout io.Writer, path, title string, res *conform.ReplayResult
 	if err := writeChart(path, graph.ReplayChart(title, res)); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "  sequence chart: %s\n", path)
+	fmt.Fprintf(stdout, "  sequence chart: %s\n", safetext.Term(path))
 	return nil
 }
 
-// printReplay prints a trace's verdict and divergence; it returns the
-// detail for the summary table.
+// printReplay prints a trace's verdict and divergence, what came from the
+// trace and the model escaped for the terminal; it returns the detail for
+// the summary table.
 func printReplay(stdout io.Writer, f string, res *conform.ReplayResult) string {
 	detail := fmt.Sprintf("%d of %s reproduced, at most %s, %.3f s", res.Matched, explore.Count(res.Total, "event"), explore.Count(res.MaxStates, "candidate state"), res.Seconds)
-	fmt.Fprintf(stdout, "%s: %s (%s)\n", f, res.Verdict, detail)
+	fmt.Fprintf(stdout, "%s: %s (%s)\n", safetext.Term(f), res.Verdict, detail)
 	switch {
 	case res.Failure != nil:
 		fl := res.Failure
@@ -232,23 +263,23 @@ func printReplay(stdout io.Writer, f string, res *conform.ReplayResult) string {
 			head = "MODEL ERROR (no verdict about the implementation)"
 		}
 		if fl.Event == "" {
-			fmt.Fprintf(stdout, "  %s at the end of the trace: %s\n", head, fl.Message)
+			fmt.Fprintf(stdout, "  %s at the end of the trace: %s\n", head, safetext.TermIndented(fl.Message, "  | "))
 		} else {
-			fmt.Fprintf(stdout, "  %s at %s: %s\n  %s\n", head, where, fl.Event, fl.Message)
+			fmt.Fprintf(stdout, "  %s at %s: %s\n  %s\n", head, where, safetext.Term(fl.Event), safetext.TermIndented(fl.Message, "  | "))
 		}
 		for i, st := range fl.States {
 			if i == 5 {
 				fmt.Fprintf(stdout, "  … and %d more candidate states\n", len(fl.States)-5)
 				break
 			}
-			fmt.Fprintf(stdout, "  candidate state: %s\n", st)
+			fmt.Fprintf(stdout, "  candidate state: %s\n", safetext.Term(st.String()))
 		}
 		if len(fl.Expected) > 0 {
-			fmt.Fprintf(stdout, "  they would have accepted: %s\n", strings.Join(fl.Expected, ", "))
+			fmt.Fprintf(stdout, "  they would have accepted: %s\n", safetext.Term(strings.Join(fl.Expected, ", ")))
 		}
 		detail = fmt.Sprintf("at event %d: %s", fl.Index+1, fl.Event)
 	case res.Reason != "":
-		fmt.Fprintf(stdout, "  inconclusive: %s\n", res.Reason)
+		fmt.Fprintf(stdout, "  inconclusive: %s\n", safetext.Term(res.Reason))
 		detail = res.Reason
 	}
 	return detail
@@ -266,9 +297,9 @@ func shrinkTrace(ctx context.Context, stdout io.Writer, f string, m model.Model,
 		return err
 	}
 	last := recs[n-1].Line
-	fmt.Fprintf(stdout, "  shrunk: %d records (from %d): the first %d already fail, up to line %d of %s\n", n, len(recs), n, last, f)
+	fmt.Fprintf(stdout, "  shrunk: %d records (from %d): the first %d already fail, up to line %d of %s\n", n, len(recs), n, last, safetext.Term(f))
 	if fl := res.Failure; fl != nil {
-		fmt.Fprintf(stdout, "  FAIL at event %d (line %d): %s\n", fl.Index+1, fl.Line, fl.Message)
+		fmt.Fprintf(stdout, "  FAIL at event %d (line %d): %s\n", fl.Index+1, fl.Line, safetext.TermIndented(fl.Message, "  | "))
 	}
 	return nil
 }

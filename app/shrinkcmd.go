@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/internal/safetext"
 	"github.com/modex/modex/projects"
 )
 
@@ -27,9 +29,9 @@ type shrinkFlags struct {
 func addShrinkFlags(fs *flag.FlagSet, what string) *shrinkFlags {
 	var sh shrinkFlags
 	fs.BoolVar(&sh.on, "shrink", false, "shrink "+what+" to the shortest run that still fails")
-	fs.IntVar(&sh.repeats, "shrink-repeats", 4, "runs per shrinking candidate: it fails if one of them fails")
-	fs.IntVar(&sh.runs, "shrink-runs", 400, "budget of shrinking, in runs")
-	fs.Float64Var(&sh.seconds, "shrink-time", 300, "budget of shrinking, in seconds")
+	intVar(fs, &sh.repeats, "shrink-repeats", 4, 1, math.MaxInt, "at least 1", "runs per shrinking candidate, at least 1: it fails if one of them fails")
+	intVar(fs, &sh.runs, "shrink-runs", 400, 1, math.MaxInt, "at least 1", "budget of shrinking, in runs, at least 1")
+	secondsVar(fs, &sh.seconds, "shrink-time", 300, 0, false, maxFlagSeconds, "a number of seconds above 0, at most a week", "budget of shrinking, in seconds, above 0")
 	return &sh
 }
 
@@ -49,7 +51,7 @@ type shrinkJob struct {
 // the model allowed) and saves the shrunk run next to the original.
 func shrink(ctx context.Context, stdout io.Writer, j shrinkJob) error {
 	fmt.Fprintf(stdout, "shrinking %s: %d steps, failure %s; up to %d runs or %.0f s, each candidate run up to %d times\n",
-		j.file, len(j.saved.Trace), j.saved.Failure.Kind, j.flags.runs, j.flags.seconds, j.flags.repeats)
+		safetext.Term(j.file), len(j.saved.Trace), safetext.Term(string(j.saved.Failure.Kind)), j.flags.runs, j.flags.seconds, j.flags.repeats)
 	last := time.Now()
 	res, err := conform.Shrink(ctx, j.m, j.cfg, j.impl, j.tc, j.saved, conform.ShrinkConfig{
 		Repeats: j.flags.repeats, MaxRuns: j.flags.runs, MaxTime: time.Duration(j.flags.seconds * float64(time.Second)),
@@ -68,6 +70,6 @@ func shrink(ctx context.Context, stdout io.Writer, j shrinkJob) error {
 	if err != nil {
 		return fmt.Errorf("saving the shrunk run: %w", err)
 	}
-	fmt.Fprintf(stdout, "  saved: %s\n  rerun it: modex test %s --rerun %s\n", file, j.path, file)
+	fmt.Fprintf(stdout, "  saved: %s\n  rerun it: %s\n", safetext.Term(file), projects.RerunCommand(j.path, "", file))
 	return nil
 }

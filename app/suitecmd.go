@@ -5,17 +5,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/internal/safetext"
 	"github.com/modex/modex/projects"
 )
 
-func cmdGen(args []string, stdout io.Writer) error {
+func cmdGen(args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	config := fs.String("config", "", "configuration name (default: the project's default)")
 	coverage := fs.String("coverage", "transitions", "transitions (a Chinese-postman tour), states (shortest paths), or state:ID")
@@ -27,16 +27,32 @@ func cmdGen(args []string, stdout io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	phase := "while loading the model"
+	defer func() { err = orStopped(ctx, err, "gen", phase) }()
 	p, m, cfg, name, err := openConfig(ctx, path, *config)
 	if err != nil {
 		return err
 	}
+	phase = "while exploring"
 	x, err := explore.Explore(ctx, m, cfg)
 	if err != nil {
 		return err
 	}
+	phase = "after the exploration"
 	if !x.Stats.Complete {
-		fmt.Fprintf(stdout, "warning: the exploration stopped (%s); the suite covers the part explored\n", x.Stats.StoppedBy)
+		fmt.Fprintf(stdout, "warning: the exploration stopped (%s); the suite covers the part explored\n", safetext.Term(x.Stats.StoppedBy))
+	}
+	// A signal: the suite of what was found is written, and the exit code
+	// (4) says the command was stopped.
+	stopped := func() error {
+		sig := stopSignal(ctx)
+		switch {
+		case sig == "":
+			return nil
+		case !x.Stats.Complete:
+			return stopErr("gen stopped by %s during the exploration: the suite covers the part explored", sig)
+		}
+		return stopErr("gen stopped by %s after the exploration", sig)
 	}
 	g := x.Graph()
 	var s *explore.Suite
@@ -72,16 +88,16 @@ func cmdGen(args []string, stdout io.Writer) error {
 		return err
 	}
 	s.Model, s.Config = m.Info().Name, name
-	summary := fmt.Sprintf("%s [%s]: %s", p.Name, name, s.Summary())
+	summary := fmt.Sprintf("%s [%s]: %s", safetext.Term(p.Name), safetext.Term(name), s.Summary())
 	if len(s.Dead) > 0 {
 		summary += fmt.Sprintf("; dead states left out: %s", strings.Join(s.Dead, " "))
 	}
 	if *out == "" {
-		if err := s.WriteJSON(stdout); err != nil {
+		if err := s.WriteJSON(rawOut(stdout)); err != nil {
 			return err
 		}
-		fmt.Fprintln(os.Stderr, summary)
-		return nil
+		fmt.Fprintln(stderr, summary)
+		return stopped()
 	}
 	var b strings.Builder
 	if err := s.WriteJSON(&b); err != nil {
@@ -91,17 +107,17 @@ func cmdGen(args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(stdout, summary)
-	return nil
+	return stopped()
 }
 
-func cmdRun(args []string, stdout io.Writer) error {
+func cmdRun(args []string, stdout io.Writer) (err error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	config := fs.String("config", "", "configuration (default: the suite's)")
 	junit := fs.String("junit", "", "write a JUnit XML report to FILE")
 	adapterCmd := fs.String("adapter", "", "adapter command (overrides the project's)")
 	address := fs.String("address", "", "TCP address of a running adapter")
 	shrinkFlag := fs.Bool("shrink", false, "for each failing case, find the shortest prefix that still fails the same way")
-	endWait := fs.Float64("end-wait", 1, "seconds to wait for an expected observable action")
+	endWait := secondsFlag(fs, "end-wait", 1, 0, false, maxFlagSeconds, "a number of seconds above 0, at most a week", "seconds to wait for an expected observable action, above 0 (default 1)")
 	oneCPUFlag := addOneCPUFlag(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -116,49 +132,66 @@ func cmdRun(args []string, stdout io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	phase := "while loading the model"
+	defer func() { err = orStopped(ctx, err, "run", phase) }()
 	p, m, cfg, name, err := openConfig(ctx, pos[0], orDefault(*config, suite.Config))
 	if err != nil {
 		return err
 	}
+	phase = "while starting the implementation, before any case"
 	impl, closeImpl, err := connect(ctx, stdout, p, m.Info(), *adapterCmd, *address, *oneCPUFlag)
 	if err != nil {
 		return err
 	}
 	defer closeImpl()
+	phase = "before any case"
+	fmt.Fprintf(stdout, "running %s [%s]: %s\n", safetext.Term(pos[1]), safetext.Term(name), explore.Count(len(suite.Cases), "case"))
 	tc := conform.TestConfig{EndWait: time.Duration(*endWait * float64(time.Second))}
 	res, err := conform.RunSuite(ctx, m, cfg, impl, suite, tc)
 	if err != nil {
 		return err
 	}
+	phase = "after the cases"
 	counts := conform.Tally{}
 	tr := &conform.TestResult{Seconds: res.Seconds}
 	for i, c := range res.Cases {
 		counts[c.Verdict]++
-		line := fmt.Sprintf("%s: %s after %d of %d steps", c.Name, c.Verdict, c.Steps, suite.Cases[i].Actions())
+		line := fmt.Sprintf("%s: %s after %d of %d steps", safetext.Term(c.Name), c.Verdict, c.Steps, suite.Cases[i].Actions())
 		if c.Reason != "" {
-			line += " (" + c.Reason + ")"
+			line += " (" + safetext.Term(c.Reason) + ")"
 		}
 		fmt.Fprintln(stdout, line)
 		run := conform.RunResult{Run: i + 1, Verdict: c.Verdict, Failure: c.Failure, Reason: c.Reason, Seconds: c.Seconds}
 		if c.Failure != nil {
-			fmt.Fprintf(stdout, "  FAIL %s at step %d: %s\n", c.Failure.Kind, c.Failure.Step, c.Failure.Message)
+			fmt.Fprintf(stdout, "  FAIL %s at step %d: %s\n", c.Failure.Kind, c.Failure.Step, safetext.TermIndented(c.Failure.Message, "  | "))
 			for _, st := range c.Failure.States {
-				fmt.Fprintf(stdout, "  model state: %s\n", st)
+				fmt.Fprintf(stdout, "  model state: %s\n", safetext.Term(st.String()))
 			}
 			if len(c.Failure.Expected) > 0 {
-				fmt.Fprintf(stdout, "  the model allowed: %s\n", strings.Join(c.Failure.Expected, ", "))
+				fmt.Fprintf(stdout, "  the model allowed: %s\n", safetext.Term(strings.Join(c.Failure.Expected, ", ")))
 			}
 		}
 		tr.Runs = append(tr.Runs, run)
-		if *shrinkFlag && c.Verdict == conform.Fail {
+		if *shrinkFlag && c.Verdict == conform.Fail && ctx.Err() == nil {
 			shrinkCase(ctx, stdout, m, cfg, impl, suite.Cases[i], c, tc)
 		}
 	}
-	fmt.Fprintf(stdout, "%s [%s] %s: %s: %s; %.2f s\n", p.Name, name, pos[1], explore.Count(len(res.Cases), "case"), counts, res.Seconds)
+	sig := stopSignal(ctx)
+	done := explore.Count(len(res.Cases), "case")
+	if sig != "" {
+		// The case the stop cut is inconclusive (conform), never a pass.
+		n := len(res.Cases)
+		cut := n > 0 && res.Cases[n-1].Verdict == conform.Inconclusive && res.Cases[n-1].Reason == "cancelled"
+		done = stoppedAfter(n, len(suite.Cases), "case", sig, cut)
+	}
+	fmt.Fprintf(stdout, "%s [%s] %s: %s: %s; %.2f s\n", safetext.Term(p.Name), safetext.Term(name), safetext.Term(pos[1]), done, counts, res.Seconds)
 	if *junit != "" {
 		if err := writeJUnit(*junit, p.Name, name, tr); err != nil {
 			return err
 		}
+	}
+	if sig != "" {
+		return stopErr("run stopped by %s after %d of %s%s", sig, len(res.Cases), explore.Count(len(suite.Cases), "case"), failedBefore(counts))
 	}
 	if n := counts[conform.ModelError]; n > 0 {
 		return fmt.Errorf("model error in %d of %s: fix the model, no verdict about the implementation", n, explore.Count(len(res.Cases), "test case"))
@@ -174,12 +207,12 @@ func cmdRun(args []string, stdout io.Writer) error {
 func shrinkCase(ctx context.Context, stdout io.Writer, m model.Model, cfg *explore.Config, impl conform.Implementation, c explore.SuiteCase, cr conform.CaseResult, tc conform.TestConfig) {
 	n, res, err := conform.ShrinkCase(ctx, m, cfg, impl, c, tc, cr.Failure.Kind, 3)
 	if err != nil {
-		fmt.Fprintf(stdout, "  shrinking: %v\n", err)
+		fmt.Fprintf(stdout, "  shrinking: %s\n", safetext.Term(stopWords(ctx, err).Error()))
 		return
 	}
 	if res.Failure == nil {
 		fmt.Fprintf(stdout, "  shrinking: no shorter prefix of the case fails with %s\n", cr.Failure.Kind)
 		return
 	}
-	fmt.Fprintf(stdout, "  shrunk: the first %d of its %d steps already fail: %s at step %d: %s\n", n, len(c.Steps), res.Failure.Kind, res.Failure.Step, res.Failure.Message)
+	fmt.Fprintf(stdout, "  shrunk: the first %d of its %d steps already fail: %s at step %d: %s\n", n, len(c.Steps), res.Failure.Kind, res.Failure.Step, safetext.TermIndented(res.Failure.Message, "  | "))
 }

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/internal/safetext"
 	"github.com/modex/modex/projects"
 )
 
@@ -58,31 +60,20 @@ func connect(ctx context.Context, stdout io.Writer, p *projects.Project, info *m
 	return impl, func() { impl.Close(); restore() }, nil
 }
 
-func cmdTest(args []string, stdout, stderr io.Writer) error {
+func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 	defer oneProcessor()()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	config := fs.String("config", "", "configuration name (default: the project's default)")
-	runs := fs.Int("runs", 0, fmt.Sprintf("test runs (default: the project's [test] runs, or %d)", projects.DefaultRuns))
-	steps := fs.Int("steps", 0, fmt.Sprintf("steps per run before the cleanup phase (default: [test] steps, or %d)", projects.DefaultSteps))
-	total := fs.Int("total-steps", 0, "bound on the steps of all runs together")
-	seed := fs.Int64("seed", -1, "seed of the first run (default: the project's, else from the clock)")
-	strategy := fs.String("strategy", "", "random (weighted, the paper's) or coverage")
-	junit := fs.String("junit", "", "write a JUnit XML report to FILE")
-	logFile := fs.String("log", "", "write every step as a JSON line to FILE")
-	adapterCmd := fs.String("adapter", "", "adapter command (overrides the project's), e.g. \"go run ./impl adapter --fixed\"")
-	address := fs.String("address", "", "TCP address of a running adapter (overrides the project's)")
-	endWait := fs.Float64("end-wait", 0, "seconds to wait for events where nothing can be done (default: [test] end_wait, or 1)")
-	saveDir := fs.String("save-failures", "", "folder to save failing runs in (default: modex/failures in the user's cache folder)")
-	rerunFile := fs.String("rerun", "", "drive the controllable steps of a saved failing run again (exit 1 if it fails again)")
-	chart := fs.String("chart", "", "write the first failing run (else the last run) as a sequence chart, SVG, to FILE")
-	sh := addShrinkFlags(fs, "the first failing run (or the --rerun file)")
-	oneCPUFlag := addOneCPUFlag(fs)
+	f := newTestFlags(fs)
+	config, runs, steps, total, seed, strategy, junit, logFile := f.config, f.runs, f.steps, f.total, f.seed, f.strategy, f.junit, f.logFile
+	adapterCmd, address, endWait, saveDir, rerunFile, chart, sh, oneCPUFlag := f.adapterCmd, f.address, f.endWait, f.saveDir, f.rerunFile, f.chart, f.sh, f.oneCPU
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	phase := "while loading the model"
+	defer func() { err = orStopped(ctx, err, "test", phase) }()
 	p, m, cfg, name, err := openConfig(ctx, path, *config)
 	if err != nil {
 		return err
@@ -105,17 +96,20 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 		}
 		tc.Runs, tc.Seed, tc.Strategy, tc.Steps, tc.Script = 1, saved.Seed, saved.Strategy, saved.Steps, saved.Script()
 	}
+	phase = "while starting the implementation, before any run"
 	impl, closeImpl, err := connect(ctx, stdout, p, m.Info(), *adapterCmd, *address, *oneCPUFlag)
 	if err != nil {
 		return err
 	}
 	defer closeImpl()
+	phase = "before any run"
 	closeLog, err := logSteps(&tc, *logFile)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
 	if saved != nil && sh.on {
+		phase = "while shrinking"
 		err := shrink(ctx, stdout, shrinkJob{path: path, file: *rerunFile, m: m, cfg: cfg, impl: impl, tc: tc, saved: saved, flags: *sh})
 		if err == nil {
 			err = fmt.Errorf("the saved failure reproduced")
@@ -123,22 +117,18 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if saved != nil {
-		fmt.Fprintf(stdout, "rerunning %s: %s [%s], %d saved steps, seed %d\n", *rerunFile, p.Name, name, len(saved.Trace), tc.Seed)
+		fmt.Fprintf(stdout, "rerunning %s: %s [%s], %d saved steps, seed %d\n", safetext.Term(*rerunFile), safetext.Term(p.Name), safetext.Term(name), len(saved.Trace), tc.Seed)
 	} else {
-		fmt.Fprintf(stdout, "testing %s [%s]: %s of %s, strategy %s, seed %d\n", p.Name, name, explore.Count(tc.Runs, "run"), explore.Count(tc.Steps, "step"), tc.Strategy, tc.Seed)
+		fmt.Fprintf(stdout, "testing %s [%s]: %s of %s, strategy %s, seed %d\n", safetext.Term(p.Name), safetext.Term(name), explore.Count(tc.Runs, "run"), explore.Count(tc.Steps, "step"), tc.Strategy, tc.Seed)
 	}
 	res, err := conform.Test(ctx, m, cfg, impl, tc)
 	if err != nil {
 		return err
 	}
+	phase = "after the runs"
 	rep := testReport{path: path, project: p.Name, config: name, saveDir: *saveDir, rerun: saved != nil}
 	counts := reportRuns(stdout, res, tc, &rep)
-	size, err := conform.SizeOf(ctx, m, cfg, conform.SizeStates, conform.SizeTime)
-	if err != nil {
-		size = conform.ModelSize{}
-	}
-	fmt.Fprintf(stdout, "%s [%s]: %s: %s; %s; %s; %.2f s\n",
-		p.Name, name, explore.Count(len(res.Runs), "run"), counts, explore.Count(res.Steps, "step"), res.Coverage(size), res.Seconds)
+	sig := printTestSummary(ctx, stdout, p.Name, name, m, cfg, tc, res, counts)
 	if *junit != "" {
 		if err := writeJUnit(*junit, p.Name, name, res); err != nil {
 			return err
@@ -147,16 +137,75 @@ func cmdTest(args []string, stdout, stderr io.Writer) error {
 	if err := runChart(stdout, *chart, p.Name, name, res, &rep); err != nil {
 		return err
 	}
+	if sig != "" {
+		return stopErr("test stopped by %s after %d of %s%s", sig, len(res.Runs), explore.Count(tc.Runs, "run"), failedBefore(counts))
+	}
 	if saved != nil {
 		return rerunVerdict(stdout, saved, res)
 	}
 	if sh.on && rep.firstSaved != "" {
+		phase = "while shrinking"
 		first := conform.SaveRun(p.Name, name, tc, *rep.first)
 		if err := shrink(ctx, stdout, shrinkJob{path: path, file: rep.firstSaved, m: m, cfg: cfg, impl: impl, tc: tc, saved: first, flags: *sh}); err != nil {
-			fmt.Fprintf(stdout, "shrinking: %v\n", err)
+			fmt.Fprintf(stdout, "shrinking: %s\n", safetext.Term(stopWords(ctx, err).Error()))
 		}
 	}
 	return exitVerdict(counts, len(res.Runs))
+}
+
+// printTestSummary prints a test's summary line: the runs done (and, when
+// a signal stopped the test, that the rest was not), their verdicts, steps
+// and coverage; it returns the signal ("" when none stopped it).
+func printTestSummary(ctx context.Context, stdout io.Writer, project, config string, m model.Model, cfg *explore.Config, tc conform.TestConfig, res *conform.TestResult, counts conform.Tally) string {
+	size, err := conform.SizeOf(ctx, m, cfg, conform.SizeStates, conform.SizeTime)
+	if err != nil {
+		size = conform.ModelSize{}
+	}
+	sig := stopSignal(ctx)
+	done := explore.Count(len(res.Runs), "run")
+	if sig != "" {
+		// What was done, and that the rest was not: the run the stop cut
+		// is inconclusive (conform), never a pass.
+		done = stoppedAfter(len(res.Runs), tc.Runs, "run", sig, cutShort(res))
+	}
+	fmt.Fprintf(stdout, "%s [%s]: %s: %s; %s; %s; %.2f s\n",
+		safetext.Term(project), safetext.Term(config), done, counts, explore.Count(res.Steps, "step"), res.Coverage(size), res.Seconds)
+	return sig
+}
+
+// testFlags are modex test's flags.
+type testFlags struct {
+	config, strategy, junit, logFile, adapterCmd, address, saveDir, rerunFile, chart *string
+	runs, steps, total                                                               *int
+	seed                                                                             *int64
+	endWait                                                                          *float64
+	sh                                                                               *shrinkFlags
+	oneCPU                                                                           *bool
+}
+
+// newTestFlags declares modex test's flags on fs.
+func newTestFlags(fs *flag.FlagSet) *testFlags {
+	f := &testFlags{}
+	f.config = fs.String("config", "", "configuration name (default: the project's default)")
+	f.runs = intFlag(fs, "runs", 0, 1, math.MaxInt, fmt.Sprintf("at least 1 (leave it out for the project's [test] runs, or %d)", projects.DefaultRuns),
+		fmt.Sprintf("test runs, at least 1 (default: the project's [test] runs, or %d)", projects.DefaultRuns))
+	f.steps = intFlag(fs, "steps", 0, 1, math.MaxInt, fmt.Sprintf("at least 1 (leave it out for the project's [test] steps, or %d)", projects.DefaultSteps),
+		fmt.Sprintf("steps per run before the cleanup phase, at least 1 (default: [test] steps, or %d)", projects.DefaultSteps))
+	f.total = intFlag(fs, "total-steps", 0, 0, math.MaxInt, "0 (no bound) or more", "bound on the steps of all runs together (0: the project's [test] total_steps, else no bound)")
+	f.seed = seedFlag(fs, "seed of the first run (-1, the default: the project's, else from the clock)")
+	f.strategy = fs.String("strategy", "", "random (weighted, the paper's) or coverage")
+	f.junit = fs.String("junit", "", "write a JUnit XML report to FILE")
+	f.logFile = fs.String("log", "", "write every step as a JSON line to FILE")
+	f.adapterCmd = fs.String("adapter", "", "adapter command (overrides the project's), e.g. \"go run ./impl adapter --fixed\"")
+	f.address = fs.String("address", "", "TCP address of a running adapter (overrides the project's)")
+	f.endWait = secondsFlag(fs, "end-wait", 0, 0, false, maxFlagSeconds, "a number of seconds above 0, at most a week (leave it out for [test] end_wait, or 1)",
+		"seconds to wait for events where nothing can be done, above 0 (default: [test] end_wait, or 1)")
+	f.saveDir = fs.String("save-failures", "", "folder to save failing runs in (default: modex/failures in the user's cache folder)")
+	f.rerunFile = fs.String("rerun", "", "drive the controllable steps of a saved failing run again (exit 1 if it fails again)")
+	f.chart = fs.String("chart", "", "write the first failing run (else the last run) as a sequence chart, SVG, to FILE")
+	f.sh = addShrinkFlags(fs, "the first failing run (or the --rerun file)")
+	f.oneCPU = addOneCPUFlag(fs)
+	return f
 }
 
 // testReport is what the run report needs besides the result.
@@ -173,7 +222,8 @@ type testReport struct {
 }
 
 // reportRuns prints each run's verdict and, for failures, the trace, the
-// model state and where the run was saved; it returns the verdict tally.
+// model state, where the run was saved and the command lines that run it
+// again (quoted for a shell); it returns the verdict tally.
 func reportRuns(stdout io.Writer, res *conform.TestResult, tc conform.TestConfig, rep *testReport) conform.Tally {
 	counts := conform.Tally{}
 	for i := range res.Runs {
@@ -181,7 +231,7 @@ func reportRuns(stdout io.Writer, res *conform.TestResult, tc conform.TestConfig
 		counts[r.Verdict]++
 		line := fmt.Sprintf("run %d/%d (seed %d): %s, %d steps", r.Run, tc.Runs, r.Seed, r.Verdict, r.Actions)
 		if r.Reason != "" {
-			line += " (" + r.Reason + ")"
+			line += " (" + safetext.Term(r.Reason) + ")"
 		}
 		fmt.Fprintln(stdout, line)
 		if r.Failure == nil {
@@ -196,18 +246,38 @@ func reportRuns(stdout io.Writer, res *conform.TestResult, tc conform.TestConfig
 				fmt.Fprintf(stdout, "  (not saved, nor the later failing runs: a test saves its first %d)\n", projects.MaxSavedFailures)
 			}
 		} else if file, err := projects.SaveFailure(rep.saveDir, rep.project, rep.config, tc, r); err != nil {
-			fmt.Fprintf(stdout, "  (the run could not be saved: %v)\n", err)
+			fmt.Fprintf(stdout, "  (the run could not be saved: %s)\n", safetext.Term(err.Error()))
 		} else {
 			rep.saved++
-			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: modex test %s --rerun %s\n", file, rep.path, file)
+			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: %s\n", safetext.Term(file), projects.RerunCommand(rep.path, "", file))
 			if rep.first == nil && r.Verdict == conform.Fail {
 				rep.first, rep.firstSaved = &res.Runs[i], file
 			}
 		}
-		fmt.Fprintf(stdout, "  same choices again (timing may differ): modex test %s --config %s --runs 1 --seed %d --steps %d --strategy %s\n",
-			rep.path, rep.config, r.Seed, tc.Steps, tc.Strategy)
+		fmt.Fprintf(stdout, "  same choices again (timing may differ): %s\n", projects.SameChoicesCommand(rep.path, rep.config, r.Seed, tc.Steps, tc.Strategy))
 	}
 	return counts
+}
+
+// cutShort reports whether a test's last run was cut short by a stop.
+func cutShort(res *conform.TestResult) bool {
+	n := len(res.Runs)
+	return n > 0 && res.Runs[n-1].Verdict == conform.Inconclusive && res.Runs[n-1].Reason == "cancelled"
+}
+
+// failedBefore says, for a command stopped, how many of the runs, cases or
+// traces done failed (or met a model error) before the stop: "; 2 failed
+// before the stop" ("" when none did). They stay failures; the stop's exit
+// code (4) says the command did not reach its end.
+func failedBefore(counts conform.Tally) string {
+	s := ""
+	if n := counts[conform.Fail]; n > 0 {
+		s += fmt.Sprintf("; %d failed before the stop", n)
+	}
+	if n := counts[conform.ModelError]; n > 0 {
+		s += fmt.Sprintf("; %s before the stop", explore.Count(n, "model error"))
+	}
+	return s
 }
 
 // exitVerdict is the command's error for a test's verdicts.
@@ -233,15 +303,15 @@ func rerunVerdict(stdout io.Writer, saved *conform.SavedRun, res *conform.TestRe
 	}
 	switch {
 	case r.Failure != nil && r.Failure.Kind == want:
-		fmt.Fprintf(stdout, "reproduced: the run failed again with %s at step %d (saved: step %d)\n", want, r.Failure.Step, saved.Failure.Step)
+		fmt.Fprintf(stdout, "reproduced: the run failed again with %s at step %d (saved: step %d)\n", safetext.Term(string(want)), r.Failure.Step, saved.Failure.Step)
 		return fmt.Errorf("the saved failure reproduced")
 	case r.Failure != nil:
-		fmt.Fprintf(stdout, "failed differently: %s at step %d (saved: %s)\n", r.Failure.Kind, r.Failure.Step, want)
+		fmt.Fprintf(stdout, "failed differently: %s at step %d (saved: %s)\n", r.Failure.Kind, r.Failure.Step, safetext.Term(string(want)))
 		return fmt.Errorf("the rerun failed (%s)", r.Failure.Kind)
 	default:
 		fmt.Fprintf(stdout, "could not reproduce: the rerun ended %s", r.Verdict)
 		if r.Reason != "" {
-			fmt.Fprintf(stdout, " (%s)", r.Reason)
+			fmt.Fprintf(stdout, " (%s)", safetext.Term(r.Reason))
 		}
 		fmt.Fprintln(stdout, "; the implementation's timing may differ from the saved run's")
 		return nil
@@ -348,15 +418,15 @@ func writeJUnit(path, project, config string, res *conform.TestResult) error {
 }
 
 // printAdapter says which implementation a command is about to reach: the
-// command line it starts (running modex is consent to run it) or the
-// address it dials.
+// command line it starts (running modex is consent to run it), its words
+// quoted for a shell, or the address it dials.
 func printAdapter(w io.Writer, p *projects.Project, info *model.ModelInfo, command, address string) {
 	argv, dir, addr := p.AdapterLaunch(info, command, address)
 	switch {
 	case argv == nil:
-		fmt.Fprintf(w, "implementation: the adapter at %s\n", addr)
+		fmt.Fprintf(w, "implementation: the adapter at %s\n", safetext.Term(addr))
 	case len(argv) > 0:
-		fmt.Fprintf(w, "implementation: %s (in %s)\n", strings.Join(argv, " "), dir)
+		fmt.Fprintf(w, "implementation: %s (in %s)\n", safetext.Command(argv...), safetext.Term(dir))
 	}
 }
 
@@ -374,7 +444,7 @@ func runChart(stdout io.Writer, path, project, config string, res *conform.TestR
 	if err := writeChart(path, graph.RunChart(title, r)); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "sequence chart of run %d: %s\n", r.Run, path)
+	fmt.Fprintf(stdout, "sequence chart of run %d: %s\n", r.Run, safetext.Term(path))
 	return nil
 }
 

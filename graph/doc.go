@@ -15,6 +15,7 @@ import (
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/internal/safetext"
 )
 
 // Var is a state variable printed as a Starlark literal.
@@ -208,11 +209,16 @@ func WrapLabel(label string, width int) string {
 	return b.String()
 }
 
-// dotQuote quotes a string for DOT.
+// dotQuote quotes a string for DOT, to be drawn as it is: Graphviz reads
+// HTML entities in labels and tooltips (&lt; would be drawn <), so & is
+// written &amp;; control characters, bidi overrides and bytes that are
+// not UTF-8 are written as visible escapes (safetext.TermText; and U+FFFE,
+// U+FFFF): Graphviz would copy them into the SVG, which no XML reader then
+// accepts. Line breaks are DOT's \n.
 func dotQuote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
-	for _, r := range s {
+	for _, r := range safetext.TermText(s) {
 		switch r {
 		case '"':
 			b.WriteString(`\"`)
@@ -220,6 +226,10 @@ func dotQuote(s string) string {
 			b.WriteString(`\\`)
 		case '\n':
 			b.WriteString(`\n`)
+		case '&':
+			b.WriteString("&amp;")
+		case 0xfffe, 0xffff: // not characters in XML either
+			fmt.Fprintf(&b, `\\u%04x`, r)
 		default:
 			b.WriteRune(r)
 		}

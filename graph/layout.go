@@ -84,14 +84,14 @@ type Layout struct {
 // LayoutDoc lays out the document with Graphviz (layout "" picks dot,
 // dot-fast or sfdp by size, see LayoutFor) and returns the geometry.
 func LayoutDoc(ctx context.Context, d *Doc, layout string) (*Layout, error) {
-	var dot bytes.Buffer
-	if err := d.WriteDOT(&dot); err != nil {
+	dot, err := d.pictureDOT()
+	if err != nil {
 		return nil, err
 	}
 	if layout == "" {
 		layout = LayoutFor(len(d.States), len(d.Arcs()))
 	}
-	out, err := layoutJSON(ctx, dot.Bytes(), layout)
+	out, err := layoutJSON(ctx, dot, layout)
 	if err != nil {
 		return nil, err
 	}

@@ -3,13 +3,13 @@ package graph
 import (
 	"bufio"
 	"fmt"
-	"html"
 	"io"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/internal/safetext"
 )
 
 // Chart is a run drawn as a message sequence chart: one lifeline for the
@@ -371,7 +371,11 @@ func arrowHead(x1, x2, y float64, color string) string {
 	return fmt.Sprintf(`<path d="M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f z" fill="%s"/>`, x2, y, x2-d, y-4.5, x2-d, y+4.5, color)
 }
 
-func esc(s string) string { return html.EscapeString(s) }
+// esc escapes text for the charts' and timelines' SVG: markup as
+// entities, characters XML 1.0 does not allow as visible escapes, bytes
+// that are not UTF-8 as U+FFFD (safetext.XML): a thread or process named
+// with control characters still gives a picture every XML reader takes.
+func esc(s string) string { return safetext.XML(s) }
 
 // SavedChart draws a saved run (a campaign's failure, a --rerun file): its
 // steps as RunChart draws them, the inputs read back as printed — an
@@ -398,7 +402,7 @@ func SavedChart(title string, s *conform.SavedRun) *Chart {
 		if printedObject(st.Output) {
 			out = namedObject(st.Output)
 		}
-		b.add(kind, label, s.Dropped+i+1, parts, out, "", "", false)
+		b.add(kind, label, s.Dropped+i+1, parts, out, "", "", st.Failing)
 	}
 	c := b.c
 	c.Dropped = s.Dropped

@@ -135,8 +135,10 @@ func TestSavedChart(t *testing.T) {
 	if got := strings.Join(c.Lifelines, " "); got != "Tester Client1 Client2 Implementation" {
 		t.Errorf("lifelines %q", got)
 	}
+	// The saved trace ends with the step the run failed at, drawn failed.
 	last := c.Messages[len(c.Messages)-1]
-	if len(c.Messages) != 7 || last.Label != "?Tick()" || c.Messages[4].Label != `Post(Client1, "bye")` || c.Lifelines[c.Messages[4].To] != "Client1" {
+	if len(c.Messages) != 8 || c.Messages[6].Label != "?Tick()" || c.Messages[4].Label != `Post(Client1, "bye")` || c.Lifelines[c.Messages[4].To] != "Client1" ||
+		last.Label != `?Deliver(Client1, Client2, "hi")` || !last.Failed || c.Messages[6].Failed {
 		t.Errorf("messages %+v", c.Messages)
 	}
 	if !strings.HasPrefix(c.Verdict, "fail at step 8: ") {

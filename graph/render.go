@@ -3,9 +3,12 @@ package graph
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/goccy/go-graphviz"
 
@@ -43,6 +46,82 @@ const (
 // 4,613 PNG, 28 s and 1.1 GB, with no legible label); its overview is.
 const PictureLimit = 500
 
+// MaxPictureDOT bounds the Graphviz text of a picture, in bytes: a
+// bound in states alone let 450 states of 2 MB values take ten minutes
+// and 5 GB to lay out.
+const MaxPictureDOT = 16 << 20
+
+// MaxPictureValue bounds a variable's value in a picture's tooltips, in
+// characters; a longer one is cut, saying how much is left out (the .dot
+// and .json exports keep it whole).
+const MaxPictureValue = 1000
+
+// errPictureTooBig is a picture's DOT past MaxPictureDOT.
+var errPictureTooBig = errors.New("picture too big")
+
+// capped is a writer that fails past its bytes.
+type capped struct {
+	w    io.Writer
+	left int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if len(p) > c.left {
+		return 0, errPictureTooBig
+	}
+	c.left -= len(p)
+	return c.w.Write(p)
+}
+
+// pictureDOT is the DOT text to lay out d as a picture: values cut to
+// MaxPictureValue, at most MaxPictureDOT bytes.
+func (d *Doc) pictureDOT() ([]byte, error) {
+	var dot bytes.Buffer
+	if err := d.forPicture().WriteDOT(&capped{w: &dot, left: MaxPictureDOT}); err != nil {
+		if errors.Is(err, errPictureTooBig) {
+			return nil, fmt.Errorf("the graph's Graphviz text passes %d MiB (%d states, their labels and variables): too much to lay out as a picture; write .dot or .json, or draw its overview (--quotient)", MaxPictureDOT>>20, len(d.States))
+		}
+		return nil, err
+	}
+	return dot.Bytes(), nil
+}
+
+// forPicture is d with its variables' values cut to MaxPictureValue
+// characters (d itself when none is longer).
+func (d *Doc) forPicture() *Doc {
+	var states []State
+	for i, s := range d.States {
+		if !slices.ContainsFunc(s.Vars, func(v Var) bool { return len(v.Value) > MaxPictureValue }) {
+			continue
+		}
+		if states == nil {
+			states = slices.Clone(d.States)
+		}
+		vars := slices.Clone(s.Vars)
+		for j := range vars {
+			if len(vars[j].Value) > MaxPictureValue {
+				vars[j].Value = cutValue(vars[j].Value, MaxPictureValue)
+			}
+		}
+		states[i].Vars = vars
+	}
+	if states == nil {
+		return d
+	}
+	c := *d
+	c.States = states
+	return &c
+}
+
+// cutValue cuts s to n bytes at a character's start, saying how many
+// bytes are left out.
+func cutValue(s string, n int) string {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s… (%d more bytes)", s[:n], len(s)-n)
+}
+
 // DotFast is dot with options that trade edge routing and crossing
 // minimisation for speed: straight arcs (routing splines is most of dot's
 // time on state graphs), fewer network-simplex and crossing-minimisation
@@ -77,14 +156,14 @@ func (d *Doc) Render(ctx context.Context, format Format, layout string, w io.Wri
 		}
 		return l.WritePNG(w, 1.5)
 	}
-	var dot bytes.Buffer
-	if err := d.WriteDOT(&dot); err != nil {
+	dot, err := d.pictureDOT()
+	if err != nil {
 		return err
 	}
 	if layout == "" {
 		layout = LayoutFor(len(d.States), len(d.Arcs()))
 	}
-	return RenderDOT(ctx, dot.Bytes(), format, layout, w)
+	return RenderDOT(ctx, dot, format, layout, w)
 }
 
 // graphvizMu serializes go-graphviz in this process: creating instances

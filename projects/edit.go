@@ -79,12 +79,21 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 		return f.Close()
 	}
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	f, err := CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	defer os.Remove(tmp)
+	placed := false
+	defer func() {
+		// Every way out leaves no temporary file (RemoveTemps sees to
+		// the writes a process exits in the middle of).
+		if placed {
+			ForgetTemp(tmp)
+		} else {
+			RemoveTemp(tmp)
+		}
+	}()
 	if err := write(f); err != nil {
 		f.Close()
 		return err
@@ -104,6 +113,7 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
+	placed = true
 	if d, err := os.Open(dir); err == nil {
 		d.Sync() // not supported everywhere (Windows); the rename stands either way
 		d.Close()

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/internal/safetext"
 )
 
 // FailuresDir is where failing runs are saved by default: modex/failures/
@@ -46,6 +48,28 @@ func SaveFailure(dir, project, config string, tc conform.TestConfig, r conform.R
 	return WriteNew(dir, fmt.Sprintf("%s-%s-seed%d-run%d", SafeName(project), SafeName(config), r.Seed, r.Run), ".json", []byte(b.String()))
 }
 
+// RerunCommand is the command line, to be printed for people to paste,
+// that drives the steps of a saved run again: modex test PROJECT
+// [--config NAME] --rerun FILE, each word quoted for a POSIX shell
+// (safetext.Shell): a project's path, a configuration's name or a folder
+// of failures holding ; or $(…) runs nothing when the line is pasted.
+// config "" leaves --config out (the saved run names its configuration).
+func RerunCommand(path, config, file string) string {
+	words := []string{"modex", "test", path}
+	if config != "" {
+		words = append(words, "--config", config)
+	}
+	return safetext.Command(append(words, "--rerun", file)...)
+}
+
+// SameChoicesCommand is the command line, quoted as RerunCommand's is,
+// that runs a run's choices again from its seed: modex test PROJECT
+// --config NAME --runs 1 --seed S --steps N --strategy X.
+func SameChoicesCommand(path, config string, seed uint64, steps int, strategy conform.Strategy) string {
+	return safetext.Command("modex", "test", path, "--config", config, "--runs", "1", "--seed", strconv.FormatUint(seed, 10),
+		"--steps", strconv.Itoa(steps), "--strategy", string(strategy))
+}
+
 // SafeName makes a name (a project's, a configuration's) fit to be part of
 // a file name: letters, digits, '.', '_' and '-' are kept, anything else
 // becomes '_', a leading dot too, and it is cut to 64 bytes. A name with
@@ -72,12 +96,12 @@ func SafeName(s string) string {
 // saving the same run each keep theirs. The file appears whole (written
 // under a temporary name, then linked to its name, which fails if taken).
 func WriteNew(dir, base, ext string, data []byte) (string, error) {
-	f, err := os.CreateTemp(dir, ".new-*.tmp")
+	f, err := CreateTemp(dir, ".new-*.tmp")
 	if err != nil {
 		return "", err
 	}
 	tmp := f.Name()
-	defer os.Remove(tmp)
+	defer RemoveTemp(tmp) // linked to its name, or not: the temporary name goes
 	_, err = f.Write(data)
 	if err == nil {
 		err = f.Sync()

@@ -21,6 +21,7 @@ import (
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/projects"
 	"github.com/modex/modex/projects/campaign"
 )
 
@@ -292,7 +293,7 @@ func (tv *TestView) showCampaignFailure(i int) {
 	go func() {
 		text := f.Report
 		if file, err := campaign.SaveFailure(ri.project, ri.config, "", f); err == nil {
-			text += fmt.Sprintf("saved: %s\nrerun its steps: modex test %s --config %s --rerun %s\n", file, ri.path, ri.config, file)
+			text += fmt.Sprintf("saved: %s\nrerun its steps: %s\n", file, projects.RerunCommand(ri.path, ri.config, file))
 		} else {
 			text += fmt.Sprintf("(not saved: %v)\n", err)
 		}
@@ -302,7 +303,7 @@ func (tv *TestView) showCampaignFailure(i int) {
 			shrunk = f.ShrunkNote + "\n"
 		}
 		if file, err := campaign.SaveShrunk(ri.project, ri.config, "", f); err == nil {
-			shrunk += fmt.Sprintf("saved: %s\nrerun it: modex test %s --config %s --rerun %s\n", file, ri.path, ri.config, file)
+			shrunk += fmt.Sprintf("saved: %s\nrerun it: %s\n", file, projects.RerunCommand(ri.path, ri.config, file))
 		}
 		if shrunk != "" {
 			text = shrunk + "— the failing run —\n" + text

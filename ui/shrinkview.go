@@ -91,7 +91,7 @@ func shrinkReport(ri runInfo, file string, orig *conform.SavedRun, res *conform.
 	if out, err := projects.SaveShrunk(file, res.Saved(orig)); err != nil {
 		fmt.Fprintf(&b, "(the shrunk run could not be saved: %v)\n", err)
 	} else {
-		fmt.Fprintf(&b, "saved: %s\nrerun it: modex test %s --rerun %s\n", out, ri.path, out)
+		fmt.Fprintf(&b, "saved: %s\nrerun it: %s\n", out, projects.RerunCommand(ri.path, "", out))
 	}
 	return b.String()
 }

@@ -518,10 +518,9 @@ func failureReport(ri runInfo, r conform.RunResult) (string, string) {
 		file = ""
 		text += "(the run could not be saved: " + err.Error() + ")\n"
 	} else {
-		text += fmt.Sprintf("saved: %s\nrerun its steps: modex test %s --rerun %s\n", file, ri.path, file)
+		text += fmt.Sprintf("saved: %s\nrerun its steps: %s\n", file, projects.RerunCommand(ri.path, "", file))
 	}
-	text += fmt.Sprintf("same choices again (timing may differ): modex test %s --config %s --runs 1 --seed %d --steps %d --strategy %s\n",
-		ri.path, ri.config, r.Seed, ri.tc.Steps, ri.tc.Strategy)
+	text += fmt.Sprintf("same choices again (timing may differ): %s\n", projects.SameChoicesCommand(ri.path, ri.config, r.Seed, ri.tc.Steps, ri.tc.Strategy))
 	return text, file
 }
 

@@ -2,6 +2,7 @@ package conform
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -180,6 +181,20 @@ func (p *ednParser) dispatch(depth int) (model.Value, error) {
 			return nil, err
 		}
 		return nil, nil
+	case '#':
+		// EDN's symbolic values: ##Inf, ##-Inf, ##NaN.
+		start := p.i + 1
+		for p.i++; p.i < len(p.s) && !delimiter(p.s[p.i]); p.i++ {
+		}
+		switch p.s[start:p.i] {
+		case "Inf":
+			return starlark.Float(math.Inf(1)), nil
+		case "-Inf":
+			return starlark.Float(math.Inf(-1)), nil
+		case "NaN":
+			return starlark.Float(math.NaN()), nil
+		}
+		return nil, p.errf("unknown symbolic value ##%s (want ##Inf, ##-Inf or ##NaN)", p.s[start:p.i])
 	}
 	start := p.i
 	for p.i < len(p.s) && !delimiter(p.s[p.i]) {

@@ -40,6 +40,9 @@ func TestReadHistoryForms(t *testing.T) {
 		{"edn values", `{:process 0, :type :invoke, :f :txn, :value [[:append 1 2] [:r 3 nil]]} ; a comment
 {:process 0, :type :ok, :f :txn, :value #{1 2}, :extra {:a "s\"q"}}
 `, []string{`0 txn [["append", 1, 2], ["r", 3, None]] ok set([1, 2]) 0-1`}},
+		{"edn symbolic values", `{:process 0, :type :invoke, :f :put, :value [##Inf ##-Inf]}
+{:process 0, :type :ok, :f :put, :value ##NaN}
+`, []string{`0 put [+inf, -inf] ok nan 0-1`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,6 +72,7 @@ func TestReadHistoryErrors(t *testing.T) {
 		{"{:type :invoke, :f :read, :process 0, :value " + strings.Repeat("[", 40) + "}\n", "nested more than 32 deep"},
 		{`{"type": "invoke", "f": "x", "process": 0}` + "\n" + `{"type": "ok", "f": "x", "process": 0, "value": 1e}` + "\n", "h:2: malformed JSON"},
 		{"hello\n", "not a concurrent history"},
+		{"{:type :invoke, :f :read, :process 0, :value ##Infinity}\n", "h:1: EDN at column 56: unknown symbolic value ##Infinity"},
 		{"{:type :invoke, :f :read, :process 0, :value \"" + strings.Repeat("x", 2<<20) + "\"}\n", "h:1: a line longer than"},
 	}
 	for _, tc := range tests {

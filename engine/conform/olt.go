@@ -307,6 +307,9 @@ type onlineRun struct {
 // fail ends the run with a failure in states, found after the steps taken
 // so far (an invariant broken by the last step, a crash while waiting, …).
 func (r *onlineRun) fail(kind FailureKind, msg string, states []model.State, expected []string) bool {
+	if r.t.cutShort() {
+		return r.inconclusive("cancelled")
+	}
 	r.res.Verdict, r.res.Failure = r.t.failed(kind, r.res.Actions, msg, states, expected)
 	return true
 }
@@ -322,6 +325,19 @@ func (t *tester) failed(kind FailureKind, step int, msg string, states []model.S
 	return v, &Failure{Kind: kind, Step: step, Message: ShortText(msg), States: t.describe(states), Expected: shortAll(expected)}
 }
 
+// cutShort reports whether the test was stopped (Ctrl-C, a cancelled
+// context; not the memory budget, whose stop is the model's error): a
+// failure seen from then on may be the stop's own doing — the model's code
+// cancelled, the implementation's reset or answer cut off — and a run
+// that ends then is cut short, with no verdict either way.
+func (t *tester) cutShort() bool {
+	if t.ctx.Err() == nil {
+		return false
+	}
+	_, memory := model.MemoryExceeded(t.ctx)
+	return !memory
+}
+
 // memoryStop says, for a run stopped for why, whether it was the model
 // exceeding its memory budget (a model error), and the message.
 func (t *tester) memoryStop(why string) (string, bool) {
@@ -334,6 +350,9 @@ func (t *tester) memoryStop(why string) (string, bool) {
 // failAction ends the run with a failure of the action about to be the
 // next step (refused, a wrong output, an observable the model forbids).
 func (r *onlineRun) failAction(f *Failure, states []model.State) bool {
+	if r.t.cutShort() {
+		return r.inconclusive("cancelled")
+	}
 	f.Step = r.res.Actions + 1
 	f.Message, f.Expected = ShortText(f.Message), shortAll(f.Expected)
 	if f.States == nil && states != nil {
@@ -392,6 +411,10 @@ func (t *tester) run(n int, seed uint64) RunResult {
 		t.visit(states)
 		for !r.step() {
 		}
+	}
+	if r.res.Verdict == Pass && t.cutShort() {
+		// Ended as the test was stopped: cut short, never a pass.
+		r.inconclusive("cancelled")
 	}
 	r.res.Seconds = time.Since(start).Seconds()
 	return r.res
@@ -564,7 +587,7 @@ func (t *tester) perform(states []model.State, c candidate, label string) ([]mod
 		return nil, nil, &Failure{Kind: FailModel, Message: err.Error()}
 	}
 	if len(next) == 0 {
-		return nil, nil, &Failure{Kind: FailOutput, Message: fmt.Sprintf("%s returned %s", label, CanonJSON(out)), Expected: expected,
+		return nil, nil, &Failure{Kind: FailOutput, Message: fmt.Sprintf("%s returned %s", label, CanonJSON(out)), Expected: expected, Seen: CanonJSON(out),
 			Event: &StepRecord{Kind: model.Controllable, Action: t.info.Actions[c.action].Name, Args: c.args}}
 	}
 	return next, output, nil
@@ -605,138 +628,6 @@ func (t *tester) cover(from []model.State, action string, args []model.Value, to
 		}
 	}
 	t.visit(to)
-}
-
-// describe returns states with their variables, for failure reports.
-func (t *tester) describe(states []model.State) []ModelState {
-	out := make([]ModelState, len(states))
-	for i, s := range states {
-		out[i] = ModelState{Key: s.Key(), Vars: t.w.Vars(s)}
-	}
-	return out
-}
-
-// closure adds the states reachable by internal actions (the model's own,
-// unobservable steps), bounded by MaxStates.
-func (t *tester) closure(states []model.State) ([]model.State, error) {
-	seen := map[string]bool{}
-	var out []model.State
-	queue := append([]model.State(nil), states...)
-	for len(queue) > 0 {
-		s := queue[0]
-		queue = queue[1:]
-		if seen[s.Key()] {
-			continue
-		}
-		seen[s.Key()] = true
-		out = append(out, s)
-		if len(out) > t.tc.MaxStates {
-			return out, nil
-		}
-		for ai := range t.info.Actions {
-			ac := &t.cfg.Actions[ai]
-			if ac.Exclude || ac.Kind != model.Internal {
-				continue
-			}
-			err := t.combos(s, ai, func(args []model.Value) error {
-				outs, _, err := t.w.Step(s, ai, args)
-				if err != nil {
-					return err
-				}
-				for _, o := range outs {
-					if o.Err != nil {
-						return o.Err
-					}
-					queue = append(queue, o.Next)
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, err
-			}
-		}
-	}
-	return out, nil
-}
-
-// combos calls f with every input combination of an action in a state.
-func (t *tester) combos(st model.State, ai int, f func([]model.Value) error) error {
-	a := t.info.Actions[ai]
-	ac := &t.cfg.Actions[ai]
-	doms := make([][]model.Value, len(a.Params))
-	for p := range a.Params {
-		vals, err := explore.ParamDomain(t.w, t.info, ac, st, ai, p)
-		if err != nil {
-			return err
-		}
-		if len(vals) == 0 {
-			return nil
-		}
-		doms[p] = vals
-	}
-	var ferr error
-	explore.ForEachCombination(doms, func(args []model.Value) {
-		if ferr == nil {
-			ferr = f(args)
-		}
-	})
-	return ferr
-}
-
-func (t *tester) accepting(states []model.State) (bool, error) {
-	for _, s := range states {
-		var ok bool
-		var err error
-		if t.cfg.Accepting != nil {
-			var v model.Value
-			if v, err = t.w.Eval(t.cfg.Accepting, s); err == nil {
-				ok = bool(v.Truth())
-			}
-		} else {
-			ok, err = t.w.Accepting(s)
-		}
-		if err != nil {
-			return false, err
-		}
-		if !ok {
-			return false, nil
-		}
-	}
-	return true, nil
-}
-
-func (t *tester) violated(states []model.State) string {
-	for _, s := range states {
-		msg, err := t.w.Invariant(s)
-		if err != nil {
-			return err.Error()
-		}
-		if msg == "" {
-			return ""
-		}
-	}
-	msg, _ := t.w.Invariant(states[0])
-	return msg
-}
-
-// timeout evaluates Δ(s): the longest over the states tracked.
-func (t *tester) timeout(states []model.State) (time.Duration, error) {
-	if t.cfg.Timeout == nil {
-		return 0, nil
-	}
-	var worst float64
-	for _, s := range states {
-		v, err := t.w.Eval(t.cfg.Timeout, s)
-		if err != nil {
-			return 0, err
-		}
-		f, ok := number(v)
-		if !ok || f < 0 {
-			return 0, fmt.Errorf("timeout `%s` must give a number of seconds, not %s", t.cfg.Timeout.Source(), model.Format(v))
-		}
-		worst = max(worst, f)
-	}
-	return time.Duration(worst * float64(time.Second)), nil
 }
 
 // observe handles an observable event: the states the model may be in after

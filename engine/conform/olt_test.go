@@ -610,3 +610,58 @@ func TestNegativeWeightIsAnError(t *testing.T) {
 		t.Errorf("%s %+v", r.Verdict, r.Failure)
 	}
 }
+
+// A deterministic wrong output reruns from its saved file every time, in a
+// model where any state may end a run: the saved trace ends with the step
+// that failed (marked), and the failure keeps the output seen and the
+// outputs allowed. (The trace once stopped before the failing step; the
+// rerun then ended in the accepting state before it and passed.)
+func TestSavedRunKeepsFailingStep(t *testing.T) {
+	m, cfg := stackModelForTest(t)
+	anyEnd, err := m.Compile("True", model.Pos{File: "test.toml", Line: 1, Col: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Accepting = anyEnd
+	tc := conform.TestConfig{Runs: 10, Steps: 20, Seed: 3}
+	res, err := conform.Test(context.Background(), m, cfg, stackImpl(3, "pop-bottom"), tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed *conform.RunResult
+	for i := range res.Runs {
+		if f := res.Runs[i].Failure; f != nil && f.Kind == conform.FailOutput {
+			failed = &res.Runs[i]
+			break
+		}
+	}
+	if failed == nil {
+		t.Fatal("the buggy stack gave no wrong output")
+	}
+	var buf strings.Builder
+	if err := conform.SaveRun("stack", "all", tc, *failed).Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := conform.ReadSavedRun(strings.NewReader(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := saved.Trace[len(saved.Trace)-1]
+	if !last.Failing || last.Action != "Pop" || len(saved.Trace) != failed.Failure.Step {
+		t.Fatalf("the saved trace ends with %+v after %d steps; want the failing Pop, step %d", last, len(saved.Trace), failed.Failure.Step)
+	}
+	if saved.Failure.Seen == "" || len(saved.Failure.Expected) == 0 {
+		t.Errorf("the saved failure lacks the output seen (%q) or the outputs allowed (%v)", saved.Failure.Seen, saved.Failure.Expected)
+	}
+	for i := range 10 {
+		rerun := conform.TestConfig{Runs: 1, Steps: 20, Seed: uint64(100 + i), Script: saved.Script()}
+		again, err := conform.Test(context.Background(), m, cfg, stackImpl(3, "pop-bottom"), rerun)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := again.Runs[0].Failure
+		if f == nil || f.Kind != conform.FailOutput || f.Step != failed.Failure.Step {
+			t.Fatalf("rerun %d: %s %+v, want %s at step %d", i+1, again.Runs[0].Verdict, f, conform.FailOutput, failed.Failure.Step)
+		}
+	}
+}

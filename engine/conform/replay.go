@@ -229,6 +229,12 @@ type replayRun struct {
 
 // failAt ends the replay with a verdict at an event (nil: at the end).
 func (r *replayRun) failAt(ev *resolved, verdict Verdict, msg string, states []model.State, expected []string) (*ReplayResult, error) {
+	if r.t.cutShort() {
+		// Seen once the replay was stopped: maybe the stop's doing (the
+		// model's code cancelled), no verdict either way.
+		r.res.Verdict, r.res.Reason = Inconclusive, "cancelled"
+		return r.res, nil
+	}
 	r.feed.countRest() // the summary gives the trace's length
 	r.res.Verdict = verdict
 	r.res.Failure = &ReplayFailure{Index: r.feed.records, Message: ShortText(msg), States: r.t.describe(states), Expected: shortAll(expected)}

@@ -23,6 +23,10 @@ type SavedStep struct {
 	Args    []string `json:"args,omitempty"`
 	Output  string   `json:"output,omitempty"`
 	Cleanup bool     `json:"cleanup,omitempty"`
+	// Failing marks the step the run failed at (refused, answered wrongly,
+	// or an event the model forbids), the trace's last: a rerun takes it
+	// again, so that a deterministic failure reproduces.
+	Failing bool `json:"failing,omitempty"`
 }
 
 // SavedRun is a failing run written to a file, so that it can be driven
@@ -50,6 +54,10 @@ type SavedFail struct {
 	Kind    FailureKind `json:"kind"`
 	Step    int         `json:"step"`
 	Message string      `json:"message"`
+	// Seen is the output the implementation gave for a wrong output;
+	// Expected what the model would have accepted.
+	Seen     string   `json:"output_seen,omitempty"`
+	Expected []string `json:"expected,omitempty"`
 }
 
 // SaveRun describes a finished run for a file.
@@ -57,7 +65,7 @@ func SaveRun(project, config string, tc TestConfig, r RunResult) *SavedRun {
 	s := &SavedRun{Format: RunFormat, Project: project, Config: config, Seed: r.Seed, Strategy: tc.Strategy, Steps: tc.Steps, Verdict: r.Verdict,
 		Dropped: r.StepsDropped}
 	if f := r.Failure; f != nil {
-		s.Failure = &SavedFail{Kind: f.Kind, Step: f.Step, Message: f.Message}
+		s.Failure = &SavedFail{Kind: f.Kind, Step: f.Step, Message: f.Message, Seen: f.Seen, Expected: f.Expected}
 	}
 	for _, st := range r.Steps {
 		if st.Kind == model.Timeout {
@@ -69,6 +77,16 @@ func SaveRun(project, config string, tc TestConfig, r RunResult) *SavedRun {
 		}
 		if st.Output != nil && st.Output != model.None {
 			ss.Output = model.Format(st.Output)
+		}
+		s.Trace = append(s.Trace, ss)
+	}
+	// The step the run failed at is no step of its log (the model took
+	// it nowhere): without it a rerun of a deterministic wrong output
+	// ended before it, where any state may end a run, and passed.
+	if f := r.Failure; f != nil && f.Event != nil && f.Event.Kind != model.Timeout {
+		ss := SavedStep{Kind: f.Event.Kind.String(), Action: f.Event.Action, Failing: true}
+		for _, a := range f.Event.Args {
+			ss.Args = append(ss.Args, model.Format(a))
 		}
 		s.Trace = append(s.Trace, ss)
 	}

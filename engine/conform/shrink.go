@@ -8,6 +8,7 @@ import (
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/internal/safetext"
 )
 
 // ShrinkConfig tunes and bounds Shrink.
@@ -62,7 +63,7 @@ func (r *ShrinkResult) Summary() string {
 	text := fmt.Sprintf("shrunk: %d steps (from %d), fails %d of %d re-runs; %d runs, %d candidates the model rejects skipped, %.1f s",
 		r.Steps, r.From, r.Fails, r.Of, r.Runs, r.Skipped, r.Seconds)
 	if r.Stopped != "" {
-		text += fmt.Sprintf("\nstopped early (%s): the shortest failing run found so far", r.Stopped)
+		text += fmt.Sprintf("\nstopped early (%s): the shortest failing run found so far", safetext.Term(r.Stopped))
 	}
 	return text
 }

@@ -98,6 +98,9 @@ func (t *tester) runSteps(name string, steps []explore.SuiteStep, plan *explore.
 			r.steps(labelled(steps))
 		}
 	}
+	if r.res.Verdict == Pass && t.cutShort() {
+		r.inconclusive("cancelled") // ended as the suite was stopped
+	}
 	r.res.Seconds = time.Since(start).Seconds()
 	return r.res
 }
@@ -114,6 +117,9 @@ type caseRun struct {
 }
 
 func (r *caseRun) fail(kind FailureKind, msg string, states []model.State, expected []string) bool {
+	if r.t.cutShort() {
+		return r.inconclusive("cancelled") // see tester.cutShort
+	}
 	r.res.Verdict, r.res.Failure = r.t.failed(kind, r.res.Steps, msg, states, expected)
 	return true
 }
@@ -191,6 +197,9 @@ func (r *caseRun) next(wait time.Duration) (*Event, bool) {
 // something else.
 func (r *caseRun) judge(ev *Event, wanted string) ([]model.State, []model.Value, bool) {
 	next, args, kind, f := r.t.observe(r.states, ev)
+	if f != nil && r.t.cutShort() {
+		return nil, nil, r.inconclusive("cancelled")
+	}
 	if f != nil {
 		f.Step = r.res.Steps + 1
 		r.res.Verdict, r.res.Failure = Fail, f

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/internal/safetext"
 )
 
 // Verdict is the outcome of a test run, a suite case or a replay.
@@ -103,6 +104,9 @@ type Failure struct {
 	Message  string       // what happened
 	States   []ModelState // the model states the tester was in
 	Expected []string     // what the model would have accepted
+	// Seen is the output the implementation gave, for a wrong output (its
+	// canonical JSON).
+	Seen string
 	// Event is the failing step itself when it is one — the observable
 	// action the model did not allow, the controllable one refused or
 	// answered wrongly — for drawings of the run; nil otherwise (and in a
@@ -130,14 +134,19 @@ const FailureTraceLen = 25
 // FailureReport prints a failed run for people: the failure with its step,
 // the last FailureTraceLen entries of the log (steps numbered, timeouts not), the model
 // states the tester was in and what the model allowed; every line starts
-// with indent.
+// with indent. The values in it — the message (a model's fail(), an
+// adapter's refusal, a crashed adapter's stderr), the steps' labels, the
+// states — are escaped for a terminal (safetext): they drive no terminal,
+// and a message's later lines (a traceback, the adapter's stderr) are
+// marked "  | " under the FAIL line, so that none passes for a line of the
+// report's own.
 func FailureReport(r RunResult, indent string) string {
 	f := r.Failure
 	if f == nil {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%sFAIL %s at step %d: %s\n", indent, f.Kind, f.Step, f.Message)
+	fmt.Fprintf(&b, "%sFAIL %s at step %d: %s\n", indent, f.Kind, f.Step, safetext.TermIndented(f.Message, indent+"  | "))
 	from := max(0, len(r.Steps)-FailureTraceLen)
 	if total := len(r.Steps) + r.StepsDropped; from+r.StepsDropped > 0 {
 		fmt.Fprintf(&b, "%strace (the last %d of %d entries; steps are numbered, timeouts are not steps):\n", indent, len(r.Steps)-from, total)
@@ -145,14 +154,18 @@ func FailureReport(r RunResult, indent string) string {
 		fmt.Fprintf(&b, "%strace (steps are numbered, timeouts are not steps):\n", indent)
 	}
 	for _, s := range r.Steps[from:] {
-		fmt.Fprintf(&b, "%s  %s  %s\n", indent, stepNumber(s.Step), s.Label())
+		fmt.Fprintf(&b, "%s  %s  %s\n", indent, stepNumber(s.Step), safetext.Term(s.Label()))
 	}
-	fmt.Fprintf(&b, "%s  %s  ✗ %s\n", indent, stepNumber(f.Step), f.Message)
+	first, _, more := strings.Cut(strings.TrimRight(f.Message, "\n"), "\n")
+	if first = safetext.Term(first); more {
+		first += " …"
+	}
+	fmt.Fprintf(&b, "%s  %s  ✗ %s\n", indent, stepNumber(f.Step), first)
 	for _, st := range f.States {
-		fmt.Fprintf(&b, "%smodel state: %s\n", indent, st)
+		fmt.Fprintf(&b, "%smodel state: %s\n", indent, safetext.Term(st.String()))
 	}
 	if len(f.Expected) > 0 {
-		fmt.Fprintf(&b, "%sthe model allowed: %s\n", indent, strings.Join(f.Expected, ", "))
+		fmt.Fprintf(&b, "%sthe model allowed: %s\n", indent, safetext.Term(strings.Join(f.Expected, ", ")))
 	}
 	return b.String()
 }

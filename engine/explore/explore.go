@@ -416,19 +416,8 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 	if cfg.DropTransitions && cfg.Snapshot == nil {
 		e.ex.dropped = &dropped{}
 	}
-	for i := 0; i < n; i++ {
-		w, err := m.NewWorker()
-		if err != nil {
-			return nil, err
-		}
-		w.SetBudget(cfg.StepBudget)
-		ew := &expWorker{Worker: w}
-		ew.scratch, _ = w.(model.ScratchStepper)
-		ew.prefix, _ = w.(model.PrefixGuard)
-		// Groupings format and hash their values: worth remembering.
-		_, cheap := w.(model.CheapFacts)
-		ew.remember = n > 1 && (!cheap || len(cfg.Groupings) > 0)
-		e.workers = append(e.workers, ew)
+	if err := e.addWorkers(n); err != nil {
+		return nil, err
 	}
 	if n == 1 {
 		e.one = &settleAtOnce{}
@@ -499,6 +488,25 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 		cfg.Progress(e.progress(true))
 	}
 	return e.ex, nil
+}
+
+// addWorkers makes the exploration's n workers.
+func (e *explorer) addWorkers(n int) error {
+	for range n {
+		w, err := e.m.NewWorker()
+		if err != nil {
+			return err
+		}
+		w.SetBudget(e.cfg.StepBudget)
+		ew := &expWorker{Worker: w}
+		ew.scratch, _ = w.(model.ScratchStepper)
+		ew.prefix, _ = w.(model.PrefixGuard)
+		// Groupings format and hash their values: worth remembering.
+		_, cheap := w.(model.CheapFacts)
+		ew.remember = n > 1 && (!cheap || len(e.cfg.Groupings) > 0)
+		e.workers = append(e.workers, ew)
+	}
+	return nil
 }
 
 func (e *explorer) progress(done bool) Progress {

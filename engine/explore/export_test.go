@@ -87,3 +87,15 @@ func ReferenceGraph(x *Exploration) *Graph {
 	g.Stats.ModelStates, g.Stats.InitialStates, g.Stats.Deadlocks, g.Stats.ErrorStates = x.stateCounts()
 	return g
 }
+
+// SuiteSize is the bytes a strategy suite's file was estimated to take as
+// its cases were made.
+func SuiteSize(s *Suite) int64 { return s.size }
+
+// SetMaxSuiteBytes sets the bound of a strategy suite's file made, for
+// tests; it returns a function that restores it.
+func SetMaxSuiteBytes(n int64) (restore func()) {
+	old := maxSuiteBytes
+	maxSuiteBytes = n
+	return func() { maxSuiteBytes = old }
+}

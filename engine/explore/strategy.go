@@ -271,7 +271,9 @@ func (g *Graph) StrategySuite() (*Suite, error) {
 		if !ok {
 			continue
 		}
-		s.addCase(c)
+		if err := s.addCase(c); err != nil {
+			return nil, err
+		}
 		markTrunk(c.Steps, index, covered)
 		covered[ti] = true
 	}
@@ -300,8 +302,15 @@ func (g *Graph) strategyGame() (gm *Game, live, reach []bool, initial int, finis
 	return gm, live, reach, initial, finish, nil
 }
 
-// addCase numbers a strategy case and counts it in the suite's figures.
-func (s *Suite) addCase(c SuiteCase) {
+// addCase numbers a strategy case and counts it in the suite's figures;
+// it refuses it when the suite's file would pass MaxSuiteSize, which
+// `modex run` would refuse to read (8,000 states gave a suite of 369 MB
+// and took 1.9 GB to make).
+func (s *Suite) addCase(c SuiteCase) error {
+	s.size += c.jsonSize()
+	if s.size > maxSuiteBytes {
+		return fmt.Errorf("the suite's file would pass %d MiB by its case %d (a suite is read back up to that size): narrow the configuration (filters, max_states, fewer parameter values) or cover states instead of transitions", MaxSuiteSize>>20, len(s.Cases)+1)
+	}
 	c.Name = fmt.Sprintf("case %d", len(s.Cases)+1)
 	if c.Forced {
 		s.Forced++
@@ -312,6 +321,38 @@ func (s *Suite) addCase(c SuiteCase) {
 	s.Length += len(c.Steps)
 	s.Steps += c.Actions()
 	s.Timeouts += len(c.Steps) - c.Actions()
+	return nil
+}
+
+// maxSuiteBytes is MaxSuiteSize (a variable for tests).
+var maxSuiteBytes int64 = MaxSuiteSize
+
+// jsonSize estimates the bytes of a case in a suite file (WriteJSON's
+// indented JSON): its steps' and plan's strings and their keys.
+func (c *SuiteCase) jsonSize() int64 {
+	step := func(st *SuiteStep) int64 {
+		n := int64(160 + len(st.Kind) + len(st.Action) + len(st.Output) + len(st.Label) + len(st.From) + len(st.To) + len(st.At))
+		for _, a := range st.Args {
+			n += int64(8 + len(a))
+		}
+		return n
+	}
+	n := int64(200 + len(c.Name))
+	for i := range c.Steps {
+		n += step(&c.Steps[i])
+	}
+	if p := c.Plan; p != nil {
+		n += 300 + step(&p.Goal)
+		for _, part := range [][]SuiteStep{p.Moves, p.Finish, p.Waits} {
+			for i := range part {
+				n += step(&part[i])
+			}
+		}
+		for _, e := range p.Ends {
+			n += int64(8 + len(e))
+		}
+	}
+	return n
 }
 
 // planCase plans the case for transition ti: the tester's moves to its
@@ -421,7 +462,9 @@ func (g *Graph) StrategyStates(targets []int) (*Suite, error) {
 			s.Dead = append(s.Dead, g.States[tg].ID)
 			continue
 		}
-		s.addCase(c)
+		if err := s.addCase(c); err != nil {
+			return nil, err
+		}
 		s.Covered++
 	}
 	if len(s.Cases) == 0 {

@@ -158,3 +158,28 @@ func TestStrategyStates(t *testing.T) {
 		}
 	}
 }
+
+// A strategy suite's file is sized as its cases are made: the estimate is
+// no less than the file WriteJSON writes, and a suite that would pass the
+// bound `modex run` reads is refused when it is made, not when it is run.
+func TestStrategySuiteSize(t *testing.T) {
+	g := game(5, nil, "S0 c a S1", "S1 o j S2", "S2 o l S1", "S1 t - S3", "S2 t - S3", "S3 c b S4")
+	s, err := g.StrategySuite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := s.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if est := explore.SuiteSize(s); est < int64(b.Len()) || est > 4*int64(b.Len()) {
+		t.Errorf("estimated %d bytes for a file of %d", est, b.Len())
+	}
+	defer explore.SetMaxSuiteBytes(int64(b.Len()) / 2)()
+	if _, err := g.StrategySuite(); err == nil || !strings.Contains(err.Error(), "narrow the configuration") {
+		t.Errorf("got %v, want the suite refused as too big", err)
+	}
+	if _, err := g.StrategyStates(nil); err == nil || !strings.Contains(err.Error(), "narrow the configuration") {
+		t.Errorf("states: got %v, want the suite refused as too big", err)
+	}
+}

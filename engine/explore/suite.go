@@ -115,6 +115,7 @@ type Suite struct {
 	Forced     int         `json:"forced_cases,omitempty"`
 	BestEffort int         `json:"best_effort_cases,omitempty"`
 	Cases      []SuiteCase `json:"cases"`
+	size       int64       // the file's bytes, estimated (strategy suites)
 }
 
 // Actions is the number of the case's steps: its actions (timeouts are not

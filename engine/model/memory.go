@@ -60,10 +60,13 @@ var (
 // DefaultMemoryBudget is the smallest of a quarter of the machine's memory
 // (MemTotal on Linux; 4 GiB where it cannot be read), half the memory
 // limit of the process's cgroup (v2 memory.max or v1
-// memory.limit_in_bytes) and a quarter of its address-space limit
-// (RLIMIT_AS: the Go runtime reserves address space far beyond what it
-// uses), so that a run under a container's or ulimit's cap stops with a
-// message before the kernel or the runtime ends the process.
+// memory.limit_in_bytes) and an eighth of its address-space limit
+// (RLIMIT_AS: the Go runtime reserves address space beyond what it uses,
+// and one interpreted operation the watcher cannot interrupt may allocate
+// twice the heap at once — a quarter failed in 2 of 5 runs of a doubling
+// list under a 4 GB limit, an eighth in none of 8), so that a run under a
+// container's or ulimit's cap stops with a message before the kernel or
+// the runtime ends the process.
 func DefaultMemoryBudget() uint64 {
 	defaultBudgetOnce.Do(func() {
 		defaultBudget = 4 << 30
@@ -74,7 +77,7 @@ func DefaultMemoryBudget() uint64 {
 			defaultBudget = min(defaultBudget, cg/2)
 		}
 		if as := addressSpaceLimit(); as > 0 {
-			defaultBudget = min(defaultBudget, as/4)
+			defaultBudget = min(defaultBudget, as/8)
 		}
 		defaultBudget = max(defaultBudget, 64<<20)
 	})

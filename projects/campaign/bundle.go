@@ -209,11 +209,18 @@ func extractBundle(data []byte, hash, dir string) (string, error) {
 		return path, nil
 	}
 	root := filepath.Join(dir, hash)
-	tmp, err := os.MkdirTemp(dir, "."+hash[:12]+".tmp*")
+	tmp, err := projects.MkdirTemp(dir, "."+hash[:12]+".tmp*")
 	if err != nil {
 		return "", err
 	}
-	defer os.RemoveAll(tmp)
+	placed := false
+	defer func() {
+		if placed {
+			projects.ForgetTemp(tmp)
+		} else {
+			projects.RemoveTemp(tmp)
+		}
+	}()
 	names := make([]string, 0, len(b.Files))
 	for name := range b.Files {
 		names = append(names, name)
@@ -251,6 +258,7 @@ func extractBundle(data []byte, hash, dir string) (string, error) {
 		}
 		return "", err
 	}
+	placed = true
 	return filepath.Join(root, project), nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/internal/safetext"
 	"github.com/modex/modex/projects"
 )
 
@@ -433,7 +434,7 @@ func (s *Summary) add(r *Result) {
 	ws.Busy += r.Seconds
 	s.perWorker[r.Worker] = ws
 	if r.Error != "" {
-		s.JobErrors = append(s.JobErrors, fmt.Sprintf("job %d on %s: %s", r.Job, r.Worker, r.Error))
+		s.JobErrors = append(s.JobErrors, fmt.Sprintf("job %d on %s: %s", r.Job, safetext.Term(r.Worker), safetext.Term(r.Error)))
 		return
 	}
 	s.Runs += r.Runs
@@ -457,7 +458,7 @@ func (s *Summary) add(r *Result) {
 		s.Failures = append(s.Failures, f)
 	}
 	if r.Dropped > 0 {
-		s.JobErrors = append(s.JobErrors, fmt.Sprintf("job %d on %s: %d more failures not sent (the result would exceed the server's message size)", r.Job, r.Worker, r.Dropped))
+		s.JobErrors = append(s.JobErrors, fmt.Sprintf("job %d on %s: %d more failures not sent (the result would exceed the server's message size)", r.Job, safetext.Term(r.Worker), r.Dropped))
 	}
 }
 
@@ -503,7 +504,7 @@ func (st *state) merge(h nats.Header, data []byte) {
 			if signer != "" {
 				who = short(signer)
 			}
-			s.UntrustedWhy = append(s.UntrustedWhy, fmt.Sprintf("%s: %v", who, err))
+			s.UntrustedWhy = append(s.UntrustedWhy, safetext.Term(fmt.Sprintf("%s: %v", who, err)))
 		}
 		return
 	}

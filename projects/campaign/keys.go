@@ -14,6 +14,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
+
+	"github.com/modex/modex/internal/safetext"
 )
 
 // Jobs and results are signed with ed25519 keys in NATS's nkeys form (a
@@ -218,12 +220,14 @@ func verify(h nats.Header, data []byte, trust Trust) (string, error) {
 	return signer, nil
 }
 
-// short is a public key's start, enough to tell keys apart in messages.
+// short is a public key's start, enough to tell keys apart in messages,
+// escaped for a terminal: the key comes in a message's Modex-Signer
+// header, which any sender writes.
 func short(key string) string {
 	if len(key) > 12 {
-		return key[:12] + "…"
+		key = key[:12] + "…"
 	}
-	return key
+	return safetext.Term(key)
 }
 
 // nonce is the job's nonce: a value only the coordinator's key can make

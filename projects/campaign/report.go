@@ -7,14 +7,17 @@ import (
 	"strings"
 
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/internal/safetext"
 	"github.com/modex/modex/projects"
 )
 
-// String is the campaign's summary line, as modex campaign prints it.
+// String is the campaign's summary line, as modex campaign prints it; the
+// workers' names (a worker names itself in its results) are escaped for a
+// terminal (safetext.Term).
 func (s *Summary) String() string {
 	var workers []string
 	for w, n := range s.Workers {
-		workers = append(workers, fmt.Sprintf("%s %d", w, n))
+		workers = append(workers, fmt.Sprintf("%s %d", safetext.Term(w), n))
 	}
 	sort.Strings(workers)
 	untrusted := ""
@@ -26,7 +29,7 @@ func (s *Summary) String() string {
 		expired = fmt.Sprintf(" (%d expired)", s.Expired)
 	}
 	return fmt.Sprintf("campaign %s: %d of %d jobs done, %d given up%s, %d duplicate results dropped%s; %d runs: %s; %d steps; %s; %.1f s (%.0f runs/s); jobs per worker: %s",
-		s.Campaign, s.Done, s.Jobs, s.GivenUp, expired, s.Duplicates, untrusted, s.Runs, s.Tally, s.Steps,
+		safetext.Term(s.Campaign), s.Done, s.Jobs, s.GivenUp, expired, s.Duplicates, untrusted, s.Runs, s.Tally, s.Steps,
 		s.Covered.Coverage(s.Size), s.Seconds, float64(s.Runs)/max(s.Seconds, 0.001), strings.Join(workers, ", "))
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/internal/safetext"
 	"github.com/modex/modex/projects"
 )
 
@@ -260,7 +261,7 @@ func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, obj jetstre
 		msg.Term() // never deliver it again
 		w.Ignored.Add(1)
 		if w.OnIgnored != nil {
-			w.OnIgnored(fmt.Sprintf("a job ignored (%v)", err))
+			w.OnIgnored(fmt.Sprintf("a job ignored (%s)", safetext.Term(err.Error())))
 		}
 		return
 	}
@@ -557,7 +558,7 @@ func (w *Worker) noteAdapter(bundle string, p *projects.Project) {
 	if what == "" {
 		what = a.Address + a.Dir
 	}
-	w.OnIgnored(fmt.Sprintf("project %s names its own adapter (%s): ignored, this worker runs only its own", p.Name, cut(what, 60)))
+	w.OnIgnored(fmt.Sprintf("project %s names its own adapter (%s): ignored, this worker runs only its own", safetext.Term(p.Name), safetext.Term(cut(what, 60))))
 }
 
 // userinfo matches the credentials of a URL in a message.
