@@ -87,18 +87,9 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 	if err := campaignKeys(&spec, *keyFile, trustWorkers, *natsURL, *workers, stdout, stderr); err != nil {
 		return err
 	}
-	where := campaign.Where{URL: *natsURL, Auth: auth(), Workers: *workers, Adapter: *adapterCmd,
-		WorkerError: func(name string, err error) {
-			fmt.Fprintf(stderr, "worker %s: %s\n", safetext.Term(name), safetext.Term(err.Error()))
-		}}
-	on := "on the NATS server given"
-	if where.URL == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			return err
-		}
-		where.Dir = filepath.Join(cache, "modex", "nats")
-		on = "on an embedded NATS server (" + safetext.Term(where.Dir) + ")"
+	where, on, err := campaignWhere(campaign.Where{URL: *natsURL, Auth: auth(), Workers: *workers, Adapter: *adapterCmd}, stderr)
+	if err != nil {
+		return err
 	}
 	printAdapter(stdout, p, m.Info(), *adapterCmd, "")
 	fmt.Fprintf(stdout, "campaign %s [%s]: %d runs of %d steps in jobs of %d, strategy %s, seed %d, %d local workers, %s\n",
@@ -123,6 +114,25 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 		return orStopped(ctx, err, "campaign", "")
 	}
 	return reportCampaign(stdout, p, name, path, *saveDir, sum)
+}
+
+// campaignWhere completes where a campaign runs: its local workers'
+// errors told on stderr, the embedded server's folder in the user's cache
+// when no server is given; on says where, for the campaign's first line.
+func campaignWhere(where campaign.Where, stderr io.Writer) (_ campaign.Where, on string, err error) {
+	where.WorkerError = func(name string, err error) {
+		fmt.Fprintf(stderr, "worker %s: %s\n", safetext.Term(name), safetext.Term(err.Error()))
+	}
+	on = "on the NATS server given"
+	if where.URL == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return where, "", err
+		}
+		where.Dir = filepath.Join(cache, "modex", "nats")
+		on = "on an embedded NATS server (" + safetext.Term(where.Dir) + ")"
+	}
+	return where, on, nil
 }
 
 // campaignKeys sets the campaign's signing key (--key; with --nats the

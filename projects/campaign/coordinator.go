@@ -198,40 +198,16 @@ func coordinate(ctx context.Context, url string, auth Auth, spec Spec, data []by
 		return nil, err
 	}
 	defer sub.Unsubscribe()
-	// Read every result of the campaign from the start: a coordinator
-	// started again (after a crash, or for a campaign already done)
-	// aggregates what the workers published (results are kept for a week).
-	var results jetstream.Consumer
-	if err := retry(ctx, setupTries, func(c context.Context) (err error) {
-		if err = js.DeleteConsumer(c, resultsStream, "coord-"+id); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
-			return err
-		}
-		results, err = js.CreateOrUpdateConsumer(c, resultsStream, jetstream.ConsumerConfig{Durable: "coord-" + id,
-			FilterSubject: "modex.results." + id, AckPolicy: jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverAllPolicy})
-		return err
-	}); err != nil {
-		return nil, fmt.Errorf("reading results: %w", err)
+	results, err := readResults(ctx, js, id)
+	if err != nil {
+		return nil, err
 	}
 	stopped := func(err error) (*Summary, error) {
 		sum.Done = st.ndone - sum.GivenUp
 		sum.Seconds = time.Since(start).Seconds()
 		return sum, err
 	}
-	// The results already there first, so that a resumed campaign does
-	// not publish again the jobs they did.
-	for ctx.Err() == nil {
-		batch, err := results.FetchNoWait(256)
-		if err != nil {
-			break
-		}
-		msgs := collect(batch)
-		if len(msgs) == 0 {
-			break
-		}
-		for _, m := range msgs {
-			st.take(m)
-		}
-	}
+	st.takeWaiting(ctx, results)
 	var lastExpiry time.Time
 	for st.ndone < st.jobs {
 		if err := ctx.Err(); err != nil {
@@ -285,6 +261,43 @@ func coordinate(ctx context.Context, url string, auth Auth, spec Spec, data []by
 	sum.Seconds = time.Since(start).Seconds()
 	sum.Size = sizeOf(ctx, spec) // after the campaign's time: it is not part of it
 	return sum, nil
+}
+
+// readResults makes the consumer of campaign id's results, from the
+// start: a coordinator started again (after a crash, or for a campaign
+// already done) aggregates what the workers published (results are kept
+// for a week).
+func readResults(ctx context.Context, js jetstream.JetStream, id string) (jetstream.Consumer, error) {
+	var results jetstream.Consumer
+	if err := retry(ctx, setupTries, func(c context.Context) (err error) {
+		if err = js.DeleteConsumer(c, resultsStream, "coord-"+id); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return err
+		}
+		results, err = js.CreateOrUpdateConsumer(c, resultsStream, jetstream.ConsumerConfig{Durable: "coord-" + id,
+			FilterSubject: "modex.results." + id, AckPolicy: jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverAllPolicy})
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("reading results: %w", err)
+	}
+	return results, nil
+}
+
+// takeWaiting takes the results already there, so that a resumed
+// campaign does not publish again the jobs they did.
+func (st *state) takeWaiting(ctx context.Context, results jetstream.Consumer) {
+	for ctx.Err() == nil {
+		batch, err := results.FetchNoWait(256)
+		if err != nil {
+			return
+		}
+		msgs := collect(batch)
+		if len(msgs) == 0 {
+			return
+		}
+		for _, m := range msgs {
+			st.take(m)
+		}
+	}
 }
 
 // publish signs and publishes the next jobs, as long as fewer than

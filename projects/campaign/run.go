@@ -73,24 +73,9 @@ func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (
 	if err := spec.defaults(); err != nil {
 		return nil, err
 	}
-	var workers []*Worker
-	if where.Workers > 0 {
-		command, dir, address, timeout, err := localAdapter(spec, where.Adapter)
-		if err != nil {
-			return nil, err
-		}
-		for i := range where.Workers {
-			key, err := NewKey()
-			if err != nil {
-				return nil, err
-			}
-			cache := ""
-			if where.Dir != "" {
-				cache = filepath.Join(where.Dir, "bundles")
-			}
-			workers = append(workers, &Worker{Name: fmt.Sprintf("local-%d", i+1), Command: command, Dir: dir, Address: address,
-				Timeout: timeout, Trust: Trust{PublicKey(spec.Key): true}, Key: key, CacheDir: cache})
-		}
+	workers, err := localWorkers(spec, where)
+	if err != nil {
+		return nil, err
 	}
 	// The workers whose results count: a copy of the caller's, with the
 	// local workers' keys.
@@ -142,6 +127,32 @@ func Run(ctx context.Context, spec Spec, where Where, progress func(Progress)) (
 		}
 	}
 	return sum, err
+}
+
+// localWorkers makes the campaign's local workers, each with a key of
+// its own, trusting the campaign's key only.
+func localWorkers(spec Spec, where Where) ([]*Worker, error) {
+	if where.Workers <= 0 {
+		return nil, nil
+	}
+	command, dir, address, timeout, err := localAdapter(spec, where.Adapter)
+	if err != nil {
+		return nil, err
+	}
+	var workers []*Worker
+	for i := range where.Workers {
+		key, err := NewKey()
+		if err != nil {
+			return nil, err
+		}
+		cache := ""
+		if where.Dir != "" {
+			cache = filepath.Join(where.Dir, "bundles")
+		}
+		workers = append(workers, &Worker{Name: fmt.Sprintf("local-%d", i+1), Command: command, Dir: dir, Address: address,
+			Timeout: timeout, Trust: Trust{PublicKey(spec.Key): true}, Key: key, CacheDir: cache})
+	}
+	return workers, nil
 }
 
 // localAdapter is what the local workers of a campaign run: the command
