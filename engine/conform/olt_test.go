@@ -318,24 +318,7 @@ func TestSavedRunRerun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var failed *conform.RunResult
-	for i := range res.Runs {
-		if res.Runs[i].Failure != nil {
-			failed = &res.Runs[i]
-			break
-		}
-	}
-	if failed == nil {
-		t.Fatal("the buggy stack passed")
-	}
-	var buf strings.Builder
-	if err := conform.SaveRun("stack", "all", tc, *failed).Write(&buf); err != nil {
-		t.Fatal(err)
-	}
-	saved, err := conform.ReadSavedRun(strings.NewReader(buf.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	failed, saved := saveFirstFailure(t, res, tc, func(*conform.Failure) bool { return true })
 	// A different seed: the script, not the seed, chooses the steps.
 	rerun := conform.TestConfig{Runs: 1, Steps: 20, Seed: 999, Script: saved.Script()}
 	again, err := conform.Test(context.Background(), m, cfg, stackImpl(3, "pop-bottom"), rerun)
@@ -628,24 +611,7 @@ func TestSavedRunKeepsFailingStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var failed *conform.RunResult
-	for i := range res.Runs {
-		if f := res.Runs[i].Failure; f != nil && f.Kind == conform.FailOutput {
-			failed = &res.Runs[i]
-			break
-		}
-	}
-	if failed == nil {
-		t.Fatal("the buggy stack gave no wrong output")
-	}
-	var buf strings.Builder
-	if err := conform.SaveRun("stack", "all", tc, *failed).Write(&buf); err != nil {
-		t.Fatal(err)
-	}
-	saved, err := conform.ReadSavedRun(strings.NewReader(buf.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	failed, saved := saveFirstFailure(t, res, tc, func(f *conform.Failure) bool { return f.Kind == conform.FailOutput })
 	last := saved.Trace[len(saved.Trace)-1]
 	if !last.Failing || last.Action != "Pop" || len(saved.Trace) != failed.Failure.Step {
 		t.Fatalf("the saved trace ends with %+v after %d steps; want the failing Pop, step %d", last, len(saved.Trace), failed.Failure.Step)
@@ -664,4 +630,29 @@ func TestSavedRunKeepsFailingStep(t *testing.T) {
 			t.Fatalf("rerun %d: %s %+v, want %s at step %d", i+1, again.Runs[0].Verdict, f, conform.FailOutput, failed.Failure.Step)
 		}
 	}
+}
+
+// saveFirstFailure writes the first run of res whose failure is one that
+// want takes to a saved run's file and reads it back.
+func saveFirstFailure(t *testing.T, res *conform.TestResult, tc conform.TestConfig, want func(*conform.Failure) bool) (*conform.RunResult, *conform.SavedRun) {
+	t.Helper()
+	var failed *conform.RunResult
+	for i := range res.Runs {
+		if f := res.Runs[i].Failure; f != nil && want(f) {
+			failed = &res.Runs[i]
+			break
+		}
+	}
+	if failed == nil {
+		t.Fatal("no run of the buggy stack failed so")
+	}
+	var buf strings.Builder
+	if err := conform.SaveRun("stack", "all", tc, *failed).Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := conform.ReadSavedRun(strings.NewReader(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return failed, saved
 }
