@@ -208,7 +208,8 @@ func TestTestCommand(t *testing.T) {
 	if i := strings.Index(out, "shrunk: "); i >= 0 {
 		fmt.Sscanf(out[i:], "shrunk: %d steps (from %d), fails %d of %d re-runs", &n, &from, &fails, &of)
 	}
-	if code != 1 || n == 0 || n > from || fails != 2 || of != 2 || !strings.Contains(out, "FAIL output-mismatch") || !strings.Contains(out, "saved: "+shrunkFile) {
+	// Re-run 10 times (conform.MinReruns, more than --shrink-repeats).
+	if code != 1 || n == 0 || n > from || fails != 10 || of != 10 || !strings.Contains(out, "FAIL output-mismatch") || !strings.Contains(out, "saved: "+shrunkFile) {
 		t.Fatalf("shrink: exit %d, %d steps from %d, fails %d of %d\n%s", code, n, from, fails, of, out)
 	}
 	out, _, code = cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--rerun", shrunkFile)
@@ -468,7 +469,7 @@ func TestCampaignCommand(t *testing.T) {
 	out, errOut, code = cli("campaign", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--runs", "10", "--job-runs", "5",
 		"--steps", "20", "--seed", "5", "--workers", "2", "--save-failures", shrunkDir, "--shrink", "--shrink-repeats", "2")
 	shrunk, _ := filepath.Glob(filepath.Join(shrunkDir, "*-shrunk-*.json"))
-	if code != 1 || len(shrunk) != 2 || strings.Count(out, "shrunk: 2 steps (from ") != 2 || !strings.Contains(out, "fails 2 of 2 re-runs") {
+	if code != 1 || len(shrunk) != 2 || strings.Count(out, "shrunk: 2 steps (from ") != 2 || !strings.Contains(out, "fails 10 of 10 re-runs") || strings.Contains(out, "stopped early") {
 		t.Fatalf("shrinking campaign: exit %d, shrunk %v\n%s\n%s", code, shrunk, out, errOut)
 	}
 	out, _, code = cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--rerun", shrunk[0])

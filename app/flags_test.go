@@ -36,7 +36,7 @@ func TestNumericFlagsRefuseOutOfRange(t *testing.T) {
 		{[]string{"test", chat, "--end-wait", "+Inf"}, "not a number"},
 		{[]string{"test", chat, "--end-wait", "1e10"}, "must be a number of seconds above 0, at most a week"},
 		{[]string{"test", chat, "--shrink-repeats", "0"}, "must be at least 1"},
-		{[]string{"test", chat, "--shrink-runs", "-1"}, "must be at least 1"},
+		{[]string{"test", chat, "--shrink-runs", "-1"}, "must be 0 (no bound) or more"},
 		{[]string{"test", chat, "--shrink-time", "0"}, "must be a number of seconds above 0"},
 		{[]string{"run", chat, suite, "--end-wait", "0"}, "must be a number of seconds above 0"},
 		{[]string{"run", chat, suite, "--end-wait", "-2.5"}, "must be a number of seconds above 0"},

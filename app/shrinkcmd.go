@@ -30,7 +30,7 @@ func addShrinkFlags(fs *flag.FlagSet, what string) *shrinkFlags {
 	var sh shrinkFlags
 	fs.BoolVar(&sh.on, "shrink", false, "shrink "+what+" to the shortest run that still fails")
 	intVar(fs, &sh.repeats, "shrink-repeats", 4, 1, math.MaxInt, "at least 1", "runs per shrinking candidate, at least 1: it fails if one of them fails")
-	intVar(fs, &sh.runs, "shrink-runs", 400, 1, math.MaxInt, "at least 1", "budget of shrinking, in runs, at least 1")
+	intVar(fs, &sh.runs, "shrink-runs", 0, 0, math.MaxInt, "0 (no bound) or more", "budget of shrinking in runs (default 0: none, the time budget alone)")
 	secondsVar(fs, &sh.seconds, "shrink-time", 300, 0, false, maxFlagSeconds, "a number of seconds above 0, at most a week", "budget of shrinking, in seconds, above 0")
 	return &sh
 }
@@ -50,8 +50,12 @@ type shrinkJob struct {
 // the result (the shrunk trace, the model state at the failure and what
 // the model allowed) and saves the shrunk run next to the original.
 func shrink(ctx context.Context, stdout io.Writer, j shrinkJob) error {
-	fmt.Fprintf(stdout, "shrinking %s: %d steps, failure %s; up to %d runs or %.0f s, each candidate run up to %d times\n",
-		safetext.Term(j.file), len(j.saved.Trace), safetext.Term(string(j.saved.Failure.Kind)), j.flags.runs, j.flags.seconds, j.flags.repeats)
+	budget := fmt.Sprintf("up to %.0f s", j.flags.seconds)
+	if j.flags.runs > 0 {
+		budget = fmt.Sprintf("up to %d runs or %.0f s", j.flags.runs, j.flags.seconds)
+	}
+	fmt.Fprintf(stdout, "shrinking %s: %d steps, failure %s; %s, each candidate run up to %d times, the result re-run %d times\n",
+		safetext.Term(j.file), len(j.saved.Trace), safetext.Term(string(j.saved.Failure.Kind)), budget, j.flags.repeats, max(j.flags.repeats, conform.MinReruns))
 	last := time.Now()
 	res, err := conform.Shrink(ctx, j.m, j.cfg, j.impl, j.tc, j.saved, conform.ShrinkConfig{
 		Repeats: j.flags.repeats, MaxRuns: j.flags.runs, MaxTime: time.Duration(j.flags.seconds * float64(time.Second)),

@@ -113,7 +113,7 @@ func (tv *TestView) startCampaign(workers int) {
 	spec := campaign.Spec{ProjectFile: p.Path, Config: config, Runs: tc.Runs, Steps: tc.Steps, Seed: tc.Seed, Strategy: string(tc.Strategy),
 		EndWait: tc.EndWait.Seconds(), JobRuns: jobRuns}
 	if tv.camp.shrink.Checked {
-		spec.Shrink = &campaign.Shrinking{Repeats: shrinkRepeats, Runs: 400, Seconds: 300}
+		spec.Shrink = &campaign.Shrinking{Repeats: shrinkRepeats, Seconds: 300}
 	}
 	where := campaign.Where{URL: strings.TrimSpace(tv.camp.nats.Text), Workers: workers, Adapter: command}
 	on := "on the NATS server given"

@@ -452,7 +452,8 @@ func (w *Worker) shrink(ctx context.Context, p *projects.Project, job Job, m mod
 	}
 	// A job's budgets come from the network: bounded here.
 	sh := *job.Shrink
-	sh.Repeats, sh.Runs, sh.Seconds = min(max(sh.Repeats, 1), 20), min(max(sh.Runs, 1), 10000), min(max(sh.Seconds, 1), 3600)
+	// Runs 0: no bound in runs, the time alone (as modex test --shrink).
+	sh.Repeats, sh.Runs, sh.Seconds = min(max(sh.Repeats, 1), 20), min(max(sh.Runs, 0), 10000), min(max(sh.Seconds, 1), 3600)
 	tc.OnStep, tc.OnRun = nil, nil
 	res, err := conform.Shrink(ctx, m, cfg, impl, tc, saved, conform.ShrinkConfig{Repeats: sh.Repeats, MaxRuns: sh.Runs,
 		MaxTime: time.Duration(sh.Seconds * float64(time.Second))})
