@@ -147,6 +147,9 @@ func cmdRun(args []string, stdout io.Writer) (err error) {
 	phase = "before any case"
 	fmt.Fprintf(stdout, "running %s [%s]: %s\n", safetext.Term(pos[1]), safetext.Term(name), explore.Count(len(suite.Cases), "case"))
 	tc := conform.TestConfig{EndWait: time.Duration(*endWait * float64(time.Second))}
+	// Each case is reported as it ends: a suite of forty minutes is not
+	// silent until its end.
+	tc.OnRun = func(r conform.RunResult) { printCase(stdout, suite, r) }
 	res, err := conform.RunSuite(ctx, m, cfg, impl, suite, tc)
 	if err != nil {
 		return err
@@ -156,23 +159,9 @@ func cmdRun(args []string, stdout io.Writer) (err error) {
 	tr := &conform.TestResult{Seconds: res.Seconds}
 	for i, c := range res.Cases {
 		counts[c.Verdict]++
-		line := fmt.Sprintf("%s: %s after %d of %d steps", safetext.Term(c.Name), c.Verdict, c.Steps, suite.Cases[i].Actions())
-		if c.Reason != "" {
-			line += " (" + safetext.Term(c.Reason) + ")"
-		}
-		fmt.Fprintln(stdout, line)
-		run := conform.RunResult{Run: i + 1, Verdict: c.Verdict, Failure: c.Failure, Reason: c.Reason, Seconds: c.Seconds}
-		if c.Failure != nil {
-			fmt.Fprintf(stdout, "  FAIL %s at step %d: %s\n", c.Failure.Kind, c.Failure.Step, safetext.TermIndented(c.Failure.Message, "  | "))
-			for _, st := range c.Failure.States {
-				fmt.Fprintf(stdout, "  model state: %s\n", safetext.Term(st.String()))
-			}
-			if len(c.Failure.Expected) > 0 {
-				fmt.Fprintf(stdout, "  the model allowed: %s\n", safetext.Term(strings.Join(c.Failure.Expected, ", ")))
-			}
-		}
-		tr.Runs = append(tr.Runs, run)
+		tr.Runs = append(tr.Runs, conform.RunResult{Run: i + 1, Verdict: c.Verdict, Failure: c.Failure, Reason: c.Reason, Seconds: c.Seconds})
 		if *shrinkFlag && c.Verdict == conform.Fail && ctx.Err() == nil {
+			fmt.Fprintf(stdout, "%s:\n", safetext.Term(c.Name))
 			shrinkCase(ctx, stdout, m, cfg, impl, suite.Cases[i], c, tc)
 		}
 	}
@@ -200,6 +189,26 @@ func cmdRun(args []string, stdout io.Writer) (err error) {
 		return fmt.Errorf("%d of %s failed", counts[conform.Fail], explore.Count(len(res.Cases), "test case"))
 	}
 	return nil
+}
+
+// printCase prints how a suite's case ended (r.Run counts from 1), with
+// its failure.
+func printCase(stdout io.Writer, suite *explore.Suite, r conform.RunResult) {
+	c := suite.Cases[r.Run-1]
+	line := fmt.Sprintf("%s: %s after %d of %d steps", safetext.Term(c.Name), r.Verdict, r.Actions, c.Actions())
+	if r.Reason != "" {
+		line += " (" + safetext.Term(r.Reason) + ")"
+	}
+	fmt.Fprintln(stdout, line)
+	if f := r.Failure; f != nil {
+		fmt.Fprintf(stdout, "  FAIL %s at step %d: %s\n", f.Kind, f.Step, safetext.TermIndented(f.Message, "  | "))
+		for _, st := range f.States {
+			fmt.Fprintf(stdout, "  model state: %s\n", safetext.Term(st.String()))
+		}
+		if len(f.Expected) > 0 {
+			fmt.Fprintf(stdout, "  the model allowed: %s\n", safetext.Term(strings.Join(f.Expected, ", ")))
+		}
+	}
 }
 
 // shrinkCase prints the shortest prefix of a failing case that still fails

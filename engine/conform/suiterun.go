@@ -66,7 +66,7 @@ func RunSuite(ctx context.Context, m model.Model, cfg *explore.Config, impl Impl
 		cr := t.runCase(c)
 		res.Cases = append(res.Cases, cr)
 		if tc.OnRun != nil {
-			tc.OnRun(RunResult{Run: len(res.Cases), Verdict: cr.Verdict, Failure: cr.Failure, Reason: cr.Reason, Seconds: cr.Seconds})
+			tc.OnRun(RunResult{Run: len(res.Cases), Verdict: cr.Verdict, Failure: cr.Failure, Reason: cr.Reason, Seconds: cr.Seconds, Actions: cr.Steps})
 		}
 		if cr.Failure != nil && (cr.Failure.Kind == FailCrash || cr.Failure.Kind == FailProtocol || cr.Failure.Kind == FailTimeout) {
 			break
