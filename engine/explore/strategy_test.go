@@ -183,3 +183,22 @@ func TestStrategySuiteSize(t *testing.T) {
 		t.Errorf("states: got %v, want the suite refused as too big", err)
 	}
 }
+
+// A suite's summary counts in words that agree with their numbers: "1
+// timeout", "1 step", and no "at least 0 needed".
+func TestSuiteSummaryWords(t *testing.T) {
+	for _, c := range []struct {
+		s          explore.Suite
+		want, nope string
+	}{
+		{explore.Suite{Format: explore.SuiteFormat, Steps: 1, Timeouts: 1, Length: 2, LowerBound: 2, Covered: 2, Trans: 2, Cases: make([]explore.SuiteCase, 1)},
+			"1 test case, 1 step and 1 timeout (2 transitions walked, at least 2 needed), covering 2 of 2 transitions", "timeouts"},
+		{explore.Suite{Format: explore.SuiteFormat, Steps: 3, Length: 3, Cases: make([]explore.SuiteCase, 2)},
+			"2 test cases, 3 steps and no timeouts (3 transitions walked), covering 0 of 0 transitions", "at least 0"},
+	} {
+		got := c.s.Summary()
+		if got != c.want || strings.Contains(got, c.nope) {
+			t.Errorf("got  %q\nwant %q", got, c.want)
+		}
+	}
+}

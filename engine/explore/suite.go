@@ -138,7 +138,7 @@ func (s *Suite) Summary() string {
 	}
 	timeouts := "no timeouts"
 	if s.Timeouts > 0 {
-		timeouts = fmt.Sprintf("%d timeouts", s.Timeouts)
+		timeouts = Count(s.Timeouts, "timeout") // "1 timeout", not "1 timeouts"
 	}
 	if s.Format == SuiteFormat2 && s.Coverage == "states" {
 		return fmt.Sprintf("%d %s of game strategies (%d forced, %d best effort), %d transitions on their main lines, covering %d of %d target states",
@@ -148,8 +148,12 @@ func (s *Suite) Summary() string {
 		return fmt.Sprintf("%d %s of game strategies (%d forced, %d best effort), %d transitions on their main lines (at least %d to cover), covering %d of %d transitions",
 			len(s.Cases), cases, s.Forced, s.BestEffort, s.Length, s.LowerBound, s.Covered, s.Trans)
 	}
-	return fmt.Sprintf("%d %s, %d steps and %s (%d transitions walked, at least %d needed), covering %d of %d transitions",
-		len(s.Cases), cases, s.Steps, timeouts, s.Length, s.LowerBound, s.Covered, s.Trans)
+	needed := fmt.Sprintf(", at least %d needed", s.LowerBound)
+	if s.LowerBound == 0 {
+		needed = "" // a bound of nothing says nothing
+	}
+	return fmt.Sprintf("%d %s, %s and %s (%s walked%s), covering %d of %d transitions",
+		len(s.Cases), cases, Count(s.Steps, "step"), timeouts, Count(s.Length, "transition"), needed, s.Covered, s.Trans)
 }
 
 // SuiteFormat is the format tag of suite files of linear cases;
