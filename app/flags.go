@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"time"
+	"unsafe"
 )
 
 // Numeric flags refuse what they cannot mean: a value out of the flag's
@@ -26,13 +27,13 @@ func intFlag(fs *flag.FlagSet, name string, def, min, max int, words, usage stri
 // intVar is intFlag storing the value in *p.
 func intVar(fs *flag.FlagSet, p *int, name string, def, min, max int, words, usage string) {
 	*p = def
-	fs.Var(&rangedInt{v: p, min: min, max: max, words: words}, name, usage)
+	fs.Var(&rangedInt[int]{v: p, min: min, max: max, words: words}, name, usage)
 }
 
 // int64Flag is intFlag for an int64.
 func int64Flag(fs *flag.FlagSet, name string, def, min, max int64, words, usage string) *int64 {
 	v := def
-	fs.Var(&rangedInt64{v: &v, min: min, max: max, words: words}, name, usage)
+	fs.Var(&rangedInt[int64]{v: &v, min: min, max: max, words: words}, name, usage)
 	return &v
 }
 
@@ -75,63 +76,34 @@ const maxFlagSeconds = 7 * 24 * 3600
 // package adds the flag's name and the value given.
 func errRange(words string) error { return errors.New("must be " + words) }
 
-// rangedInt is an int flag with its range.
-type rangedInt struct {
-	v        *int
-	min, max int
+// rangedInt is an integer flag (int or int64) with its range.
+type rangedInt[T int | int64] struct {
+	v        *T
+	min, max T
 	words    string
 }
 
-func (r *rangedInt) String() string {
+func (r *rangedInt[T]) String() string {
 	if r.v == nil {
 		return "0"
 	}
-	return strconv.Itoa(*r.v)
+	return strconv.FormatInt(int64(*r.v), 10)
 }
 
-func (r *rangedInt) Set(s string) error {
-	n, err := strconv.ParseInt(s, 0, strconv.IntSize)
+func (r *rangedInt[T]) Set(s string) error {
+	n, err := strconv.ParseInt(s, 0, int(unsafe.Sizeof(T(0)))*8)
 	if err != nil {
 		return errors.New("not an integer: must be " + r.words)
 	}
-	if int(n) < r.min || int(n) > r.max {
+	if T(n) < r.min || T(n) > r.max {
 		return errRange(r.words)
 	}
-	*r.v = int(n)
+	*r.v = T(n)
 	return nil
 }
 
 // Get implements flag.Getter.
-func (r *rangedInt) Get() any { return *r.v }
-
-// rangedInt64 is an int64 flag with its range.
-type rangedInt64 struct {
-	v        *int64
-	min, max int64
-	words    string
-}
-
-func (r *rangedInt64) String() string {
-	if r.v == nil {
-		return "0"
-	}
-	return strconv.FormatInt(*r.v, 10)
-}
-
-func (r *rangedInt64) Set(s string) error {
-	n, err := strconv.ParseInt(s, 0, 64)
-	if err != nil {
-		return errors.New("not an integer: must be " + r.words)
-	}
-	if n < r.min || n > r.max {
-		return errRange(r.words)
-	}
-	*r.v = n
-	return nil
-}
-
-// Get implements flag.Getter.
-func (r *rangedInt64) Get() any { return *r.v }
+func (r *rangedInt[T]) Get() any { return *r.v }
 
 // rangedFloat is a flag of seconds with its range.
 type rangedFloat struct {
