@@ -484,8 +484,10 @@ func (r *caseRun) control(st explore.SuiteStep) bool {
 			return r.inconclusive("cancelled")
 		}
 		r.fail(f.Kind, f.Message, states, f.Expected)
-		r.res.Failure.Step = r.res.Steps + 1 // the failing action is a step, as online
-		r.res.Failure.Event = f.Event
+		if r.res.Failure != nil { // nil when a stop cut the case short (fail says inconclusive)
+			r.res.Failure.Step = r.res.Steps + 1 // the failing action is a step, as online
+			r.res.Failure.Event = f.Event
+		}
 		return true
 	}
 	if st.Output != "" && model.Format(output) != st.Output {
