@@ -50,6 +50,7 @@ func runGUI(path, config, trace string) error {
 	// (GTK, opened by the first dialog, leaves it as it is).
 	dialog.SetLocale()
 	a := fyneapp.NewWithID("io.modex.workbench")
+	ui.ScreenSize = screenSize
 	return ui.Run(a, path, config, trace, func(w fyne.Window) ui.Dialogs { return nativeDialogs{fallback: ui.FyneDialogs{Win: w}} })
 }
 

@@ -51,8 +51,10 @@ func (tv *TestView) campaignRow() fyne.CanvasObject {
 	c.nats.PlaceHolder = "NATS URL (optional)"
 	c.button = newButton("Campaign", tv.StartCampaign)
 	c.shrink = newCheck("shrink", nil) // each job's first failing run, on its worker
-	return container.NewBorder(nil, nil, widget.NewLabel("local workers"), container.NewHBox(c.shrink, c.button),
-		container.NewBorder(nil, nil, container.NewGridWrap(fyne.NewSize(50, c.workers.MinSize().Height), c.workers), nil, c.nats))
+	// Two rows: the side panel is narrow.
+	return container.NewVBox(
+		container.NewHBox(widget.NewLabel("local workers"), container.NewGridWrap(fyne.NewSize(50, c.workers.MinSize().Height), c.workers)),
+		c.nats, container.NewHBox(c.button, c.shrink))
 }
 
 // maxListedFailures bounds the failures a campaign lists in the Test tab

@@ -19,6 +19,24 @@ type Details struct {
 	content fyne.CanvasObject
 	// Goto is called with a state id when the user follows a transition.
 	Goto func(id string)
+	// shown says the panel shows something (a state, a comparison,
+	// matches), not just a hint; onChange is called when that changes
+	// (the workbench shows the panel only then).
+	shown    bool
+	onChange func()
+}
+
+// Shown reports whether the panel shows a state, a comparison or matches
+// (not just a hint).
+func (d *Details) Shown() bool { return d.shown }
+
+func (d *Details) setShown(on bool) {
+	if d.shown != on {
+		d.shown = on
+		if d.onChange != nil {
+			d.onChange()
+		}
+	}
 }
 
 // NewDetails returns an empty details panel.
@@ -39,6 +57,7 @@ func (d *Details) Content() fyne.CanvasObject { return d.content }
 func (d *Details) Clear(hint string) {
 	d.box.Objects = []fyne.CanvasObject{hintLabel(hint)}
 	d.box.Refresh()
+	d.setShown(false)
 }
 
 // detailsHint is what the panel says when no state is selected.
@@ -112,6 +131,7 @@ func (d *Details) Show(doc *graph.Doc, i int, path []int) {
 	objs = append(objs, d.actions)
 	d.box.Objects = objs
 	d.box.Refresh()
+	d.setShown(true)
 }
 
 // ShowActions fills the "actions in this state" part.
@@ -183,6 +203,7 @@ func (d *Details) ShowDiff(a, b *graph.State) {
 	d.box.Refresh()
 	d.actions.Objects = nil
 	d.actions.Refresh()
+	d.setShown(true)
 }
 
 func boolInt(b bool) int {
@@ -214,6 +235,7 @@ func (d *Details) ShowMatches(expr string, ids []string, label func(string) stri
 	d.box.Refresh()
 	d.actions.Objects = nil
 	d.actions.Refresh()
+	d.setShown(true)
 }
 
 func (d *Details) link(text, target string) fyne.CanvasObject {

@@ -44,7 +44,12 @@ type OfflineView struct {
 	results    []conform.CaseResult
 	caseChart  *SeqChart
 	traceChart *SeqChart
-	content    fyne.CanvasObject
+	content    fyne.CanvasObject // the controls (side panel)
+	suiteView  fyne.CanvasObject // the suite (central area)
+	replayView fyne.CanvasObject // the replay (central area)
+	// suiteHead and replayHead repeat the summaries above the views: the
+	// verdicts where the user reads the results.
+	suiteHead, replayHead *widget.Label
 	cancel     context.CancelFunc // stops the suite run or replay in progress
 	hist       historyPart        // a concurrent history instead of a trace
 
@@ -132,22 +137,55 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 			ov.markReplay(min(row+ch.Dropped, len(ov.replay.Path)-1)) // the chart keeps the last rows
 		}
 	}
-	caseSplit := container.NewVSplit(ov.cases, container.NewAppTabs(
+	// The controls in the side panel; the suite (its cases beside the
+	// selected case's plan and run) and the replay in the central area.
+	caseSplit := container.NewHSplit(ov.cases, container.NewAppTabs(
 		container.NewTabItem("Steps", container.NewVScroll(ov.caseInfo)), container.NewTabItem("Sequence", casePanel)))
-	caseSplit.Offset = 0.45
-	suitePart := container.NewBorder(container.NewVBox(heading("Test suite"), suiteBar, ov.summary), nil, nil, nil, caseSplit)
+	caseSplit.Offset = 0.3
 	var timelinePanel fyne.CanvasObject
 	ov.hist.timeline, timelinePanel = newTimelinePanel(wb, "Point at a bar: what it is. Window… shows the timeline large.")
 	ov.hist.tab = container.NewTabItem("Timeline", timelinePanel)
 	ov.hist.tabs = container.NewAppTabs(container.NewTabItem("Events", ov.traceList), container.NewTabItem("Sequence", tracePanel), ov.hist.tab)
-	tracePart := container.NewBorder(container.NewVBox(heading("Recorded trace or history"), traceBar, ov.traceLabel), nil, nil, nil, ov.hist.tabs)
-	split := container.NewVSplit(suitePart, tracePart)
-	ov.content, ov.hist.split = split, split
+	ov.content = container.NewVScroll(container.NewVBox(heading("Test suite"), suiteBar, ov.summary, widget.NewSeparator(),
+		heading("Recorded trace or history"), traceBar, ov.traceLabel))
+	ov.suiteHead, ov.replayHead = wrapped(ov.summary.Text), wrapped(ov.traceLabel.Text)
+	ov.suiteView = headAbove(ov.suiteHead, caseSplit)
+	ov.replayView = headAbove(ov.replayHead, ov.hist.tabs)
 	return ov
 }
 
-// Content is the tab's widget tree.
+// Content is the side panel's Offline tab: the suite's and the trace's
+// controls and summaries.
 func (ov *OfflineView) Content() fyne.CanvasObject { return ov.content }
+
+// setSummary says what the suite is or did, in the side panel and above
+// the Suite view.
+func (ov *OfflineView) setSummary(text string) {
+	ov.summary.SetText(text)
+	ov.suiteHead.SetText(text)
+}
+
+// setTraceText says what the trace is or did, in the side panel and above
+// the Replay view.
+func (ov *OfflineView) setTraceText(text string) {
+	ov.traceLabel.SetText(text)
+	ov.replayHead.SetText(text)
+}
+
+// wrapped is a label that wraps its words.
+func wrapped(text string) *widget.Label {
+	l := widget.NewLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+// SuiteView is the Suite view of the central area: the cases, and the
+// selected case's plan and run.
+func (ov *OfflineView) SuiteView() fyne.CanvasObject { return ov.suiteView }
+
+// ReplayView is the Replay view of the central area: the trace's events,
+// its sequence chart and a history's timeline.
+func (ov *OfflineView) ReplayView() fyne.CanvasObject { return ov.replayView }
 
 // onScreen reports whether this view belongs to the open project; a view of
 // a project that was closed must not touch the shared graph or status line.
@@ -181,7 +219,7 @@ func (ov *OfflineView) Generate() {
 	x := wb.s.last
 	wb.mu.Unlock()
 	if x == nil {
-		ov.summary.SetText("Explore first: suites come from the explored graph.")
+		ov.setSummary("Explore first: suites come from the explored graph.")
 		return
 	}
 	g := x.Graph()
@@ -196,7 +234,7 @@ func (ov *OfflineView) Generate() {
 		s, err = g.TransitionTour()
 	}
 	if err != nil {
-		ov.summary.SetText("Cannot generate: " + err.Error())
+		ov.setSummary("Cannot generate: " + err.Error())
 		return
 	}
 	s.Model, s.Config = wb.s.model.Info().Name, wb.configs.Selected
@@ -207,12 +245,15 @@ func (ov *OfflineView) setSuite(s *explore.Suite) {
 	ov.results = nil
 	ov.caseChart.SetChart(nil)
 	ov.suite, ov.verdicts, ov.details = s, map[int]string{}, map[int]string{}
+	if ov.onScreen() {
+		ov.wb.views.open(viewSuite)
+	}
 	ov.caseInfo.Hide()
 	text := s.Summary() + "."
 	if len(s.Dead) > 0 {
 		text += " Dead states left out: " + strings.Join(s.Dead, " ") + "."
 	}
-	ov.summary.SetText(text)
+	ov.setSummary(text)
 	ov.cases.UnselectAll()
 	ov.cases.Refresh()
 }
@@ -353,7 +394,7 @@ func (ov *OfflineView) Load() {
 func (ov *OfflineView) LoadFile(path string) error {
 	s, err := explore.ReadSuiteFile(path)
 	if err != nil {
-		ov.summary.SetText(err.Error())
+		ov.setSummary(err.Error())
 		return err
 	}
 	ov.setSuite(s)
@@ -381,7 +422,7 @@ func (ov *OfflineView) run() {
 	}
 	cfg, err := wb.s.project.Build(wb.s.model, wb.configs.Selected)
 	if err != nil {
-		ov.summary.SetText(err.Error())
+		ov.setSummary(err.Error())
 		return
 	}
 	suite, p, m := ov.suite, wb.s.project, wb.s.model
@@ -389,7 +430,8 @@ func (ov *OfflineView) run() {
 	if command == p.AdapterCommandLine() {
 		command = ""
 	}
-	ov.summary.SetText("Running the suite…")
+	ov.setSummary("Running the suite…")
+	ov.wb.views.open(viewSuite)
 	ctx := ov.background()
 	go func() {
 		var res *conform.SuiteResult
@@ -400,7 +442,7 @@ func (ov *OfflineView) run() {
 		}
 		wb.do(func() {
 			if err != nil {
-				ov.summary.SetText("Error: " + err.Error())
+				ov.setSummary("Error: " + err.Error())
 				ov.done()
 				return
 			}
@@ -425,7 +467,7 @@ func (ov *OfflineView) run() {
 					}
 				}
 			}
-			ov.summary.SetText(fmt.Sprintf("%s: %s.", explore.Count(len(res.Cases), "case"), counts))
+			ov.setSummary(fmt.Sprintf("%s: %s.", explore.Count(len(res.Cases), "case"), counts))
 			ov.cases.Refresh()
 			ov.done()
 		})
@@ -443,6 +485,9 @@ func (ov *OfflineView) OpenTrace() {
 
 // LoadTrace reads a trace and shows it as a table.
 func (ov *OfflineView) LoadTrace(path string) error {
+	if ov.onScreen() {
+		ov.wb.views.open(viewReplay)
+	}
 	if isHist, _ := conform.IsHistoryFile(path); isHist {
 		ov.loadHistory(path)
 		return nil
@@ -451,7 +496,7 @@ func (ov *OfflineView) LoadTrace(path string) error {
 	var err error
 	ov.trace, err = conform.ReadTraceFile(path)
 	if err != nil {
-		ov.traceLabel.SetText(err.Error())
+		ov.setTraceText(err.Error())
 		return err
 	}
 	ov.tracePath, ov.replay = path, nil
@@ -464,7 +509,7 @@ func (ov *OfflineView) LoadTrace(path string) error {
 		// file's line follows (an XML event spans lines).
 		ov.traceRows = append(ov.traceRows, traceRow{text: fmt.Sprintf("%4d  line %-4d %s", i+1, r.Line, r.String()), state: -1})
 	}
-	ov.traceLabel.SetText(fmt.Sprintf("%s: %d events (numbered, with their line in the file). Events… maps them to the model; Replay checks them.", path, len(ov.trace)))
+	ov.setTraceText(fmt.Sprintf("%s: %d events (numbered, with their line in the file). Events… maps them to the model; Replay checks them.", path, len(ov.trace)))
 	ov.traceList.Refresh()
 	return nil
 }
@@ -574,12 +619,12 @@ func (ov *OfflineView) replaySetup() (*explore.Config, conform.ReplayConfig, boo
 	wb := ov.wb
 	cfg, err := wb.s.project.Build(wb.s.model, wb.configs.Selected)
 	if err != nil {
-		ov.traceLabel.SetText(err.Error())
+		ov.setTraceText(err.Error())
 		return nil, conform.ReplayConfig{}, false
 	}
 	rc, err := wb.s.project.ReplayConfig(wb.s.model)
 	if err != nil {
-		ov.traceLabel.SetText(err.Error())
+		ov.setTraceText(err.Error())
 		return nil, conform.ReplayConfig{}, false
 	}
 	rc.File = ov.tracePath
@@ -609,14 +654,15 @@ func (ov *OfflineView) Replay() {
 		return
 	}
 	recs, m := ov.trace, wb.s.model
-	ov.traceLabel.SetText("Replaying…")
+	ov.setTraceText("Replaying…")
+	ov.wb.views.open(viewReplay)
 	ctx := ov.background()
 	go func() {
 		res, err := conform.Replay(ctx, m, cfg, recs, rc)
 		wb.do(func() {
 			defer ov.done()
 			if err != nil {
-				ov.traceLabel.SetText("Error: " + err.Error())
+				ov.setTraceText("Error: " + err.Error())
 				return
 			}
 			ov.replay = res
@@ -641,7 +687,7 @@ func (ov *OfflineView) Replay() {
 			if res.Reason != "" {
 				text += "\n" + res.Reason
 			}
-			ov.traceLabel.SetText(text)
+			ov.setTraceText(text)
 			ov.traceChart.SetChart(graph.ReplayChart(filepath.Base(ov.tracePath), res))
 			ov.traceList.Refresh()
 			ov.markReplay(len(res.Path) - 1)

@@ -20,7 +20,6 @@ type historyPart struct {
 	timeline *TimelineView
 	tabs     *container.AppTabs
 	tab      *container.TabItem
-	split    *container.Split // the Offline tab's: the history gets the room
 	button   *escButton       // Replay, or Stop while a search runs
 	running  chan struct{}    // closed when the search in progress ends
 	// loading numbers the history being read (0: none); replayAfter is
@@ -40,7 +39,7 @@ func (ov *OfflineView) loadHistory(path string) {
 	ov.hist.timeline.SetTimeline(nil)
 	ov.traceRows = ov.traceRows[:0]
 	ov.traceList.Refresh()
-	ov.traceLabel.SetText("Reading " + path + "…")
+	ov.setTraceText("Reading " + path + "…")
 	ov.hist.loading++
 	loading := ov.hist.loading
 	go func() {
@@ -62,11 +61,11 @@ func (ov *OfflineView) loadHistory(path string) {
 			replay := ov.hist.replayAfter
 			ov.hist.replayAfter = false
 			if err != nil {
-				ov.traceLabel.SetText(err.Error())
+				ov.setTraceText(err.Error())
 				return
 			}
 			ov.hist.history, ov.traceRows = h, rows
-			ov.traceLabel.SetText(fmt.Sprintf("%s: a concurrent history, %s of %s (lines of invocation and completion). "+
+			ov.setTraceText(fmt.Sprintf("%s: a concurrent history, %s of %s (lines of invocation and completion). "+
 				"Replay checks it for linearizability against the model's actions.", path, explore.Count(len(h.Ops), "operation"), explore.Count(len(procs), "process")))
 			ov.traceList.Refresh()
 			if replay {
@@ -95,7 +94,7 @@ func (ov *OfflineView) checkHistory() {
 		return
 	}
 	m := wb.s.model
-	ov.traceLabel.SetText("Searching for a linearization…")
+	ov.setTraceText("Searching for a linearization…")
 	ctx := ov.background()
 	running := make(chan struct{})
 	ov.hist.running = running
@@ -113,7 +112,7 @@ func (ov *OfflineView) checkHistory() {
 				secs := int(time.Since(start).Seconds())
 				wb.do(func() {
 					if ov.hist.running == running {
-						ov.traceLabel.SetText(fmt.Sprintf("Searching for a linearization… %d s (of the budget of %s; Stop ends it, inconclusive)", secs, budgetText(rc)))
+						ov.setTraceText(fmt.Sprintf("Searching for a linearization… %d s (of the budget of %s; Stop ends it, inconclusive)", secs, budgetText(rc)))
 					}
 				})
 			}
@@ -129,7 +128,7 @@ func (ov *OfflineView) checkHistory() {
 				ov.hist.button.SetText("Replay")
 			}
 			if err != nil {
-				ov.traceLabel.SetText("Error: " + err.Error())
+				ov.setTraceText("Error: " + err.Error())
 				return
 			}
 			if h != ov.hist.history {
@@ -185,11 +184,9 @@ func (ov *OfflineView) showHistoryResult(h *conform.History, res *conform.Histor
 	case res.Reason != "":
 		text += "\n" + res.Reason
 	}
-	ov.traceLabel.SetText(text)
+	ov.setTraceText(text)
 	ov.traceList.Refresh()
 	ov.hist.timeline.SetTimeline(graph.HistoryTimeline(filepath.Base(ov.tracePath), h, res))
 	ov.hist.tabs.Select(ov.hist.tab)
-	if ov.hist.split != nil && ov.hist.split.Offset > 0.3 {
-		ov.hist.split.SetOffset(0.15) // the suite above is not what this is about
-	}
+	ov.wb.views.open(viewReplay)
 }

@@ -25,7 +25,8 @@ func (wb *Workbench) buildPanels() {
 	// panel is narrow (the window's minimum width does not depend on them).
 	zoom := wrapRow(
 		container.NewHBox(newButton("−", wb.graph.ZoomOut), newButton("Fit", wb.graph.Fit), newButton("+", wb.graph.ZoomIn)),
-		container.NewHBox(widget.NewLabel("large graphs:"), wb.largeMode, container.NewGridWrap(fyne.NewSize(170, 36), wb.overviewBy), wb.byMenu),
+		container.NewHBox(widget.NewLabel("large graphs:"), wb.largeMode),
+		container.NewHBox(container.NewGridWrap(fyne.NewSize(170, 36), wb.overviewBy), wb.byMenu),
 		container.NewHBox(widget.NewLabel("steps:"), wb.radiusS),
 		wb.minimal,
 		container.NewHBox(widget.NewLabel("path:"), wb.pathMode))
@@ -34,15 +35,19 @@ func (wb *Workbench) buildPanels() {
 	center := container.NewBorder(container.NewVBox(zoom, wb.note), findRow, nil, nil, wb.graph.Container())
 	// The panels have a width below which they do not go (so that their
 	// text does not wrap a character a line): together they make the
-	// window's minimum size.
+	// window's minimum size, which no content changes (see fixedMin).
 	onWrap(zoom, center.Refresh)
-	wb.center = atLeast(fyne.NewSize(320, 240), center)
-	right := container.NewHSplit(wb.center, atLeast(fyne.NewSize(200, 0), wb.detailsHolder))
-	right.Offset = 0.78 // the graph first
-	split := container.NewHSplit(atLeast(fyne.NewSize(300, 0), wb.tabs), right)
-	split.Offset = 0.28
+	wb.center = atLeast(fyne.NewSize(240, 200), center)
+	// The inspector (the selected state's details) beside the graph,
+	// taking room only while it has something to show.
+	right := container.NewHSplit(wb.center, atLeast(fyne.NewSize(180, 0), wb.detailsHolder))
+	right.Offset = 0.75 // the graph first
+	wb.views = newViewArea([viewCount]fyne.CanvasObject{wb.graphHolder, wb.runHolder, wb.suiteHolder, wb.replayHolder})
+	split := container.NewHSplit(atLeast(fyne.NewSize(260, 0), wb.tabs), wb.views.content)
+	split.Offset = 0.25
 	wb.splits = [2]*container.Split{split, right}
 	wb.body = container.NewStack(split)
+	wb.arrange()
 }
 
 // Preference keys of the window's layout.
@@ -74,6 +79,41 @@ func (wb *Workbench) restoreLayout() {
 	}
 }
 
+// ScreenSize, when set (by the GUI's main), returns the screen's size in
+// pixels; it is called on the main thread once the app has started.
+var ScreenSize func() (fyne.Size, bool)
+
+// fitScreen shrinks a window larger than the screen (a size remembered
+// from a larger screen, or the default size on a small one) to fit it, no
+// smaller than the workbench's minimum.
+func (wb *Workbench) fitScreen() {
+	if ScreenSize == nil {
+		return
+	}
+	px, ok := ScreenSize()
+	if !ok {
+		return
+	}
+	scale := wb.win.Canvas().Scale()
+	if scale <= 0 {
+		scale = 1
+	}
+	// Room for the window's frame and the desktop's panels.
+	room := fyne.NewSize(px.Width/scale-16, px.Height/scale-64)
+	if size, fit := wb.win.Canvas().Size(), fitSize(wb.win.Canvas().Size(), room); fit != size {
+		wb.win.Resize(fit)
+	}
+}
+
+// fitSize is size made to fit room, but no smaller than the workbench's
+// minimum (a screen smaller than that gets a window that scrolls off it).
+func fitSize(size, room fyne.Size) fyne.Size {
+	return fyne.NewSize(max(min(size.Width, room.Width), minWindow.Width), max(min(size.Height, room.Height), minWindow.Height))
+}
+
+// minWindow is the smallest window the workbench is made to fit whole.
+var minWindow = fyne.NewSize(1024, 640)
+
 // saveLayout keeps the window's size and dividers in the preferences.
 func (wb *Workbench) saveLayout() {
 	if wb.app == nil || wb.splits[0] == nil {
@@ -92,31 +132,44 @@ func (wb *Workbench) saveLayout() {
 func (wb *Workbench) togglePanel() {
 	wb.hidePanel = !wb.hidePanel
 	wb.arrange()
+	wb.savePanels()
 }
 
 // toggleDetails hides or shows the details panel.
 func (wb *Workbench) toggleDetails() {
 	wb.hideDetails = !wb.hideDetails
 	wb.arrange()
+	wb.savePanels()
 }
 
 // arrange puts the shown panels in the window, each split keeping its
-// divider for when its panel comes back.
+// divider for when its panel comes back: the side panel unless hidden, the
+// inspector when it has a state to show and is not hidden.
 func (wb *Workbench) arrange() {
-	var inner fyne.CanvasObject = wb.center
-	if !wb.hideDetails {
+	var graph fyne.CanvasObject = wb.center
+	if !wb.hideDetails && wb.s != nil && wb.s.details.Shown() {
 		wb.splits[1].Leading = wb.center
 		wb.splits[1].Refresh()
-		inner = wb.splits[1]
+		graph = wb.splits[1]
 	}
-	outer := inner
+	if len(wb.graphHolder.Objects) != 1 || wb.graphHolder.Objects[0] != graph {
+		wb.graphHolder.Objects = []fyne.CanvasObject{graph}
+		wb.graphHolder.Refresh()
+	}
+	outer := wb.views.content
 	if !wb.hidePanel {
-		wb.splits[0].Trailing = inner
+		wb.splits[0].Trailing = outer
 		wb.splits[0].Refresh()
 		outer = wb.splits[0]
 	}
-	wb.body.Objects = []fyne.CanvasObject{outer}
-	wb.body.Refresh()
+	if len(wb.body.Objects) != 1 || wb.body.Objects[0] != outer {
+		wb.body.Objects = []fyne.CanvasObject{outer}
+		wb.body.Refresh()
+	}
+}
+
+// savePanels keeps which panels the user hid.
+func (wb *Workbench) savePanels() {
 	if wb.app != nil {
 		pr := wb.app.Preferences()
 		pr.SetBool(prefHidePanel, wb.hidePanel)

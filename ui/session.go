@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
@@ -70,6 +71,11 @@ func newSession(wb *Workbench, p *projects.Project) *session {
 	s := &session{project: p, overview: overviewAuto, matchAt: -1, histAt: -1}
 	s.details = NewDetails()
 	s.details.Goto = wb.SelectState
+	s.details.onChange = func() {
+		if wb.s == s && wb.views != nil {
+			wb.arrange()
+		}
+	}
 	// The views reach the session through the workbench: wb.s must be s
 	// before they are used (setSession).
 	s.test = NewTestView(wb)
@@ -97,6 +103,12 @@ func (wb *Workbench) setSession(s *session) {
 	swap(wb.detailsHolder, s.details.Content())
 	swap(wb.testHolder, s.test.Content())
 	swap(wb.offlineHolder, s.offline.Content())
+	swap(wb.runHolder, s.test.Results())
+	swap(wb.suiteHolder, s.offline.SuiteView())
+	swap(wb.replayHolder, s.offline.ReplayView())
+	if wb.views != nil {
+		wb.arrange() // the new session's inspector is empty
+	}
 	swap(wb.findHolder, s.find)
 	swap(wb.findErrHolder, s.findErr)
 	swap(wb.edHolder, widget.NewLabel("Open a project to edit its configurations."))
@@ -105,4 +117,21 @@ func (wb *Workbench) setSession(s *session) {
 		wb.overviewBy.SetText("")
 		wb.minimal.SetChecked(false)
 	}
+}
+
+// holders are the containers of the session's panels, whose content
+// setSession swaps: the side panel's tabs (test and offline controls), the
+// central area's result views, the inspector, Find.
+type holders struct {
+	detailsHolder, testHolder, offlineHolder, findHolder, findErrHolder *fyne.Container
+	runHolder, suiteHolder, replayHolder                                 *fyne.Container
+	// graphHolder holds the graph's panel: the graph alone, or the graph
+	// and the inspector (see arrange).
+	graphHolder *fyne.Container
+}
+
+func newHolders() holders {
+	st := container.NewStack
+	return holders{detailsHolder: st(), testHolder: st(), offlineHolder: st(), findHolder: st(), findErrHolder: st(),
+		runHolder: st(), suiteHolder: st(), replayHolder: st(), graphHolder: st()}
 }

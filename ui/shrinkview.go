@@ -132,6 +132,9 @@ func (tv *TestView) shrunk(gen int, res *conform.ShrinkResult, text string, d dr
 	tv.report = strings.TrimPrefix(text, "\n") + "\n— the run it was shrunk from —\n" + tv.report
 	tv.failure.SetText(tv.report)
 	tv.bottom.SelectIndex(1)
+	if tv.wb.s.test == tv {
+		tv.wb.views.open(viewRun)
+	}
 	if !tv.onScreen() {
 		return
 	}

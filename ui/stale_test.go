@@ -183,25 +183,20 @@ func TestCompareAndPathReadable(t *testing.T) {
 }
 
 // Layout minimums: every panel keeps a readable width in a small window,
-// the window's minimum width stays below 1000, and the panels collapse and
-// come back with their dividers.
+// the window's minimum width stays within MinWindow, the inspector takes
+// room only while a state is selected, and the panels collapse and come
+// back with their dividers.
 func TestLayoutMinimums(t *testing.T) {
 	b := newBench(t)
 	b.open("../projects/chat/chat.toml")
 	b.wait()
 	b.win.Resize(fyne.NewSize(1100, 750))
 	pump(time.Second, func() bool { return false }) // let the layout settle
-	if min := b.win.Content().MinSize(); min.Width > 1000 || min.Width < 820 {
+	if min := b.win.Content().MinSize(); min.Width > MinWindow.Width || min.Width < 600 {
 		t.Errorf("the window's minimum width is %.0f", min.Width)
 	}
-	left, center, details := b.wb.splits[0].Leading, b.wb.center, b.wb.splits[1].Trailing
-	for name, c := range map[string]struct {
-		o   fyne.CanvasObject
-		min float32
-	}{"side panel": {left, 300}, "graph": {center, 320}, "details": {details, 200}} {
-		if w := c.o.Size().Width; w < c.min {
-			t.Errorf("the %s is %.0f wide in a 1100 wide window, want at least %.0f", name, w, c.min)
-		}
+	if len(b.wb.graphHolder.Objects) != 1 || b.wb.graphHolder.Objects[0] != b.wb.center {
+		t.Error("the inspector takes room with nothing selected")
 	}
 	// A wide state's details do not widen the window.
 	before := b.win.Canvas().Size()
@@ -210,15 +205,24 @@ func TestLayoutMinimums(t *testing.T) {
 	if after := b.win.Canvas().Size(); after.Width > before.Width {
 		t.Errorf("selecting a state widened the window from %.0f to %.0f", before.Width, after.Width)
 	}
+	left, center, details := b.wb.splits[0].Leading, b.wb.center, b.wb.splits[1].Trailing
+	for name, c := range map[string]struct {
+		o   fyne.CanvasObject
+		min float32
+	}{"side panel": {left, 260}, "graph": {center, 240}, "inspector": {details, 180}} {
+		if w := c.o.Size().Width; w < c.min {
+			t.Errorf("the %s is %.0f wide in a 1100 wide window, want at least %.0f", name, w, c.min)
+		}
+	}
 	offset := b.wb.splits[0].Offset
 	b.wb.togglePanel()
 	b.wb.toggleDetails()
-	if b.wb.body.Objects[0] != b.wb.center {
+	if b.wb.body.Objects[0] != b.wb.views.content || b.wb.graphHolder.Objects[0] != b.wb.center {
 		t.Fatalf("with both panels hidden the window shows %T", b.wb.body.Objects[0])
 	}
 	b.wb.togglePanel()
 	b.wb.toggleDetails()
-	if b.wb.body.Objects[0] != b.wb.splits[0] || b.wb.splits[0].Offset != offset || b.wb.splits[1].Leading != b.wb.center {
+	if b.wb.body.Objects[0] != b.wb.splits[0] || b.wb.splits[0].Offset != offset || b.wb.graphHolder.Objects[0] != b.wb.splits[1] {
 		t.Error("the panels did not come back as they were")
 	}
 }

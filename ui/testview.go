@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
@@ -54,7 +55,8 @@ type TestView struct {
 	selID    string
 	actions  int // steps (actions) shown in the log; UI goroutine only
 	runsDone int // runs ended; UI goroutine only
-	content  fyne.CanvasObject
+	content  fyne.CanvasObject // the settings (side panel)
+	results  fyne.CanvasObject // the run (central area)
 	camp     campaignPanel
 	// seq draws the current run as a sequence chart, or the first failing
 	// run once one fails (seqPinned); seqSteps and seqNodes are that run's
@@ -136,11 +138,9 @@ func NewTestView(wb *Workbench) *TestView {
 	tv.chart = NewCoverageChart()
 	tv.tips = newTipLayer()
 	tv.log = tv.newStepLog()
-	field := func(label string, w fyne.CanvasObject) fyne.CanvasObject {
-		return container.NewBorder(nil, nil, widget.NewLabel(label), nil, w)
-	}
-	form := container.NewGridWithColumns(2, field("runs", tv.runs), field("steps per run", tv.steps),
-		field("seed", tv.seed), field("strategy", tv.strategy))
+	// A label and its field a row: the side panel is narrow.
+	form := container.New(layout.NewFormLayout(), widget.NewLabel("runs"), tv.runs, widget.NewLabel("steps per run"), tv.steps,
+		widget.NewLabel("seed"), tv.seed, widget.NewLabel("strategy"), tv.strategy)
 	top := container.NewVBox(form, tv.adapter, container.NewHBox(tv.startB, tv.stop), tv.campaignRow(), tv.verdicts)
 	// The failure panel: the first failure of a test, whole, selectable and
 	// copyable (read-only: edits are undone), with the saved run and the
@@ -164,22 +164,25 @@ func NewTestView(wb *Workbench) *TestView {
 		container.NewTabItem("Step log", tv.log),
 		container.NewTabItem("Failure", container.NewBorder(nil, container.NewHBox(copyB, tv.shrinkB), nil, nil, tv.failure)),
 		container.NewTabItem("Sequence", tv.seqChartPanel()))
-	// The settings and figures above, the chart in the middle, the log and
-	// failure below: the user moves the dividers (a campaign's figures
-	// take room the log needs); the chart grows with its room.
-	// The verdicts also go to the status line: the chart's part holds the
-	// counters and the chart (its legend and x axis say what it counts).
+	// The settings and the verdicts in the side panel (messages next to
+	// the fields and buttons they are about); the run in the central area:
+	// the chart above, the log, failure and sequence chart below, a divider
+	// the user moves. The chart's part holds the counters and the chart
+	// (its legend and x axis say what it counts).
 	chart := container.NewBorder(tv.counters, nil, nil, nil, tv.chart)
 	lower := container.NewVSplit(chart, tv.bottom)
 	lower.Offset = 0.42
-	split := container.NewVSplit(container.NewScroll(top), lower)
-	split.Offset = 0.3
-	tv.content = container.NewStack(split, tv.tips.layer)
+	tv.content = container.NewVScroll(top)
+	tv.results = container.NewStack(lower, tv.tips.layer)
 	return tv
 }
 
-// Content is the tab's widget tree.
+// Content is the side panel's Test tab: the settings and controls.
 func (tv *TestView) Content() fyne.CanvasObject { return tv.content }
+
+// Results is the Test run view of the central area: the coverage chart,
+// the step log, the failure and the sequence chart.
+func (tv *TestView) Results() fyne.CanvasObject { return tv.results }
 
 // projectChanged fills the settings from the project's [test] and [adapter]
 // (through the same run setup the command line uses).
@@ -319,8 +322,11 @@ func (tv *TestView) start() {
 // clear empties the log, failure panel and chart for a new test or
 // campaign (its chart counting unit) and marks it running.
 func (tv *TestView) clear(unit string) {
-	if tv.wb.s.test == tv && tv.wb.tabs.Selected() != tv.wb.testTab {
-		tv.wb.tabs.Select(tv.wb.testTab) // a test is watched in its tab
+	if tv.wb.s.test == tv {
+		if tv.wb.tabs.Selected() != tv.wb.testTab {
+			tv.wb.tabs.Select(tv.wb.testTab) // a test is watched in its tab
+		}
+		tv.wb.views.open(viewRun) // beside its graph
 	}
 	tv.lines, tv.actions, tv.dropped, tv.runsDone = nil, 0, 0, 0
 	tv.counters.SetText("")

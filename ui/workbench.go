@@ -100,8 +100,11 @@ type Workbench struct {
 	// are shown: an overview (by an expression) or a neighbourhood.
 	largeMode  *escSelect
 	overviewBy *Entry
-	// holders of the session's panels, swapped when a project opens
-	detailsHolder, testHolder, offlineHolder, findHolder, findErrHolder *fyne.Container
+	// holders of the session's panels, swapped when a project opens: the
+	// side panel's tabs, the central area's result views, the inspector
+	holders
+	// views is the central area: the graph and the result views.
+	views *viewArea
 	// testTab is the Test tab: while it is selected the graph is the
 	// test's (when a test ran), elsewhere the exploration's.
 	testTab *container.TabItem
@@ -181,8 +184,7 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	}
 	wb.model_ = NewModelView(wb.Reload)
 	wb.edHolder = container.NewStack()
-	wb.detailsHolder, wb.testHolder, wb.offlineHolder = container.NewStack(), container.NewStack(), container.NewStack()
-	wb.findHolder, wb.findErrHolder = container.NewStack(), container.NewStack()
+	wb.holders = newHolders()
 	wb.testTab = container.NewTabItem("Test", wb.testHolder)
 	wb.tabs = container.NewAppTabs(
 		container.NewTabItem("Configuration", wb.edHolder),
@@ -204,7 +206,12 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	})
 	wb.radiusS.SetSelected("2")
 
-	bar := container.NewHBox(wb.title, widget.NewLabel("Configuration:"), wb.configs, cfgMenu, wb.explore, wb.stop, wb.continueB, wb.progress, wb.counts)
+	// The bar's counts take the room left and are cut (the status line
+	// and the details say the same at length): the window's width never
+	// depends on a figure.
+	wb.counts.Truncation = fyne.TextTruncateEllipsis
+	bar := container.NewBorder(nil, nil, container.NewHBox(wb.title, widget.NewLabel("Configuration:"), wb.configs, cfgMenu, wb.explore, wb.stop, wb.continueB),
+		nil, container.NewBorder(nil, nil, wb.progress, nil, wb.counts))
 	wb.buildPanels()
 	wb.restoreLayout()
 	win.SetContent(container.NewBorder(bar, wb.status, nil, nil, wb.body))
@@ -685,7 +692,7 @@ func Run(a fyne.App, path, config, trace string, dialogs func(fyne.Window) Dialo
 	}
 	a.SetIcon(assets.Icon)
 	w := a.NewWindow("Modex")
-	w.Resize(fyne.NewSize(1400, 860))
+	w.Resize(fyne.NewSize(1400, 860)) // or as the user left it (restoreLayout); fitted to the screen once shown
 	var d Dialogs
 	if dialogs != nil {
 		d = dialogs(w)
@@ -695,12 +702,14 @@ func Run(a fyne.App, path, config, trace string, dialogs func(fyne.Window) Dialo
 	if v, err := strconv.ParseFloat(os.Getenv("MODEX_DRAW_SCALE"), 64); err == nil && v > 0 {
 		drawScaleBase = v
 	}
+	a.Lifecycle().SetOnStarted(wb.fitScreen)
 	if stats := os.Getenv("MODEX_UI_STATS"); stats != "" {
 		// Measure once the event loop runs: explore again then, so that the
 		// exploration, layout and drawing all happen under the monitor.
 		var mon *StallMonitor
 		runs := 0
 		a.Lifecycle().SetOnStarted(func() {
+			wb.fitScreen()
 			mon = StartStallMonitor(5 * time.Millisecond)
 			time.AfterFunc(500*time.Millisecond, func() { post(func() { mon.Reset(); wb.Explore() }) })
 		})

@@ -80,3 +80,31 @@ func (l *wrapLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 		}
 	}
 }
+
+// headAbove puts head (text that wraps: a verdict, a summary) above body,
+// head as tall as its text needs at the width it is given, body the rest.
+// A Border would size head by its minimum at its previous width: narrower,
+// the wrapped text's last lines were cut.
+func headAbove(head, body fyne.CanvasObject) *fyne.Container {
+	return container.New(headLayout{}, head, body)
+}
+
+type headLayout struct{}
+
+func (headLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	h, b := objs[0].MinSize(), objs[1].MinSize()
+	return fyne.NewSize(max(h.Width, b.Width), h.Height+theme.Padding()+b.Height)
+}
+
+func (headLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	head, body := objs[0], objs[1]
+	head.Resize(fyne.NewSize(size.Width, head.MinSize().Height)) // its minimum height at this width
+	h := head.MinSize().Height
+	if !head.Visible() {
+		h = -theme.Padding()
+	}
+	head.Move(fyne.NewPos(0, 0))
+	head.Resize(fyne.NewSize(size.Width, max(h, 0)))
+	body.Move(fyne.NewPos(0, h+theme.Padding()))
+	body.Resize(fyne.NewSize(size.Width, max(0, size.Height-h-theme.Padding())))
+}

@@ -1,0 +1,179 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+)
+
+// MinWindow is the smallest window the workbench fits: every control and
+// message readable (scrolled where needed), at the size of a small laptop
+// screen less its panel.
+var MinWindow = minWindow
+
+// clippedIn lists the visible objects under o (widgets' own parts too)
+// that were given less room than their minimum size: cut text, cut
+// buttons. A scroll's content is exempt (it scrolls), as are the parts of
+// Fyne's own widgets that are made to be cut (a truncated label's text, an
+// entry's scrolled text).
+func clippedIn(o fyne.CanvasObject, path string, out *[]string) {
+	if o == nil || !o.Visible() {
+		return
+	}
+	switch o.(type) {
+	case *canvas.Rectangle, *canvas.Line, *canvas.Text, *canvas.Circle, *canvas.Image, *canvas.Raster:
+		return // drawn where a widget's renderer puts them, not cut by their size
+	}
+	size, min := o.Size(), o.MinSize()
+	if size.Width+0.5 < min.Width || size.Height+0.5 < min.Height {
+		*out = append(*out, fmt.Sprintf("%s: %s is %.0f×%.0f, needs %.0f×%.0f", path, describe(o), size.Width, size.Height, min.Width, min.Height))
+	}
+	switch x := o.(type) {
+	case *container.Scroll:
+		return // its content is at least its minimum, scrolled
+	case *widget.Entry, *widget.Label, *widget.RichText, *widget.Hyperlink, *widget.List, *widget.Table, *widget.Tree:
+		return // their parts are made to scroll or be cut (with an ellipsis)
+	case *fyne.Container:
+		for i, c := range x.Objects {
+			clippedIn(c, fmt.Sprintf("%s/%d", path, i), out)
+		}
+	case fyne.Widget:
+		for i, c := range test.WidgetRenderer(x).Objects() {
+			clippedIn(c, fmt.Sprintf("%s/%s.%d", path, typeName(x), i), out)
+		}
+	}
+}
+
+func describe(o fyne.CanvasObject) string {
+	switch x := o.(type) {
+	case *widget.Label:
+		return fmt.Sprintf("label %q", x.Text)
+	case *escButton:
+		return fmt.Sprintf("button %q", x.Text)
+	case *widget.Button:
+		return fmt.Sprintf("button %q", x.Text)
+	case *escCheck:
+		return fmt.Sprintf("check %q", x.Text)
+	}
+	return typeName(o)
+}
+
+func typeName(o any) string { return reflect.TypeOf(o).String() }
+
+// checkFits asserts that the window's content fits size without a cut
+// control and without asking the window to grow.
+func checkFits(t *testing.T, w fyne.Window, size fyne.Size, when string) {
+	t.Helper()
+	w.Resize(size)
+	idle(50 * time.Millisecond) // rows that wrap at the new width ask for their height
+	if min := w.Content().MinSize(); min.Width > size.Width || min.Height > size.Height {
+		t.Errorf("%s at %v: the content needs %v: the window would grow", when, size, min)
+	}
+	if got := w.Canvas().Size(); got.Width > size.Width+0.5 || got.Height > size.Height+0.5 {
+		t.Errorf("%s: the window asked for %v became %v", when, size, got)
+	}
+	var cut []string
+	clippedIn(w.Content(), "content", &cut)
+	if len(cut) > 0 {
+		t.Errorf("%s at %v: %d objects cut:\n%s", when, size, len(cut), strings.Join(cut[:min(len(cut), 15)], "\n"))
+	}
+}
+
+// The workbench fits 1280×720 and its minimum size in every view, through
+// exploring, generating, testing and replaying; the window never changes
+// its size by itself.
+func TestEveryViewFits(t *testing.T) {
+	bin := buildChat(t)
+	b := newBench(t)
+	w := b.win
+	sizes := []fyne.Size{fyne.NewSize(1280, 720), MinWindow}
+	all := func(when string) {
+		t.Helper()
+		for _, v := range []int{viewGraph, viewRun, viewSuite, viewReplay} {
+			for _, beside := range []bool{false, true} {
+				b.wb.views.show(v, beside)
+				for _, s := range sizes {
+					checkFits(t, w, s, fmt.Sprintf("%s, view %s (beside %v)", when, viewNames[v], beside))
+				}
+			}
+		}
+		for i := range b.wb.tabs.Items {
+			b.wb.tabs.SelectIndex(i)
+			for _, s := range sizes {
+				checkFits(t, w, s, fmt.Sprintf("%s, side tab %s", when, b.wb.tabs.Items[i].Text))
+			}
+		}
+	}
+	all("empty")
+	b.open("../projects/chat/chat.toml")
+	b.wait()
+	b.wb.SelectState(b.wb.Graph().Doc().States[1].ID) // the inspector shows
+	if !b.wb.s.details.Shown() {
+		t.Fatal("a selected state shows no details")
+	}
+	all("explored, a state selected")
+	b.wb.configs.SetSelected("offline")
+	b.wait()
+	ov := b.wb.s.offline
+	ov.Generate()
+	if b.wb.views.cur != viewSuite || !b.wb.views.graphShown() {
+		t.Errorf("a generated suite is not shown beside the graph: view %d", b.wb.views.cur)
+	}
+	ov.cases.Select(0)
+	all("a suite")
+	tv := b.wb.s.test
+	b.wb.configs.SetSelected("hi_bye")
+	b.wait()
+	tv.adapter.SetText(bin + " adapter")
+	tv.runs.SetText("abc")
+	tv.Start()
+	if !strings.Contains(tv.verdicts.Text, "whole numbers") {
+		t.Errorf("a wrong runs field says %q", tv.verdicts.Text)
+	}
+	checkFits(t, w, MinWindow, "runs abc")
+	tv.runs.SetText("4")
+	tv.steps.SetText("20")
+	tv.seed.SetText("1")
+	startAndWait(t, tv)
+	if b.wb.views.cur != viewRun {
+		t.Errorf("a test's run is not shown: view %d", b.wb.views.cur)
+	}
+	all("after a test")
+	if err := ov.LoadTrace(filepath.Join("..", "projects", "register", "histories", "etcd_002.log")); err != nil {
+		t.Fatal(err)
+	}
+	pump(30*time.Second, func() bool { return !strings.HasPrefix(ov.traceLabel.Text, "Reading") })
+	all("a history")
+}
+
+// A window larger than the screen (a size remembered from a larger one, or
+// the default on a laptop) is made to fit it once shown, never below the
+// workbench's minimum.
+func TestFitScreen(t *testing.T) {
+	for _, tc := range []struct {
+		size, screen, want fyne.Size
+	}{
+		{fyne.NewSize(1400, 888), fyne.NewSize(1280, 720), fyne.NewSize(1264, 656)},
+		{fyne.NewSize(1400, 860), fyne.NewSize(1920, 1080), fyne.NewSize(1400, 860)},
+		{fyne.NewSize(1400, 860), fyne.NewSize(800, 600), minWindow},
+		{fyne.NewSize(3000, 2000), fyne.NewSize(2560, 1440), fyne.NewSize(2544, 1376)},
+	} {
+		b := newBench(t)
+		b.win.Resize(tc.size)
+		ScreenSize = func() (fyne.Size, bool) { return tc.screen, true }
+		b.wb.fitScreen()
+		ScreenSize = nil
+		if got := b.win.Canvas().Size(); got != tc.want {
+			t.Errorf("a %v window on a %v screen became %v, want %v", tc.size, tc.screen, got, tc.want)
+		}
+	}
+}
