@@ -50,8 +50,8 @@ type OfflineView struct {
 	// suiteHead and replayHead repeat the summaries above the views: the
 	// verdicts where the user reads the results.
 	suiteHead, replayHead *widget.Label
-	cancel     context.CancelFunc // stops the suite run or replay in progress
-	hist       historyPart        // a concurrent history instead of a trace
+	cancel                context.CancelFunc // stops the suite run or replay in progress
+	hist                  historyPart        // a concurrent history instead of a trace
 
 	// OnDone, when set, is called on the UI goroutine after a suite run or a
 	// replay ends.

@@ -20,8 +20,8 @@ type historyPart struct {
 	timeline *TimelineView
 	tabs     *container.AppTabs
 	tab      *container.TabItem
-	button   *escButton       // Replay, or Stop while a search runs
-	running  chan struct{}    // closed when the search in progress ends
+	button   *escButton    // Replay, or Stop while a search runs
+	running  chan struct{} // closed when the search in progress ends
 	// loading numbers the history being read (0: none); replayAfter is
 	// a Replay asked for meanwhile.
 	loading     int

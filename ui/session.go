@@ -124,7 +124,7 @@ func (wb *Workbench) setSession(s *session) {
 // central area's result views, the inspector, Find.
 type holders struct {
 	detailsHolder, testHolder, offlineHolder, findHolder, findErrHolder *fyne.Container
-	runHolder, suiteHolder, replayHolder                                 *fyne.Container
+	runHolder, suiteHolder, replayHolder                                *fyne.Container
 	// graphHolder holds the graph's panel: the graph alone, or the graph
 	// and the inspector (see arrange).
 	graphHolder *fyne.Container

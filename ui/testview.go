@@ -53,8 +53,8 @@ type TestView struct {
 	shown    *drawing
 	shownCur int
 	selID    string
-	actions  int // steps (actions) shown in the log; UI goroutine only
-	runsDone int // runs ended; UI goroutine only
+	actions  int               // steps (actions) shown in the log; UI goroutine only
+	runsDone int               // runs ended; UI goroutine only
 	content  fyne.CanvasObject // the settings (side panel)
 	results  fyne.CanvasObject // the run (central area)
 	camp     campaignPanel
