@@ -71,7 +71,7 @@ type escSelect struct{ widget.Select }
 
 // TypedKey passes Esc to onEscape, other keys to the drop-down.
 func (s *escSelect) TypedKey(e *fyne.KeyEvent) {
-	if !escape(e) {
+	if !escape(e) && onCanvas(s) {
 		s.Select.TypedKey(e)
 	}
 }
@@ -83,3 +83,29 @@ func newSelect(options []string, changed func(string)) *escSelect {
 	s.ExtendBaseWidget(s)
 	return s
 }
+
+// Tapped opens the drop-down, unless it is no longer in a window (see
+// onCanvas).
+func (s *escSelect) Tapped(e *fyne.PointEvent) {
+	if onCanvas(s) {
+		s.Select.Tapped(e)
+	}
+}
+
+// canvasFor is the canvas an object is drawn on, nil when it is in none
+// (the driver's; tests replace it, Fyne's test driver answers the last
+// window for every object).
+var canvasFor = func(o fyne.CanvasObject) fyne.Canvas {
+	if a := fyne.CurrentApp(); a != nil {
+		return a.Driver().CanvasForObject(o)
+	}
+	return nil
+}
+
+// onCanvas reports whether o is drawn in a window. A widget taken out of
+// its window (a rebuilt editor, a replaced project) may still have the
+// keyboard focus, or be under the pointer between press and release; Fyne
+// then gives it the key or the tap, and a drop-down opening its menu on no
+// canvas crashed the process (a nil canvas in widget.NewPopUpMenu, issue
+// 52): such a key or tap is ignored.
+func onCanvas(o fyne.CanvasObject) bool { return canvasFor(o) != nil }

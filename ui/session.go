@@ -93,6 +93,9 @@ func newSession(wb *Workbench, p *projects.Project) *session {
 
 // setSession installs s and its panels in the window.
 func (wb *Workbench) setSession(s *session) {
+	if wb.win != nil {
+		wb.dropFocus()
+	}
 	wb.mu.Lock()
 	wb.s = s
 	wb.mu.Unlock()

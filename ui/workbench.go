@@ -392,6 +392,7 @@ func (wb *Workbench) rebuildEditor() {
 		wb.edHolder.Refresh()
 		return
 	}
+	wb.dropFocus()
 	wb.s.editor = NewConfigEditor(wb.s.project, wb.s.model, wb.s.config, wb.configEdited)
 	wb.s.editor.wb = wb
 	wb.s.editor.OnInvalid = func() { // half-typed: no re-exploration of an earlier prefix
@@ -413,6 +414,15 @@ func (wb *Workbench) configEdited() {
 		wb.exploreT.Stop()
 	}
 	wb.exploreT = time.AfterFunc(300*time.Millisecond, func() { wb.do(wb.Explore) })
+}
+
+// dropFocus takes the keyboard focus from whatever has it, before the
+// widgets it may be among are replaced: a removed widget kept the focus
+// and took the next keys (see onCanvas).
+func (wb *Workbench) dropFocus() {
+	if c := wb.win.Canvas(); c != nil && c.Focused() != nil {
+		c.Unfocus()
+	}
 }
 
 // Explore starts exploring the selected configuration in the background.
