@@ -329,6 +329,7 @@ func (tv *TestView) showCampaignFailure(i int) {
 			}
 			if err != nil {
 				tv.wb.graph.SetMessage("The failing run cannot be drawn: " + err.Error())
+				tv.onGraph = true
 				return
 			}
 			tv.mu.Lock()

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+	"github.com/modex/modex/engine/conform"
 )
 
 // MinWindow is the smallest window the workbench fits: every control and
@@ -175,5 +176,30 @@ func TestFitScreen(t *testing.T) {
 		if got := b.win.Canvas().Size(); got != tc.want {
 			t.Errorf("a %v window on a %v screen became %v, want %v", tc.size, tc.screen, got, tc.want)
 		}
+	}
+}
+
+// A test that cannot start says why where its graph would be, and leaving
+// the Test tab puts the exploration's graph back (the placeholder stuck).
+func TestNoStuckPlaceholder(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/stack/stack.toml")
+	b.wait()
+	tv := b.wb.s.test
+	var err error
+	done := false
+	tv.OnDone = func(_ *conform.TestResult, e error) { err, done = e, true }
+	tv.adapter.SetText("")
+	tv.Start()
+	if !pump(30*time.Second, func() bool { return done }) {
+		t.Fatal("the test never ended")
+	}
+	if err == nil || !strings.Contains(b.wb.graph.message, "The test did not run") {
+		t.Errorf("a test without an adapter: %v; the graph says %q", err, b.wb.graph.message)
+	}
+	b.wb.tabs.SelectIndex(0)
+	pump(10*time.Second, func() bool { return b.wb.graph.Doc() != nil })
+	if b.wb.graph.Doc() == nil || !strings.HasPrefix(b.wb.graph.Doc().States[0].ID, "S") {
+		t.Errorf("back on the Configuration tab the graph says %q", b.wb.graph.message)
 	}
 }

@@ -205,9 +205,10 @@ func (wb *Workbench) tabChanged(item *container.TabItem) {
 		}
 		return
 	}
-	if tv == nil || wb.graph.Doc() == nil || !tv.showing(wb.graph.Doc()) {
+	if tv == nil || !tv.onGraph {
 		return // the exploration's graph is on screen already
 	}
+	tv.onGraph = false
 	wb.note.Hide()
 	wb.graph.FitNext()
 	wb.s.details.Clear("Click a state to see its details.")

@@ -56,6 +56,10 @@ type TestView struct {
 	actions  int               // steps (actions) shown in the log; UI goroutine only
 	runsDone int               // runs ended; UI goroutine only
 	content  fyne.CanvasObject // the settings (side panel)
+	// onGraph says the graph view shows this test's graph or its
+	// placeholder (not the exploration's): leaving the Test tab puts the
+	// exploration's back.
+	onGraph bool
 	results  fyne.CanvasObject // the run (central area)
 	camp     campaignPanel
 	// seq draws the current run as a sequence chart, or the first failing
@@ -339,6 +343,7 @@ func (tv *TestView) clear(unit string) {
 		// Nothing of the previous test's graph stays while the new one
 		// starts.
 		tv.wb.graph.SetMessage("Starting the implementation…")
+		tv.onGraph = true
 		tv.wb.note.Hide()
 		tv.wb.s.details.Clear("Click a state of the test's graph to see its details.")
 	}
@@ -543,6 +548,7 @@ func (tv *TestView) show(d drawing, current int) {
 		return
 	}
 	g := tv.wb.graph
+	tv.onGraph = true
 	if d.err != nil {
 		g.SetMessage("Layout failed: " + d.err.Error())
 		return
@@ -662,6 +668,9 @@ func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.Mode
 	switch {
 	case err != nil:
 		tv.verdicts.SetText("Error: " + err.Error())
+		if tv.onScreen() && tv.wb.graph.Doc() == nil { // the placeholder says why instead
+			tv.wb.graph.SetMessage("The test did not run: " + err.Error())
+		}
 	default:
 		tv.verdicts.SetText(testHeadline(res, size, stopped, planned))
 	}
