@@ -60,8 +60,8 @@ type TestView struct {
 	// placeholder (not the exploration's): leaving the Test tab puts the
 	// exploration's back.
 	onGraph bool
-	results  fyne.CanvasObject // the run (central area)
-	camp     campaignPanel
+	results fyne.CanvasObject // the run (central area)
+	camp    campaignPanel
 	// seq draws the current run as a sequence chart, or the first failing
 	// run once one fails (seqPinned); seqSteps and seqNodes are that run's
 	// last steps and their graph nodes (UI goroutine).
