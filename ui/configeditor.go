@@ -170,10 +170,12 @@ func (ce *ConfigEditor) checkWeight(s string) string {
 	if msg != "" || v == nil {
 		return msg
 	}
-	if n, ok := model.AsInt(v); ok && n < 0 {
-		return "a weight is a number, 0 or more"
-	}
-	if f, ok := v.(starlark.Float); ok && (f < 0 || f != f) {
+	n, isInt := model.AsInt(v)
+	f, isFloat := v.(starlark.Float)
+	switch {
+	case !isInt && !isFloat:
+		return fmt.Sprintf("a weight is a number, 0 or more; this is %s (a %s) in the initial state", cutText(model.Format(v), 40), v.Type())
+	case isInt && n < 0, isFloat && (f < 0 || f != f):
 		return "a weight is a number, 0 or more"
 	}
 	return ""
@@ -565,4 +567,13 @@ func (ce *ConfigEditor) weightCount(p string, ra, oa *projects.ActionSpec, own f
 				own().Count = &n
 			})),
 	)
+}
+
+// cutText is s, cut to n runes with an ellipsis.
+func cutText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }

@@ -164,6 +164,7 @@ func TestBadExpressionShowsError(t *testing.T) {
 		"actions.Post.params.msg": "@Nope",
 		"groupings.0":             "ignore_entering_orderz(s)",
 		"max_states":              "lots",
+		"actions.Post.weight":     `"x"`,
 	} {
 		f := b.wb.Editor().Field(path)
 		if f == nil {
