@@ -50,9 +50,9 @@ func (tv *TestView) Shrink() {
 	command := tv.command()
 	ctx, gen := tv.newJob(nil)
 	tv.running(true)
-	tv.shrinkB.Disable()
+	tv.shrinking(true)
 	saved := conform.SaveRun(p.Name, ri.config, ri.tc, *r)
-	tv.verdicts.SetText(fmt.Sprintf("Shrinking run %d (%d steps)…", r.Run, r.Failure.Step))
+	tv.shrinkNote(fmt.Sprintf("Shrinking run %d (%d steps)…", r.Run, r.Failure.Step))
 	tc := ri.tc
 	tc.OnStep, tc.OnRun = nil, nil
 	go func() {
@@ -63,7 +63,7 @@ func (tv *TestView) Shrink() {
 				Progress: func(pr conform.ShrinkProgress) {
 					wb.do(func() {
 						if gen == tv.gen {
-							tv.verdicts.SetText(fmt.Sprintf("Shrinking run %d: %d runs, %d controllable steps so far (%s)…", r.Run, pr.Runs, pr.Steps, pr.Phase))
+							tv.shrinkNote(fmt.Sprintf("Shrinking run %d: %d runs, %d controllable steps so far (%s)…", r.Run, pr.Runs, pr.Steps, pr.Phase))
 						}
 					})
 				}})
@@ -77,6 +77,30 @@ func (tv *TestView) Shrink() {
 		}
 		wb.do(func() { tv.shrunk(gen, res, text, d, err) })
 	}()
+}
+
+// shrinking turns the Shrink button into the shrinking's Stop (on) and
+// back: progress and cancel where the user asked for it.
+func (tv *TestView) shrinking(on bool) {
+	if on {
+		tv.shrinkB.SetText("Stop shrinking")
+		tv.shrinkB.OnTapped = tv.Stop
+	} else {
+		tv.shrinkB.SetText("Shrink")
+		tv.shrinkB.OnTapped = tv.Shrink
+	}
+	tv.shrinkB.Enable()
+}
+
+// shrinkNote shows the shrinking's progress in the verdicts, above the
+// failure it shrinks and on the status line.
+func (tv *TestView) shrinkNote(text string) {
+	tv.verdicts.SetText(text)
+	tv.failNote.SetText(text)
+	tv.failNote.Show()
+	if tv.onScreen() {
+		tv.wb.status.SetText(text)
+	}
 }
 
 // shrinkReport is the text added to the failure panel for a shrunk run; it
@@ -119,15 +143,12 @@ func (tv *TestView) shrunk(gen int, res *conform.ShrinkResult, text string, d dr
 		return
 	}
 	tv.running(false)
-	tv.shrinkB.Enable()
+	tv.shrinking(false)
 	if err != nil {
-		tv.verdicts.SetText("Shrinking: " + err.Error())
-		if tv.onScreen() {
-			tv.wb.status.SetText(tv.verdicts.Text)
-		}
+		tv.shrinkNote("Shrinking: " + err.Error())
 		return
 	}
-	tv.verdicts.SetText(fmt.Sprintf("Shrunk: %d steps (from %d), fails %d of %d re-runs.", res.Steps, res.From, res.Fails, res.Of))
+	tv.shrinkNote(fmt.Sprintf("Shrunk: %d steps (from %d), fails %d of %d re-runs.", res.Steps, res.From, res.Fails, res.Of))
 	// The shrunk run first: it is what to read; the original follows.
 	tv.report = strings.TrimPrefix(text, "\n") + "\n— the run it was shrunk from —\n" + tv.report
 	tv.failure.SetText(tv.report)

@@ -60,6 +60,8 @@ type TestView struct {
 	// placeholder (not the exploration's): leaving the Test tab puts the
 	// exploration's back.
 	onGraph bool
+	// failNote says, beside the Shrink button, how the shrinking goes.
+	failNote *widget.Label
 	results fyne.CanvasObject // the run (central area)
 	camp    campaignPanel
 	// seq draws the current run as a sequence chart, or the first failing
@@ -164,9 +166,12 @@ func NewTestView(wb *Workbench) *TestView {
 		}
 	})
 	tv.shrinkB = tv.newShrinkButton()
+	tv.failNote = widget.NewLabel("") // the shrinking's progress and result
+	tv.failNote.Truncation = fyne.TextTruncateEllipsis
+	tv.failNote.Hide()
 	tv.bottom = container.NewAppTabs(
 		container.NewTabItem("Step log", tv.log),
-		container.NewTabItem("Failure", container.NewBorder(nil, container.NewHBox(copyB, tv.shrinkB), nil, nil, tv.failure)),
+		container.NewTabItem("Failure", container.NewBorder(nil, container.NewBorder(nil, nil, container.NewHBox(copyB, tv.shrinkB), nil, tv.failNote), nil, nil, tv.failure)),
 		container.NewTabItem("Sequence", tv.seqChartPanel()))
 	// The settings and the verdicts in the side panel (messages next to
 	// the fields and buttons they are about); the run in the central area:
@@ -353,6 +358,7 @@ func (tv *TestView) clear(unit string) {
 	tv.seq.SetChart(nil)
 	tv.firstFail, tv.failFile = nil, ""
 	tv.shrinkB.Disable()
+	tv.failNote.Hide()
 	tv.bottom.SelectIndex(0)
 	tv.log.Refresh()
 	tv.chart.Reset()

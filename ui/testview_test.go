@@ -227,8 +227,15 @@ func TestShrinkButton(t *testing.T) {
 	}
 	from := tv.firstFail.Failure.Step
 	tv.Shrink()
+	// Its progress where it was asked for, and its Stop there.
+	if tv.shrinkB.Text != "Stop shrinking" || tv.shrinkB.Disabled() || !tv.failNote.Visible() || !strings.HasPrefix(tv.failNote.Text, "Shrinking run") {
+		t.Errorf("while shrinking: button %q (disabled %v), note %q", tv.shrinkB.Text, tv.shrinkB.Disabled(), tv.failNote.Text)
+	}
 	if !pump(60*time.Second, func() bool { return !tv.startB.Disabled() }) {
 		t.Fatal("shrinking never finished")
+	}
+	if tv.shrinkB.Text != "Shrink" || !strings.HasPrefix(tv.failNote.Text, "Shrunk: ") || !strings.HasPrefix(b.wb.Status(), "Shrunk: ") {
+		t.Errorf("after shrinking: button %q, note %q, status %q", tv.shrinkB.Text, tv.failNote.Text, b.wb.Status())
 	}
 	var n, was int
 	fmt.Sscanf(tv.verdicts.Text, "Shrunk: %d steps (from %d)", &n, &was)
