@@ -62,8 +62,8 @@ type TestView struct {
 	onGraph bool
 	// failNote says, beside the Shrink button, how the shrinking goes.
 	failNote *widget.Label
-	results fyne.CanvasObject // the run (central area)
-	camp    campaignPanel
+	results  fyne.CanvasObject // the run (central area)
+	camp     campaignPanel
 	// seq draws the current run as a sequence chart, or the first failing
 	// run once one fails (seqPinned); seqSteps and seqNodes are that run's
 	// last steps and their graph nodes (UI goroutine).
