@@ -130,7 +130,7 @@ func (wb *Workbench) confirmDialog(title, msg string, ok func()) {
 		}
 	}, wb.win)
 	d.Resize(fyne.NewSize(640, 360))
-	d.Show()
+	wb.showKeyed(d, d.Confirm, d.Hide)
 }
 
 func quoteArgv(argv []string) string {

@@ -105,8 +105,15 @@ func (wb *Workbench) installMenus() {
 	short(fyne.KeyR, wb.Reload)
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: fyne.KeyModifierAlt}, func(fyne.Shortcut) { wb.Back() })
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyRight, Modifier: fyne.KeyModifierAlt}, func(fyne.Shortcut) { wb.Forward() })
-	onEscape = wb.Cancel
+	onEscape = func() {
+		if !wb.modalKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) {
+			wb.Cancel()
+		}
+	}
 	c.SetOnTypedKey(func(e *fyne.KeyEvent) {
+		if wb.modalKey(e) {
+			return
+		}
 		switch e.Name {
 		case fyne.KeyEscape:
 			wb.Cancel()
@@ -270,7 +277,7 @@ func exportDoc(doc *graph.Doc, format, path string) error {
 func (wb *Workbench) confirmDiscard(f func()) {
 	if tv := wb.s.test; tv != nil && !tv.stop.Disabled() {
 		// A test or campaign running is not dropped without asking.
-		dialog.ShowCustomConfirm("A test is running", "Stop it and go on", "Cancel",
+		d := dialog.NewCustomConfirm("A test is running", "Stop it and go on", "Cancel",
 			widget.NewLabel("A test is running in the Test tab: stop it (what it did is kept in its report) and go on?"),
 			func(ok bool) {
 				if ok {
@@ -278,6 +285,7 @@ func (wb *Workbench) confirmDiscard(f func()) {
 					wb.confirmDiscardEdits(f)
 				}
 			}, wb.win)
+		wb.showKeyed(d, d.Confirm, d.Hide)
 		return
 	}
 	wb.confirmDiscardEdits(f)
@@ -290,7 +298,7 @@ func (wb *Workbench) confirmDiscardEdits(f func()) {
 		return
 	}
 	var d dialog.Dialog
-	save := widget.NewButton("Save", func() {
+	doSave := func() {
 		d.Hide()
 		if wb.s.project.Path == "" {
 			wb.SaveAs() // a new project: the user picks a file first
@@ -299,13 +307,14 @@ func (wb *Workbench) confirmDiscardEdits(f func()) {
 		if err := wb.Save(); err == nil {
 			f()
 		}
-	})
+	}
+	save := widget.NewButton("Save", doSave)
 	save.Importance = widget.HighImportance
 	discard := widget.NewButton("Don't Save", func() { d.Hide(); f() })
 	cancel := widget.NewButton("Cancel", func() { d.Hide() })
 	msg := widget.NewLabel("Save the changes to " + wb.s.project.Name + " first?")
 	d = dialog.NewCustomWithoutButtons("Unsaved changes", container.NewVBox(msg, container.NewHBox(cancel, discard, save)), wb.win)
-	d.Show()
+	wb.showKeyed(d, doSave, d.Hide) // Enter saves, Esc cancels
 }
 func (wb *Workbench) closeRequested() {
 	wb.confirmDiscard(func() {

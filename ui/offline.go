@@ -522,7 +522,7 @@ func (ov *OfflineView) EditMapping() {
 		d := dialog.NewInformation("A history's operations", "A history's operations (:f) name the model's actions; the project's "+
 			"[replay.events.NAME] maps other names (action = …) and says how completions read: output = \"value\" or \"none\", "+
 			"ok_output and fail_output (docs/histories.md); [replay] key = \"…\" checks the parts of a history with different keys apart.", wb.win)
-		d.Show()
+		wb.showKeyed(d, d.Hide, d.Hide)
 		return
 	}
 	if len(ov.trace) == 0 || wb.s.model == nil {
@@ -610,7 +610,7 @@ func (ov *OfflineView) EditMapping() {
 		}
 	}, wb.win)
 	d.Resize(fyne.NewSize(min(760, wb.win.Canvas().Size().Width*0.9), min(600, wb.win.Canvas().Size().Height*0.9)))
-	d.Show()
+	wb.showKeyed(d, d.Submit, d.Hide)
 }
 
 // replaySetup is the configuration and the replay settings for the loaded

@@ -119,6 +119,8 @@ type Workbench struct {
 	// ask); confirm asks (a dialog; tests replace it).
 	consent *Consent
 	confirm func(title, msg string, ok func())
+	// modal is what Esc and Enter do while a dialog is up (showKeyed).
+	modal *modalKeys
 	// shortcuts are the Ctrl (Cmd) shortcuts by key, also run from
 	// focused text fields.
 	shortcuts map[fyne.KeyName]func()

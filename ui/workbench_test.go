@@ -347,6 +347,34 @@ func TestUnsavedChangesDialog(t *testing.T) {
 	if !press("Don't Save") {
 		t.Error("Don't Save did not go on")
 	}
+	// The keys: Esc cancels, Enter saves (and goes on), whatever had the
+	// focus before.
+	key := func(k fyne.KeyName) bool {
+		ran := false
+		b.win.Canvas().Focus(b.wb.Editor().Field("filters.0").Entry)
+		b.wb.confirmDiscard(func() { ran = true })
+		if b.win.Canvas().Overlays().Top() == nil {
+			t.Fatal("no dialog")
+		}
+		if f := b.win.Canvas().Focused(); f != nil {
+			t.Fatalf("a field behind the dialog has the keys: %T", f)
+		}
+		b.win.Canvas().(interface{ OnTypedKey() func(*fyne.KeyEvent) }).OnTypedKey()(&fyne.KeyEvent{Name: k})
+		if top := b.win.Canvas().Overlays().Top(); top != nil && top.Visible() {
+			t.Errorf("%s left the dialog open", k)
+		}
+		return ran
+	}
+	edit()
+	if key(fyne.KeyEscape) || !b.wb.Dirty() {
+		t.Error("Esc went on or lost the changes")
+	}
+	if !key(fyne.KeyReturn) || b.wb.Dirty() {
+		t.Error("Enter did not save and go on")
+	}
+	if b.wb.modal != nil {
+		t.Error("the dialog's keys outlived it")
+	}
 }
 
 // recordingDialogs remembers where file dialogs would start.
