@@ -86,6 +86,15 @@ func recentProjects(a fyne.App) []string {
 	return a.Preferences().StringList(recentKey)
 }
 
+// addRecent records a project as the most recently opened and shows it in
+// File ▸ Open Recent.
+func (wb *Workbench) addRecent(path string) {
+	addRecent(wb.app, path)
+	if wb.recentChanged != nil {
+		wb.recentChanged()
+	}
+}
+
 // addRecent records a project as the most recently opened.
 func addRecent(a fyne.App, path string) {
 	if a == nil || path == "" {

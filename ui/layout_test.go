@@ -203,3 +203,28 @@ func TestNoStuckPlaceholder(t *testing.T) {
 		t.Errorf("back on the Configuration tab the graph says %q", b.wb.graph.message)
 	}
 }
+
+// File ▸ Open Recent lists a project as soon as it is opened.
+func TestOpenRecentIsLive(t *testing.T) {
+	b := newBench(t)
+	b.wb.AutoExplore = false
+	recent := func() []string {
+		var out []string
+		for _, m := range b.win.MainMenu().Items {
+			for _, it := range m.Items {
+				if it.Label == "Open Recent" {
+					for _, c := range it.ChildMenu.Items {
+						out = append(out, c.Label)
+					}
+				}
+			}
+		}
+		return out
+	}
+	b.open("../projects/chat/chat.toml")
+	b.open("../projects/stack/stack.toml")
+	got := recent()
+	if len(got) < 2 || !strings.HasSuffix(got[0], "stack.toml") || !strings.HasSuffix(got[1], "chat.toml") {
+		t.Errorf("Open Recent lists %q", got)
+	}
+}

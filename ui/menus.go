@@ -31,6 +31,13 @@ func (wb *Workbench) installMenus() {
 		}
 	}
 	refreshRecent()
+	// Opened or saved projects join the list at once.
+	wb.recentChanged = func() {
+		refreshRecent()
+		if m := wb.win.MainMenu(); m != nil {
+			m.Refresh()
+		}
+	}
 	export := fyne.NewMenuItem("Export Graph", nil)
 	export.ChildMenu = fyne.NewMenu("",
 		fyne.NewMenuItem("DOT…", func() { wb.Export("dot") }),
@@ -190,7 +197,7 @@ func (wb *Workbench) Save() error {
 		return err
 	}
 	wb.setDirty(false)
-	addRecent(wb.app, p.Path)
+	wb.addRecent(p.Path)
 	wb.status.SetText("Saved " + p.Path)
 	return nil
 }

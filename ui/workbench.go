@@ -119,6 +119,8 @@ type Workbench struct {
 	// ask); confirm asks (a dialog; tests replace it).
 	consent *Consent
 	confirm func(title, msg string, ok func())
+	// recentChanged refreshes File ▸ Open Recent (set with the menus).
+	recentChanged func()
 	// modal is what Esc and Enter do while a dialog is up (showKeyed).
 	modal *modalKeys
 	// shortcuts are the Ctrl (Cmd) shortcuts by key, also run from
@@ -284,7 +286,7 @@ func (wb *Workbench) Open(path string) error {
 		return err
 	}
 	wb.setProject(p)
-	addRecent(wb.app, path)
+	wb.addRecent(path)
 	return nil
 }
 
@@ -305,6 +307,7 @@ func (wb *Workbench) setProject(p *projects.Project) {
 	wb.built.drop(nil)                          // the closed project's graph and document
 	wb.setSession(newSession(wb, p))
 	wb.graph.Reset("")
+	wb.note.Hide() // the closed project's overview note (a model that does not load shows none)
 	wb.title.SetText(p.Name)
 	wb.loadModel()
 	wb.s.test.projectChanged()
