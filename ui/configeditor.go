@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/projects"
@@ -54,7 +55,9 @@ func NewConfigEditor(p *projects.Project, m model.Model, name string, onChange f
 	}
 	// Both ways: a narrow panel scrolls sideways rather than set the
 	// window's width; the wheel scrolls the editor over its fields too.
-	ce.content = withWheel(container.NewScroll(ce.build()))
+	// Scrolled up and down only: its sentences wrap to the side panel's
+	// width, a long expression scrolls in its field.
+	ce.content = withWheel(container.NewVScroll(ce.build()))
 	return ce
 }
 
@@ -220,13 +223,13 @@ func (ce *ConfigEditor) build() fyne.CanvasObject {
 	add(ce.field("description", s.Description, "what this configuration is for", true, func(string) string { return "" },
 		func(v string) { s.Description = v }))
 	if s.Extends != "" {
-		add(widget.NewLabel("extends " + s.Extends + ": empty fields inherit from it"))
+		add(wrapped("extends " + s.Extends + ": empty fields inherit from it"))
 	}
-	add(heading("State filters"), widget.NewLabel("A transition into a state where a filter is false is dropped."))
+	add(heading("State filters"), wrapped("A transition into a state where a filter is false is dropped."))
 	add(ce.list("filters", s.Filters, r.Filters, func(v []string) { s.Filters = v }))
-	add(heading("State groupings"), widget.NewLabel("A state with seen grouping values is pruned; values label states."))
+	add(heading("State groupings"), wrapped("A state with seen grouping values is pruned; values label states."))
 	add(ce.list("groupings", s.Groupings, r.Groupings, func(v []string) { s.Groupings = v }))
-	add(heading("Named domains"), widget.NewLabel("Parameters point to these with @Name (or share their name)."))
+	add(heading("Named domains"), wrapped("Parameters point to these with @Name (or share their name)."))
 	add(ce.domains())
 	add(heading("Actions"))
 	info := ce.m.Info()
@@ -234,8 +237,8 @@ func (ce *ConfigEditor) build() fyne.CanvasObject {
 		add(ce.action(a))
 	}
 	add(heading("Testing"))
-	add(widget.NewLabel("Timeout Δ(s), seconds"), ce.expr("timeout", s.Timeout, orDefault(r.Timeout, "0"), func(v string) { s.Timeout = v }))
-	add(widget.NewLabel("Accepting states (overrides the model's accepting)"), ce.expr("accepting", s.Accepting, orDefault(r.Accepting, "the model's accepting(s)"), func(v string) { s.Accepting = v }))
+	add(wrapped("Timeout Δ(s), seconds"), ce.expr("timeout", s.Timeout, orDefault(r.Timeout, "0"), func(v string) { s.Timeout = v }))
+	add(wrapped("Accepting states (overrides the model's accepting)"), ce.expr("accepting", s.Accepting, orDefault(r.Accepting, "the model's accepting(s)"), func(v string) { s.Accepting = v }))
 	mode := newSelect([]string{"auto", "on", "off"}, func(v string) {
 		if v != s.Timeouts && !(v == "auto" && s.Timeouts == "") {
 			s.Timeouts = v
@@ -243,12 +246,12 @@ func (ce *ConfigEditor) build() fyne.CanvasObject {
 		}
 	})
 	mode.SetSelected(orDefault(r.Timeouts, "auto"))
-	add(container.NewHBox(widget.NewLabel("Timeout extension"), mode))
+	add(wrapped("Timeout extension"), mode)
 	add(ce.check("Keep passive states without observable actions", r.KeepEmptyPassive != nil && *r.KeepEmptyPassive, func(b bool) { s.KeepEmptyPassive = &b }))
 	add(ce.check("Apply the model's state_filter", r.ModelFilter == nil || *r.ModelFilter, func(b bool) { s.ModelFilter = &b }))
 	add(ce.check("Stop at invariant violations", r.StopOnError != nil && *r.StopOnError, func(b bool) { s.StopOnError = &b }))
 	add(heading("Bounds (0 = none)"))
-	add(container.NewGridWithColumns(2,
+	add(container.New(layout.NewFormLayout(),
 		widget.NewLabel("max states"), ce.intField("max_states", s.MaxStates, r.MaxStates, func(v *int) { s.MaxStates = v }),
 		widget.NewLabel("max transitions"), ce.intField("max_transitions", s.MaxTransitions, r.MaxTransitions, func(v *int) { s.MaxTransitions = v }),
 		widget.NewLabel("max depth"), ce.intField("max_depth", s.MaxDepth, r.MaxDepth, func(v *int) { s.MaxDepth = v }),
@@ -265,13 +268,15 @@ func orDefault(v, d string) string {
 }
 
 func (ce *ConfigEditor) check(label string, on bool, apply func(bool)) fyne.CanvasObject {
-	c := newCheck(label, nil)
+	c := newCheck("", nil)
 	c.SetChecked(on)
 	c.OnChanged = func(b bool) {
 		apply(b)
 		ce.changed()
 	}
-	return c
+	// The label beside the box wraps (a check box's own text does not):
+	// the side panel is narrow.
+	return container.NewBorder(nil, nil, c, nil, wrapped(label))
 }
 
 func (ce *ConfigEditor) intField(path string, own, inherited *int, apply func(*int)) fyne.CanvasObject {
@@ -482,8 +487,9 @@ func (ce *ConfigEditor) action(a model.ActionInfo) fyne.CanvasObject {
 		own().Kind = v
 		ce.changed()
 	}
-	title := container.NewHBox(include, widget.NewLabelWithStyle(a.Name+"("+strings.Join(a.Params, ", ")+")", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true}), kind)
-	form := container.NewVBox(title)
+	sig := widget.NewLabelWithStyle(a.Name+"("+strings.Join(a.Params, ", ")+")", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	sig.Wrapping = fyne.TextWrapWord // between the parameters, in a narrow panel
+	form := container.NewVBox(container.NewBorder(nil, nil, include, nil, sig), container.NewHBox(widget.NewLabel("kind"), kind))
 	p := "actions." + a.Name + "."
 	form.Add(container.NewBorder(nil, nil, widget.NewLabel("enabled when"), nil,
 		ce.expr(p+"enabled", oa.Enabled, orDefault(ra.Enabled, "always (controllable actions only)"), func(v string) { own().Enabled = v })))
@@ -546,7 +552,7 @@ func (ce *ConfigEditor) weightCount(p string, ra, oa *projects.ActionSpec, own f
 	} else if ra.Count != nil {
 		countPH = strconv.Itoa(*ra.Count)
 	}
-	return container.NewGridWithColumns(2,
+	return container.NewVBox(
 		container.NewBorder(nil, nil, widget.NewLabel("weight"), nil,
 			ce.field(p+"weight", oa.Weight, orDefault(ra.Weight, "1"), false, ce.checkWeight, func(v string) { own().Weight = v })),
 		container.NewBorder(nil, nil, widget.NewLabel("count"), nil,

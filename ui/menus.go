@@ -18,26 +18,7 @@ import (
 )
 
 func (wb *Workbench) installMenus() {
-	recent := fyne.NewMenuItem("Open Recent", nil)
-	recent.ChildMenu = fyne.NewMenu("")
-	refreshRecent := func() {
-		recent.ChildMenu.Items = nil
-		for _, p := range recentProjects(wb.app) {
-			p := p
-			recent.ChildMenu.Items = append(recent.ChildMenu.Items, fyne.NewMenuItem(p, func() { wb.confirmDiscard(func() { wb.openPath(p) }) }))
-		}
-		if len(recent.ChildMenu.Items) == 0 {
-			recent.ChildMenu.Items = []*fyne.MenuItem{fyne.NewMenuItem("(none)", nil)}
-		}
-	}
-	refreshRecent()
-	// Opened or saved projects join the list at once.
-	wb.recentChanged = func() {
-		refreshRecent()
-		if m := wb.win.MainMenu(); m != nil {
-			m.Refresh()
-		}
-	}
+	recent := wb.recentMenu()
 	export := fyne.NewMenuItem("Export Graph", nil)
 	export.ChildMenu = fyne.NewMenu("",
 		fyne.NewMenuItem("DOT…", func() { wb.Export("dot") }),
@@ -128,6 +109,31 @@ func (wb *Workbench) installMenus() {
 			wb.Follow(e.Name)
 		}
 	})
+}
+
+// recentMenu is File ▸ Open Recent, refreshed whenever a project is
+// opened or saved (wb.recentChanged).
+func (wb *Workbench) recentMenu() *fyne.MenuItem {
+	recent := fyne.NewMenuItem("Open Recent", nil)
+	recent.ChildMenu = fyne.NewMenu("")
+	refreshRecent := func() {
+		recent.ChildMenu.Items = nil
+		for _, p := range recentProjects(wb.app) {
+			p := p
+			recent.ChildMenu.Items = append(recent.ChildMenu.Items, fyne.NewMenuItem(p, func() { wb.confirmDiscard(func() { wb.openPath(p) }) }))
+		}
+		if len(recent.ChildMenu.Items) == 0 {
+			recent.ChildMenu.Items = []*fyne.MenuItem{fyne.NewMenuItem("(none)", nil)}
+		}
+	}
+	refreshRecent()
+	wb.recentChanged = func() {
+		refreshRecent()
+		if m := wb.win.MainMenu(); m != nil {
+			m.Refresh()
+		}
+	}
+	return recent
 }
 
 // keyed is a menu item with its keyboard shortcut (shown in the menu).

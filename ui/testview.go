@@ -146,8 +146,8 @@ func NewTestView(wb *Workbench) *TestView {
 	tv.log = tv.newStepLog()
 	// A label and its field a row: the side panel is narrow.
 	form := container.New(layout.NewFormLayout(), widget.NewLabel("runs"), tv.runs, widget.NewLabel("steps per run"), tv.steps,
-		widget.NewLabel("seed"), tv.seed, widget.NewLabel("strategy"), tv.strategy)
-	top := container.NewVBox(form, tv.adapter, container.NewHBox(tv.startB, tv.stop), tv.campaignRow(), tv.verdicts)
+		widget.NewLabel("seed"), tv.seed, widget.NewLabel("strategy"), tv.strategy, widget.NewLabel("adapter"), tv.adapter)
+	top := container.NewVBox(form, container.NewHBox(tv.startB, tv.stop), tv.campaignRow(), tv.verdicts)
 	// The failure panel: the first failure of a test, whole, selectable and
 	// copyable (read-only: edits are undone), with the saved run and the
 	// command that reruns it.

@@ -84,7 +84,7 @@ type Workbench struct {
 	// under software rendering takes the CPU the exploration needs.
 	progress *widget.ProgressBar
 	counts   *widget.Label
-	status   *widget.Label
+	status   *oneLine
 	note     *widget.Label
 	graph    *GraphView
 	model_   *ModelView
@@ -154,7 +154,7 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb.progress.TextFormatter = func() string { return "" } // a bar, not a button-like label: the counts say what runs
 	wb.progress.Hide()
 	wb.counts = widget.NewLabel("")
-	wb.status = widget.NewLabel("Open a project to begin.")
+	wb.status = newOneLine("Open a project to begin.")
 	wb.status.Truncation = fyne.TextTruncateEllipsis
 	wb.note = widget.NewLabel("")
 	wb.note.Wrapping = fyne.TextWrapWord

@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"strings"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 )
 
 // wrapRow lays objects out in a row that wraps onto further rows when its
@@ -107,4 +110,22 @@ func (headLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	head.Resize(fyne.NewSize(size.Width, max(h, 0)))
 	body.Move(fyne.NewPos(0, h+theme.Padding()))
 	body.Resize(fyne.NewSize(size.Width, max(0, size.Height-h-theme.Padding())))
+}
+
+// oneLine is a label kept to one line, cut with an ellipsis: the status
+// line, whose height must not change with what it says (a verdict of two
+// lines took the room of the views above it).
+type oneLine struct{ widget.Label }
+
+func newOneLine(text string) *oneLine {
+	l := &oneLine{}
+	l.Truncation = fyne.TextTruncateEllipsis
+	l.ExtendBaseWidget(l)
+	l.SetText(text)
+	return l
+}
+
+// SetText shows text's lines joined on one line.
+func (l *oneLine) SetText(text string) {
+	l.Label.SetText(strings.Join(strings.Fields(strings.ReplaceAll(text, "\n", " \u00b7 ")), " "))
 }
