@@ -228,3 +228,31 @@ func TestOpenRecentIsLive(t *testing.T) {
 		t.Errorf("Open Recent lists %q", got)
 	}
 }
+
+// Back from the Test tab, the state selected in the exploration's graph
+// has its details and its path again (they were left empty, the ring on).
+func TestSelectionBackFromTestTab(t *testing.T) {
+	bin := buildFakeAdapter(t, t.TempDir())
+	b := newBench(t)
+	b.open("../projects/stack/stack.toml")
+	b.wait()
+	id := b.wb.Graph().Doc().States[2].ID
+	b.wb.SelectState(id)
+	tv := b.wb.s.test
+	tv.adapter.SetText(bin + " good")
+	tv.runs.SetText("2")
+	tv.steps.SetText("5")
+	tv.seed.SetText("1")
+	startAndWait(t, tv)
+	if !tv.onGraph {
+		t.Fatal("the test's graph is not on screen")
+	}
+	b.wb.tabs.SelectIndex(0)
+	pump(10*time.Second, func() bool { return b.wb.s.details.Shown() })
+	if !b.wb.s.details.Shown() || b.wb.s.center != id {
+		t.Fatalf("back on the Configuration tab: details shown %v, centre %q (want %s)", b.wb.s.details.Shown(), b.wb.s.center, id)
+	}
+	if h, ok := b.wb.s.details.box.Objects[0].(*widget.Label); !ok || !strings.HasPrefix(h.Text, id+" ") {
+		t.Errorf("the details show %v", b.wb.s.details.box.Objects[0])
+	}
+}

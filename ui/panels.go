@@ -219,6 +219,7 @@ func (wb *Workbench) tabChanged(item *container.TabItem) {
 		wb.graph.SetMessage("Explore to see the configuration's graph.")
 		return
 	}
+	wb.s.reselect = true // the selected state's details and path come back with the graph
 	wb.redraw()
 }
 

@@ -365,7 +365,8 @@ func (wb *Workbench) present(gen, seq int, x *explore.Exploration, final bool) {
 			wb.mu.Unlock()
 		}
 		wb.show(x, d, final)
-		if fresh {
+		if fresh || wb.s.reselect {
+			wb.s.reselect = false
 			wb.refreshDetails()
 		}
 		if final {

@@ -63,6 +63,9 @@ type session struct {
 	histAt    int      // the current one, -1 before any
 	matchAt   int      // the one shown last, -1 for none
 	walk      []step   // the transitions the arrow keys followed (see Follow)
+	// reselect shows the selected state's details and path again when the
+	// next drawing of the exploration is on screen (back from the Test tab).
+	reselect bool
 	findErr   *widget.Label
 }
 
