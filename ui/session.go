@@ -66,7 +66,7 @@ type session struct {
 	// reselect shows the selected state's details and path again when the
 	// next drawing of the exploration is on screen (back from the Test tab).
 	reselect bool
-	findErr   *widget.Label
+	findErr  *widget.Label
 }
 
 // newSession builds the per-project panels for p (nil: no project yet).
