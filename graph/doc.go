@@ -55,7 +55,11 @@ type State struct {
 	Kind      string `json:"kind"`
 	Error     string `json:"error"`
 	Frontier  bool   `json:"frontier"`
-	Vars      Vars   `json:"vars"`
+	// Rim marks a state of a part of a graph (a neighbourhood, an opened
+	// class, a path view's folded moves) with transitions to states left
+	// out of the part: drawn dashed like the frontier, but explored.
+	Rim  bool `json:"rim,omitempty"`
+	Vars Vars `json:"vars"`
 	// Count is the number of model states a quotient's node stands for
 	// (absent in state graphs).
 	Count int `json:"count,omitempty"`
@@ -285,7 +289,7 @@ func (d *Doc) WriteDOT(w io.Writer) error {
 		if s.Error != "" {
 			attrs = append(attrs, "color=red", "fontcolor=red")
 		}
-		if s.Frontier {
+		if s.Frontier || s.Rim {
 			attrs = append(attrs, "style=dashed")
 		}
 		if tt := s.Tooltip(); tt != "" {
@@ -383,7 +387,7 @@ func (d *Doc) Restrict(keep map[string]bool) *Doc {
 	}
 	for _, s := range d.States {
 		if keep[s.ID] {
-			s.Frontier = s.Frontier || rim[s.ID]
+			s.Rim = s.Rim || rim[s.ID]
 			out.States = append(out.States, s)
 		}
 	}

@@ -106,7 +106,7 @@ func (d *Doc) PathView(start string, path []int) *Doc {
 		if len(moves) > 1 {
 			words = fmt.Sprintf("%d other moves", len(moves))
 		}
-		out.States = append(out.States, State{ID: id, Label: words, Kind: "active", Frontier: true, Vars: vars})
+		out.States = append(out.States, State{ID: id, Label: words, Kind: "active", Rim: true, Vars: vars})
 		out.Transitions = append(out.Transitions, Transition{From: s.ID, To: id, Kind: "internal", Label: fmt.Sprintf("+%d", len(moves))})
 	}
 	return out

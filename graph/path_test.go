@@ -37,7 +37,7 @@ func TestPathView(t *testing.T) {
 		t.Errorf("states %s", got)
 	}
 	fold := v.States[v.StateIndex("fold_S1")]
-	if !fold.Frontier || len(fold.Vars) != 2 || fold.Vars[0].Value != "d → S0" || fold.Vars[1].Value != "e → S4" {
+	if !fold.Rim || fold.Frontier || len(fold.Vars) != 2 || fold.Vars[0].Value != "d → S0" || fold.Vars[1].Value != "e → S4" {
 		t.Errorf("fold of S1: %+v", fold)
 	}
 	if len(v.Transitions) != 5 || v.Transitions[0].Label != "a" || v.Transitions[1].Label != "c" || v.Transitions[3].Label != "+2" {

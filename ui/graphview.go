@@ -411,7 +411,17 @@ func StateTooltip(s *graph.State) string {
 		flags = append(flags, "accepting")
 	}
 	if s.Frontier {
-		flags = append(flags, "frontier")
+		flags = append(flags, "frontier: not explored further")
+	}
+	if s.Rim {
+		flags = append(flags, "more transitions outside this view")
+	}
+	if from, ok := strings.CutPrefix(s.ID, graph.FoldPrefix); ok { // a path view's folded moves: no state of their own
+		fmt.Fprintf(&b, "%s of %s, folded (click %s to follow one)", s.Label, from, from)
+		for _, v := range s.Vars {
+			fmt.Fprintf(&b, "\n%s. %s", v.Name, graph.Pretty(v.Value, 60))
+		}
+		return b.String()
 	}
 	fmt.Fprintf(&b, "%s  (%s)", s.ID, strings.Join(flags, ", "))
 	if s.Label != s.ID {

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/graph"
 )
 
 // MinWindow is the smallest window the workbench fits: every control and
@@ -254,5 +255,25 @@ func TestSelectionBackFromTestTab(t *testing.T) {
 	}
 	if h, ok := b.wb.s.details.box.Objects[0].(*widget.Label); !ok || !strings.HasPrefix(h.Text, id+" ") {
 		t.Errorf("the details show %v", b.wb.s.details.box.Objects[0])
+	}
+}
+
+// A state of a part of the graph with transitions out of it is not called
+// frontier (it was explored); a path view's folded moves have no id to
+// show.
+func TestTooltipWords(t *testing.T) {
+	for _, tc := range []struct {
+		s        graph.State
+		has, not string
+	}{
+		{graph.State{ID: "S3", Kind: "active", Rim: true}, "more transitions outside this view", "frontier"},
+		{graph.State{ID: "S3", Kind: "active", Frontier: true}, "frontier: not explored further", "outside"},
+		{graph.State{ID: graph.FoldPrefix + "S1", Label: "2 other moves", Kind: "active", Rim: true,
+			Vars: graph.Vars{{Name: "1", Value: "d → S0"}}}, "2 other moves of S1, folded", graph.FoldPrefix},
+	} {
+		tip := StateTooltip(&tc.s)
+		if !strings.Contains(tip, tc.has) || strings.Contains(tip, tc.not) {
+			t.Errorf("%s: %q", tc.s.ID, tip)
+		}
 	}
 }

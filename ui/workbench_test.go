@@ -714,7 +714,7 @@ func TestBackForward(t *testing.T) {
 	click := func() string { // a state of the view other than the centre
 		v := g.Doc()
 		for i, s := range v.States {
-			if s.ID != b.wb.s.center && s.Frontier {
+			if s.ID != b.wb.s.center && s.Rim {
 				g.OnSelect(i)
 				b.wait()
 				return s.ID
