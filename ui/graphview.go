@@ -694,8 +694,22 @@ func wrapToWidth(lines []string, width, size float32) []string {
 	for _, l := range lines {
 		r := []rune(l)
 		for len(r) > n {
-			out = append(out, string(r[:n]))
-			r = append([]rune("  "), r[n:]...)
+			// Between tokens: after the last space or comma that leaves
+			// the line at least half full ({Client1, Client2} breaks
+			// after the comma, not inside a name); else where it must.
+			cut := n
+			for i := n; i > n/2; i-- {
+				if c := r[i-1]; c == ' ' || c == ',' || c == ';' {
+					cut = i
+					break
+				}
+			}
+			out = append(out, strings.TrimRight(string(r[:cut]), " "))
+			rest := r[cut:]
+			for len(rest) > 0 && rest[0] == ' ' {
+				rest = rest[1:]
+			}
+			r = append([]rune("  "), rest...)
 		}
 		out = append(out, string(r))
 	}

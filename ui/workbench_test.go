@@ -430,6 +430,17 @@ func TestTooltipWrapsToView(t *testing.T) {
 	if strings.Join(lines[1:], "") != strings.Repeat("x", 300)+strings.Repeat("  ", len(lines)-2) && strings.ReplaceAll(strings.Join(lines[1:], ""), " ", "") != long {
 		t.Error("wrapping lost characters")
 	}
+	// Values break between their elements, not inside a name.
+	value := "clients = {" + strings.Repeat("Client1, ", 12) + "Client2}"
+	lines = wrapToWidth([]string{value}, 200, 12)
+	for i, l := range lines {
+		if i < len(lines)-1 && !strings.HasSuffix(l, ",") {
+			t.Errorf("line %d breaks inside a token: %q", i, l)
+		}
+	}
+	if strings.ReplaceAll(strings.Join(lines, ""), " ", "") != strings.ReplaceAll(value, " ", "") {
+		t.Errorf("wrapping changed the text: %q", lines)
+	}
 }
 
 // A graph too large to draw whole shows as an overview: by the default
