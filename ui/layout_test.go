@@ -277,3 +277,34 @@ func TestTooltipWords(t *testing.T) {
 		}
 	}
 }
+
+// Find on an overview marks the classes that hold the matches, and going
+// to a match opens its class with the state selected (it said "0 shown"
+// and showed nothing).
+func TestFindOnOverview(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/webshop/webshop.toml")
+	b.wait()
+	b.wb.configs.SetSelected("more_items")
+	b.wait()
+	b.wb.overviewBy.SetText("len(s.clients)")
+	b.wb.overviewBy.OnSubmitted("")
+	b.wait()
+	if !b.wb.overviewShown() {
+		t.Fatal("no overview")
+	}
+	b.wb.s.find.SetText("len(s.clients) == 1")
+	b.wb.Find()
+	pump(10*time.Second, func() bool { return len(b.wb.s.matches) > 0 })
+	g := b.wb.Graph()
+	if len(b.wb.s.matches) != 10 || len(g.marks) != 1 || g.marks[1] != markFound || !strings.Contains(b.wb.Status(), "in 1 class of the overview") {
+		t.Fatalf("%d matches, marks %v, status %q", len(b.wb.s.matches), g.marks, b.wb.Status())
+	}
+	b.wb.NextMatch(1)
+	b.wait()
+	want := b.wb.s.matches[0]
+	v := g.Doc()
+	if v == nil || v.StateIndex(want) < 0 || g.Selected() < 0 || v.States[g.Selected()].ID != want || !b.wb.s.details.Shown() {
+		t.Errorf("going to match %s: selected %d, note %q", want, g.Selected(), b.wb.note.Text)
+	}
+}

@@ -543,13 +543,20 @@ func (wb *Workbench) setMinimal(on bool) {
 
 // openClass shows the states of an overview's class (the neighbourhood of
 // one of them); false when id is no class of the overview shown.
-func (wb *Workbench) openClass(id string) bool {
+func (wb *Workbench) openClass(id string) bool { return wb.openClassAt(id, "") }
+
+// openClassAt opens class id centred on one of its states (state "": the
+// class's own).
+func (wb *Workbench) openClassAt(id, at string) bool {
 	wb.mu.Lock()
 	state, ok := wb.s.classes[id]
 	members, label := wb.s.members[id], wb.s.classLabels[id]
 	wb.mu.Unlock()
 	if !ok {
 		return false
+	}
+	if at != "" && members[at] {
+		state = at
 	}
 	onChanged := wb.largeMode.OnChanged
 	wb.largeMode.OnChanged = nil // one redraw, below
@@ -561,6 +568,31 @@ func (wb *Workbench) openClass(id string) bool {
 	wb.mu.Unlock()
 	wb.redraw()
 	return true
+}
+
+// overviewShown reports whether the graph on screen is an overview (its
+// nodes are classes of states).
+func (wb *Workbench) overviewShown() bool {
+	wb.mu.Lock()
+	defer wb.mu.Unlock()
+	return len(wb.s.classes) > 0 && wb.s.within == nil
+}
+
+// classOnScreen is the overview's class that holds state id, when an
+// overview is on screen and the state is not drawn itself ("" else).
+func (wb *Workbench) classOnScreen(id string) string {
+	v := wb.graph.Doc()
+	if v == nil || !wb.overviewShown() || v.StateIndex(id) >= 0 {
+		return ""
+	}
+	wb.mu.Lock()
+	defer wb.mu.Unlock()
+	for c, ms := range wb.s.members {
+		if ms[id] {
+			return c
+		}
+	}
+	return ""
 }
 
 // drawnIndex returns a function that gives the index, in the graph on

@@ -18,6 +18,12 @@ func (wb *Workbench) SelectState(id string) {
 // showState selects a state and brings it into view, without recording it
 // in the history (Back and Forward use it).
 func (wb *Workbench) showState(id string) {
+	// On an overview, the state's class opens with the state selected in
+	// it (the overview draws classes, not states).
+	if c := wb.classOnScreen(id); c != "" && wb.openClassAt(c, id) {
+		wb.selectDocState(id)
+		return
+	}
 	wb.selectDocState(id)
 	wb.mu.Lock()
 	partial := wb.s.doc != nil && len(wb.s.doc.States) > DrawLimit && wb.s.within == nil
@@ -56,8 +62,9 @@ func (wb *Workbench) selectDocState(id string) {
 	if v := wb.graph.Doc(); v != nil {
 		// Find's matches stay marked while ▶ steps through them; the path
 		// to the selected state is drawn over them.
+		drawn := wb.drawnIndex() // a state, or its overview's class
 		for _, m := range wb.s.matches {
-			if j := v.StateIndex(m); j >= 0 {
+			if j := drawn(m); j >= 0 {
 				marks[j] = markFound
 			}
 		}
@@ -125,24 +132,38 @@ func (wb *Workbench) Find() {
 			}
 			marks := map[int]colorNRGBA{}
 			var matches []string // graph state ids, in graph order
-			view := wb.graph.Doc()
+			drawn := wb.drawnIndex() // a state, or the overview's class that holds it
+			shown := 0
 			for gi, s := range full.States {
 				if !models[s.Model] {
 					continue
 				}
 				matches = append(matches, full.States[gi].ID)
-				if view != nil {
-					if j := view.StateIndex(full.States[gi].ID); j >= 0 {
-						marks[j] = markFound
-					}
+				if j := drawn(full.States[gi].ID); j >= 0 {
+					marks[j] = markFound
+					shown++
 				}
 			}
 			wb.graph.SetMarks(marks)
 			wb.s.matches, wb.s.matchAt, wb.s.matchesOf = matches, -1, x
 			wb.s.details.ShowMatches(src, matches, wb.docLabel)
-			wb.status.SetText(fmt.Sprintf("%d states match %s (%d shown); the Find row's arrows step through them", len(matches), src, len(marks)))
+			wb.status.SetText(findSummary(len(matches), src, shown, len(marks), wb.overviewShown()))
 		})
 	}()
+}
+
+// findSummary says what Find found and where it is on screen: states, or
+// the overview's classes that hold them.
+func findSummary(matches int, src string, shown, nodes int, overview bool) string {
+	where := fmt.Sprintf("%d shown", shown)
+	if overview {
+		where = fmt.Sprintf("in %s of the overview, marked", explore.Count(nodes, "class"))
+	}
+	if shown < matches {
+		where += fmt.Sprintf("; %d not in this view", matches-shown)
+	}
+	return fmt.Sprintf("%s %s (%s); the Find row's arrows step through them",
+		explore.Count(matches, "state"), map[bool]string{true: "matches", false: "match"}[matches == 1]+" "+src, where)
 }
 
 // NextMatch goes to the next (step 1) or previous (-1) state Find matched.
