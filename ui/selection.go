@@ -131,7 +131,7 @@ func (wb *Workbench) Find() {
 				models[int32(i)] = true
 			}
 			marks := map[int]colorNRGBA{}
-			var matches []string // graph state ids, in graph order
+			var matches []string     // graph state ids, in graph order
 			drawn := wb.drawnIndex() // a state, or the overview's class that holds it
 			shown := 0
 			for gi, s := range full.States {
