@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
 )
 
@@ -215,6 +216,36 @@ func boolInt(b bool) int {
 
 // maxMatchesListed bounds the matches Find lists.
 const maxMatchesListed = 1000
+
+// ShowModelStates shows states of the model that are not in the graph on
+// screen (where a replay left the model): a title, each state's variables,
+// then what they would have accepted.
+func (d *Details) ShowModelStates(title string, states [][]model.Var, expected []string) {
+	objs := []fyne.CanvasObject{heading(title)}
+	for i, vars := range states {
+		if i == 20 {
+			objs = append(objs, widget.NewLabel(fmt.Sprintf("… and %d more states", len(states)-20)))
+			break
+		}
+		if len(states) > 1 {
+			objs = append(objs, heading(fmt.Sprintf("state %d of %d", i+1, len(states))))
+		}
+		for _, v := range vars {
+			objs = append(objs, mono(v.Name+" = "+graph.Pretty(model.Format(v.Value), 40)))
+		}
+	}
+	if len(expected) > 0 {
+		objs = append(objs, heading("It would have accepted"))
+		for _, e := range expected {
+			objs = append(objs, mono(e))
+		}
+	}
+	d.box.Objects = objs
+	d.box.Refresh()
+	d.actions.Objects = nil
+	d.actions.Refresh()
+	d.setShown(true)
+}
 
 // ShowMatches lists the states Find matched (the first 1,000), each a link
 // that goes there.

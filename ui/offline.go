@@ -47,6 +47,8 @@ type OfflineView struct {
 	content    fyne.CanvasObject // the controls (side panel)
 	suiteView  fyne.CanvasObject // the suite (central area)
 	replayView fyne.CanvasObject // the replay (central area)
+	// atFailure says the row selected last is the event that diverged.
+	atFailure bool
 	// suiteHead and replayHead repeat the summaries above the views: the
 	// verdicts where the user reads the results.
 	suiteHead, replayHead *widget.Label
@@ -117,11 +119,7 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 		}
 		l.SetText(r.text)
 	})
-	ov.traceList.OnSelected = func(i widget.ListItemID) {
-		if i < len(ov.traceRows) && ov.traceRows[i].state >= 0 {
-			ov.markReplay(ov.traceRows[i].state)
-		}
-	}
+	ov.traceList.OnSelected = ov.selectTraceRow
 	suiteBar := wrapRow(container.NewHBox(widget.NewLabel("coverage"), ov.coverage),
 		container.NewHBox(newButton("Generate", ov.Generate), newButton("Load…", ov.Load), newButton("Save…", ov.Save), newButton("Run", ov.Run)))
 	ov.hist.button = newButton("Replay", ov.Replay)
@@ -690,9 +688,42 @@ func (ov *OfflineView) Replay() {
 			ov.setTraceText(text)
 			ov.traceChart.SetChart(graph.ReplayChart(filepath.Base(ov.tracePath), res))
 			ov.traceList.Refresh()
+			ov.atFailure = res.Failure != nil
 			ov.markReplay(len(res.Path) - 1)
 		})
 	}()
+}
+
+// selectTraceRow shows what a row of the trace was for the model: the
+// states after it on the graph; for the event that diverged, the states
+// the model may have been in (in the inspector too: they may lie outside
+// the explored graph) and what they would have accepted.
+func (ov *OfflineView) selectTraceRow(i widget.ListItemID) {
+	if i < 0 || i >= len(ov.traceRows) {
+		return
+	}
+	r := ov.traceRows[i]
+	f := (*conform.ReplayFailure)(nil)
+	if ov.replay != nil {
+		f = ov.replay.Failure
+	}
+	ov.atFailure = r.fail && f != nil
+	if r.state >= 0 {
+		ov.markReplay(r.state)
+	}
+	if !ov.atFailure || !ov.onScreen() {
+		return
+	}
+	if r.state < 0 { // it failed at its first event
+		ov.wb.graph.SetMarks(nil)
+		ov.wb.status.SetText(fmt.Sprintf("Event %d (line %d), the first, left the model: %s", f.Index+1, f.Line, f.Message))
+	}
+	states := make([][]model.Var, len(f.States))
+	for k, s := range f.States {
+		states[k] = s.Vars
+	}
+	ov.wb.s.details.ShowModelStates(fmt.Sprintf("Before event %d (line %d): the model may have been in %s", f.Index+1, f.Line,
+		explore.Count(len(f.States), "state")), states, f.Expected)
 }
 
 // markReplay highlights on the graph the states the replay went through up
@@ -736,6 +767,12 @@ func (ov *OfflineView) markReplay(k int) {
 	wb.graph.SetMarks(marks)
 	event := ov.replay.Path[min(k, len(ov.replay.Path)-1)].Index + 1
 	switch f := ov.replay.Failure; {
+	case f != nil && k == len(ov.replay.Path)-1 && ov.atFailure:
+		where := "in red"
+		if len(marks) == 0 {
+			where = "not in the explored graph (values outside the configuration's domains or bounds); the inspector shows them"
+		}
+		wb.status.SetText(fmt.Sprintf("Where the model was when event %d (line %d) left it, %s: %s", f.Index+1, f.Line, where, f.Message))
 	case len(marks) == 0:
 		wb.status.SetText(fmt.Sprintf("Event %d: the model's states there are not in the explored graph (the trace's values lie outside "+
 			"the configuration's domains or bounds); the trace table shows how far it was reproduced.", event))

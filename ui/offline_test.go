@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"fyne.io/fyne/v2/widget"
 )
 
 func TestOfflineSuitesAndTraces(t *testing.T) {
@@ -120,5 +122,47 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 	ch = ov.traceChart.Chart()
 	if ch == nil || len(ch.Messages) != oks+1 || !ch.Messages[len(ch.Messages)-1].Failed || len(ch.Lifelines) < 2 || ch.Lifelines[0] != "Environment" {
 		t.Fatalf("replay chart: %d messages for %d reproduced events; lifelines %v", len(ch.Messages), oks, ch.Lifelines)
+	}
+}
+
+// The event where a replay diverged shows where the model was, even when
+// those states lie outside the explored graph (threadpool's buggy-1, event
+// 11: its thread ids are not in the configuration's domains): it drew
+// nothing and the status kept the previous event's words.
+func TestReplayFailingEventShowsTheModel(t *testing.T) {
+	b := newBench(t)
+	b.open("../projects/threadpool/threadpool.toml")
+	b.wait()
+	ov := b.wb.s.offline
+	if err := ov.LoadTrace("../projects/threadpool/traces/buggy-1.xml"); err != nil {
+		t.Fatal(err)
+	}
+	done := false
+	ov.OnDone = func() { done = true }
+	ov.Replay()
+	if !pump(30*time.Second, func() bool { return done }) || ov.replay == nil || ov.replay.Failure == nil {
+		t.Fatal("the replay did not fail")
+	}
+	f := ov.replay.Failure
+	ov.traceList.Select(f.Index - 1)
+	if !strings.HasPrefix(b.wb.Status(), fmt.Sprintf("Event %d:", f.Index)) {
+		t.Errorf("the event before: %q", b.wb.Status())
+	}
+	ov.traceList.Select(f.Index)
+	if !strings.HasPrefix(b.wb.Status(), fmt.Sprintf("Where the model was when event %d", f.Index+1)) {
+		t.Errorf("the failing event: %q", b.wb.Status())
+	}
+	if !b.wb.s.details.Shown() {
+		t.Fatal("the inspector shows nothing")
+	}
+	var text []string
+	for _, o := range b.wb.s.details.box.Objects {
+		if l, ok := o.(*widget.Label); ok {
+			text = append(text, l.Text)
+		}
+	}
+	all := strings.Join(text, "\n")
+	if !strings.Contains(all, fmt.Sprintf("Before event %d", f.Index+1)) || !strings.Contains(all, "It would have accepted") || !strings.Contains(all, " = ") {
+		t.Errorf("the inspector says:\n%s", all)
 	}
 }
