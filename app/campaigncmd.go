@@ -107,13 +107,13 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 		// done were withdrawn.
 		sig := orDefault(stopSignal(ctx), "a stop")
 		fmt.Fprintf(stdout, "%s; the others were withdrawn from the queue\n", stoppedAfter(sum.Done, sum.Jobs, "job", sig, false))
-		reportCampaign(stdout, p, name, path, *saveDir, sum)
+		reportCampaign(stdout, p, spec, path, *saveDir, sum)
 		return stopErr("campaign stopped by %s after %d of %d jobs%s", sig, sum.Done, sum.Jobs, failedBefore(sum.Tally))
 	}
 	if err != nil {
 		return orStopped(ctx, err, "campaign", "")
 	}
-	return reportCampaign(stdout, p, name, path, *saveDir, sum)
+	return reportCampaign(stdout, p, spec, path, *saveDir, sum)
 }
 
 // campaignWhere completes where a campaign runs: its local workers'
@@ -170,10 +170,14 @@ func campaignKeys(spec *campaign.Spec, keyFile string, trustWorkers listFlag, na
 	return nil
 }
 
-// reportCampaign prints a campaign's summary and failures (saved as files).
-// What the workers sent (errors, failures' kinds and messages, notes) is
-// escaped for the terminal: a worker is a network peer.
-func reportCampaign(stdout io.Writer, p *projects.Project, config, path, saveDir string, sum *campaign.Summary) error {
+// reportCampaign prints a campaign's summary and failures (the first ones
+// saved as files, each read back from the campaign's folder when the
+// coordinator kept it there only; one whose run was not kept says why and
+// how to run its choices again). What the workers sent (errors, failures'
+// kinds and messages, notes) is escaped for the terminal: a worker is a
+// network peer.
+func reportCampaign(stdout io.Writer, p *projects.Project, spec campaign.Spec, path, saveDir string, sum *campaign.Summary) error {
+	config := spec.Config
 	for _, e := range sum.JobErrors {
 		fmt.Fprintf(stdout, "job error: %s\n", safetext.Term(e))
 	}
@@ -188,6 +192,12 @@ func reportCampaign(stdout io.Writer, p *projects.Project, config, path, saveDir
 			}
 			continue
 		}
+		f, err := f.Load()
+		if err != nil {
+			fmt.Fprintf(stdout, "  its run was not kept: %s\n  run its choices again: %s\n", safetext.Term(err.Error()),
+				projects.SameChoicesCommand(path, config, f.Seed, spec.Steps, conform.Strategy(spec.Strategy)))
+			continue
+		}
 		if file, err := campaign.SaveFailure(p.Name, config, saveDir, f); err == nil {
 			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: %s\n", safetext.Term(file), projects.RerunCommand(path, "", file))
 		}
@@ -195,8 +205,15 @@ func reportCampaign(stdout io.Writer, p *projects.Project, config, path, saveDir
 			fmt.Fprintf(stdout, "  saved: %s\n  rerun it: %s\n", safetext.Term(file), projects.RerunCommand(path, "", file))
 		}
 	}
-	if sum.Stripped > 0 {
-		fmt.Fprintf(stdout, "%d failures after the first %d are kept without their saved runs (rerun one with modex test --runs 1 --seed S)\n", sum.Stripped, campaign.MaxDetailedFailures)
+	for _, f := range sum.Failures {
+		if f.File != "" { // the files are named by seed
+			fmt.Fprintf(stdout, "the runs of %d failures are kept whole in %s, a file per seed (rerun one: %s)\n", sum.Kept,
+				safetext.Term(sum.FailuresDir), projects.RerunCommand(path, "", f.File))
+			break
+		}
+	}
+	if sum.Lost > 0 {
+		fmt.Fprintf(stdout, "the runs of %d failures could not be kept (run one's choices again with modex test --runs 1 --seed S)\n", sum.Lost)
 	}
 	for _, why := range sum.UntrustedWhy {
 		fmt.Fprintf(stdout, "result ignored: %s\n", safetext.Term(why))

@@ -460,9 +460,19 @@ func TestCampaignCommand(t *testing.T) {
 		!strings.Contains(out, "on an embedded NATS server ("+filepath.Join(dir, "cache")) {
 		t.Fatalf("exit %d, %d saved\n%s\n%s", code, len(saved), out, errOut)
 	}
-	out, _, code = cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--rerun", saved[0])
-	if code != 1 || !strings.Contains(out, "reproduced: the run failed again with output-mismatch") {
-		t.Errorf("rerun of a campaign's failure: exit %d\n%s", code, out)
+	out2, _, code := cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--rerun", saved[0])
+	if code != 1 || !strings.Contains(out2, "reproduced: the run failed again with output-mismatch") {
+		t.Errorf("rerun of a campaign's failure: exit %d\n%s", code, out2)
+	}
+	// Every failure is kept whole in the campaign's folder, and the file
+	// of any reruns it.
+	kept, _ := filepath.Glob(filepath.Join(dir, "cache", "modex", "campaign-failures", "c*", "seed*.json"))
+	if len(kept) != 25 || !strings.Contains(out, "the runs of 25 failures are kept whole in ") {
+		t.Fatalf("%d kept\n%s", len(kept), out)
+	}
+	out2, _, code = cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--rerun", kept[len(kept)-1])
+	if code != 1 || !strings.Contains(out2, "reproduced: the run failed again with output-mismatch") {
+		t.Errorf("rerun of a campaign's kept failure: exit %d\n%s", code, out2)
 	}
 	// --shrink: each job shrinks its first failing run on its worker.
 	shrunkDir := filepath.Join(dir, "shrunk")

@@ -20,6 +20,7 @@ import (
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/internal/safetext"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/projects/campaign"
 )
 
 // oneProcessor runs the caller on one processor, unless GOMAXPROCS says
@@ -342,6 +343,12 @@ func readSavedRun(file, project string) (*conform.SavedRun, error) {
 		return nil, err
 	}
 	s, err := conform.ReadSavedRun(bytes.NewReader(data))
+	if err != nil {
+		// A campaign's failure as its coordinator kept it: its saved run.
+		if _, saved, ferr := campaign.ReadFailure(bytes.NewReader(data)); ferr == nil {
+			s, err = saved, nil
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}

@@ -58,8 +58,9 @@ func (tv *TestView) campaignRow() fyne.CanvasObject {
 }
 
 // maxListedFailures bounds the failures a campaign lists in the Test tab
-// (the command line saves them all).
-const maxListedFailures = 2000
+// (within the log's lines, so that every one listed stays there to click);
+// the coordinator keeps the others' runs in the campaign's folder too.
+const maxListedFailures = MaxLogLines * 9 / 10
 
 // campaignReportEvery is the least time between two campaign reports drawn
 // (reports with new failures are always drawn).
@@ -265,9 +266,7 @@ func (tv *TestView) campaignFinished(gen int, sum *campaign.Summary, workerErrs 
 			text += "\njob error: " + e
 		}
 	}
-	if tv.camp.unlisted > 0 {
-		text += fmt.Sprintf("\n%d failures after the first %d are not listed here (modex campaign saves them all).", tv.camp.unlisted, maxListedFailures)
-	}
+	text += keptText(sum, tv.camp.unlisted)
 	if w := workerLines(tv.camp.perWorker); w != "" {
 		text += "\n" + w
 	}
@@ -283,9 +282,30 @@ func (tv *TestView) campaignFinished(gen int, sum *campaign.Summary, workerErrs 
 	}
 }
 
+// keptText says where a campaign kept its failures' runs, how many it
+// could not keep, and how many are not listed here ("" : nothing to say).
+func keptText(sum *campaign.Summary, unlisted int) string {
+	if sum == nil {
+		return ""
+	}
+	text := ""
+	if sum.Kept > 0 {
+		text += fmt.Sprintf("\nThe runs of %d failures are kept in %s.", sum.Kept, sum.FailuresDir)
+	}
+	if sum.Lost > 0 {
+		text += fmt.Sprintf("\nThe runs of %d failures could not be kept: click one for why and how to run it again.", sum.Lost)
+	}
+	if unlisted > 0 {
+		text += fmt.Sprintf("\n%d failures after the first %d are not listed here (their runs are in the folder above).", unlisted, maxListedFailures)
+	}
+	return text
+}
+
 // showCampaignFailure draws failure i of the campaign (its run as the
 // tester met it, the failure in red), saves its run and puts its report,
-// with the command that reruns it, in the failure panel.
+// with the command that reruns it, in the failure panel. A failure kept
+// without its run in memory is read from the file the campaign kept it in;
+// one whose run was not kept says why, and how to run its choices again.
 func (tv *TestView) showCampaignFailure(i int) {
 	if i < 0 || i >= len(tv.camp.fails) || tv.wb.s.model == nil {
 		return
@@ -293,11 +313,17 @@ func (tv *TestView) showCampaignFailure(i int) {
 	f, ri, m := tv.camp.fails[i], tv.camp.info, tv.wb.s.model
 	gen := tv.gen
 	go func() {
+		whole, err := f.Load()
+		if err != nil {
+			tv.wb.do(func() { tv.campaignFailureLost(gen, f, err) })
+			return
+		}
+		f = whole
 		text := f.Report
 		if file, err := campaign.SaveFailure(ri.project, ri.config, "", f); err == nil {
 			text += fmt.Sprintf("saved: %s\nrerun its steps: %s\n", file, projects.RerunCommand(ri.path, ri.config, file))
 		} else {
-			text += fmt.Sprintf("(not saved: %v)\n", err)
+			text += fmt.Sprintf("(its saved run could not be written to the failures folder: %v)\n", err)
 		}
 		// The shrunk run first: it is what to read.
 		shrunk := ""
@@ -310,12 +336,13 @@ func (tv *TestView) showCampaignFailure(i int) {
 		if shrunk != "" {
 			text = shrunk + "— the failing run —\n" + text
 		}
-		v, d, err := failureDrawing(m, f, tv.wb.graph.DrawScale)
 		var chart *graph.Chart
-		if len(f.Saved) > 0 {
-			if saved, err := conform.ReadSavedRun(bytes.NewReader(f.Saved)); err == nil {
-				chart = graph.SavedChart(fmt.Sprintf("campaign failure, seed %d", f.Seed), saved)
-			}
+		if saved, err := conform.ReadSavedRun(bytes.NewReader(f.Saved)); err == nil {
+			chart = graph.SavedChart(fmt.Sprintf("campaign failure, seed %d", f.Seed), saved)
+		}
+		v, d, err := failureDrawing(m, f, tv.wb.graph.DrawScale)
+		if err != nil && chart != nil {
+			err = fmt.Errorf("%v; its steps are in the sequence chart", err)
 		}
 		tv.wb.do(func() {
 			if gen != tv.gen || !tv.onScreen() {
@@ -344,6 +371,23 @@ func (tv *TestView) showCampaignFailure(i int) {
 	}()
 }
 
+// campaignFailureLost says, in the failure panel and on the graph, why a
+// campaign failure's run cannot be drawn, with the command that runs its
+// choices again (UI goroutine).
+func (tv *TestView) campaignFailureLost(gen int, f campaign.Failure, why error) {
+	if gen != tv.gen || !tv.onScreen() {
+		return
+	}
+	ri := tv.camp.info
+	again := projects.SameChoicesCommand(ri.path, ri.config, f.Seed, ri.tc.Steps, ri.tc.Strategy)
+	text := fmt.Sprintf("The run of seed %d failed (%s at step %d): %s\n\nIts run cannot be drawn: %v.\n"+
+		"Run its choices again (against your implementation as it is now): %s\n", f.Seed, f.Kind, f.Step, f.Message, why, again)
+	tv.report = text
+	tv.failure.SetText(text)
+	tv.wb.graph.SetMessage(fmt.Sprintf("The failing run of seed %d cannot be drawn: %v. Run its choices again: %s", f.Seed, why, again))
+	tv.wb.status.SetText(fmt.Sprintf("Campaign failure: seed %d, %s at step %d (its run was not kept)", f.Seed, f.Kind, f.Step))
+}
+
 // failureDrawing lays out a campaign failure's run alone.
 func failureDrawing(m model.Model, f campaign.Failure, scale func(*graph.Layout) float64) (*conform.Visited, drawing, error) {
 	v, err := conform.NewVisited(m)
@@ -354,7 +398,7 @@ func failureDrawing(m model.Model, f campaign.Failure, scale func(*graph.Layout)
 		v.AddPath(p)
 	}
 	if v.Current() < 0 {
-		return nil, drawing{}, fmt.Errorf("the failure came without its path (it did not fit the server's message)")
+		return nil, drawing{}, fmt.Errorf("its worker did not send the model states of its run (too big to send)")
 	}
 	v.Fail(conform.RunResult{Run: int(f.Seed), Failure: &conform.Failure{Kind: conform.FailureKind(f.Kind), Step: f.Step, Message: f.Message}})
 	doc := graph.FromGraph(v.Graph(), v.Vars)

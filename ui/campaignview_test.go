@@ -3,10 +3,12 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -195,4 +197,85 @@ func buildFakeAdapter(t *testing.T, dir string) string {
 		t.Fatalf("%v\n%s", err, msg)
 	}
 	return bin
+}
+
+// A campaign with more failures than the coordinator keeps whole in
+// memory (campaign.MaxDetailedFailures): a late failure, kept on disk
+// only, draws as the first ones do when clicked (its run on the graph, its
+// sequence chart, its report, saved to rerun); one whose file is gone says
+// why in plain words and how to run its choices again.
+func TestCampaignLateFailureOpens(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", dir)
+	bin := buildFakeAdapter(t, dir)
+	b := newBench(t)
+	b.wb.AutoExplore = false
+	b.open("../projects/stack/stack.toml")
+	tv := b.wb.s.test
+	tv.adapter.SetText(bin + " wrong-pop")
+	runs := campaign.MaxDetailedFailures + 40
+	tv.runs.SetText(strconv.Itoa(runs))
+	tv.steps.SetText("20")
+	tv.seed.SetText("9")
+	tv.camp.workers.SetText("2")
+	start := time.Now()
+	sum := campaignAndWait(t, tv)
+	t.Logf("%d runs in %v", runs, time.Since(start))
+	if sum == nil || sum.Tally[conform.Fail] != runs || len(tv.camp.fails) != runs || sum.Kept != runs || sum.Stripped != 40 {
+		t.Fatalf("summary %v, %d listed", sum, len(tv.camp.fails))
+	}
+	if !strings.Contains(tv.verdicts.Text, "The runs of "+strconv.Itoa(runs)+" failures are kept in "+sum.FailuresDir) {
+		t.Errorf("where the runs are kept: %q", tv.verdicts.Text)
+	}
+	late := -1 // a failure kept without its run in memory
+	for i, f := range tv.camp.fails {
+		if f.Saved == nil && f.File != "" {
+			late = i
+		}
+	}
+	row := -1
+	for i, l := range tv.lines {
+		if l.camp == late+1 {
+			row = i
+		}
+	}
+	if late < 0 || row < 0 {
+		t.Fatalf("no failure kept on disk only listed (%d, row %d)", late, row)
+	}
+	f := tv.camp.fails[late]
+	t.Logf("listed after %v", time.Since(start))
+	tv.log.Select(widget.TableCellID{Row: row})
+	if !pump(30*time.Second, func() bool { return strings.Contains(tv.report, "rerun its steps") }) {
+		t.Fatalf("the late failure was not shown: %q", tv.report)
+	}
+	g := b.wb.Graph()
+	red := 0
+	for i, s := range g.Doc().States {
+		if s.Error != "" && g.marks[i] == markCurrent {
+			red++
+		}
+	}
+	want := fmt.Sprintf("campaign failure, seed %d", f.Seed)
+	if ch := tv.seq.Chart(); red != 1 || ch == nil || ch.Title != want || len(ch.Messages) == 0 || !strings.Contains(tv.report, "output-mismatch") ||
+		!strings.Contains(b.wb.status.Text, fmt.Sprintf("seed %d", f.Seed)) {
+		t.Errorf("the late failure: %d red states, chart %+v, report %q, status %q", red, ch, tv.report, b.wb.status.Text)
+	}
+	t.Logf("drawn after %v", time.Since(start))
+	// Its file gone: why, and the command that runs its choices again.
+	other := tv.camp.fails[late-1]
+	if err := os.Remove(other.File); err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range tv.lines {
+		if l.camp == late {
+			tv.log.Select(widget.TableCellID{Row: i})
+		}
+	}
+	again := fmt.Sprintf("--runs 1 --seed %d --steps 20", other.Seed)
+	if !pump(30*time.Second, func() bool { return strings.Contains(tv.report, again) }) {
+		t.Fatalf("a failure whose file is gone: %q", tv.report)
+	}
+	if !strings.Contains(tv.report, "cannot be drawn") || !strings.Contains(tv.report, other.File) || strings.Contains(tv.report, "EOF") {
+		t.Errorf("a failure whose file is gone: %q", tv.report)
+	}
 }

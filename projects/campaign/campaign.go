@@ -65,6 +65,11 @@ type Spec struct {
 	// requires at least one key (there is no "any signer": anyone who
 	// can read a job could answer it). Run adds its local workers' keys.
 	TrustWorkers Trust
+	// FailuresDir is the folder under which the coordinator keeps every
+	// failure whole as it arrives, a file per failure in a folder named
+	// after the campaign ("": modex/campaign-failures in the user's cache
+	// folder); see Summary.FailuresDir.
+	FailuresDir string
 	// JobTTL is how long a job may be run after it is published (default
 	// DefaultJobTTL, at most MaxJobTTL): its expiry is signed with it, a
 	// worker refuses it afterwards, and the coordinator gives it up.
@@ -160,6 +165,16 @@ type Failure struct {
 	Shrunk      json.RawMessage `json:"shrunk,omitempty"`
 	ShrunkNote  string          `json:"shrunk_note,omitempty"`
 	ShrunkSteps int             `json:"shrunk_steps,omitempty"`
+	// Detail, in a result, says that the failure's saved run, report, path
+	// and shrunk run did not fit the result's message and were sent apart,
+	// before it (see Detail).
+	Detail *Detail `json:"detail,omitempty"`
+	// File is where the coordinator keeps the failure whole (see
+	// Spec.FailuresDir), and Lost why it keeps its run nowhere ("": it
+	// does): set by the coordinator, never taken from a message. Load
+	// reads a failure kept without its run back whole.
+	File string `json:"-"`
+	Lost string `json:"-"`
 }
 
 // ID is the campaign's identity: the same spec, key and project give the

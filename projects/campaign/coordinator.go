@@ -35,9 +35,15 @@ type Summary struct {
 	JobErrors                          []string // why jobs could not run
 	Workers                            map[string]int
 	Seconds                            float64
-	// Stripped counts the failures kept without their saved run, report
-	// and path (those after the first MaxDetailedFailures).
+	// Stripped counts the failures kept in memory without their saved run,
+	// report and path (those after the first MaxDetailedFailures): Load
+	// reads them back from their files.
 	Stripped int
+	// FailuresDir is the folder where the coordinator kept each failure
+	// whole (see Spec.FailuresDir); Kept counts the failures kept there,
+	// Lost those whose run is kept nowhere (each says why in its Lost).
+	FailuresDir string
+	Kept, Lost  int
 	// Untrusted counts the results ignored because they were not signed
 	// by a trusted worker, or did not match their job (a forged result);
 	// Why says why, for the first few.
@@ -52,13 +58,17 @@ type Summary struct {
 	Size conform.ModelSize
 
 	perWorker map[string]WorkerStat
-	reported  int // failures already reported as New
+	reported  int           // failures already reported as New
+	store     *failureStore // nil: failures are kept in memory only
 }
 
-// MaxDetailedFailures bounds the failures a coordinator keeps whole (a
-// failure of a chat run is about 12 KB): later ones keep their seed, kind,
-// step and message only.
+// MaxDetailedFailures bounds the failures a coordinator keeps whole in
+// memory (a failure of a chat run is about 12 KB): later ones keep their
+// seed, kind, step and message there, and their file (Failure.Load).
 const MaxDetailedFailures = 1000
+
+// detailedFailures is MaxDetailedFailures, lowered by tests.
+var detailedFailures = MaxDetailedFailures
 
 // Progress is reported as results arrive.
 type Progress struct {
@@ -138,6 +148,10 @@ type state struct {
 	// names binds a worker's name to the key it first signed with.
 	names map[string]string
 	sum   *Summary
+	// parts holds, by job, the parts of failures' details sent apart,
+	// until the job's result comes (partBytes in all).
+	parts     map[int]map[partKey]*partial
+	partBytes int
 }
 
 func newState(spec Spec, id, hash string) *state {
@@ -193,6 +207,8 @@ func coordinate(ctx context.Context, url string, auth Auth, spec Spec, data []by
 	}
 	st := newState(spec, id, hash)
 	sum := st.sum
+	sum.store = openStore(spec.FailuresDir, id)
+	sum.FailuresDir = sum.store.dir
 	givenUp, sub, err := watchGivenUp(ctx, nc, js, id, Trust{PublicKey(spec.Key): true})
 	if err != nil {
 		return nil, err
@@ -462,10 +478,20 @@ func (s *Summary) add(r *Result) {
 		s.Covered.Transitions[string(k)] = true
 	}
 	for _, f := range r.Failures {
-		if len(s.Failures) >= MaxDetailedFailures {
+		if s.store != nil {
+			s.store.keep(&f)
+		}
+		if f.File != "" {
+			s.Kept++
+		} else if f.Lost != "" {
+			s.Lost++
+		}
+		if len(s.Failures) >= detailedFailures {
 			// Bounded memory: the seed, kind and message still say which
-			// run failed and how (its choices come again with its seed).
-			f = Failure{Seed: f.Seed, Kind: f.Kind, Step: f.Step, Message: f.Message, Worker: f.Worker}
+			// run failed and how; its file holds it whole (else its
+			// choices come again with its seed).
+			f = Failure{Seed: f.Seed, Kind: f.Kind, Step: f.Step, Message: f.Message, Worker: f.Worker, ShrunkNote: f.ShrunkNote,
+				ShrunkSteps: f.ShrunkSteps, File: f.File, Lost: f.Lost}
 			s.Stripped++
 		}
 		s.Failures = append(s.Failures, f)
@@ -483,9 +509,14 @@ func collect(batch jetstream.MessageBatch) []jetstream.Msg {
 	return out
 }
 
-// take merges a result message, once per job, and acknowledges it.
+// take merges a result message, once per job, or keeps a part of a
+// failure's details sent apart, and acknowledges it.
 func (st *state) take(msg jetstream.Msg) {
-	st.merge(msg.Headers(), msg.Data())
+	if isPart(msg.Data()) {
+		st.takePart(msg.Headers(), msg.Data())
+	} else {
+		st.merge(msg.Headers(), msg.Data())
+	}
 	msg.Ack()
 }
 
@@ -511,14 +542,7 @@ func (st *state) merge(h nats.Header, data []byte) {
 		err = st.check(&r)
 	}
 	if err != nil {
-		s.Untrusted++
-		if len(s.UntrustedWhy) < maxUntrustedWhy {
-			who := "a sender"
-			if signer != "" {
-				who = short(signer)
-			}
-			s.UntrustedWhy = append(s.UntrustedWhy, safetext.Term(fmt.Sprintf("%s: %v", who, err)))
-		}
+		st.untrusted(signer, err)
 		return
 	}
 	if !st.markDone(r.Job) {
@@ -535,10 +559,25 @@ func (st *state) merge(h nats.Header, data []byte) {
 		name += " (" + short(signer) + ")"
 	}
 	r.Worker = name
+	st.resolve(&r)
 	for i := range r.Failures {
 		r.Failures[i].Worker = name
 	}
 	s.add(&r)
+}
+
+// untrusted counts a message ignored (signer "" : unsigned), with why for
+// the first few.
+func (st *state) untrusted(signer string, err error) {
+	s := st.sum
+	s.Untrusted++
+	if len(s.UntrustedWhy) < maxUntrustedWhy {
+		who := "a sender"
+		if signer != "" {
+			who = short(signer)
+		}
+		s.UntrustedWhy = append(s.UntrustedWhy, safetext.Term(fmt.Sprintf("%s: %v", who, err)))
+	}
 }
 
 // knownVerdicts are the verdicts a result may count.

@@ -78,6 +78,9 @@ type Worker struct {
 	// noted holds the bundles whose own [adapter] section was reported
 	// as ignored.
 	noted map[string]bool
+	// messageLimit, when set, lowers the message size the worker's
+	// results are fitted to (tests).
+	messageLimit int
 }
 
 // connectImpl returns the implementation for a job, reusing the last one
@@ -296,16 +299,22 @@ func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, obj jetstre
 		msg.NakWithDelay(time.Second)
 		return
 	}
-	data := fit(&res, limit)
-	out, err := signedMsg(w.Key, "modex.results."+job.Campaign, data)
-	if err != nil {
-		msg.Nak()
-		return
+	if w.messageLimit > 0 {
+		limit = min(limit, w.messageLimit)
 	}
-	if err := retry(ctx, 3, func(c context.Context) error {
-		_, err := js.PublishMsg(c, out, jetstream.WithMsgID(fmt.Sprintf("%s/%d", job.Campaign, job.ID)))
-		return err
-	}); err != nil {
+	// The details of failures that do not fit the result's message go
+	// first, in parts: the coordinator holds them until the result comes.
+	data, parts := pack(&res, limit)
+	subject := "modex.results." + job.Campaign
+	for _, p := range parts {
+		b, _ := json.Marshal(&p)
+		id := fmt.Sprintf("%s/%d/part/%d/%s/%d", job.Campaign, job.ID, p.Part.Seed, p.Part.Sum[:16], p.Part.Index)
+		if err := w.publish(ctx, js, subject, id, b); err != nil {
+			msg.Nak()
+			return
+		}
+	}
+	if err := w.publish(ctx, js, subject, fmt.Sprintf("%s/%d", job.Campaign, job.ID), data); err != nil {
 		msg.Nak()
 		return
 	}
@@ -314,6 +323,19 @@ func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, obj jetstre
 	if w.OnJob != nil {
 		w.OnJob(job, res)
 	}
+}
+
+// publish signs data and publishes it on subject, with message id (a
+// message published again after a lost acknowledgement is kept once).
+func (w *Worker) publish(ctx context.Context, js jetstream.JetStream, subject, id string, data []byte) error {
+	out, err := signedMsg(w.Key, subject, data)
+	if err != nil {
+		return err
+	}
+	return retry(ctx, 3, func(c context.Context) error {
+		_, err := js.PublishMsg(c, out, jetstream.WithMsgID(id))
+		return err
+	})
 }
 
 // expirySlack is how far apart the clocks of a coordinator and a worker
@@ -475,17 +497,12 @@ func rawRun(s *conform.SavedRun) json.RawMessage {
 // fit encodes a result within limit bytes (the server's message size),
 // leaving out what it must, last failures first: their paths, then their
 // reports, then their saved runs, then the failures beyond the first (the
-// verdicts are still counted; Result.Dropped says how many went).
+// verdicts are still counted; Result.Dropped says how many went). pack
+// sends the details apart first: fit is for what still does not fit.
 func fit(res *Result, limit int) []byte {
 	data, _ := json.Marshal(res)
 	limit -= 1024 // the message's headers
-	shed := []func(f *Failure) bool{
-		func(f *Failure) bool { ok := f.Path != nil; f.Path = nil; return ok },
-		func(f *Failure) bool { ok := f.Shrunk != nil; f.Shrunk = nil; return ok },
-		func(f *Failure) bool { ok := f.Report != ""; f.Report = ""; return ok },
-		func(f *Failure) bool { ok := f.Saved != nil; f.Saved = nil; return ok },
-	}
-	for _, drop := range shed {
+	for _, drop := range shedders {
 		for i := len(res.Failures) - 1; i >= 0 && len(data) > limit; i-- {
 			if drop(&res.Failures[i]) {
 				data, _ = json.Marshal(res)
