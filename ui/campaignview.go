@@ -385,6 +385,7 @@ func (tv *TestView) campaignFailureLost(gen int, f campaign.Failure, why error) 
 	tv.report = text
 	tv.failure.SetText(text)
 	tv.wb.graph.SetMessage(fmt.Sprintf("The failing run of seed %d cannot be drawn: %v. Run its choices again: %s", f.Seed, why, again))
+	tv.onGraph = true
 	tv.wb.status.SetText(fmt.Sprintf("Campaign failure: seed %d, %s at step %d (its run was not kept)", f.Seed, f.Kind, f.Step))
 }
 

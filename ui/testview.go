@@ -178,7 +178,7 @@ func NewTestView(wb *Workbench) *TestView {
 	// the chart above, the log, failure and sequence chart below, a divider
 	// the user moves. The chart's part holds the counters and the chart
 	// (its legend and x axis say what it counts).
-	chart := container.NewBorder(tv.counters, nil, nil, nil, tv.chart)
+	chart := headAbove(tv.counters, tv.chart)
 	lower := container.NewVSplit(chart, tv.bottom)
 	lower.Offset = 0.42
 	tv.content = container.NewVScroll(top)
