@@ -268,7 +268,7 @@ func (d *Doc) WriteDOT(w io.Writer) error {
 	// Unconnected parts (the states of one class of an overview often have
 	// no transitions between them) are packed in a grid, not laid side by
 	// side in one row too wide to read.
-	fmt.Fprintf(b, "digraph modex {\n  rankdir=TB;\n  overlap=scale;\n  sep=\"+4\";\n  pack=true;\n  packmode=\"array\";\n  node [fontname=\"Helvetica\", fontsize=%d];\n  edge [fontname=\"Helvetica\", fontsize=%d];\n", StateFontSize, ArcFontSize)
+	fmt.Fprintf(b, "digraph modex {\n  rankdir=TB;\n  overlap=scale;\n  sep=\"+4\";\n  pack=true;\n  pad=\"0.3\";\n  packmode=\"array\";\n  node [fontname=\"Helvetica\", fontsize=%d];\n  edge [fontname=\"Helvetica\", fontsize=%d];\n", StateFontSize, ArcFontSize)
 	starts := 0
 	for _, s := range d.States {
 		shape := "ellipse"

@@ -210,6 +210,7 @@ func parseLayout(data []byte, d *Doc) (*Layout, error) {
 		}
 		l.Edges = append(l.Edges, es)
 	}
+	l.fitTexts()
 	return l, nil
 }
 
