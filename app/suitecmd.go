@@ -138,6 +138,9 @@ func cmdRun(args []string, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := suite.CheckFits(m.Info(), cfg, name); err != nil {
+		return usagef("%s: %v", safetext.Term(pos[1]), err) // the arguments do not go together (exit 2)
+	}
 	phase = "while starting the implementation, before any case"
 	impl, closeImpl, err := connect(ctx, stdout, p, m.Info(), *adapterCmd, *address, *oneCPUFlag)
 	if err != nil {

@@ -424,6 +424,10 @@ func (ov *OfflineView) run() {
 		return
 	}
 	suite, p, m := ov.suite, wb.s.project, wb.s.model
+	if err := suite.CheckFits(m.Info(), cfg, wb.configs.Selected); err != nil {
+		ov.setSummary(err.Error())
+		return
+	}
 	command := wb.s.test.adapter.Text
 	if command == p.AdapterCommandLine() {
 		command = ""
