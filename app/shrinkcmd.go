@@ -13,6 +13,7 @@ import (
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/graph"
 	"github.com/modex/modex/internal/safetext"
 	"github.com/modex/modex/projects"
 )
@@ -44,6 +45,9 @@ type shrinkJob struct {
 	tc         conform.TestConfig
 	saved      *conform.SavedRun
 	flags      shrinkFlags
+	// chart, when set, is where the shrunk run is drawn as a sequence
+	// chart (--chart: the run to read is the shrunk one).
+	chart, project, config string
 }
 
 // shrink shrinks a saved failing run against the implementation, prints
@@ -75,5 +79,13 @@ func shrink(ctx context.Context, stdout io.Writer, j shrinkJob) error {
 		return fmt.Errorf("saving the shrunk run: %w", err)
 	}
 	fmt.Fprintf(stdout, "  saved: %s\n  rerun it: %s\n", safetext.Term(file), projects.RerunCommand(j.path, "", file))
+	if j.chart != "" {
+		r := res.Run
+		title := fmt.Sprintf("%s [%s] run %d (seed %d), shrunk to %s", j.project, j.config, r.Run, r.Seed, explore.Count(res.Steps, "step"))
+		if err := writeChart(j.chart, graph.RunChart(title, r)); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "  sequence chart of the shrunk run: %s\n", safetext.Term(j.chart))
+	}
 	return nil
 }

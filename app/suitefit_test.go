@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,5 +46,25 @@ func TestRunChecksTheSuiteFits(t *testing.T) {
 	_, errOut, _ := cli("run", project, suite, "--adapter", "false")
 	if strings.Contains(errOut, "does not fit") {
 		t.Errorf("the suite's own configuration: %q", errOut)
+	}
+}
+
+// --chart with --shrink draws the shrunk run, the one to read (it drew the
+// original).
+func TestShrinkDrawsTheShrunkRun(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fakeadapter")
+	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	chart := filepath.Join(dir, "run.svg")
+	out, errOut, code := cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--runs", "3", "--steps", "20",
+		"--seed", "4", "--save-failures", dir, "--shrink", "--shrink-time", "20", "--chart", chart)
+	if code != 1 || !strings.Contains(out, "sequence chart of the shrunk run: ") {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
+	}
+	svg, err := os.ReadFile(chart)
+	if err != nil || !strings.Contains(string(svg), "shrunk to 2 steps") {
+		t.Errorf("the chart is not the shrunk run's: %v\n%.300s", err, svg)
 	}
 }

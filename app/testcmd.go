@@ -111,7 +111,8 @@ func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 	defer closeLog()
 	if saved != nil && sh.on {
 		phase = "while shrinking"
-		err := shrink(ctx, stdout, shrinkJob{path: path, file: *rerunFile, m: m, cfg: cfg, impl: impl, tc: tc, saved: saved, flags: *sh})
+		err := shrink(ctx, stdout, shrinkJob{path: path, file: *rerunFile, m: m, cfg: cfg, impl: impl, tc: tc, saved: saved, flags: *sh,
+			chart: *chart, project: p.Name, config: name})
 		if err == nil {
 			err = fmt.Errorf("the saved failure reproduced")
 		}
@@ -147,7 +148,8 @@ func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 	if sh.on && rep.firstSaved != "" {
 		phase = "while shrinking"
 		first := conform.SaveRun(p.Name, name, tc, *rep.first)
-		if err := shrink(ctx, stdout, shrinkJob{path: path, file: rep.firstSaved, m: m, cfg: cfg, impl: impl, tc: tc, saved: first, flags: *sh}); err != nil {
+		job := shrinkJob{path: path, file: rep.firstSaved, m: m, cfg: cfg, impl: impl, tc: tc, saved: first, flags: *sh, chart: *chart, project: p.Name, config: name}
+		if err := shrink(ctx, stdout, job); err != nil {
 			fmt.Fprintf(stdout, "shrinking: %s\n", safetext.Term(stopWords(ctx, err).Error()))
 		}
 	}
