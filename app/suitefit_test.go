@@ -60,7 +60,7 @@ func TestShrinkDrawsTheShrunkRun(t *testing.T) {
 	chart := filepath.Join(dir, "run.svg")
 	out, errOut, code := cli("test", "../projects/stack/stack.toml", "--adapter", bin+" wrong-pop", "--runs", "3", "--steps", "20",
 		"--seed", "4", "--save-failures", dir, "--shrink", "--shrink-time", "20", "--chart", chart)
-	if code != 1 || !strings.Contains(out, "sequence chart of the shrunk run: ") {
+	if code != 1 || !strings.Contains(out, "sequence chart of the shrunk run: ") || !strings.Contains(out, "(seed 4): fail at step ") {
 		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
 	}
 	svg, err := os.ReadFile(chart)

@@ -232,7 +232,12 @@ func reportRuns(stdout io.Writer, res *conform.TestResult, tc conform.TestConfig
 	for i := range res.Runs {
 		r := res.Runs[i]
 		counts[r.Verdict]++
-		line := fmt.Sprintf("run %d/%d (seed %d): %s, %d steps", r.Run, tc.Runs, r.Seed, r.Verdict, r.Actions)
+		line := fmt.Sprintf("run %d/%d (seed %d): %s, %s", r.Run, tc.Runs, r.Seed, r.Verdict, explore.Count(r.Actions, "step"))
+		if f := r.Failure; f != nil && f.Step > 0 {
+			// The failing step is a step of the run: "fail at step 3",
+			// not "fail, 2 steps" beside "FAIL … at step 3".
+			line = fmt.Sprintf("run %d/%d (seed %d): %s at step %d", r.Run, tc.Runs, r.Seed, r.Verdict, f.Step)
+		}
 		if r.Reason != "" {
 			line += " (" + safetext.Term(r.Reason) + ")"
 		}
