@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"math/rand/v2"
 	"sort"
 	"time"
@@ -587,10 +588,32 @@ func (t *tester) perform(states []model.State, c candidate, label string) ([]mod
 		return nil, nil, &Failure{Kind: FailModel, Message: err.Error()}
 	}
 	if len(next) == 0 {
-		return nil, nil, &Failure{Kind: FailOutput, Message: fmt.Sprintf("%s returned %s", label, CanonJSON(out)), Expected: expected, Seen: CanonJSON(out),
+		return nil, nil, &Failure{Kind: FailOutput, Message: t.outputMessage(label, out, expected), Expected: expected, Seen: CanonJSON(out),
 			Event: &StepRecord{Kind: model.Controllable, Action: t.info.Actions[c.action].Name, Args: c.args}}
 	}
 	return next, output, nil
+}
+
+// outputMessage says what the implementation returned, in the model's
+// notation (as the outputs the model allowed are written; JSON when the
+// value has no model form), and, when the model allowed one output for the
+// step and either is long, where the two first differ.
+func (t *tester) outputMessage(label string, out any, expected []string) string {
+	seen := CanonJSON(out)
+	if v, err := t.bind.FromWire(out); err == nil {
+		seen = model.Format(v)
+	}
+	msg := fmt.Sprintf("%s returned %s", label, seen)
+	var wants []string
+	for _, e := range expected {
+		if w, ok := strings.CutPrefix(e, label+"/"); ok {
+			wants = append(wants, w)
+		}
+	}
+	if len(wants) == 1 && (len(seen) > 40 || len(wants[0]) > 40) {
+		msg += "; " + FirstDifference(seen, wants[0])
+	}
+	return msg
 }
 
 func implKind(err error) FailureKind {
