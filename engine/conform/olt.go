@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/modex/modex/engine/explore"
