@@ -200,8 +200,46 @@ func (r *replayOne) file(f string) (conform.Verdict, string, error) {
 	if err != nil {
 		return "", "", err
 	}
-	res, err := conform.ReplayTrace(r.ctx, r.m, r.cfg, tr, r.rc) // streamed: any length
-	closer.Close()
+	defer closer.Close()
+	// A step log of modex test holds its runs: each is a trace of its own.
+	runs := conform.SplitRuns(tr)
+	var verdict conform.Verdict
+	var details []string
+	tally := conform.Tally{}
+	for sub, n, ok := runs.Next(); ok; sub, n, ok = runs.Next() {
+		name := f
+		if n > 0 {
+			name = fmt.Sprintf("%s, run %d", f, n)
+		}
+		v, detail, err := r.replayRun(f, name, title, n, sub)
+		if err != nil {
+			return "", "", err
+		}
+		tally[v]++
+		verdict, details = worse(verdict, v), append(details, detail)
+		if r.ctx.Err() != nil {
+			break
+		}
+	}
+	if len(details) == 1 {
+		return verdict, details[0], nil
+	}
+	return verdict, fmt.Sprintf("%s: %s", explore.Count(len(details), "run"), tally), nil
+}
+
+// worse is the verdict of a file of runs: fail over inconclusive over pass.
+func worse(a, b conform.Verdict) conform.Verdict {
+	rank := map[conform.Verdict]int{"": 0, conform.Pass: 1, conform.Inconclusive: 2, conform.Fail: 3}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+// replayRun replays one trace (a file, or one run of a step log) as it is
+// read (streamed: any length).
+func (r *replayOne) replayRun(file, f, title string, run int, tr conform.TraceReader) (conform.Verdict, string, error) {
+	res, err := conform.ReplayTrace(r.ctx, r.m, r.cfg, tr, r.rc)
 	if err != nil {
 		return "", "", err
 	}
@@ -215,7 +253,7 @@ func (r *replayOne) file(f string) (conform.Verdict, string, error) {
 		}
 	}
 	if r.shrink && res.Verdict == conform.Fail && r.ctx.Err() == nil {
-		if err := shrinkTrace(r.ctx, r.stdout, f, r.m, r.cfg, r.rc); err != nil {
+		if err := shrinkTrace(r.ctx, r.stdout, file, run, r.m, r.cfg, r.rc); err != nil {
 			fmt.Fprintf(r.stdout, "  shrinking: %s\n", safetext.Term(stopWords(r.ctx, err).Error()))
 		}
 	}
@@ -287,10 +325,19 @@ func printReplay(stdout io.Writer, f string, res *conform.ReplayResult) string {
 
 // shrinkTrace prints the shortest prefix of a failing trace that already
 // fails (conform.ShrinkReplay).
-func shrinkTrace(ctx context.Context, stdout io.Writer, f string, m model.Model, cfg *explore.Config, rc conform.ReplayConfig) error {
+func shrinkTrace(ctx context.Context, stdout io.Writer, f string, run int, m model.Model, cfg *explore.Config, rc conform.ReplayConfig) error {
 	recs, err := conform.ReadTraceFile(f)
 	if err != nil {
 		return err
+	}
+	if run > 0 { // one run of a step log
+		var mine []conform.Record
+		for _, r := range recs {
+			if r.Run == run {
+				mine = append(mine, r)
+			}
+		}
+		recs = mine
 	}
 	n, res, err := conform.ShrinkReplay(ctx, m, cfg, recs, rc)
 	if err != nil {

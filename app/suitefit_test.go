@@ -68,3 +68,21 @@ func TestShrinkDrawsTheShrunkRun(t *testing.T) {
 		t.Errorf("the chart is not the shrunk run's: %v\n%.300s", err, svg)
 	}
 }
+
+// What modex test --log writes, modex replay reads back: every run a
+// trace of its own, and all of them pass (issue 53, 8).
+func TestStepLogReplays(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fakeadapter")
+	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	logf := filepath.Join(dir, "steps.jsonl")
+	if out, errOut, code := cli("test", "../projects/stack/stack.toml", "--adapter", bin+" good", "--runs", "3", "--steps", "12", "--seed", "2", "--log", logf); code != 0 {
+		t.Fatalf("test: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code := cli("replay", "../projects/stack/stack.toml", logf)
+	if code != 0 || strings.Count(out, ": pass (") != 3 || !strings.Contains(out, "steps.jsonl, run 3: pass") {
+		t.Errorf("replay: exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -538,13 +538,27 @@ func resolveRecord(info *model.ModelInfo, byName map[string]int, r *Record, rc R
 		if mp != nil && mp.Params[p] != "" {
 			attr = mp.Params[p]
 		}
-		v, ok := r.Attr(attr)
+		v, typed, ok := r.attrValue(attr)
 		if !ok {
 			return resolved{}, false, &TraceError{Line: r.Line, Msg: fmt.Sprintf("event %s has no attribute %q for parameter %s of %s", r.Name, attr, p, a.Name)}
 		}
-		ev.args = append(ev.args, attrValue(v))
+		if typed == nil {
+			typed = attrValue(v)
+		}
+		ev.args = append(ev.args, typed)
 	}
 	return ev, false, nil
+}
+
+// attrValue returns an attribute's text, its typed value when it has one
+// (a JSON array or object) and whether it is present.
+func (r *Record) attrValue(key string) (string, model.Value, bool) {
+	for _, a := range r.Attrs {
+		if a.Key == key {
+			return a.Value, a.Typed, true
+		}
+	}
+	return "", nil, false
 }
 
 // attrValue reads an attribute as a model value: an integer, a boolean, None,

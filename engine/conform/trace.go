@@ -23,6 +23,10 @@ import (
 type Attr struct {
 	Key   string
 	Value string
+	// Typed is the value of a JSON-lines attribute that is an array or an
+	// object, read as a model value (a list, a dict); nil for the others,
+	// whose Value is read as the mapping says.
+	Typed model.Value
 }
 
 // Record is one event of a recorded trace.
@@ -34,6 +38,11 @@ type Record struct {
 	Output    model.Value
 	HasOutput bool
 	Line      int // 1-based line in the trace file
+	// Run is the run a record of a Modex step log belongs to (SplitRuns);
+	// 0 in other traces.
+	Run int
+	// skip marks a line that is no event (a step log's timeout).
+	skip bool
 }
 
 // Attr returns the value of an attribute and whether it is present.
@@ -263,7 +272,7 @@ func (x *xmlTrace) Next() (Record, error) {
 			}
 			r := Record{Name: t.Name.Local, Attrs: make([]Attr, 0, len(t.Attr)), Line: line}
 			for _, a := range t.Attr {
-				r.Attrs = append(r.Attrs, Attr{a.Name.Local, a.Value})
+				r.Attrs = append(r.Attrs, Attr{Key: a.Name.Local, Value: a.Value})
 			}
 			return r, nil
 		case xml.EndElement:
@@ -301,6 +310,9 @@ func (l *lineTrace) Next() (Record, error) {
 		r, err := l.parse(text)
 		if err != nil {
 			return Record{}, &TraceError{l.file, l.line, err.Error()}
+		}
+		if r.skip {
+			continue
 		}
 		r.Line = l.line
 		return r, nil
@@ -343,17 +355,31 @@ func parseJSONRecord(text string) (Record, error) {
 		if err := dec.Decode(&raw); err != nil {
 			return r, fmt.Errorf("malformed JSON value of %q: %v", key, err)
 		}
+		if key == "output" { // the recorded output, a JSON value
+			v, err := jsonValue(raw)
+			if err != nil {
+				return r, fmt.Errorf("output: %v", err)
+			}
+			r.Output, r.HasOutput = v, true
+			continue
+		}
 		var val string
+		var typed model.Value
 		if string(raw) == "null" {
 			val = "null" // None (json.Unmarshal leaves a string untouched for null)
 		} else if err := json.Unmarshal(raw, &val); err != nil {
-			val = string(raw) // numbers, booleans: their JSON text
+			val = string(raw) // numbers, booleans, arrays, objects: their JSON text
+			if c := bytes.TrimSpace(raw); len(c) > 0 && (c[0] == '[' || c[0] == '{') {
+				if typed, err = jsonValue(raw); err != nil {
+					return r, fmt.Errorf("the value of %q: %v", key, err)
+				}
+			}
 		}
 		if key == "event" {
 			r.Name = val
 			continue
 		}
-		r.Attrs = append(r.Attrs, Attr{key, val})
+		r.Attrs = append(r.Attrs, Attr{Key: key, Value: val, Typed: typed})
 	}
 	if _, err := dec.Token(); err != nil {
 		return r, fmt.Errorf("malformed JSON: %v", err)
@@ -362,7 +388,10 @@ func parseJSONRecord(text string) (Record, error) {
 		return r, fmt.Errorf("more than one JSON value on the line")
 	}
 	if r.Name == "" {
-		return r, fmt.Errorf(`the object has no "event" name`)
+		if label, ok := r.Attr("label"); ok { // a line of a Modex step log
+			return logRecord(label, r.Attrs)
+		}
+		return r, fmt.Errorf(`the object has no "event" name (nor the "label" of a Modex step log)`)
 	}
 	return r, nil
 }
