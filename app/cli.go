@@ -204,14 +204,15 @@ func openConfigWorkers(ctx context.Context, path, config string, workers int) (*
 
 func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
-	config := fs.String("config", "", "configuration name (default: the project's default)")
-	format := fs.String("format", "", "output format: json, dot, svg or png (default: from --out)")
-	out := fs.String("out", "", "output file (default: standard output when --format is given)")
-	workers := intFlag(fs, "workers", 0, 0, maxWorkers, fmt.Sprintf("0 (the number of CPUs) to %d", maxWorkers), "goroutines exploring, and running the loops of init() that give states (0, the default: the number of CPUs)")
-	layout := fs.String("layout", "", "Graphviz layout for svg/png (default: dot for small graphs, sfdp for large)")
+	config := fs.String("config", "", "the configuration `NAME` (default: the project's default)")
+	format := fs.String("format", "", "write the graph as `FORMAT`: json, dot, svg or png (default: --out's extension; neither: the summary only)")
+	out := fs.String("out", "", "write the graph to `FILE`, atomically (default: standard output, with --format)")
+	workers := intFlag(fs, "workers", 0, 0, maxWorkers, fmt.Sprintf("0 (the number of CPUs) to %d", maxWorkers),
+		fmt.Sprintf("goroutines that explore, and run init()'s loops, 0 to %d (0: the number of CPUs)", maxWorkers))
+	layout := fs.String("layout", "", "Graphviz `LAYOUT` of svg and png: dot, dot-fast, sfdp or neato (default: dot for small graphs, sfdp for large)")
 	noTiming := fs.Bool("no-timing", false, "write 0 seconds in the JSON stats (byte-identical output)")
-	quotient := fs.String("quotient", "", "write the overview of the graph by an expression over s (e.g. 'len(s.stack)', depth, or auto: the best of the model's variables, properties and groupings): one node per value, with its number of states")
-	minimize := fs.Bool("minimize", false, "merge the states with the same future (bisimulation over the actions' labels, respecting accepting, error and deadlock marks) and write that graph")
+	quotient := fs.String("quotient", "", "write the overview by `EXPR`, an expression over s (as 'len(s.stack)'), depth or auto: a node per value")
+	minimize := fs.Bool("minimize", false, "write the minimised graph: the states with the same future merged (bisimulation)")
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -34,10 +34,10 @@ var commands = []commandInfo{
 	{"test", "PROJECT", "test the implementation online against the model; exit 1 on any failure"},
 	{"gen", "PROJECT", "generate an offline test suite from the explored graph"},
 	{"run", "PROJECT SUITE.json", "run an offline test suite against the implementation"},
-	{"replay", "PROJECT TRACE|HISTORY|DIR...", "replay recorded traces against the model; check concurrent histories for linearizability"},
+	{"replay", "PROJECT TRACE|HISTORY|DIR...", "replay recorded traces (XML, JSON lines, plain) against the model; check concurrent histories (Jepsen EDN, JSON lines, Jepsen logs) for linearizability"},
 	{"campaign", "PROJECT", "run a test campaign on NATS JetStream (an embedded server and local workers by default); exit 1 on any failure"},
 	{"worker", "--nats URL --trust KEY|FILE --adapter CMD", "run the campaign jobs a trusted coordinator signed, with this machine's adapter (docs/campaigns.md)"},
-	{"keygen", "FILE", "make a signing key for a coordinator or a worker (mode 600) and print its public key"},
+	{"keygen", "FILE", "make a signing key for a coordinator or a worker (mode 600) and print its public key, for --trust and --trust-worker"},
 	{"help", "[CMD]", "print this text, or a command's help with all its flags"},
 }
 

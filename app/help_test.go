@@ -1,9 +1,50 @@
 package main
 
 import (
+	"flag"
 	"strings"
 	"testing"
 )
+
+// commandFlagSets are the flag sets of all the commands the help lists
+// (help itself has none), by command name.
+func commandFlagSets(t *testing.T) map[string]*flag.FlagSet {
+	t.Helper()
+	sets := map[string]*flag.FlagSet{}
+	for _, c := range commands {
+		if c.name == "help" {
+			continue
+		}
+		fs, err := helpFlagSet(c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fs.Name() != c.name {
+			t.Errorf("modex %s parses the flags of %q: the help would look it up under the wrong name", c.name, fs.Name())
+		}
+		sets[c.name] = fs
+	}
+	return sets
+}
+
+// Every flag says in one line what it does, its value named in its help.
+func TestFlagUsages(t *testing.T) {
+	for name, fs := range commandFlagSets(t) {
+		fs.VisitAll(func(f *flag.Flag) {
+			value, usage := flagPlaceholder(f)
+			switch {
+			case len(strings.Fields(usage)) < 3:
+				t.Errorf("modex %s --%s: usage %q says too little", name, f.Name, usage)
+			case strings.ContainsAny(usage, "\n\t"):
+				t.Errorf("modex %s --%s: usage %q is not one line", name, f.Name, usage)
+			case value == "STRING" || value == "VALUE":
+				t.Errorf("modex %s --%s: its value has no name (put it in back quotes in the usage: write to `FILE`)", name, f.Name)
+			case !isZeroDefault(f.DefValue) && strings.Contains(usage, "default "+f.DefValue):
+				t.Errorf("modex %s --%s: usage %q repeats the default the help adds", name, f.Name, usage)
+			}
+		})
+	}
+}
 
 // modex CMD --help, -h and modex help CMD print the command's help on
 // stdout and exit 0; a wrong flag points to that help (exit 2).
