@@ -23,31 +23,31 @@ import (
 // server with local workers.
 func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("campaign", flag.ContinueOnError)
-	config := fs.String("config", "", "configuration name (default: the project's default)")
+	config := fs.String("config", "", "the configuration `NAME` (default: the project's default)")
 	runs := intFlag(fs, "runs", 100, 1, campaign.MaxRuns, fmt.Sprintf("at least 1 and at most %d", campaign.MaxRuns),
-		fmt.Sprintf("test runs in all, 1 to %d (default 100)", campaign.MaxRuns))
+		fmt.Sprintf("test runs in all, 1 to %d", campaign.MaxRuns))
 	steps := intFlag(fs, "steps", 0, 1, math.MaxInt, fmt.Sprintf("at least 1 (leave it out for the project's [test] steps, or %d)", projects.DefaultSteps),
-		fmt.Sprintf("steps per run, at least 1 (default: [test] steps, or %d)", projects.DefaultSteps))
-	seed := seedFlag(fs, "seed of the first run (-1, the default: the project's, else from the clock)")
-	strategy := fs.String("strategy", "", "random or coverage (default: [test] strategy)")
+		fmt.Sprintf("steps per run, at least 1 (default: [test] steps, else %d)", projects.DefaultSteps))
+	seed := seedFlag(fs, "seed of the first run, 0 or more (-1: the project's seed, else one from the clock)")
+	strategy := fs.String("strategy", "", "the runs' `STRATEGY`: random or coverage (default: [test] strategy, else random)")
 	workers := intFlag(fs, "workers", 2, 0, maxWorkers, fmt.Sprintf("0 to %d (0 with --nats only: no local worker)", maxWorkers),
-		fmt.Sprintf("local workers, 0 to %d (default 2; with --nats, 0 starts none here)", maxWorkers))
+		fmt.Sprintf("local workers, 0 to %d (0, with --nats only: none here)", maxWorkers))
 	jobRuns := intFlag(fs, "job-runs", 10, 1, campaign.MaxJobRuns, fmt.Sprintf("at least 1 and at most %d", campaign.MaxJobRuns),
-		fmt.Sprintf("runs per job, 1 to %d (default 10; at most %d jobs in all)", campaign.MaxJobRuns, campaign.MaxJobs))
+		fmt.Sprintf("runs per job, 1 to %d (at most %d jobs in all)", campaign.MaxJobRuns, campaign.MaxJobs))
 	jobTTL := durationFlag(fs, "job-ttl", campaign.DefaultJobTTL, 0, fmt.Sprintf("above 0, at most %v", campaign.MaxJobTTL),
-		fmt.Sprintf("how long a job may be run after it is published, at most %v (default %v): workers refuse it later, and it is given up", campaign.MaxJobTTL, campaign.DefaultJobTTL))
-	natsURL := fs.String("nats", "", "NATS server URL (default: an embedded server with local workers); never printed")
+		fmt.Sprintf("how long after it is published a job may run, at most %v (later, workers refuse it)", campaign.MaxJobTTL))
+	natsURL := fs.String("nats", "", "the NATS server at `URL`, never printed (default: an embedded server with local workers)")
 	auth := natsFlags(fs)
-	adapterCmd := fs.String("adapter", "", "adapter command for the local workers (default: the project's)")
+	adapterCmd := fs.String("adapter", "", "the local workers' adapter `CMD` (default: the project's)")
 	ackWait := secondsFlag(fs, "ack-wait", 30, 0, false, maxFlagSeconds, "a number of seconds above 0, at most a week",
-		"seconds a job may go without a sign of life from its worker before another gets it, above 0 (default 30)")
-	maxDeliver := intFlag(fs, "max-deliver", 3, 1, math.MaxInt, "at least 1", "times a job is handed out before it is given up, at least 1 (default 3)")
-	replicas := intFlag(fs, "replicas", 1, 1, 5, "1 to 5 (NATS keeps a stream on at most 5 servers)", "servers of a NATS cluster that keep each stream, 1 to 5 (3: the campaign survives a node)")
+		"seconds a job may go without a sign of life from its worker before another gets it, above 0")
+	maxDeliver := intFlag(fs, "max-deliver", 3, 1, math.MaxInt, "at least 1", "times a job is handed out before it is given up, at least 1")
+	replicas := intFlag(fs, "replicas", 1, 1, 5, "1 to 5 (NATS keeps a stream on at most 5 servers)", "servers of a NATS cluster that keep each stream, 1 to 5 (3: the campaign survives a node's loss)")
 	sh := addShrinkFlags(fs, "each job's first failing run, on its worker,")
-	saveDir := fs.String("save-failures", "", "folder for the failing runs (default: modex/failures in the user's cache folder)")
-	keyFile := fs.String("key", "", "the coordinator's signing key, from modex keygen (with --nats, default: modex/coordinator.nk in the user's config folder, made on first use; embedded: a fresh key)")
+	saveDir := fs.String("save-failures", "", "save the failing runs in folder `DIR` (default: modex/failures in the user's cache folder)")
+	keyFile := fs.String("key", "", "the coordinator's signing key `FILE`, from modex keygen (default: with --nats, modex/coordinator.nk in the user's config folder; else a fresh key)")
 	var trustWorkers listFlag
-	fs.Var(&trustWorkers, "trust-worker", "a worker's public key (U...) or a file of them whose results count, besides the local workers' (repeatable; with --nats and --workers 0, required)")
+	fs.Var(&trustWorkers, "trust-worker", "count the results of the worker whose public key (U...) is `KEY|FILE`, or of those in the file (repeatable; required with --nats and --workers 0)")
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -235,16 +235,16 @@ func reportCampaign(stdout io.Writer, p *projects.Project, spec campaign.Spec, p
 // coordinators it trusts.
 func cmdWorker(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-	natsURL := fs.String("nats", "", "NATS server URL (required); never printed")
+	natsURL := fs.String("nats", "", "the NATS server at `URL` (required), never printed")
 	auth := natsFlags(fs)
-	adapterCmd := fs.String("adapter", "", "the adapter command this worker runs (required: a worker never runs commands that come with a campaign)")
-	address := fs.String("address", "", "or the TCP address of a running adapter")
-	dir := fs.String("dir", "", "the folder the adapter command runs in (default: this one)")
-	placeholders := fs.String("placeholders", "", "constants of the job's model that may fill {NAME} in the adapter command (comma-separated; values must be integers, booleans or plain words)")
+	adapterCmd := fs.String("adapter", "", "the adapter `CMD` this worker runs (required, or --address: a worker runs no command a campaign sends)")
+	address := fs.String("address", "", "dial a running adapter at `HOST:PORT` instead of starting one")
+	dir := fs.String("dir", "", "run the adapter command in folder `DIR` (default: this one)")
+	placeholders := fs.String("placeholders", "", "the model constants `NAMES` (comma-separated) whose values may fill {NAME} in the adapter command")
 	var trust listFlag
-	fs.Var(&trust, "trust", "a coordinator's public key (U...) or a file of them, whose jobs this worker runs (required; repeatable)")
-	keyFile := fs.String("key", "", "this worker's signing key, from modex keygen (default: a fresh one, printed)")
-	name := fs.String("name", "", "this worker's name in reports (default: host name and process id)")
+	fs.Var(&trust, "trust", "run the jobs of the coordinator whose public key (U...) is `KEY|FILE`, or of those in the file (required, repeatable)")
+	keyFile := fs.String("key", "", "this worker's signing key `FILE`, from modex keygen (default: a fresh key, printed)")
+	name := fs.String("name", "", "this worker's `NAME` in reports (default: the host name and process id)")
 	if _, err := parseArgs(fs, args); err != nil {
 		return err
 	}
@@ -328,11 +328,11 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // server and check it (their values are never printed) and returns a
 // function that reads them once parsed.
 func natsFlags(fs *flag.FlagSet) func() campaign.Auth {
-	creds := fs.String("nats-creds", "", "NATS credentials file (user JWT and key)")
-	ca := fs.String("nats-ca", "", "PEM file of the certificate authorities to trust for a tls:// server (default: the system's)")
-	cert := fs.String("nats-cert", "", "PEM file of this client's TLS certificate (with --nats-key)")
-	key := fs.String("nats-key", "", "PEM file of this client's TLS key")
-	insecure := fs.Bool("insecure", false, "use a NATS server on another machine that asks no credentials or speaks no TLS")
+	creds := fs.String("nats-creds", "", "NATS credentials `FILE` (a user's JWT and key)")
+	ca := fs.String("nats-ca", "", "PEM `FILE` of the certificate authorities to trust for a tls:// server (default: the system's)")
+	cert := fs.String("nats-cert", "", "PEM `FILE` of this client's TLS certificate (with --nats-key)")
+	key := fs.String("nats-key", "", "PEM `FILE` of this client's TLS key (with --nats-cert)")
+	insecure := fs.Bool("insecure", false, "allow a NATS server on another machine that asks no credentials or speaks no TLS")
 	return func() campaign.Auth {
 		return campaign.Auth{Creds: *creds, CA: *ca, Cert: *cert, Key: *key, Insecure: *insecure}
 	}

@@ -18,62 +18,20 @@ import (
 	"github.com/modex/modex/projects"
 )
 
-const usage = `usage:
-  modex                         open the workbench on the bundled chat project
-  modex PROJECT [--config NAME] [--trace FILE|HISTORY]
-                                open the workbench on a project (.toml) or model (.star)
-  modex explore PROJECT [--config NAME] [--format json|dot|svg|png] [--out FILE]
-                        [--workers N] [--layout dot|dot-fast|sfdp|neato] [--no-timing]
-  modex check PROJECT           validate a project, its model and every configuration
-  modex test PROJECT [--config NAME] [--runs N] [--steps M] [--seed S]
-                     [--strategy random|coverage] [--junit FILE] [--log FILE]
-                     [--adapter "CMD ..."] [--address HOST:PORT] [--end-wait SECONDS]
-                     [--save-failures DIR] [--rerun FILE] [--shrink [--shrink-repeats K]
-                     [--shrink-runs N] [--shrink-time SECONDS]]
-                                online testing against the implementation; exit 1 on any failure
-  modex gen PROJECT [--config NAME] [--coverage transitions|states|state:ID] [--out SUITE.json]
-                                an offline test suite from the explored graph
-  modex run PROJECT SUITE.json [--junit FILE] [--adapter "CMD ..."] [--address HOST:PORT] [--shrink]
-                                run an offline test suite against the implementation
-  modex replay PROJECT TRACE|HISTORY|DIR... [--window N] [--thread-attr A] [--accepting] [--shrink]
-                     [--chart FILE.svg] [--key ATTR] [--time-budget 60s] [--timeline FILE.svg]
-                                replay recorded traces (XML, JSON lines, plain) against the model;
-                                check concurrent histories (Jepsen EDN, JSON lines, Jepsen logs)
-                                for linearizability
-  modex campaign PROJECT [--config NAME] [--runs N] [--steps M] [--seed S] [--workers K]
-                     [--job-runs J] [--job-ttl 168h] [--adapter "CMD ..."] [--nats URL
-                     [--nats-creds FILE] [--replicas 3] [--key FILE] [--trust-worker KEY|FILE]]
-                                a test campaign on NATS JetStream (embedded server and local
-                                workers by default); exit 1 on any failure
-  modex worker --nats URL --trust KEY|FILE --adapter "CMD ..." [--dir DIR]
-                     [--placeholders NAME,...] [--key FILE] [--nats-creds FILE] [--name NAME]
-                                run campaign jobs signed by a trusted coordinator against this
-                                machine, with this machine's own adapter (docs/campaigns.md)
-  modex keygen FILE             make a signing key for a coordinator or a worker (mode 600);
-                                prints its public key, for --trust and --trust-worker
-  modex help                    this text
-
-PROJECT is a project file (.toml) or a bare model (.star) used with its own
-declarations. A numeric flag out of its range is a usage error that names the flag
-and its range; a flag left out takes its default (--runs, --steps: the project's
-[test]; --seed -1: the project's, else the clock; --total-steps 0: the project's, else
-no bound; explore --workers 0: the number of CPUs; --window -1: the project's).
-
-Exit codes: 0 ok, 1 model or project error (or a failing test), 2 usage, 3 an
-exploration found error states or deadlocks, 4 incomplete: an exploration cut by a
-bound, the memory budget or max time, or any command stopped by Ctrl-C, SIGTERM or
-SIGHUP (its summary says "stopped after …": what was done; a run the stop cut is
-inconclusive, never a pass).`
-
 // headless are the commands that open no window.
 var headless = map[string]bool{"explore": true, "check": true, "test": true, "gen": true, "run": true, "replay": true,
 	"campaign": true, "worker": true, "keygen": true, "__layout": true, "__render": true, "help": true}
 
-type usageError struct{ msg string }
+// usageError is a command line modex cannot run (exit 2): its message,
+// then where to read the command's flags.
+type usageError struct {
+	msg string
+	cmd string // the command whose help to point to ("": the general usage)
+}
 
-func (e *usageError) Error() string { return e.msg + "\n" + usage }
+func (e *usageError) Error() string { return e.msg + "\n" + usagePointer(e.cmd) }
 
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+func usagef(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
 
 // run is the whole program; it returns an error instead of exiting.
 // What the commands print goes through safetext.TermWriter: whatever a
@@ -100,8 +58,27 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return command(args, stdout, stderr)
 }
 
-// command runs a command (or the GUI on a project).
+// command runs a command (or the GUI on a project). A command given -h
+// or --help prints its help (writeHelp) and succeeds; a usage error
+// points to the help of the command it came from.
 func command(args []string, stdout, stderr io.Writer) error {
+	err := dispatch(args, stdout, stderr)
+	var h *helpRequest
+	if errors.As(err, &h) {
+		writeHelp(stdout, h.fs)
+		return nil
+	}
+	var ue *usageError
+	if errors.As(err, &ue) && ue.cmd == "" {
+		if c := commandNamed(args[0]); c != nil {
+			ue.cmd = c.name
+		}
+	}
+	return err
+}
+
+// dispatch runs a command, or the GUI on a project.
+func dispatch(args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "explore":
 		return cmdExplore(args[1:], stdout, stderr)
@@ -130,16 +107,15 @@ func command(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		return graph.RenderDOT(context.Background(), dot, graph.Format("json"), args[1], rawOut(stdout))
-	case "help", "-h", "--help":
-		fmt.Fprintln(stdout, usage)
-		return nil
+	case "help", "-h", "-help", "--help":
+		return cmdHelp(args[1:], stdout, stderr)
 	}
 	if strings.HasPrefix(args[0], "-") {
 		return usagef("unknown command or flag %q", args[0])
 	}
-	fs := flag.NewFlagSet("modex", flag.ContinueOnError)
-	config := fs.String("config", "", "configuration to open")
-	trace := fs.String("trace", "", "recorded trace or history to replay in the Offline tab")
+	fs := flag.NewFlagSet(workbench, flag.ContinueOnError)
+	config := fs.String("config", "", "the configuration `NAME` to open (default: the project's default)")
+	trace := fs.String("trace", "", "a recorded trace or history `FILE` to replay in the Offline tab")
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -169,7 +145,9 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return nil, &helpRequest{fs}
+		} else if err != nil {
 			return nil, usagef("%s: %s", fs.Name(), dashes.Replace(err.Error()))
 		}
 		if fs.NArg() == 0 {
@@ -226,14 +204,15 @@ func openConfigWorkers(ctx context.Context, path, config string, workers int) (*
 
 func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
-	config := fs.String("config", "", "configuration name (default: the project's default)")
-	format := fs.String("format", "", "output format: json, dot, svg or png (default: from --out)")
-	out := fs.String("out", "", "output file (default: standard output when --format is given)")
-	workers := intFlag(fs, "workers", 0, 0, maxWorkers, fmt.Sprintf("0 (the number of CPUs) to %d", maxWorkers), "goroutines exploring, and running the loops of init() that give states (0, the default: the number of CPUs)")
-	layout := fs.String("layout", "", "Graphviz layout for svg/png (default: dot for small graphs, sfdp for large)")
+	config := fs.String("config", "", "the configuration `NAME` (default: the project's default)")
+	format := fs.String("format", "", "write the graph as `FORMAT`: json, dot, svg or png (default: --out's extension; neither: the summary only)")
+	out := fs.String("out", "", "write the graph to `FILE`, atomically (default: standard output, with --format)")
+	workers := intFlag(fs, "workers", 0, 0, maxWorkers, fmt.Sprintf("0 (the number of CPUs) to %d", maxWorkers),
+		fmt.Sprintf("goroutines that explore, and run init()'s loops, 0 to %d (0: the number of CPUs)", maxWorkers))
+	layout := fs.String("layout", "", "Graphviz `LAYOUT` of svg and png: dot, dot-fast, sfdp or neato (default: dot for small graphs, sfdp for large)")
 	noTiming := fs.Bool("no-timing", false, "write 0 seconds in the JSON stats (byte-identical output)")
-	quotient := fs.String("quotient", "", "write the overview of the graph by an expression over s (e.g. 'len(s.stack)', depth, or auto: the best of the model's variables, properties and groupings): one node per value, with its number of states")
-	minimize := fs.Bool("minimize", false, "merge the states with the same future (bisimulation over the actions' labels, respecting accepting, error and deadlock marks) and write that graph")
+	quotient := fs.String("quotient", "", "write the overview by `EXPR`, an expression over s (as 'len(s.stack)'), depth or auto: a node per value")
+	minimize := fs.Bool("minimize", false, "write the minimised graph: the states with the same future merged (bisimulation)")
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err

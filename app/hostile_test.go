@@ -325,7 +325,7 @@ func TestErrorText(t *testing.T) {
 		{errors.New("plain"), "modex: plain"},
 		{errors.New("init: fail: \x1b[2J\nok: all pass\r\n"), "modex: init: fail: \\x1b[2J\n  ok: all pass\\r"},
 		{errors.New("starting the adapter: exited\nadapter stderr:\n\x1b]0;x\x07boom"), "modex: starting the adapter: exited\n  adapter stderr:\n  \\x1b]0;x\\x07boom"},
-		{usagef("unknown command %s", "\x1b[2Jx\ny"), "modex: unknown command \\x1b[2Jx\\ny\n" + usage},
+		{usagef("unknown command %s", "\x1b[2Jx\ny"), "modex: unknown command \\x1b[2Jx\\ny\nsee modex help"},
 	} {
 		if got := errorText(c.err); got != c.want {
 			t.Errorf("errorText(%q) = %q, want %q", c.err, got, c.want)

@@ -43,11 +43,12 @@ func report(err error) int {
 // escaped for the terminal (a model's fail() or an adapter's stderr in it
 // sends no escape sequence), its later lines indented so that none reads
 // as a line of the command's output (safetext.TermIndented); a usage
-// error's message on one line, then the usage.
+// error's message on one line, then where to find the
+// command's help.
 func errorText(err error) string {
 	var ue *usageError
 	if errors.As(err, &ue) {
-		return "modex: " + safetext.Term(ue.msg) + "\n" + usage
+		return "modex: " + safetext.Term(ue.msg) + "\n" + usagePointer(ue.cmd)
 	}
 	return "modex: " + safetext.TermIndented(err.Error(), "  ")
 }

@@ -56,17 +56,17 @@ func traceFiles(paths []string) ([]string, error) {
 
 func cmdReplay(args []string, stdout io.Writer) (err error) {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	config := fs.String("config", "", "configuration (default: the project's default)")
-	window := intFlag(fs, "window", -1, -1, math.MaxInt, "-1 (the project's window) or 0 or more", "reordering window: events of different threads may match out of order within N positions (-1, the default: the project's window, else 0)")
-	threadAttr := fs.String("thread-attr", "", "attribute naming an event's thread (default: thread)")
-	accepting := fs.Bool("accepting", false, "fail traces that end outside an accepting state")
+	config := fs.String("config", "", "the configuration `NAME` (default: the project's default)")
+	window := intFlag(fs, "window", -1, -1, math.MaxInt, "-1 (the project's window) or 0 or more", "reordering window: events of different threads may match out of order within `N` positions (-1: the project's, else 0)")
+	threadAttr := fs.String("thread-attr", "", "the event attribute `ATTR` that names an event's thread (default: thread)")
+	accepting := fs.Bool("accepting", false, "fail the traces that end outside an accepting state")
 	maxStates := intFlag(fs, "max-states", 0, 1, math.MaxInt, "at least 1 (leave it out for the project's max_states, else 1000)", "bound on the states the model may be in, at least 1 (default: the project's max_states, else 1000)")
-	chart := fs.String("chart", "", "write the replay of the trace (the first failing one, with several) as a sequence chart, SVG, to FILE")
+	chart := fs.String("chart", "", "write the replay of the trace (the first failing one, with several) as a sequence chart, SVG, to `FILE`")
 	shrinkFlag := fs.Bool("shrink", false, "for each failing trace, find the shortest prefix that already fails")
 	budget := durationFlag(fs, "time-budget", 0, 0, "a duration above 0, as 30s or 5m (leave it out for the project's time_budget, else 60s)",
-		"concurrent histories: how long to search before the verdict is inconclusive, above 0 (default: the project's time_budget, else 60s)")
-	key := fs.String("key", "", "concurrent histories: the attribute that cuts a history into independent parts (default: the project's)")
-	timeline := fs.String("timeline", "", "concurrent histories: write the timeline of the history (the first failing one, with several) as SVG to FILE")
+		"histories: how long to search before the verdict is inconclusive (default: the project's time_budget, else 60s)")
+	key := fs.String("key", "", "histories: the attribute `ATTR` that cuts a history into independent parts (default: the project's)")
+	timeline := fs.String("timeline", "", "histories: write the timeline of the history (the first failing one, with several) as SVG to `FILE`")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err

@@ -30,9 +30,9 @@ type shrinkFlags struct {
 func addShrinkFlags(fs *flag.FlagSet, what string) *shrinkFlags {
 	var sh shrinkFlags
 	fs.BoolVar(&sh.on, "shrink", false, "shrink "+what+" to the shortest run that still fails")
-	intVar(fs, &sh.repeats, "shrink-repeats", 4, 1, math.MaxInt, "at least 1", "runs per shrinking candidate, at least 1: it fails if one of them fails")
-	intVar(fs, &sh.runs, "shrink-runs", 0, 0, math.MaxInt, "0 (no bound) or more", "budget of shrinking in runs (default 0: none, the time budget alone)")
-	secondsVar(fs, &sh.seconds, "shrink-time", 300, 0, false, maxFlagSeconds, "a number of seconds above 0, at most a week", "budget of shrinking, in seconds, above 0")
+	intVar(fs, &sh.repeats, "shrink-repeats", 4, 1, math.MaxInt, "at least 1", "runs of each shrinking candidate, at least 1: the candidate fails if one of them fails")
+	intVar(fs, &sh.runs, "shrink-runs", 0, 0, math.MaxInt, "0 (no bound) or more", "budget of shrinking in runs (0: none, the time budget alone)")
+	secondsVar(fs, &sh.seconds, "shrink-time", 300, 0, false, maxFlagSeconds, "a number of seconds above 0, at most a week", "budget of shrinking in seconds, above 0")
 	return &sh
 }
 

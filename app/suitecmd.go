@@ -17,10 +17,10 @@ import (
 
 func cmdGen(args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
-	config := fs.String("config", "", "configuration name (default: the project's default)")
-	coverage := fs.String("coverage", "transitions", "transitions (a Chinese-postman tour), states (shortest paths), or state:ID")
-	out := fs.String("out", "", "write the suite to FILE (default: standard output)")
-	strategies := fs.Bool("strategies", false, "game strategies (suite format 2): cases branch where the implementation chooses, and force their goal where the tester can (transitions coverage)")
+	config := fs.String("config", "", "the configuration `NAME` (default: the project's default)")
+	coverage := fs.String("coverage", "transitions", "what the suite covers, `GOAL`: transitions (a Chinese-postman tour), states (shortest paths) or state:ID (a path to that state)")
+	out := fs.String("out", "", "write the suite to `FILE` (default: standard output)")
+	strategies := fs.Bool("strategies", false, "write game strategies (suite format 2): cases that branch where the implementation chooses and force their goal where the tester can")
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -112,12 +112,12 @@ func cmdGen(args []string, stdout, stderr io.Writer) (err error) {
 
 func cmdRun(args []string, stdout io.Writer) (err error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	config := fs.String("config", "", "configuration (default: the suite's)")
-	junit := fs.String("junit", "", "write a JUnit XML report to FILE")
-	adapterCmd := fs.String("adapter", "", "adapter command (overrides the project's)")
-	address := fs.String("address", "", "TCP address of a running adapter")
+	config := fs.String("config", "", "the configuration `NAME` (default: the suite's)")
+	junit := fs.String("junit", "", "write a JUnit XML report to `FILE`")
+	adapterCmd := fs.String("adapter", "", "start the adapter `CMD` (instead of the project's)")
+	address := fs.String("address", "", "dial a running adapter at `HOST:PORT` (instead of the project's)")
 	shrinkFlag := fs.Bool("shrink", false, "for each failing case, find the shortest prefix that still fails the same way")
-	endWait := secondsFlag(fs, "end-wait", 1, 0, false, maxFlagSeconds, "a number of seconds above 0, at most a week", "seconds to wait for an expected observable action, above 0 (default 1)")
+	endWait := secondsFlag(fs, "end-wait", 1, 0, false, maxFlagSeconds, "a number of seconds above 0, at most a week", "seconds to wait for an expected observable action, above 0")
 	oneCPUFlag := addOneCPUFlag(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {

@@ -40,7 +40,7 @@ func oneProcessor() func() {
 // addOneCPUFlag declares --one-cpu, which runs Modex and the adapter it
 // starts on one CPU (adapter.ShareOneCPU).
 func addOneCPUFlag(fs *flag.FlagSet) *bool {
-	return fs.Bool("one-cpu", false, "run Modex and the adapter it starts on one CPU (Linux): faster steps over stdio, above all on virtual machines, but the implementation's threads share that CPU")
+	return fs.Bool("one-cpu", false, "run Modex and the adapter it starts on one CPU (Linux): faster steps over stdio, but the implementation's threads share it")
 }
 
 // connect prints which implementation is tested and starts or dials it,
@@ -189,23 +189,23 @@ type testFlags struct {
 // newTestFlags declares modex test's flags on fs.
 func newTestFlags(fs *flag.FlagSet) *testFlags {
 	f := &testFlags{}
-	f.config = fs.String("config", "", "configuration name (default: the project's default)")
+	f.config = fs.String("config", "", "the configuration `NAME` (default: the project's default)")
 	f.runs = intFlag(fs, "runs", 0, 1, math.MaxInt, fmt.Sprintf("at least 1 (leave it out for the project's [test] runs, or %d)", projects.DefaultRuns),
-		fmt.Sprintf("test runs, at least 1 (default: the project's [test] runs, or %d)", projects.DefaultRuns))
+		fmt.Sprintf("test runs, at least 1 (default: the project's [test] runs, else %d)", projects.DefaultRuns))
 	f.steps = intFlag(fs, "steps", 0, 1, math.MaxInt, fmt.Sprintf("at least 1 (leave it out for the project's [test] steps, or %d)", projects.DefaultSteps),
-		fmt.Sprintf("steps per run before the cleanup phase, at least 1 (default: [test] steps, or %d)", projects.DefaultSteps))
-	f.total = intFlag(fs, "total-steps", 0, 0, math.MaxInt, "0 (no bound) or more", "bound on the steps of all runs together (0: the project's [test] total_steps, else no bound)")
-	f.seed = seedFlag(fs, "seed of the first run (-1, the default: the project's, else from the clock)")
-	f.strategy = fs.String("strategy", "", "random (weighted, the paper's) or coverage")
-	f.junit = fs.String("junit", "", "write a JUnit XML report to FILE")
-	f.logFile = fs.String("log", "", "write every step as a JSON line to FILE")
-	f.adapterCmd = fs.String("adapter", "", "adapter command (overrides the project's), e.g. \"go run ./impl adapter --fixed\"")
-	f.address = fs.String("address", "", "TCP address of a running adapter (overrides the project's)")
+		fmt.Sprintf("steps per run before the cleanup phase, at least 1 (default: [test] steps, else %d)", projects.DefaultSteps))
+	f.total = intFlag(fs, "total-steps", 0, 0, math.MaxInt, "0 (no bound) or more", "bound on the steps of all runs together (0: [test] total_steps, else no bound)")
+	f.seed = seedFlag(fs, "seed of the first run, 0 or more (-1: the project's seed, else one from the clock)")
+	f.strategy = fs.String("strategy", "", "the runs' `STRATEGY`: random (weighted, the paper's) or coverage (default: [test] strategy, else random)")
+	f.junit = fs.String("junit", "", "write a JUnit XML report to `FILE`")
+	f.logFile = fs.String("log", "", "write every step as a JSON line to `FILE`")
+	f.adapterCmd = fs.String("adapter", "", "start the adapter `CMD` (instead of the project's), as \"go run ./impl adapter --fixed\"")
+	f.address = fs.String("address", "", "dial a running adapter at `HOST:PORT` (instead of the project's)")
 	f.endWait = secondsFlag(fs, "end-wait", 0, 0, false, maxFlagSeconds, "a number of seconds above 0, at most a week (leave it out for [test] end_wait, or 1)",
-		"seconds to wait for events where nothing can be done, above 0 (default: [test] end_wait, or 1)")
-	f.saveDir = fs.String("save-failures", "", "folder to save failing runs in (default: modex/failures in the user's cache folder)")
-	f.rerunFile = fs.String("rerun", "", "drive the controllable steps of a saved failing run again (exit 1 if it fails again)")
-	f.chart = fs.String("chart", "", "write the first failing run (else the last run) as a sequence chart, SVG, to FILE")
+		"seconds to wait for events where nothing can be done, above 0 (default: [test] end_wait, else 1)")
+	f.saveDir = fs.String("save-failures", "", "save the failing runs in folder `DIR` (default: modex/failures in the user's cache folder)")
+	f.rerunFile = fs.String("rerun", "", "drive the controllable steps of the saved failing run `FILE` again (exit 1 if it fails again)")
+	f.chart = fs.String("chart", "", "write the first failing run (else the last run) as a sequence chart, SVG, to `FILE`")
 	f.sh = addShrinkFlags(fs, "the first failing run (or the --rerun file)")
 	f.oneCPU = addOneCPUFlag(fs)
 	return f
