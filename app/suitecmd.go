@@ -176,7 +176,7 @@ func cmdRun(args []string, stdout io.Writer) (err error) {
 		cut := n > 0 && res.Cases[n-1].Verdict == conform.Inconclusive && res.Cases[n-1].Reason == "cancelled"
 		done = stoppedAfter(n, len(suite.Cases), "case", sig, cut)
 	}
-	fmt.Fprintf(stdout, "%s [%s] %s: %s: %s; %.2f s\n", safetext.Term(p.Name), safetext.Term(name), safetext.Term(pos[1]), done, counts, res.Seconds)
+	fmt.Fprintf(stdout, "%s [%s] %s: %s: %s; %s; %.2f s\n", safetext.Term(p.Name), safetext.Term(name), safetext.Term(pos[1]), done, suiteCounts(counts, res), suiteCoverage(suite, res), res.Seconds)
 	if *junit != "" {
 		if err := writeJUnit(*junit, p.Name, name, tr); err != nil {
 			return err
@@ -194,17 +194,48 @@ func cmdRun(args []string, stdout io.Writer) (err error) {
 	return nil
 }
 
+// suiteCounts is the verdict tally, the passes that gave up their goal
+// told apart.
+func suiteCounts(counts conform.Tally, res *conform.SuiteResult) string {
+	gaveUp := 0
+	for _, c := range res.Cases {
+		if c.GaveUp {
+			gaveUp++
+		}
+	}
+	if gaveUp == 0 {
+		return counts.String()
+	}
+	return fmt.Sprintf("%s (%d of the passes gave up their goal)", counts, gaveUp)
+}
+
+// suiteCoverage says which transitions the cases took, of those the suite
+// was made to cover (a strategy case follows the implementation, and may
+// give up its goal).
+func suiteCoverage(suite *explore.Suite, res *conform.SuiteResult) string {
+	return fmt.Sprintf("walked %d of the graph's %d transitions (the suite was made to cover %d)", conform.CoveredBy(res.Cases), suite.Trans, suite.Covered)
+}
+
 // printCase prints how a suite's case ended (r.Run counts from 1), with
 // its failure.
 func printCase(stdout io.Writer, suite *explore.Suite, r conform.RunResult) {
 	c := suite.Cases[r.Run-1]
-	line := fmt.Sprintf("%s: %s after %d of %d steps", safetext.Term(c.Name), r.Verdict, r.Actions, c.Actions())
+	verdict := string(r.Verdict)
+	if r.GaveUp {
+		// Nothing failed, but what the case was for did not happen: not a
+		// pass of its goal.
+		verdict = "gave up its goal " + c.Goal
+		if c.Forced {
+			verdict += " (planned as forced: the implementation left no room for a wait the plan counted on)"
+		}
+	}
+	line := fmt.Sprintf("%s: %s after %d of %d steps", safetext.Term(c.Name), verdict, r.Actions, c.Actions())
 	if r.Actions > c.Actions() {
 		// A strategy case follows what the implementation chooses: it may
 		// take more steps than its main line ("8 of 5 steps" said nothing).
-		line = fmt.Sprintf("%s: %s after %s (%d on its main line)", safetext.Term(c.Name), r.Verdict, explore.Count(r.Actions, "step"), c.Actions())
+		line = fmt.Sprintf("%s: %s after %s (%d on its main line)", safetext.Term(c.Name), verdict, explore.Count(r.Actions, "step"), c.Actions())
 	}
-	if r.Reason != "" {
+	if r.Reason != "" && !r.GaveUp {
 		line += " (" + safetext.Term(r.Reason) + ")"
 	}
 	fmt.Fprintln(stdout, line)

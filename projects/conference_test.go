@@ -2,11 +2,13 @@ package projects
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/explore"
 )
 
 // The conference model has the paper's 2^N + 1 model states for N test
@@ -56,6 +58,62 @@ func TestConferenceOnline(t *testing.T) {
 		}
 		if f == nil || f.Kind != conform.FailUnexpected || !strings.Contains(f.Message, want) {
 			t.Errorf("mutant %d: failure %+v, want the unexpected %s", k, f, want)
+		}
+	}
+}
+
+// The sample's offline configuration, made for offline suites: its
+// strategy suite passes against the correct entity with no inconclusive
+// case (its agent pauses 100 ms, so that the suite's 20 ms timeouts
+// happen; at 2 ms all 15 cases were inconclusive), says which cases gave
+// up their goal, and catches each of the three mutants.
+func TestConferenceOfflineStrategies(t *testing.T) {
+	bin := buildImpl(t, "conference")
+	p, m, cfg := sample(t, "conference", "offline")
+	x, err := explore.Explore(context.Background(), m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite, err := x.Graph().StrategySuite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(mutant int) *conform.SuiteResult {
+		argv := fmt.Sprintf("%s adapter --agents 1 --mutant %d --pauses fixed --pause {PAUSE_MS}", bin, mutant)
+		impl, err := p.Connect(context.Background(), m.Info(), argv, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer impl.Close()
+		res, err := conform.RunSuite(context.Background(), m, cfg, impl, suite, conform.TestConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := run(0)
+	counts := conform.Tally{}
+	for _, c := range res.Cases {
+		counts[c.Verdict]++
+		if c.GaveUp && c.Verdict != conform.Pass {
+			t.Errorf("%s gave up with verdict %s", c.Name, c.Verdict)
+		}
+	}
+	if counts[conform.Pass] != len(suite.Cases) {
+		t.Fatalf("the correct entity: %s", counts)
+	}
+	if walked := conform.CoveredBy(res.Cases); walked == 0 || walked > suite.Trans {
+		t.Errorf("walked %d of %d transitions", walked, suite.Trans)
+	}
+	for k := 1; k <= 3; k++ {
+		failed := 0
+		for _, c := range run(k).Cases {
+			if c.Verdict == conform.Fail {
+				failed++
+			}
+		}
+		if failed == 0 {
+			t.Errorf("mutant %d passed the suite", k)
 		}
 	}
 }

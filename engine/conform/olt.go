@@ -108,6 +108,9 @@ type RunResult struct {
 	Failure      *Failure
 	Reason       string // why the run was inconclusive
 	Seconds      float64
+	// GaveUp, for a suite's strategy case, says it passed without its goal
+	// (CaseResult.GaveUp).
+	GaveUp bool
 }
 
 // TestResult is the outcome of online testing.

@@ -21,6 +21,28 @@ type CaseResult struct {
 	// Log is what the case did, as an online run's log: each action and
 	// timeout taken (the failing step, when it fails, is Failure.Event).
 	Log []StepRecord
+	// GaveUp says a strategy case passed without its goal: nothing failed,
+	// but the implementation never made the choice the goal needed, and
+	// the case gave it up and finished (not a pass of what it was for).
+	GaveUp bool
+	// Walked lists the transitions of the suite's graph the case took
+	// ("S1 -Label-> S2"), in order: what it covered, as opposed to what it
+	// was planned to.
+	Walked []string
+}
+
+// Walk is the key of a suite step in CaseResult.Walked.
+func Walk(st explore.SuiteStep) string { return st.From + " -" + st.Label + "-> " + st.To }
+
+// CoveredBy counts the distinct transitions the cases took.
+func CoveredBy(cases []CaseResult) int {
+	seen := map[string]bool{}
+	for _, c := range cases {
+		for _, w := range c.Walked {
+			seen[w] = true
+		}
+	}
+	return len(seen)
 }
 
 // SuiteResult is the outcome of running a suite.
@@ -66,7 +88,7 @@ func RunSuite(ctx context.Context, m model.Model, cfg *explore.Config, impl Impl
 		cr := t.runCase(c)
 		res.Cases = append(res.Cases, cr)
 		if tc.OnRun != nil {
-			tc.OnRun(RunResult{Run: len(res.Cases), Verdict: cr.Verdict, Failure: cr.Failure, Reason: cr.Reason, Seconds: cr.Seconds, Actions: cr.Steps})
+			tc.OnRun(RunResult{Run: len(res.Cases), Verdict: cr.Verdict, Failure: cr.Failure, Reason: cr.Reason, Seconds: cr.Seconds, Actions: cr.Steps, GaveUp: cr.GaveUp})
 		}
 		if cr.Failure != nil && (cr.Failure.Kind == FailCrash || cr.Failure.Kind == FailProtocol || cr.Failure.Kind == FailTimeout) {
 			break
@@ -164,6 +186,7 @@ func (r *caseRun) steps(steps []explore.SuiteStep) {
 			r.res.Steps++ // timeouts are not steps
 		}
 		r.logged(st.Kind)
+		r.res.Walked = append(r.res.Walked, Walk(st))
 		if msg := t.violated(r.states); msg != "" {
 			r.fail(FailInvariant, msg, r.states, nil)
 			return
@@ -280,6 +303,7 @@ func (r *caseRun) plan(p *explore.Plan) {
 		if done && ends[cur] {
 			r.finished()
 			if missed && r.res.Verdict == Pass {
+				r.res.GaveUp = true
 				r.res.Reason = "its goal did not happen (the implementation chose otherwise): given up, the run finished"
 			}
 			return
@@ -339,6 +363,7 @@ func (r *caseRun) plan(p *explore.Plan) {
 			r.res.Steps++
 		}
 		r.logged(taken.Kind)
+		r.res.Walked = append(r.res.Walked, Walk(taken))
 		if msg := r.t.violated(r.states); msg != "" {
 			r.fail(FailInvariant, msg, r.states, nil)
 			return
