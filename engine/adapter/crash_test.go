@@ -87,8 +87,9 @@ func TestKilledImplementation(t *testing.T) {
 				t.Errorf("crash %+v", c)
 			}
 			// Its stderr's end: the fake's resets, the last one this run's
-			// (go run's report of the kill after it).
-			reset := "reset " + strconv.Itoa(last.Run)
+			// or, killed before this run's reset, the run before's (go
+			// run's report of the kill after it).
+			reset := "reset " + strconv.Itoa(last.Run-1)
 			if !strings.Contains(c.Stderr, reset) || !strings.Contains(f.Message, "killed by signal "+tc.want+"") || !strings.Contains(f.Message, "; its last output on stderr:\n") {
 				t.Errorf("message %q, stderr %q", f.Message, c.Stderr)
 			}
