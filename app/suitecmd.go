@@ -170,11 +170,15 @@ func cmdRun(args []string, stdout io.Writer) (err error) {
 	}
 	sig := stopSignal(ctx)
 	done := explore.Count(len(res.Cases), "case")
-	if sig != "" {
+	switch {
+	case sig != "":
 		// The case the stop cut is inconclusive (conform), never a pass.
 		n := len(res.Cases)
 		cut := n > 0 && res.Cases[n-1].Verdict == conform.Inconclusive && res.Cases[n-1].Reason == "cancelled"
 		done = stoppedAfter(n, len(suite.Cases), "case", sig, cut)
+	case res.Halt != nil:
+		// The implementation is gone: how it ended, and its stderr's end.
+		done = res.Halt.Stopped(len(suite.Cases), "case")
 	}
 	fmt.Fprintf(stdout, "%s [%s] %s: %s: %s; %s; %.2f s\n", safetext.Term(p.Name), safetext.Term(name), safetext.Term(pos[1]), done, suiteCounts(counts, res), suiteCoverage(suite, res), res.Seconds)
 	if *junit != "" {
@@ -189,6 +193,9 @@ func cmdRun(args []string, stdout io.Writer) (err error) {
 		return fmt.Errorf("model error in %d of %s: fix the model, no verdict about the implementation", n, explore.Count(len(res.Cases), "test case"))
 	}
 	if counts[conform.Fail] > 0 {
+		if h := res.Halt; h != nil && h.Run < len(suite.Cases) {
+			return fmt.Errorf("%d of %s failed; the suite stopped at case %d of %d: %s", counts[conform.Fail], explore.Count(len(res.Cases), "test case"), h.Run, len(suite.Cases), h.Why())
+		}
 		return fmt.Errorf("%d of %s failed", counts[conform.Fail], explore.Count(len(res.Cases), "test case"))
 	}
 	return nil

@@ -153,7 +153,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 			fmt.Fprintf(stdout, "shrinking: %s\n", safetext.Term(stopWords(ctx, err).Error()))
 		}
 	}
-	return exitVerdict(counts, len(res.Runs))
+	return exitVerdict(counts, len(res.Runs), res.Halt, tc.Runs)
 }
 
 // printTestSummary prints a test's summary line: the runs done (and, when
@@ -166,10 +166,14 @@ func printTestSummary(ctx context.Context, stdout io.Writer, project, config str
 	}
 	sig := stopSignal(ctx)
 	done := explore.Count(len(res.Runs), "run")
-	if sig != "" {
+	switch {
+	case sig != "":
 		// What was done, and that the rest was not: the run the stop cut
 		// is inconclusive (conform), never a pass.
 		done = stoppedAfter(len(res.Runs), tc.Runs, "run", sig, cutShort(res))
+	case res.Halt != nil:
+		// The implementation is gone: how it ended, and its stderr's end.
+		done = res.Halt.Stopped(tc.Runs, "run")
 	}
 	fmt.Fprintf(stdout, "%s [%s]: %s: %s; %s; %s; %.2f s\n",
 		safetext.Term(project), safetext.Term(config), done, counts, explore.Count(res.Steps, "step"), res.Coverage(size), res.Seconds)
@@ -288,12 +292,16 @@ func failedBefore(counts conform.Tally) string {
 	return s
 }
 
-// exitVerdict is the command's error for a test's verdicts.
-func exitVerdict(counts conform.Tally, runs int) error {
+// exitVerdict is the command's error for a test's verdicts: for a test
+// that halt stopped (of planned runs), it says so and why.
+func exitVerdict(counts conform.Tally, runs int, halt *conform.Halt, planned int) error {
 	if n := counts[conform.ModelError]; n > 0 {
 		return fmt.Errorf("model error in %d of %s: fix the model, no verdict about the implementation", n, explore.Count(runs, "run"))
 	}
 	if n := counts[conform.Fail]; n > 0 {
+		if halt != nil && halt.Run < planned {
+			return fmt.Errorf("%d of %s failed; the test stopped at run %d of %d: %s", n, explore.Count(runs, "run"), halt.Run, planned, halt.Why())
+		}
 		return fmt.Errorf("%d of %s failed", n, explore.Count(runs, "run"))
 	}
 	if counts[conform.Pass] == 0 {

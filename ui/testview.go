@@ -689,9 +689,10 @@ func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.Mode
 }
 
 // testHeadline is what a finished test says: its runs (of how many were
-// planned, and whether it was stopped), verdicts and coverage, and its
-// first failure named for what it is — an implementation that crashed
-// says so, with the end of what it wrote on its standard error.
+// planned, and whether it was stopped, or the implementation's crash, kill
+// or hang stopped it: how, with its stderr's end), verdicts and coverage,
+// and its first failure named for what it is — an implementation that
+// crashed says so, with the end of what it wrote on its standard error.
 func testHeadline(res *conform.TestResult, size conform.ModelSize, stopped bool, planned int) string {
 	counts := conform.Tally{}
 	for _, r := range res.Runs {
@@ -701,8 +702,13 @@ func testHeadline(res *conform.TestResult, size conform.ModelSize, stopped bool,
 	if planned > 0 && len(res.Runs) < planned {
 		runs = fmt.Sprintf("%d of %d runs", len(res.Runs), planned)
 	}
-	if stopped {
+	switch h := res.Halt; {
+	case stopped:
 		runs = "Stopped after " + runs
+	case h != nil:
+		// The implementation crashed, was killed or hung: how, first.
+		runs = h.Stopped(planned, "run")
+		runs = strings.ToUpper(runs[:1]) + runs[1:]
 	}
 	text := fmt.Sprintf("%s: %s; %s.", runs, counts, res.Coverage(size))
 	for _, r := range res.Runs {
@@ -713,6 +719,9 @@ func testHeadline(res *conform.TestResult, size conform.ModelSize, stopped bool,
 		switch f.Kind {
 		case conform.FailCrash:
 			msg, tail, _ := strings.Cut(f.Message, "; its last output on stderr:\n")
+			if f.Crash != nil {
+				msg, tail = "the implementation "+f.Crash.How(), f.Crash.Stderr
+			}
 			text += fmt.Sprintf("\nrun %d (seed %d): the implementation crashed at step %d: %s.", r.Run, r.Seed, f.Step, msg)
 			if tail = strings.TrimSpace(tail); tail != "" {
 				lines := strings.Split(tail, "\n")

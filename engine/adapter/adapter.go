@@ -13,10 +13,12 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modex/modex/engine/conform"
 )
@@ -171,7 +173,15 @@ func (a *lineAdapter) call(ctx context.Context, msg map[string]any) (map[string]
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		a.fail(writeError(err, a.timeout))
+		e := writeError(err, a.timeout)
+		if e.Kind == conform.FailCrash && a.onDead != nil {
+			// The implementation closed its input: it exited, most
+			// likely, and how it did says more (within the timeout).
+			if d := a.onDead(); d.Kind == conform.FailCrash {
+				e = d
+			}
+		}
+		a.fail(e)
 		a.mu.Lock()
 		d := a.dead
 		a.mu.Unlock()
@@ -360,6 +370,53 @@ func (r *ringBuffer) String() string {
 	return strings.TrimSpace(string(r.buf))
 }
 
+// stderrTail is the end of a process's standard error: its last lines
+// within n bytes, or, when the last line alone is longer, that line's end
+// after "…".
+func stderrTail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	t := s[len(s)-n:]
+	if s[len(s)-n-1] == '\n' {
+		return t // whole lines
+	}
+	if i := strings.IndexByte(t, '\n'); i >= 0 {
+		return strings.TrimSpace(t[i+1:])
+	}
+	for t != "" && !utf8.RuneStart(t[0]) {
+		t = t[1:]
+	}
+	return "…" + t
+}
+
+// exitCrash says how an ended process ended: its signal or its exit
+// status, and its standard error's end. A launcher that exited with status
+// 1 saying how its child ended on its last line, as go run does ("signal:
+// killed", "exit status 3"), is read for the child's end.
+func exitCrash(ps *os.ProcessState, stderr string) *conform.Crash {
+	c := &conform.Crash{Signal: killedBy(ps), Stderr: stderrTail(stderr, conform.MaxStderrTail)}
+	if c.Signal != "" {
+		return c
+	}
+	c.Status = ps.ExitCode()
+	if c.Status != 1 {
+		return c
+	}
+	last := c.Stderr[strings.LastIndexByte(c.Stderr, '\n')+1:]
+	if words, ok := strings.CutPrefix(last, "signal: "); ok {
+		if sig := signalNamed(strings.TrimSuffix(words, " (core dumped)")); sig != "" {
+			c.Signal, c.Status, c.Launcher = sig, 0, 1
+		}
+	} else if code, ok := strings.CutPrefix(last, "exit status "); ok {
+		if n, err := strconv.Atoi(code); err == nil && n > 1 {
+			c.Status, c.Launcher = n, 1
+		}
+	}
+	return c
+}
+
 // running holds the adapter processes started and not yet closed, for
 // KillAll.
 var running = struct {
@@ -433,14 +490,15 @@ func StartProcess(ctx context.Context, model string, command []string, dir strin
 		case <-time.After(min(2*time.Second, a.timeout/2)):
 			return &conform.ImplError{Kind: conform.FailProtocol, Msg: "the implementation closed its output but is still running"}
 		}
-		msg := "the implementation exited"
-		if waitErr != nil {
-			msg += " (" + waitErr.Error() + ")"
+		if cmd.ProcessState == nil { // not waited for: how it ended is not known
+			msg := "the implementation exited"
+			if waitErr != nil {
+				msg += " (" + waitErr.Error() + ")"
+			}
+			return &conform.ImplError{Kind: conform.FailCrash, Msg: msg}
 		}
-		if s := strings.TrimSpace(stderr.String()); s != "" {
-			msg += "; its last output on stderr:\n" + s
-		}
-		return &conform.ImplError{Kind: conform.FailCrash, Msg: msg}
+		c := exitCrash(cmd.ProcessState, stderr.String())
+		return &conform.ImplError{Kind: conform.FailCrash, Msg: c.Message(), Crash: c}
 	}
 	a.closer = func() error {
 		in.Close()
@@ -456,6 +514,11 @@ func StartProcess(ctx context.Context, model string, command []string, dir strin
 	}
 	if err := a.hello(ctx, model); err != nil {
 		a.Close()
+		var ie *conform.ImplError
+		if errors.As(err, &ie) && ie.Crash != nil {
+			// Its whole stderr follows, not only the crash's tail.
+			err = &conform.ImplError{Kind: ie.Kind, Msg: "the adapter " + ie.Crash.How() + " before the handshake", Crash: ie.Crash}
+		}
 		if s := stderr.String(); s != "" {
 			return nil, fmt.Errorf("%w\nadapter stderr:\n%s", err, s)
 		}

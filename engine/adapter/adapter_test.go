@@ -86,6 +86,24 @@ func TestAdapterFailures(t *testing.T) {
 			if last.Failure == nil || last.Failure.Kind != tc.kind || !strings.Contains(last.Failure.Message, tc.msg) {
 				t.Fatalf("want %s mentioning %q, got %+v", tc.kind, tc.msg, last.Failure)
 			}
+			if tc.kind.Fatal() != (res.Halt != nil) || res.Halt != nil && (res.Halt.Run != last.Run || res.Halt.Failure != last.Failure) {
+				t.Errorf("a %s stops the test: halt %+v, last run %d", tc.kind, res.Halt, last.Run)
+			}
+			if tc.args[0] != "crash-after" {
+				return
+			}
+			// A plain exit: its status and its stderr, in the failure and
+			// in the headline of the test it stopped.
+			c := last.Failure.Crash
+			if c == nil || c.Signal != "" || c.Status != 3 || c.Launcher != 0 || c.Stderr != "panic: the fake implementation crashed" {
+				t.Fatalf("crash %+v", c)
+			}
+			if !strings.Contains(last.Failure.Message, "the implementation exited with status 3; its last output on stderr:\npanic: the fake implementation crashed") {
+				t.Errorf("message %q", last.Failure.Message)
+			}
+			if got, want := res.Halt.Stopped(3, "run"), "stopped at run 1 of 3: the implementation exited with status 3 (its stderr ends: panic: the fake implementation crashed)"; got != want {
+				t.Errorf("headline %q, want %q", got, want)
+			}
 		})
 	}
 }

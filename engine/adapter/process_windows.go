@@ -4,6 +4,7 @@ package adapter
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -28,3 +29,11 @@ func killGroup(cmd *exec.Cmd) {
 func ShareOneCPU() (restore func(), err error) {
 	return nil, errors.New("running on one CPU is supported on Linux only")
 }
+
+// killedBy is "" on Windows, where no signal ends a process (an exit status
+// says how it ended).
+func killedBy(*os.ProcessState) string { return "" }
+
+// signalNamed is "" on Windows: go run reports a child's end there as an
+// exit status.
+func signalNamed(string) string { return "" }

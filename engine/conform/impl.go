@@ -80,6 +80,9 @@ func (e *RefusedError) Error() string { return "refused: " + e.Reason }
 type ImplError struct {
 	Kind FailureKind
 	Msg  string
+	// Crash is how the implementation's process ended, for a crash whose
+	// exit the adapter saw (nil otherwise).
+	Crash *Crash
 }
 
 // Error prints the failure kind and message.

@@ -121,6 +121,11 @@ type TestResult struct {
 	// Steps is the number of actions of all runs (timeouts not counted).
 	Steps   int
 	Seconds float64
+	// Halt, when set, is the failure that stopped the test: the
+	// implementation crashed, was killed, stopped answering or broke the
+	// protocol in run Halt.Run, the last of Runs, and no run was done
+	// after it.
+	Halt *Halt
 	// seen and covered are the model states and transitions met (keys as
 	// tester.cover makes them), for Coverage.
 	seen, covered map[string]bool
@@ -222,7 +227,7 @@ func Test(ctx context.Context, m model.Model, cfg *explore.Config, impl Implemen
 			}
 		}
 		res.Runs = append(res.Runs, run)
-		if run.Failure != nil && run.Failure.Kind.Fatal() {
+		if res.Halt = halt(run.Run, run.Failure); res.Halt != nil {
 			break // the implementation is gone or unusable
 		}
 	}
@@ -273,23 +278,24 @@ func newTester(ctx context.Context, m model.Model, cfg *explore.Config, impl Imp
 }
 
 // startRun resets the implementation and returns the states the model
-// starts in; on failure, the failure kind.
-func (t *tester) startRun() ([]model.State, FailureKind, error) {
+// starts in, or the failure (without its states) that kept the run from
+// starting.
+func (t *tester) startRun() ([]model.State, *Failure) {
 	if err := t.impl.Reset(t.ctx); err != nil {
-		return nil, implKind(err), fmt.Errorf("reset: %w", err)
+		return nil, implFailure("reset", err)
 	}
 	// With several initial states the run starts in all of them: the
 	// implementation may be in any, and what it is seen to do keeps the
 	// ones it agrees with (as for a nondeterministic output).
 	inits, err := model.InitialStates(t.w)
 	if err != nil {
-		return nil, FailModel, err
+		return nil, &Failure{Kind: FailModel, Message: err.Error()}
 	}
 	states, err := t.closure(inits)
 	if err != nil {
-		return nil, FailModel, err
+		return nil, &Failure{Kind: FailModel, Message: err.Error()}
 	}
-	return states, "", nil
+	return states, nil
 }
 
 // onlineRun is the state of one online test run.
@@ -315,6 +321,16 @@ func (r *onlineRun) fail(kind FailureKind, msg string, states []model.State, exp
 		return r.inconclusive("cancelled")
 	}
 	r.res.Verdict, r.res.Failure = r.t.failed(kind, r.res.Actions, msg, states, expected)
+	return true
+}
+
+// failWith ends the run with f, a failure of the implementation (or of
+// the model's start) found after the steps taken so far, in states.
+func (r *onlineRun) failWith(f *Failure, states []model.State) bool {
+	r.fail(f.Kind, f.Message, states, f.Expected)
+	if r.res.Failure != nil {
+		r.res.Failure.Crash = f.Crash
+	}
 	return true
 }
 
@@ -407,9 +423,9 @@ func (t *tester) run(n int, seed uint64) RunResult {
 	t.bind = NewBinding()
 	t.counts = make([]int, len(t.info.Actions))
 	// Runs start in a passive state (the timeout extension).
-	states, kind, err := t.startRun()
-	if err != nil {
-		r.fail(kind, err.Error(), nil, nil)
+	states, f := t.startRun()
+	if f != nil {
+		r.failWith(f, nil)
 	} else {
 		r.states = states
 		t.visit(states)
@@ -468,7 +484,7 @@ func (r *onlineRun) observe(cleanup bool) bool {
 		if t.ctx.Err() != nil {
 			return r.inconclusive("cancelled")
 		}
-		return r.fail(implKind(err), err.Error(), states, nil)
+		return r.failWith(implFailure("", err), states)
 	}
 	if ev == nil && r.ending {
 		return r.fail(FailNotAccepting, fmt.Sprintf("no action is enabled, the state is not accepting, and no observable action came within %s", t.tc.EndWait), states, t.expectedObservables(states))
@@ -584,7 +600,7 @@ func (t *tester) perform(states []model.State, c candidate, label string) ([]mod
 			return nil, nil, &Failure{Kind: FailRefused, Message: fmt.Sprintf("the implementation refused %s: %s", label, ref.Reason), Expected: []string{label},
 				Event: &StepRecord{Kind: model.Controllable, Action: t.info.Actions[c.action].Name, Args: c.args}}
 		}
-		return nil, nil, &Failure{Kind: implKind(err), Message: fmt.Sprintf("%s: %v", label, err)}
+		return nil, nil, implFailure(label, err)
 	}
 	next, output, expected, err := t.control(states, c, out)
 	if err != nil {
@@ -617,14 +633,6 @@ func (t *tester) outputMessage(label string, out any, expected []string) string 
 		msg += "; " + FirstDifference(seen, wants[0])
 	}
 	return msg
-}
-
-func implKind(err error) FailureKind {
-	var ie *ImplError
-	if errors.As(err, &ie) {
-		return ie.Kind
-	}
-	return FailCrash
 }
 
 func keys(states []model.State) []string {

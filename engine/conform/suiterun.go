@@ -49,6 +49,10 @@ func CoveredBy(cases []CaseResult) int {
 type SuiteResult struct {
 	Cases   []CaseResult
 	Seconds float64
+	// Halt, when set, is the failure that stopped the suite: the
+	// implementation crashed, was killed, stopped answering or broke the
+	// protocol in the case numbered Halt.Run (from 1), the last of Cases.
+	Halt *Halt
 }
 
 // Passed reports whether every case passed.
@@ -90,8 +94,8 @@ func RunSuite(ctx context.Context, m model.Model, cfg *explore.Config, impl Impl
 		if tc.OnRun != nil {
 			tc.OnRun(RunResult{Run: len(res.Cases), Verdict: cr.Verdict, Failure: cr.Failure, Reason: cr.Reason, Seconds: cr.Seconds, Actions: cr.Steps, GaveUp: cr.GaveUp})
 		}
-		if cr.Failure != nil && (cr.Failure.Kind == FailCrash || cr.Failure.Kind == FailProtocol || cr.Failure.Kind == FailTimeout) {
-			break
+		if res.Halt = halt(len(res.Cases), cr.Failure); res.Halt != nil {
+			break // the implementation is gone or unusable
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
@@ -109,9 +113,9 @@ func (t *tester) runSteps(name string, steps []explore.SuiteStep, plan *explore.
 	start := time.Now()
 	r := &caseRun{t: t, res: CaseResult{Name: name, Verdict: Pass}, prefix: prefix}
 	t.bind = NewBinding()
-	states, kind, err := t.startRun()
-	if err != nil {
-		r.fail(kind, err.Error(), nil, nil)
+	states, f := t.startRun()
+	if f != nil {
+		r.failWith(f, nil)
 	} else {
 		r.states = states
 		if plan != nil {
@@ -143,6 +147,16 @@ func (r *caseRun) fail(kind FailureKind, msg string, states []model.State, expec
 		return r.inconclusive("cancelled") // see tester.cutShort
 	}
 	r.res.Verdict, r.res.Failure = r.t.failed(kind, r.res.Steps, msg, states, expected)
+	return true
+}
+
+// failWith ends the case with f, a failure of the implementation (or of
+// the model's start) found after the steps taken so far, in states.
+func (r *caseRun) failWith(f *Failure, states []model.State) bool {
+	r.fail(f.Kind, f.Message, states, f.Expected)
+	if r.res.Failure != nil {
+		r.res.Failure.Crash = f.Crash
+	}
 	return true
 }
 
@@ -210,7 +224,7 @@ func (r *caseRun) next(wait time.Duration) (*Event, bool) {
 		if r.t.ctx.Err() != nil {
 			return nil, r.inconclusive("cancelled")
 		}
-		return nil, r.fail(implKind(err), err.Error(), r.states, nil)
+		return nil, r.failWith(implFailure("", err), r.states)
 	}
 	return ev, false
 }
@@ -508,7 +522,7 @@ func (r *caseRun) control(st explore.SuiteStep) bool {
 		if f.Kind == "" {
 			return r.inconclusive("cancelled")
 		}
-		r.fail(f.Kind, f.Message, states, f.Expected)
+		r.failWith(f, states)
 		if r.res.Failure != nil { // nil when a stop cut the case short (fail says inconclusive)
 			r.res.Failure.Step = r.res.Steps + 1 // the failing action is a step, as online
 			r.res.Failure.Event = f.Event

@@ -112,6 +112,9 @@ type Failure struct {
 	// answered wrongly — for drawings of the run; nil otherwise (and in a
 	// run read back from a file).
 	Event *StepRecord
+	// Crash is how the implementation ended, for a crash whose exit the
+	// adapter saw (a signal or an exit status, and its stderr's end).
+	Crash *Crash
 }
 
 // Tally counts verdicts.

@@ -4,7 +4,12 @@
 //	fakeadapter good | crash-after N | hang-after N | garbage-after N |
 //	            refuse-push | wrong-pop | bad-hello | stray-answer |
 //	            close-stdout-after N | long-line-after N | flood-after N | escape |
-//	            deaf-after N | close-stdin-after N | fractional-id | big-events-after N
+//	            deaf-after N | close-stdin-after N | fractional-id | big-events-after N |
+//	            noisy PIDFILE
+//
+// noisy is a good stack that writes its process id to PIDFILE, for a test
+// to kill it, and a line on its standard error at its start and at each
+// reset.
 package main
 
 import (
@@ -33,6 +38,11 @@ func main() {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		cmd.Start()
 	}
+	resets := 0
+	if mode == "noisy" {
+		os.WriteFile(os.Args[2], []byte(strconv.Itoa(os.Getpid())), 0o644)
+		fmt.Fprintf(os.Stderr, "fake stack started, pid %d\n", os.Getpid())
+	}
 	out := json.NewEncoder(os.Stdout)
 	var stack []float64
 	calls := 0
@@ -58,6 +68,9 @@ func main() {
 			}
 			continue
 		case "reset":
+			if resets++; mode == "noisy" {
+				fmt.Fprintf(os.Stderr, "reset %d\n", resets)
+			}
 			stack = nil
 			out.Encode(map[string]any{"type": "ok", "id": id})
 			continue
