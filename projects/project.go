@@ -61,6 +61,7 @@ type ConfigSpec struct {
 	Groupings        []string               `toml:"groupings,omitzero"`
 	Accepting        string                 `toml:"accepting,omitempty"`
 	Timeout          string                 `toml:"timeout,omitempty"`
+	Earliest         string                 `toml:"earliest,omitempty"`
 	Timeouts         string                 `toml:"timeouts,omitempty"`
 	KeepEmptyPassive *bool                  `toml:"keep_empty_passive,omitempty"`
 	StopOnError      *bool                  `toml:"stop_on_error,omitempty"`
@@ -617,6 +618,7 @@ func mergeSpec(base, c *ConfigSpec) *ConfigSpec {
 	}
 	out.Accepting = pick(base.Accepting, c.Accepting)
 	out.Timeout = pick(base.Timeout, c.Timeout)
+	out.Earliest = pick(base.Earliest, c.Earliest)
 	out.Timeouts = pick(base.Timeouts, c.Timeouts)
 	if c.ModelFilter != nil {
 		out.ModelFilter = c.ModelFilter
