@@ -1,6 +1,7 @@
 package projects
 
 import (
+	"math"
 	"time"
 
 	"github.com/modex/modex/engine/conform"
@@ -15,6 +16,11 @@ type ReplaySpec struct {
 	RequireAccepting bool                  `toml:"require_accepting,omitempty"`
 	MaxStates        int                   `toml:"max_states,omitempty"`
 	Events           map[string]*EventSpec `toml:"events,omitempty"`
+	// TimeAttr names the attribute that gives an event's time, TimeUnit
+	// the seconds one unit of it stands for (default 1): with them a
+	// replay checks the configuration's earliest.
+	TimeAttr string  `toml:"time_attr,omitempty"`
+	TimeUnit float64 `toml:"time_unit,omitempty"`
 	// Concurrent histories: the attribute that cuts a history into
 	// independent parts (one register, one key of a store), the search's
 	// time budget in seconds and its memory bound in MB.
@@ -53,6 +59,15 @@ func (p *Project) ReplayConfig(m model.Model) (conform.ReplayConfig, error) {
 	}
 	if r.MaxMemoryMB < 0 {
 		return rc, p.errAt(p.index.val("replay", "max_memory_mb"), "max_memory_mb must be ≥ 0")
+	}
+	rc.TimeAttr, rc.TimeUnit = r.TimeAttr, r.TimeUnit
+	if _, given := p.index.vals["replay\x00time_unit"]; given || r.TimeUnit != 0 {
+		switch {
+		case !(r.TimeUnit > 0) || math.IsInf(r.TimeUnit, 0):
+			return rc, p.errAt(p.index.val("replay", "time_unit"), "time_unit must be the seconds one unit of time_attr stands for, above 0 (0.001 for milliseconds)")
+		case r.TimeAttr == "":
+			return rc, p.errAt(p.index.key("replay", "time_unit"), "time_unit without time_attr: name the attribute that gives an event's time")
+		}
 	}
 	info := m.Info()
 	for _, name := range sortedKeys(r.Events) {

@@ -60,21 +60,38 @@ func (t *tester) earlyMessage(label string, gap, bound time.Duration, n int) str
 	if n > 1 {
 		where = fmt.Sprintf("the least over the %d states the model may be in", n)
 	}
-	return fmt.Sprintf("%s came after %s; the model says not before %s (earliest `%s` %s)", label, millis(gap), millis(bound), t.cfg.Earliest.Source(), where)
-}
-
-// seconds converts seconds to a duration, saturating (an earliest of 1e300
-// seconds is "never", not an overflow).
-func seconds(f float64) time.Duration {
-	if f >= float64(math.MaxInt64)/float64(time.Second) {
-		return time.Duration(math.MaxInt64)
+	came, least := millis(gap), millis(bound)
+	if came == least { // 99.99 ms, not "100 ms; not before 100 ms"
+		came = strconv.FormatFloat(float64(gap)/float64(time.Millisecond), 'f', -1, 64) + " ms"
 	}
-	return time.Duration(f * float64(time.Second))
+	return fmt.Sprintf("%s came after %s; the model says not before %s (earliest `%s` %s)", label, came, least, t.cfg.Earliest.Source(), where)
 }
 
-// millis prints a duration for people: "5 ms", "0.3 ms", "100 ms",
-// "2.5 s" (tenths of a millisecond below a second, milliseconds above).
+// seconds converts seconds to a duration, to the nearest nanosecond (a
+// trace's 100000 µs, 100000 × 0.000001 = 0.09999999999999999 s, is the
+// 100 ms of an earliest 0.1), saturating (an earliest of 1e300 seconds is
+// "never", not an overflow).
+func seconds(f float64) time.Duration {
+	ns := math.Round(f * float64(time.Second))
+	switch {
+	case ns >= math.MaxInt64:
+		return time.Duration(math.MaxInt64)
+	case ns <= math.MinInt64:
+		return time.Duration(math.MinInt64)
+	}
+	return time.Duration(ns)
+}
+
+// millis prints a duration for people: "25 µs", "5.2 ms", "100 ms",
+// "2.5 s" (microseconds below a millisecond, tenths of a millisecond below
+// a second, milliseconds above).
 func millis(d time.Duration) string {
+	if d == 0 {
+		return "0 ms"
+	}
+	if d < time.Millisecond && d > -time.Millisecond {
+		return strconv.FormatInt(d.Round(time.Microsecond).Microseconds(), 10) + " µs"
+	}
 	if d < time.Second && d > -time.Second {
 		ms := math.Round(float64(d)/float64(100*time.Microsecond)) / 10
 		return strconv.FormatFloat(ms, 'f', -1, 64) + " ms"

@@ -186,3 +186,99 @@ func TestEarliestSuite(t *testing.T) {
 		t.Errorf("expiring after 5 ms: %s %+v", c.Verdict, c.Failure)
 	}
 }
+
+// replayTimer replays a trace of the timer with earliest 100 ms after Arm.
+func replayTimer(t *testing.T, trace string, rc conform.ReplayConfig) *conform.ReplayResult {
+	t.Helper()
+	m, cfg := timerModel(t, timerEarliest)
+	recs, err := conform.ParseTrace("t.trace", []byte(trace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := conform.Replay(context.Background(), m, cfg, recs, rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// With [replay] time_attr a trace's times are checked against earliest,
+// counted from the previous event replayed: an expiry 5 ms after Arm
+// fails there, one 150 ms after passes; the environment's actions, the
+// first event, an ignored record, and traces without time_attr are not
+// judged by it.
+func TestEarliestReplay(t *testing.T) {
+	const wording = "?Expire() came after 5 ms; the model says not before 100 ms (earliest `0.1 if armed(s) else 0` in this state)"
+	ms := conform.ReplayConfig{TimeAttr: "time", TimeUnit: 0.001}
+	xml := func(expire string) string {
+		return "<trace>\n  <Arm time=\"1000\"/>\n  <Expire time=\"" + expire + "\"/>\n  <Arm time=\"2000\"/>\n  <Expire time=\"2200\"/>\n</trace>\n"
+	}
+	res := replayTimer(t, xml("1005"), ms)
+	if f := res.Failure; res.Verdict != conform.Fail || f == nil || f.Index != 1 || f.Line != 3 || f.Message != wording || f.Step == nil || f.Step.Label != "?Expire()" || len(f.States) != 1 {
+		t.Errorf("5 ms after Arm: %s %+v", res.Verdict, f)
+	}
+	if res = replayTimer(t, xml("1150"), ms); res.Verdict != conform.Pass || res.Matched != 4 {
+		t.Errorf("150 ms after Arm: %s %+v", res.Verdict, res.Failure)
+	}
+	if res = replayTimer(t, xml("1005"), conform.ReplayConfig{}); res.Verdict != conform.Pass {
+		t.Errorf("no time_attr: %s %+v", res.Verdict, res.Failure)
+	}
+	// Seconds (the default unit) in JSON lines, where times are numbers.
+	jsonl := func(expire string) string {
+		return `{"event": "Arm", "time": 0.5}` + "\n" + `{"event": "Expire", "time": ` + expire + "}\n"
+	}
+	if res = replayTimer(t, jsonl("0.505"), conform.ReplayConfig{TimeAttr: "time"}); res.Verdict != conform.Fail || res.Failure.Message != wording {
+		t.Errorf("JSON lines, 5 ms: %s %+v", res.Verdict, res.Failure)
+	}
+	if res = replayTimer(t, jsonl("0.65"), conform.ReplayConfig{TimeAttr: "time"}); res.Verdict != conform.Pass {
+		t.Errorf("JSON lines, 150 ms: %s %+v", res.Verdict, res.Failure)
+	}
+	// An ignored record is no event to count from: 95 ms after Arm fails.
+	ignore := conform.ReplayConfig{TimeAttr: "time", TimeUnit: 0.001, Mappings: map[string]*conform.EventMapping{"tick": {Role: conform.RoleIgnore}}}
+	if res = replayTimer(t, "<trace><Arm time=\"0\"/><tick time=\"90\"/><Expire time=\"95\"/></trace>", ignore); res.Verdict != conform.Fail {
+		t.Errorf("ignored tick between: %s %+v", res.Verdict, res.Failure)
+	}
+	// Mapped as an action of the environment, Expire is not judged; a
+	// time going back (a window's reordering) is not judged either.
+	asAction := conform.ReplayConfig{TimeAttr: "time", TimeUnit: 0.001, Mappings: map[string]*conform.EventMapping{"Expire": {Role: conform.RoleAction}}}
+	if res = replayTimer(t, xml("1005"), asAction); res.Verdict != conform.Pass {
+		t.Errorf("Expire as an action: %s %+v", res.Verdict, res.Failure)
+	}
+	if res = replayTimer(t, xml("999"), ms); res.Verdict != conform.Pass {
+		t.Errorf("time going back: %s %+v", res.Verdict, res.Failure)
+	}
+	// Exactly the bound is not early, in whatever unit: 100000 µs is
+	// 100 ms, though 100000 × 0.000001 is 0.09999999999999999.
+	us := conform.ReplayConfig{TimeAttr: "time", TimeUnit: 0.000001}
+	if res = replayTimer(t, "<trace><Arm time=\"0\"/><Expire time=\"100000\"/></trace>", us); res.Verdict != conform.Pass {
+		t.Errorf("exactly 100 ms after Arm: %s %+v", res.Verdict, res.Failure)
+	}
+	if res = replayTimer(t, "<trace><Arm time=\"0\"/><Expire time=\"99999\"/></trace>", us); res.Verdict != conform.Fail ||
+		!strings.HasPrefix(res.Failure.Message, "?Expire() came after 99.999 ms; the model says not before 100 ms") {
+		t.Errorf("1 µs short of 100 ms: %s %+v", res.Verdict, res.Failure)
+	}
+	// Plain traces have no times.
+	if res = replayTimer(t, "Arm()\n?Expire()\n", ms); res.Verdict != conform.Pass {
+		t.Errorf("plain trace: %s %+v", res.Verdict, res.Failure)
+	}
+}
+
+// A timed event without its time, or with one that is no number, is a
+// malformed trace at its line.
+func TestEarliestReplayTraceErrors(t *testing.T) {
+	m, cfg := timerModel(t, timerEarliest)
+	for trace, want := range map[string]string{
+		"<trace>\n<Arm time=\"0\"/>\n<Expire/>\n</trace>": `t.trace:3: event Expire has no time attribute "time" (time_attr)`,
+		"<trace>\n<Arm time=\"soon\"/>\n</trace>":         `t.trace:2: event Arm: its time time="soon" is not a number`,
+		`{"event": "Arm", "time": "NaN"}`:                 `t.trace:1: event Arm: its time time="NaN" is not a number`,
+	} {
+		recs, err := conform.ParseTrace("t.trace", []byte(trace))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = conform.Replay(context.Background(), m, cfg, recs, conform.ReplayConfig{TimeAttr: "time", File: "t.trace"})
+		if err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", trace, err, want)
+		}
+	}
+}
