@@ -188,7 +188,8 @@ func (b *builder) action(ac *explore.ActionConfig, ai int, an string, as *Action
 	return nil
 }
 
-// expressions compiles the filters, groupings, accepting and timeout.
+// expressions compiles the filters, groupings, accepting, timeout and
+// earliest.
 func (b *builder) expressions(cfg *explore.Config) error {
 	s := b.spec
 	for i, f := range s.Filters {
@@ -213,6 +214,11 @@ func (b *builder) expressions(cfg *explore.Config) error {
 	}
 	if s.Timeout != "" {
 		if cfg.Timeout, err = b.expr(s.Timeout, "timeout"); err != nil {
+			return err
+		}
+	}
+	if s.Earliest != "" {
+		if cfg.Earliest, err = b.expr(s.Earliest, "earliest"); err != nil {
 			return err
 		}
 	}

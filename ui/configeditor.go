@@ -238,6 +238,7 @@ func (ce *ConfigEditor) build() fyne.CanvasObject {
 	}
 	add(heading("Testing"))
 	add(wrapped("Timeout Δ(s), seconds"), ce.expr("timeout", s.Timeout, orDefault(r.Timeout, "0"), func(v string) { s.Timeout = v }))
+	add(wrapped("Earliest observable, seconds after the state is reached"), ce.expr("earliest", s.Earliest, orDefault(r.Earliest, "none"), func(v string) { s.Earliest = v }))
 	add(wrapped("Accepting states (overrides the model's accepting)"), ce.expr("accepting", s.Accepting, orDefault(r.Accepting, "the model's accepting(s)"), func(v string) { s.Accepting = v }))
 	mode := newSelect([]string{"auto", "on", "off"}, func(v string) {
 		if v != s.Timeouts && !(v == "auto" && s.Timeouts == "") {

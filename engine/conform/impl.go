@@ -17,6 +17,11 @@ type Event struct {
 	// Bytes is the event's size as received (its protocol line), for
 	// the queue's byte bound; 0: estimated from its values.
 	Bytes int
+	// At is when the event arrived: EventQueue.Push sets it (when zero);
+	// the tester measures earliest (explore.Config.Earliest) with it. Zero
+	// for an event that did not pass through a queue: the tester takes the
+	// time it read the event.
+	At time.Time
 }
 
 // size is the event's size for the queue's byte bound.
@@ -161,10 +166,10 @@ const (
 	MaxQueuedBytes  = 64 << 20
 )
 
-// Push appends an event and wakes the reader. Past MaxQueuedEvents unread
-// events, or MaxQueuedBytes of them, the queue fails with a protocol error
-// (an implementation flooding events must not exhaust memory) and Push
-// returns that error.
+// Push appends an event, stamping its arrival (Event.At) when unset, and
+// wakes the reader. Past MaxQueuedEvents unread events, or MaxQueuedBytes
+// of them, the queue fails with a protocol error (an implementation
+// flooding events must not exhaust memory) and Push returns that error.
 func (q *EventQueue) Push(ev *Event) error {
 	n := ev.size()
 	ev.Bytes = n // counted once: the same size comes off when it is read
@@ -179,6 +184,9 @@ func (q *EventQueue) Push(ev *Event) error {
 		err := &ImplError{Kind: FailProtocol, Msg: "the implementation sent " + what + " that were not read yet"}
 		q.Fail(err)
 		return err
+	}
+	if ev.At.IsZero() {
+		ev.At = time.Now() // under the lock: arrivals are in queue order
 	}
 	q.events = append(q.events, ev)
 	q.bytes += n

@@ -312,6 +312,9 @@ type onlineRun struct {
 	// scriptWaited is set while a scripted step the model does not enable
 	// yet waits for events (see control).
 	scriptWaited bool
+	// since is when the tester reached states (for earliest): the reset,
+	// the call of the controllable action, the previous event's arrival.
+	since time.Time
 }
 
 // fail ends the run with a failure in states, found after the steps taken
@@ -423,6 +426,7 @@ func (t *tester) run(n int, seed uint64) RunResult {
 	t.bind = NewBinding()
 	t.counts = make([]int, len(t.info.Actions))
 	// Runs start in a passive state (the timeout extension).
+	r.since = time.Now()
 	states, f := t.startRun()
 	if f != nil {
 		r.failWith(f, nil)
@@ -486,6 +490,7 @@ func (r *onlineRun) observe(cleanup bool) bool {
 		}
 		return r.failWith(implFailure("", err), states)
 	}
+	at := arrival(ev)
 	if ev == nil && r.ending {
 		return r.fail(FailNotAccepting, fmt.Sprintf("no action is enabled, the state is not accepting, and no observable action came within %s", t.tc.EndWait), states, t.expectedObservables(states))
 	}
@@ -510,12 +515,19 @@ func (r *onlineRun) observe(cleanup bool) bool {
 	if fail != nil {
 		return r.failAction(fail, nil)
 	}
+	early, err := t.early(states, at.Sub(r.since), StepRecord{Kind: kind, Action: ev.Action, Args: args})
+	if err != nil {
+		return r.fail(FailModel, err.Error(), states, nil)
+	}
+	if early != nil {
+		return r.failAction(early, nil)
+	}
 	if len(next) > t.tc.MaxStates {
 		return r.inconclusive(fmt.Sprintf("the model may be in more than %d states", t.tc.MaxStates))
 	}
 	t.cover(states, ev.Action, args, next)
 	r.record(StepRecord{Kind: kind, Action: ev.Action, Args: args, Cleanup: cleanup, States: keys(next), From: keys(states)})
-	r.states = next
+	r.states, r.since = next, at
 	if msg := t.violated(next); msg != "" {
 		return r.fail(FailInvariant, msg, next, nil)
 	}
@@ -559,6 +571,7 @@ func (r *onlineRun) control(cleanup bool) bool {
 		c = t.choose(states, cands)
 	}
 	name := t.info.Actions[c.action].Name
+	called := time.Now() // earliest counts from here: the step may take effect at once
 	next, output, f := t.perform(states, c, c.label(t.info))
 	if f != nil {
 		if f.Kind == "" {
@@ -571,7 +584,7 @@ func (r *onlineRun) control(cleanup bool) bool {
 	// Without observable actions the tester is active again at once (its
 	// timeouts are not logged).
 	r.record(StepRecord{Kind: model.Controllable, Action: name, Args: c.args, Output: output, Cleanup: cleanup, States: keys(next), From: keys(states), Active: !t.observing})
-	r.states = next
+	r.states, r.since = next, called
 	r.active = false
 	if msg := t.violated(next); msg != "" {
 		return r.fail(FailInvariant, msg, next, nil)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,6 +58,15 @@ type ReplayConfig struct {
 	// MaxStates bounds the states the model may be in (default 1000);
 	// hitting it makes the verdict inconclusive.
 	MaxStates int
+	// TimeAttr names the attribute that gives an event's time (XML and
+	// JSON-lines traces; plain traces have none); "" for none. With it, an
+	// event of the system (role event) that comes sooner after the
+	// previous event than the configuration's Earliest allows in the
+	// states the model may be in fails the replay there. TimeUnit is the
+	// seconds one unit of it stands for (default 1; 0.000001 for
+	// microseconds).
+	TimeAttr string
+	TimeUnit float64
 	// File names the trace in error messages.
 	File string
 	// Key names the attribute that cuts a concurrent history into
@@ -120,6 +130,9 @@ type resolved struct {
 	action int
 	args   []model.Value
 	thread string
+	// time is the event's time (ReplayConfig.TimeAttr) when timed.
+	time  float64
+	timed bool
 }
 
 // Replay checks a recorded trace against the model: it reproduces the
@@ -139,6 +152,9 @@ func ReplayTrace(ctx context.Context, m model.Model, cfg *explore.Config, tr Tra
 	}
 	if rc.ThreadAttr == "" {
 		rc.ThreadAttr = "thread"
+	}
+	if !(rc.TimeUnit > 0) {
+		rc.TimeUnit = 1
 	}
 	t, err := newTester(ctx, m, cfg, nil, TestConfig{MaxStates: rc.MaxStates}, false)
 	if err != nil {
@@ -190,6 +206,9 @@ func ReplayTrace(ctx context.Context, m model.Model, cfg *explore.Config, tr Tra
 			return failAt(&ev, Fail, fmt.Sprintf("no state the model may be in accepts %s", label), states, t.enabledLabels(states, feed.pending))
 		}
 		ev := feed.take(matched)
+		if res, early := rr.timed(&ev, states); early {
+			return res, nil
+		}
 		if next, err = t.closure(next); err != nil {
 			if ctx.Err() != nil {
 				return stopped(&ev, next)
@@ -225,6 +244,35 @@ type replayRun struct {
 	feed *eventFeed
 	res  *ReplayResult
 	rc   ReplayConfig
+	// since is the time of the event replayed last, when it had one.
+	since    float64
+	hasSince bool
+}
+
+// timed checks the time of an event just matched in states: an event of
+// the system (role event) that came sooner after the previous event than
+// earliest allows there ends the replay (true, with its result). The first
+// event has no previous one to count from.
+func (r *replayRun) timed(ev *resolved, states []model.State) (*ReplayResult, bool) {
+	if !ev.timed {
+		return nil, false
+	}
+	prev, had := r.since, r.hasSince
+	r.since, r.hasSince = ev.time, true
+	if !had || !r.feed.observed(ev) {
+		return nil, false
+	}
+	name, kind := r.t.info.Actions[ev.action].Name, r.t.cfg.Actions[ev.action].Kind
+	f, err := r.t.early(states, seconds((ev.time-prev)*r.rc.TimeUnit), StepRecord{Kind: kind, Action: name, Args: ev.args})
+	if err != nil {
+		res, _ := r.failAt(ev, ModelError, "the model failed: "+err.Error(), states, nil)
+		return res, true
+	}
+	if f != nil {
+		res, _ := r.failAt(ev, Fail, f.Message, states, nil)
+		return res, true
+	}
+	return nil, false
 }
 
 // failAt ends the replay with a verdict at an event (nil: at the end).
@@ -325,6 +373,16 @@ func (f *eventFeed) fill(n int) error {
 		f.pending = append(f.pending, ev)
 	}
 	return nil
+}
+
+// observed tells whether an event is the system's own: role event, or,
+// with no role mapped, an action the configuration does not make
+// controllable.
+func (f *eventFeed) observed(ev *resolved) bool {
+	if mp := f.rc.Mappings[ev.rec.Name]; mp != nil && mp.Role != "" {
+		return mp.Role == RoleEvent
+	}
+	return f.t.cfg.Actions[ev.action].Kind != model.Controllable
 }
 
 // take removes the matched event k from the pending ones: the (at most
@@ -526,6 +584,17 @@ func resolveRecord(info *model.ModelInfo, byName map[string]int, r *Record, rc R
 	a := info.Actions[ai]
 	ev := resolved{rec: r, action: ai}
 	ev.thread, _ = r.Attr(rc.ThreadAttr)
+	if rc.TimeAttr != "" && r.Attrs != nil { // plain traces have no times
+		v, ok := r.Attr(rc.TimeAttr)
+		if !ok {
+			return resolved{}, false, &TraceError{Line: r.Line, Msg: fmt.Sprintf("event %s has no time attribute %q (time_attr)", r.Name, rc.TimeAttr)}
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return resolved{}, false, &TraceError{Line: r.Line, Msg: fmt.Sprintf("event %s: its time %s=%.40q is not a number", r.Name, rc.TimeAttr, v)}
+		}
+		ev.time, ev.timed = f, true
+	}
 	if r.Attrs == nil { // a plain trace: positional inputs
 		if len(r.Args) != len(a.Params) {
 			return resolved{}, false, &TraceError{Line: r.Line, Msg: fmt.Sprintf("%s takes %d inputs (%s), the trace gives %d", a.Name, len(a.Params), strings.Join(a.Params, ", "), len(r.Args))}

@@ -113,6 +113,7 @@ func (t *tester) runSteps(name string, steps []explore.SuiteStep, plan *explore.
 	start := time.Now()
 	r := &caseRun{t: t, res: CaseResult{Name: name, Verdict: Pass}, prefix: prefix}
 	t.bind = NewBinding()
+	r.since = time.Now()
 	states, f := t.startRun()
 	if f != nil {
 		r.failWith(f, nil)
@@ -140,6 +141,8 @@ type caseRun struct {
 	prefix bool
 	// last is the action just taken, for the log.
 	last StepRecord
+	// since is when the states were reached (for earliest), as online.
+	since time.Time
 }
 
 func (r *caseRun) fail(kind FailureKind, msg string, states []model.State, expected []string) bool {
@@ -226,14 +229,23 @@ func (r *caseRun) next(wait time.Duration) (*Event, bool) {
 		}
 		return nil, r.failWith(implFailure("", err), r.states)
 	}
+	if ev != nil {
+		ev.At = arrival(ev)
+	}
 	return ev, false
 }
 
 // judge checks an event against the model: a failure when the model does
-// not allow it, inconclusive when it allows it but the case wanted
-// something else.
+// not allow it (or not so soon), inconclusive when it allows it but the
+// case wanted something else.
 func (r *caseRun) judge(ev *Event, wanted string) ([]model.State, []model.Value, bool) {
 	next, args, kind, f := r.t.observe(r.states, ev)
+	if f == nil {
+		var err error
+		if f, err = r.t.early(r.states, ev.At.Sub(r.since), StepRecord{Kind: kind, Action: ev.Action, Args: args}); err != nil {
+			return nil, nil, r.fail(FailModel, err.Error(), r.states, nil)
+		}
+	}
 	if f != nil && r.t.cutShort() {
 		return nil, nil, r.inconclusive("cancelled")
 	}
@@ -277,7 +289,7 @@ func (r *caseRun) observe(st explore.SuiteStep, wait time.Duration) bool {
 		_, _, done = r.judge(ev, st.Label)
 		return done
 	}
-	r.states = next
+	r.states, r.since = next, ev.At
 	r.last = StepRecord{Kind: model.Observable, Action: ev.Action, Args: args}
 	return false
 }
@@ -486,7 +498,7 @@ func (r *caseRun) choose(options []explore.SuiteStep) (explore.SuiteStep, bool) 
 	}
 	for _, o := range options {
 		if o.Kind != "timeout" && ev.Action == o.Action && sameArgs(args, o.Args) {
-			r.states = next
+			r.states, r.since = next, ev.At
 			r.last = StepRecord{Kind: model.Observable, Action: ev.Action, Args: args}
 			return o, false
 		}
@@ -517,6 +529,7 @@ func (r *caseRun) control(st explore.SuiteStep) bool {
 	if !ok {
 		return r.inconclusive(fmt.Sprintf("step %d: %s is not possible in the model's state here (the suite does not fit this model or configuration)", r.res.Steps+1, st.Label))
 	}
+	called := time.Now()
 	next, output, f := t.perform(states, candidate{action: ai, args: args}, st.Label)
 	if f != nil {
 		if f.Kind == "" {
@@ -532,7 +545,7 @@ func (r *caseRun) control(st explore.SuiteStep) bool {
 	if st.Output != "" && model.Format(output) != st.Output {
 		return r.inconclusive(fmt.Sprintf("step %d: %s gave output %s, which the model allows, where the case expected %s", r.res.Steps+1, st.Action, model.Format(output), st.Output))
 	}
-	r.states = next
+	r.states, r.since = next, called
 	r.last = StepRecord{Kind: model.Controllable, Action: st.Action, Args: args, Output: output}
 	return false
 }

@@ -36,6 +36,7 @@ type FailureKind string
 // Failure kinds of a test run, as reported and in JUnit output.
 const (
 	FailUnexpected   FailureKind = "unexpected-observable" // an observable action the model does not allow
+	FailEarly        FailureKind = "early-observable"      // an observable action sooner than the model's earliest allows
 	FailRefused      FailureKind = "refused"               // a controllable action the implementation refused
 	FailOutput       FailureKind = "output-mismatch"       // an output the model does not allow
 	FailInvariant    FailureKind = "invariant"             // the model state violates the invariant

@@ -55,6 +55,14 @@ type Config struct {
 	// Timeout is the state-dependent timeout Δ(s) in seconds used by online
 	// testing (default 0).
 	Timeout model.Expr
+	// Earliest is the state-dependent lower bound in seconds on when an
+	// observable action may happen: counted from when the tester reached
+	// the states the model may be in (the call of a controllable action,
+	// the arrival of the previous observable one, the reset), an
+	// observable action that comes sooner than the least of Earliest over
+	// those states fails the run (online testing, and replays of traces
+	// with times). Nil: no lower bound.
+	Earliest model.Expr
 	// Accepting overrides the model's accepting(s).
 	Accepting model.Expr
 	// Bounds; zero means none. Bounds count model states.
