@@ -149,7 +149,7 @@ func (tv *TestView) startCampaign(workers int) {
 	tv.camp.info = runInfo{gen: gen, started: time.Now(), project: p.Name, path: p.Path, config: config, tc: tc}
 	tv.camp.perWorker = nil
 	tv.clear("jobs done")
-	tv.counters.SetText(fmt.Sprintf("Campaign: %d runs of %d steps in jobs of %d, seed %d, %d local workers, %s…", spec.Runs, spec.Steps, jobRuns, spec.Seed, workers, on))
+	tv.setCounters(fmt.Sprintf("Campaign: %d runs of %d steps in jobs of %d, seed %d, %d local workers, %s…", spec.Runs, spec.Steps, jobRuns, spec.Seed, workers, on))
 	tv.verdicts.SetText("")
 	wb.s.details.Clear("Click a failure to draw its run.")
 	wb.Cancel()
@@ -197,7 +197,7 @@ func (tv *TestView) campaignProgress(gen int, pr campaign.Progress) {
 	if gen != tv.gen {
 		return
 	}
-	tv.counters.SetText(fmt.Sprintf("%d of %d jobs, %d runs (%.0f runs/s), %d steps, %d failures, %d model states visited; %.1f s",
+	tv.setCounters(fmt.Sprintf("%d of %d jobs, %d runs (%.0f runs/s), %d steps, %d failures, %d model states visited; %.1f s",
 		pr.Done, pr.Jobs, pr.Runs, float64(pr.Runs)/max(pr.Seconds, 0.001), pr.Steps, pr.Failures, pr.States, pr.Seconds))
 	tv.camp.perWorker = pr.PerWorker
 	tv.verdicts.SetText(workerLines(pr.PerWorker))

@@ -161,6 +161,9 @@ func (ov *OfflineView) Content() fyne.CanvasObject { return ov.content }
 func (ov *OfflineView) setSummary(text string) {
 	ov.summary.SetText(text)
 	ov.suiteHead.SetText(text)
+	if ov.suiteView != nil {
+		ov.suiteView.Refresh() // the lines the text takes (see setCounters)
+	}
 }
 
 // setTraceText says what the trace is or did, in the side panel and above
@@ -168,6 +171,9 @@ func (ov *OfflineView) setSummary(text string) {
 func (ov *OfflineView) setTraceText(text string) {
 	ov.traceLabel.SetText(text)
 	ov.replayHead.SetText(text)
+	if ov.replayView != nil {
+		ov.replayView.Refresh()
+	}
 }
 
 // wrapped is a label that wraps its words.

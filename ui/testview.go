@@ -60,6 +60,8 @@ type TestView struct {
 	// placeholder (not the exploration's): leaving the Test tab puts the
 	// exploration's back.
 	onGraph bool
+	// chartPanel holds the counters above the chart (see setCounters).
+	chartPanel *fyne.Container
 	// failNote says, beside the Shrink button, how the shrinking goes.
 	failNote *widget.Label
 	results  fyne.CanvasObject // the run (central area)
@@ -179,11 +181,22 @@ func NewTestView(wb *Workbench) *TestView {
 	// the user moves. The chart's part holds the counters and the chart
 	// (its legend and x axis say what it counts).
 	chart := headAbove(tv.counters, tv.chart)
+	tv.chartPanel = chart
 	lower := container.NewVSplit(chart, tv.bottom)
 	lower.Offset = 0.42
 	tv.content = container.NewVScroll(top)
 	tv.results = container.NewStack(lower, tv.tips.layer)
 	return tv
+}
+
+// setCounters says what the test or campaign has done so far, above its
+// chart, laid out again for the lines the text now takes (a label's new
+// height did not reach its panel, and the chart hid the second line).
+func (tv *TestView) setCounters(text string) {
+	tv.counters.SetText(text)
+	if tv.chartPanel != nil {
+		tv.chartPanel.Refresh()
+	}
 }
 
 // Content is the side panel's Test tab: the settings and controls.
@@ -338,7 +351,7 @@ func (tv *TestView) clear(unit string) {
 		tv.wb.views.open(viewRun) // beside its graph
 	}
 	tv.lines, tv.actions, tv.dropped, tv.runsDone = nil, 0, 0, 0
-	tv.counters.SetText("")
+	tv.setCounters("")
 	tv.verdicts.SetText("")
 	tv.shown, tv.selID = nil, ""
 	tv.mu.Lock()
@@ -500,7 +513,7 @@ func (tv *TestView) flush(ri runInfo) {
 		tv.actions += steps
 		tv.runsDone += runs
 		total, el := tv.actions, max(elapsed, 0.001)
-		tv.counters.SetText(fmt.Sprintf("%d runs ended, %.1f runs/s; %d steps, %.0f steps/s; %d model states, %d transitions visited",
+		tv.setCounters(fmt.Sprintf("%d runs ended, %.1f runs/s; %d steps, %.0f steps/s; %d model states, %d transitions visited",
 			tv.runsDone, float64(tv.runsDone)/el, total, float64(total)/el, models, trans))
 		tv.mu.Lock()
 		tv.doc = doc

@@ -96,13 +96,16 @@ type headLayout struct{}
 
 func (headLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	h, b := objs[0].MinSize(), objs[1].MinSize()
+	if w := objs[0].Size().Width; w > 0 { // at the width it was last given
+		h.Height = max(h.Height, textHeight(objs[0], w))
+	}
 	return fyne.NewSize(max(h.Width, b.Width), h.Height+theme.Padding()+b.Height)
 }
 
 func (headLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	head, body := objs[0], objs[1]
 	head.Resize(fyne.NewSize(size.Width, head.MinSize().Height)) // its minimum height at this width
-	h := head.MinSize().Height
+	h := max(head.MinSize().Height, textHeight(head, size.Width))
 	if !head.Visible() {
 		h = -theme.Padding()
 	}
@@ -128,4 +131,35 @@ func newOneLine(text string) *oneLine {
 // SetText shows text's lines joined on one line.
 func (l *oneLine) SetText(text string) {
 	l.Label.SetText(strings.Join(strings.Fields(strings.ReplaceAll(text, "\n", " \u00b7 ")), " "))
+}
+
+// textHeight is the height a wrapping label needs at width w, measured
+// here: the label's own minimum can lag behind its text or its width (it
+// is worked out when the label is next drawn), and a head sized by it
+// showed one line of two. 0 for anything else.
+func textHeight(o fyne.CanvasObject, w float32) float32 {
+	l, ok := o.(*widget.Label)
+	if !ok || l.Wrapping == fyne.TextWrapOff || l.Text == "" {
+		return 0
+	}
+	pad, size := theme.InnerPadding(), theme.TextSize()
+	room := w - 2*pad
+	lineH := fyne.MeasureText("Mg", size, l.TextStyle).Height
+	lines := 0
+	for _, para := range strings.Split(l.Text, "\n") {
+		line := ""
+		lines++
+		for _, word := range strings.Fields(para) {
+			try := word
+			if line != "" {
+				try = line + " " + word
+			}
+			if line != "" && fyne.MeasureText(try, size, l.TextStyle).Width > room {
+				lines++
+				try = word
+			}
+			line = try
+		}
+	}
+	return float32(lines)*lineH + float32(lines-1)*theme.LineSpacing() + 2*pad
 }
