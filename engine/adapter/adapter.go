@@ -50,14 +50,18 @@ type lineAdapter struct {
 	name    string
 }
 
-func newLineAdapter(r io.Reader, w io.Writer, timeout time.Duration) *lineAdapter {
+// newLineAdapter is an adapter writing requests to w; start it on what it
+// reads once its hooks (onDead, closer) are set: its reading goroutine
+// reads them.
+func newLineAdapter(w io.Writer, timeout time.Duration) *lineAdapter {
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
-	a := &lineAdapter{w: w, timeout: timeout, pending: map[int]chan map[string]any{}}
-	go a.read(r)
-	return a
+	return &lineAdapter{w: w, timeout: timeout, pending: map[int]chan map[string]any{}}
 }
+
+// start reads the implementation's lines from r.
+func (a *lineAdapter) start(r io.Reader) { go a.read(r) }
 
 func (a *lineAdapter) fail(e *conform.ImplError) {
 	a.mu.Lock()
@@ -481,7 +485,7 @@ func StartProcess(ctx context.Context, model string, command []string, dir strin
 		close(exited)
 	}()
 	kill := func() { killGroup(cmd) }
-	a := newLineAdapter(out, in, timeout)
+	a := newLineAdapter(in, timeout)
 	a.onDead = func() *conform.ImplError {
 		// Within the call timeout, so that a pending call gets this verdict
 		// rather than a timeout.
@@ -512,6 +516,7 @@ func StartProcess(ctx context.Context, model string, command []string, dir strin
 		untrack(cmd)
 		return nil
 	}
+	a.start(out)
 	if err := a.hello(ctx, model); err != nil {
 		a.Close()
 		var ie *conform.ImplError
@@ -535,8 +540,9 @@ func Dial(ctx context.Context, model, address string, timeout time.Duration) (co
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the adapter at %s: %w", address, err)
 	}
-	a := newLineAdapter(conn, conn, timeout)
+	a := newLineAdapter(conn, timeout)
 	a.closer = conn.Close
+	a.start(conn)
 	if err := a.hello(ctx, model); err != nil {
 		conn.Close()
 		return nil, err
