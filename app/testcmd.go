@@ -123,13 +123,16 @@ func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 	} else {
 		fmt.Fprintf(stdout, "testing %s [%s]: %s of %s, strategy %s, seed %d\n", safetext.Term(p.Name), safetext.Term(name), explore.Count(tc.Runs, "run"), explore.Count(tc.Steps, "step"), tc.Strategy, tc.Seed)
 	}
+	// Each run is reported as it ends (its line, its failure, where it was
+	// saved): a test of 5,000 runs is not silent until its end.
+	rep := testReport{path: path, project: p.Name, config: name, saveDir: *saveDir, rerun: saved != nil}
+	counts := conform.Tally{}
+	tc.OnRun = func(r conform.RunResult) { reportRun(stdout, r, tc, &rep, counts) }
 	res, err := conform.Test(ctx, m, cfg, impl, tc)
 	if err != nil {
 		return err
 	}
 	phase = "after the runs"
-	rep := testReport{path: path, project: p.Name, config: name, saveDir: *saveDir, rerun: saved != nil}
-	counts := reportRuns(stdout, res, tc, &rep)
 	sig := printTestSummary(ctx, stdout, p.Name, name, m, cfg, tc, res, counts)
 	if *junit != "" {
 		if err := writeJUnit(*junit, p.Name, name, res); err != nil {
@@ -228,47 +231,43 @@ type testReport struct {
 	saved int
 }
 
-// reportRuns prints each run's verdict and, for failures, the trace, the
-// model state, where the run was saved and the command lines that run it
-// again (quoted for a shell); it returns the verdict tally.
-func reportRuns(stdout io.Writer, res *conform.TestResult, tc conform.TestConfig, rep *testReport) conform.Tally {
-	counts := conform.Tally{}
-	for i := range res.Runs {
-		r := res.Runs[i]
-		counts[r.Verdict]++
-		line := fmt.Sprintf("run %d/%d (seed %d): %s, %s", r.Run, tc.Runs, r.Seed, r.Verdict, explore.Count(r.Actions, "step"))
-		if f := r.Failure; f != nil && f.Step > 0 {
-			// The failing step is a step of the run: "fail at step 3",
-			// not "fail, 2 steps" beside "FAIL … at step 3".
-			line = fmt.Sprintf("run %d/%d (seed %d): %s at step %d", r.Run, tc.Runs, r.Seed, r.Verdict, f.Step)
-		}
-		if r.Reason != "" {
-			line += " (" + safetext.Term(r.Reason) + ")"
-		}
-		fmt.Fprintln(stdout, line)
-		if r.Failure == nil {
-			continue
-		}
-		printFailure(stdout, r)
-		if rep.rerun {
-			continue // a rerun saves nothing new
-		}
-		if rep.saved >= projects.MaxSavedFailures {
-			if rep.saved++; rep.saved == projects.MaxSavedFailures+1 {
-				fmt.Fprintf(stdout, "  (not saved, nor the later failing runs: a test saves its first %d)\n", projects.MaxSavedFailures)
-			}
-		} else if file, err := projects.SaveFailure(rep.saveDir, rep.project, rep.config, tc, r); err != nil {
-			fmt.Fprintf(stdout, "  (the run could not be saved: %s)\n", safetext.Term(err.Error()))
-		} else {
-			rep.saved++
-			fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: %s\n", safetext.Term(file), projects.RerunCommand(rep.path, "", file))
-			if rep.first == nil && r.Verdict == conform.Fail {
-				rep.first, rep.firstSaved = &res.Runs[i], file
-			}
-		}
-		fmt.Fprintf(stdout, "  same choices again (timing may differ): %s\n", projects.SameChoicesCommand(rep.path, rep.config, r.Seed, tc.Steps, tc.Strategy))
+// reportRun prints a run's verdict as it ends and, for a failure, the
+// trace, the model state, where the run was saved and the command lines
+// that run it again (quoted for a shell); counts tallies the verdicts.
+func reportRun(stdout io.Writer, r conform.RunResult, tc conform.TestConfig, rep *testReport, counts conform.Tally) {
+	counts[r.Verdict]++
+	line := fmt.Sprintf("run %d/%d (seed %d): %s, %s", r.Run, tc.Runs, r.Seed, r.Verdict, explore.Count(r.Actions, "step"))
+	if f := r.Failure; f != nil && f.Step > 0 {
+		// The failing step is a step of the run: "fail at step 3",
+		// not "fail, 2 steps" beside "FAIL … at step 3".
+		line = fmt.Sprintf("run %d/%d (seed %d): %s at step %d", r.Run, tc.Runs, r.Seed, r.Verdict, f.Step)
 	}
-	return counts
+	if r.Reason != "" {
+		line += " (" + safetext.Term(r.Reason) + ")"
+	}
+	fmt.Fprintln(stdout, line)
+	if r.Failure == nil {
+		return
+	}
+	printFailure(stdout, r)
+	if rep.rerun {
+		return // a rerun saves nothing new
+	}
+	if rep.saved >= projects.MaxSavedFailures {
+		if rep.saved++; rep.saved == projects.MaxSavedFailures+1 {
+			fmt.Fprintf(stdout, "  (not saved, nor the later failing runs: a test saves its first %d)\n", projects.MaxSavedFailures)
+		}
+	} else if file, err := projects.SaveFailure(rep.saveDir, rep.project, rep.config, tc, r); err != nil {
+		fmt.Fprintf(stdout, "  (the run could not be saved: %s)\n", safetext.Term(err.Error()))
+	} else {
+		rep.saved++
+		fmt.Fprintf(stdout, "  saved: %s\n  rerun its steps: %s\n", safetext.Term(file), projects.RerunCommand(rep.path, "", file))
+		if rep.first == nil && r.Verdict == conform.Fail {
+			first := r // the run as it ended (its steps are kept whole)
+			rep.first, rep.firstSaved = &first, file
+		}
+	}
+	fmt.Fprintf(stdout, "  same choices again (timing may differ): %s\n", projects.SameChoicesCommand(rep.path, rep.config, r.Seed, tc.Steps, tc.Strategy))
 }
 
 // cutShort reports whether a test's last run was cut short by a stop.
