@@ -32,11 +32,16 @@ func (l *Layout) fitTexts() {
 		}
 		fit(e.Ops, pad)
 	}
-	if minX < 0 || minY < 0 {
-		l.translate(Point{-minX, -minY})
-	}
+	// A margin all round: a selected state's ring is drawn outside its
+	// shape, and one at the edge was clipped.
+	minX, minY, maxX, maxY = minX-ringMargin, minY-ringMargin, maxX+ringMargin, maxY+ringMargin
+	l.translate(Point{-minX, -minY})
 	l.Width, l.Height = maxX-minX, maxY-minY
 }
+
+// ringMargin is the room kept around a layout for the marks drawn outside
+// the states' shapes (selection and path rings).
+const ringMargin = 6
 
 // translate moves everything in the layout by d.
 func (l *Layout) translate(d Point) {
