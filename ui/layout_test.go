@@ -332,3 +332,44 @@ func relayout(o fyne.CanvasObject) {
 		}
 	}
 }
+
+// A test watched on the explored graph: the configuration's graph, the
+// states the test visited marked on it (orange, the current one blue, where
+// a run failed red); unticked, the test's own graph again.
+func TestTestOnExploredGraph(t *testing.T) {
+	bin := buildChat(t)
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wait()
+	b.wb.configs.SetSelected("hi_bye")
+	b.wait()
+	explored := len(b.wb.Graph().Doc().States)
+	tv := b.wb.s.test
+	tv.explored.SetChecked(true)
+	tv.adapter.SetText(bin + " adapter")
+	tv.runs.SetText("6")
+	tv.steps.SetText("20")
+	tv.seed.SetText("2")
+	res := startAndWait(t, tv)
+	pump(10*time.Second, func() bool { return len(b.wb.Graph().marks) > 0 })
+	g := b.wb.Graph()
+	v := g.Doc()
+	if v == nil || len(v.States) != explored || !strings.HasPrefix(v.States[1].ID, "S") {
+		t.Fatalf("not the explored graph: %v", v)
+	}
+	colours := map[colorNRGBA]int{}
+	for _, c := range g.marks {
+		colours[c]++
+	}
+	failed := !res.Passed()
+	if colours[markPath] < 5 || colours[markSelected]+colours[markCurrent] == 0 || failed != (colours[markCurrent] > 0) {
+		t.Errorf("marks %v (the test failed: %v)", colours, failed)
+	}
+	if !strings.Contains(b.wb.Status(), "on the explored graph") {
+		t.Errorf("status %q", b.wb.Status())
+	}
+	tv.explored.SetChecked(false)
+	if v := g.Doc(); v == nil || !strings.HasPrefix(v.States[0].ID, "V") {
+		t.Errorf("unticked: the graph shows %v", v)
+	}
+}

@@ -143,3 +143,41 @@ func (wb *Workbench) resetPathMode() {
 		wb.pathMode.OnChanged = onChanged
 	}
 }
+
+// docPath is the shortest path (transition indices) from the initial state
+// of a document to state i.
+func docPath(d *graph.Doc, i int) []int {
+	index := make(map[string]int, len(d.States))
+	start := -1
+	for j, s := range d.States {
+		index[s.ID] = j
+		if s.Initial {
+			start = j
+		}
+	}
+	if start < 0 || start == i {
+		return nil
+	}
+	out := make([][]int, len(d.States)) // transitions leaving each state
+	for ti, t := range d.Transitions {
+		out[index[t.From]] = append(out[index[t.From]], ti)
+	}
+	via := map[int]int{start: -1} // state -> transition that reached it
+	for queue := []int{start}; len(queue) > 0; queue = queue[1:] {
+		for _, ti := range out[queue[0]] {
+			to := index[d.Transitions[ti].To]
+			if _, seen := via[to]; !seen {
+				via[to] = ti
+				queue = append(queue, to)
+			}
+		}
+	}
+	if _, ok := via[i]; !ok {
+		return nil
+	}
+	var path []int
+	for s := i; s != start; s = index[d.Transitions[via[s]].From] {
+		path = append([]int{via[s]}, path...)
+	}
+	return path
+}

@@ -437,6 +437,9 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 	wb.graph.SetGraph(d.view, d.lay, d.img, d.scale)
 	wb.graph.SetMarks(nil)
 	wb.resetPathMode()
+	if tv := wb.s.test; tv != nil {
+		defer tv.remark() // a test watched on the explored graph marks it again
+	}
 	if !wb.graph.UserZoomed() {
 		wb.graph.Fit()
 	}

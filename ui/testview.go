@@ -62,6 +62,12 @@ type TestView struct {
 	onGraph bool
 	// chartPanel holds the counters above the chart (see setCounters).
 	chartPanel *fyne.Container
+	// explored, when ticked, shows the test on the explored graph
+	// (testonexplored.go); marked is what it marks there, config the
+	// configuration the test runs.
+	explored *escCheck
+	marked   *visitedKeys
+	config   string
 	// failNote says, beside the Shrink button, how the shrinking goes.
 	failNote *widget.Label
 	results  fyne.CanvasObject // the run (central area)
@@ -149,7 +155,8 @@ func NewTestView(wb *Workbench) *TestView {
 	// A label and its field a row: the side panel is narrow.
 	form := container.New(layout.NewFormLayout(), widget.NewLabel("runs"), tv.runs, widget.NewLabel("steps per run"), tv.steps,
 		widget.NewLabel("seed"), tv.seed, widget.NewLabel("strategy"), tv.strategy, widget.NewLabel("adapter"), tv.adapter)
-	top := container.NewVBox(form, container.NewHBox(tv.startB, tv.stop), tv.campaignRow(), tv.verdicts)
+	tv.explored = newCheck("on the explored graph", tv.setOnExplored)
+	top := container.NewVBox(form, container.NewHBox(tv.startB, tv.stop), tv.explored, tv.campaignRow(), tv.verdicts)
 	// The failure panel: the first failure of a test, whole, selectable and
 	// copyable (read-only: edits are undone), with the saved run and the
 	// command that reruns it.
@@ -303,6 +310,7 @@ func (tv *TestView) start() {
 		tv.visited, tv.cfg = visited, cfg
 	})
 	tv.clear("steps")
+	tv.config = wb.configs.Selected
 	tv.verdicts.SetText(fmt.Sprintf("Testing %s [%s], seed %d…", p.Name, wb.configs.Selected, tc.Seed))
 	wb.s.details.Clear("Click a state of the test's graph to see its details.")
 	wb.Cancel()        // an exploration would fight over the graph view
@@ -353,7 +361,7 @@ func (tv *TestView) clear(unit string) {
 	tv.lines, tv.actions, tv.dropped, tv.runsDone = nil, 0, 0, 0
 	tv.setCounters("")
 	tv.verdicts.SetText("")
-	tv.shown, tv.selID = nil, ""
+	tv.shown, tv.selID, tv.marked = nil, "", nil
 	tv.mu.Lock()
 	tv.doc = nil
 	tv.mu.Unlock()
@@ -492,6 +500,7 @@ func (tv *TestView) flush(ri runInfo) {
 		}
 	}
 	doc := graph.FromGraph(v.Graph(), v.Vars)
+	vk := keysOf(v)
 	current, models, trans := v.Current(), v.ModelStates(), v.Transitions()
 	d := prepareDoc(doc, doc.States[max(current, 0)].ID, 3, tv.wb.graph.DrawScale)
 	elapsed := time.Since(started).Seconds()
@@ -518,6 +527,11 @@ func (tv *TestView) flush(ri runInfo) {
 		tv.mu.Lock()
 		tv.doc = doc
 		tv.mu.Unlock()
+		if tv.onExplored() {
+			tv.shown, tv.shownCur = &d, current // for when the box is unticked
+			tv.showOnExplored(vk)
+			return
+		}
 		tv.show(d, current)
 	})
 }
@@ -640,44 +654,6 @@ func (tv *TestView) jump(id string) {
 	}()
 }
 
-// docPath is the shortest path (transition indices) from the initial state
-// of a document to state i.
-func docPath(d *graph.Doc, i int) []int {
-	index := make(map[string]int, len(d.States))
-	start := -1
-	for j, s := range d.States {
-		index[s.ID] = j
-		if s.Initial {
-			start = j
-		}
-	}
-	if start < 0 || start == i {
-		return nil
-	}
-	out := make([][]int, len(d.States)) // transitions leaving each state
-	for ti, t := range d.Transitions {
-		out[index[t.From]] = append(out[index[t.From]], ti)
-	}
-	via := map[int]int{start: -1} // state -> transition that reached it
-	for queue := []int{start}; len(queue) > 0; queue = queue[1:] {
-		for _, ti := range out[queue[0]] {
-			to := index[d.Transitions[ti].To]
-			if _, seen := via[to]; !seen {
-				via[to] = ti
-				queue = append(queue, to)
-			}
-		}
-	}
-	if _, ok := via[i]; !ok {
-		return nil
-	}
-	var path []int
-	for s := i; s != start; s = index[d.Transitions[via[s]].From] {
-		path = append([]int{via[s]}, path...)
-	}
-	return path
-}
-
 // finished runs on the UI goroutine when the test ends.
 func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.ModelSize, err error, stopped bool, planned int) {
 	if gen != tv.gen {
@@ -765,6 +741,11 @@ func (tv *TestView) showing(view *graph.Doc) bool {
 // reshow puts the test's last graph back on screen (the Test tab came
 // back); false when the test has none.
 func (tv *TestView) reshow() bool {
+	if tv.marked != nil && tv.onExplored() {
+		tv.onGraph = true // the exploration's graph, drawn again, then marked
+		tv.showOnExplored(*tv.marked)
+		return true
+	}
 	if tv.shown == nil {
 		return false
 	}

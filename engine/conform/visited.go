@@ -187,6 +187,14 @@ func (v *Visited) Key(id string) string {
 	return ""
 }
 
+// Keys returns the model state key of every node, in the order of Graph's
+// states ("" for failure nodes).
+func (v *Visited) Keys() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return append([]string(nil), v.keys...)
+}
+
 // Vars returns the variables of node i (to go with Graph).
 func (v *Visited) Vars(i int) []model.Var {
 	v.mu.Lock()
