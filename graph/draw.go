@@ -278,6 +278,7 @@ func (d drawer) edge(e EdgeShape, c *color.NRGBA) {
 			texts = append(texts, op)
 		}
 	}
+	d.clear(texts)
 	if e.Loop && len(texts) > 0 {
 		d.badge(texts)
 	}
@@ -288,6 +289,47 @@ func (d drawer) edge(e EdgeShape, c *color.NRGBA) {
 		x -= tw * op.Align
 		*d.labels = append(*d.labels, box{x, y - op.FontSize*d.s, x + tw, y + op.FontSize*d.s*0.3})
 	}
+}
+
+// clear moves an arc's label down, past the labels drawn before it that it
+// would cover (two self-loops of one state put theirs side by side, and in
+// Go's font, wider than Graphviz counted, they ran into each other:
+// "Lookup ×24?Done ×72").
+func (d drawer) clear(texts []Op) {
+	if len(texts) == 0 {
+		return
+	}
+	for tries := 0; tries < 8; tries++ {
+		b := d.textsBox(texts)
+		var hit *box
+		for i := range *d.labels {
+			if (*d.labels)[i].meets(b) {
+				hit = &(*d.labels)[i]
+				break
+			}
+		}
+		if hit == nil {
+			return
+		}
+		dy := (hit.y1 - b.y0 + 2) / d.s
+		for i := range texts {
+			texts[i].Center.Y += dy
+		}
+	}
+}
+
+// textsBox bounds texts as drawn (image pixels).
+func (d drawer) textsBox(texts []Op) box {
+	b := box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	for _, op := range texts {
+		d.dc.SetFontFace(d.fc.get(op.FontSize * d.s))
+		tw, _ := d.dc.MeasureString(op.Text)
+		x, y := d.at(op.Center)
+		x -= tw * op.Align
+		b.x0, b.y0 = min(b.x0, x), min(b.y0, y-op.FontSize*d.s)
+		b.x1, b.y1 = max(b.x1, x+tw), max(b.y1, y+op.FontSize*d.s*0.3)
+	}
+	return b
 }
 
 // badge draws a rounded box behind a self-loop's stacked label.
