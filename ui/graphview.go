@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -47,8 +48,12 @@ type GraphView struct {
 	scroll *container.Scroll
 	frame  *fyne.Container // the scroll in a layout that fits again on resizing
 
-	hover    string // tooltip text, "" for none
-	hoverAt  fyne.Position
+	hover   string // tooltip text, "" for none
+	hoverAt fyne.Position
+	// hoverGen counts tooltips shown: one lingers tooltipLinger, then goes
+	// unless the pointer moved meanwhile (Fyne tells no widget that the
+	// pointer left the window, and a tooltip stayed on screen).
+	hoverGen int
 	selected int // Doc state index, -1 for none
 	marks    map[int]color.NRGBA
 	message  string
@@ -346,8 +351,24 @@ func (g *GraphView) MouseMoved(e *desktop.MouseEvent) {
 		return
 	}
 	g.hover, g.hoverAt = text, e.Position
+	g.hoverGen++
+	if text != "" {
+		gen := g.hoverGen
+		time.AfterFunc(tooltipLinger, func() {
+			post(func() {
+				if g.hoverGen == gen && g.hover != "" {
+					g.hover = ""
+					g.Refresh()
+				}
+			})
+		})
+	}
 	g.Refresh()
 }
+
+// tooltipLinger is how long a tooltip stays while the pointer does not
+// move.
+var tooltipLinger = 8 * time.Second
 
 // MouseOut hides the tooltip.
 func (g *GraphView) MouseOut() {

@@ -373,3 +373,29 @@ func TestTestOnExploredGraph(t *testing.T) {
 		t.Errorf("unticked: the graph shows %v", v)
 	}
 }
+
+// A tooltip goes away by itself when the pointer rests (Fyne does not say
+// when the pointer leaves the window, and one stayed on screen), and comes
+// back when the pointer moves over a state again.
+func TestTooltipGoesAway(t *testing.T) {
+	old := tooltipLinger
+	tooltipLinger = 100 * time.Millisecond
+	defer func() { tooltipLinger = old }()
+	b := newBench(t)
+	b.open("../projects/chat/chat.toml")
+	b.wait()
+	g := b.wb.Graph()
+	n := g.lay.Nodes[len(g.lay.Nodes)-1]
+	abs := fyne.CurrentApp().Driver().AbsolutePositionForObject(g)
+	test.MoveMouse(b.win.Canvas(), abs.Add(g.toScreen(n.Center)))
+	if g.Tooltip() == "" {
+		t.Fatal("no tooltip over a state")
+	}
+	if !pump(5*time.Second, func() bool { return g.Tooltip() == "" }) {
+		t.Error("the tooltip stayed")
+	}
+	test.MoveMouse(b.win.Canvas(), abs.Add(g.toScreen(n.Center)).AddXY(1, 0))
+	if g.Tooltip() == "" {
+		t.Error("no tooltip when the pointer moves again")
+	}
+}

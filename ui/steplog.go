@@ -3,6 +3,7 @@ package ui
 import (
 	"image/color"
 	"strconv"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -186,6 +187,7 @@ type tipLayer struct {
 	layer *fyne.Container
 	box   *fyne.Container
 	label *widget.Label
+	gen   int // tooltips shown: each goes after tooltipLinger unless another came
 }
 
 func newTipLayer() *tipLayer {
@@ -222,6 +224,15 @@ func (t *tipLayer) show(text string, o fyne.CanvasObject, style fyne.TextStyle) 
 	t.box.Resize(fyne.NewSize(w, h))
 	t.box.Show()
 	t.layer.Refresh()
+	t.gen++
+	gen := t.gen
+	time.AfterFunc(tooltipLinger, func() { // see GraphView.hoverGen
+		post(func() {
+			if t.gen == gen {
+				t.hide()
+			}
+		})
+	})
 }
 
 func (t *tipLayer) hide() {
