@@ -223,13 +223,13 @@ func (ce *ConfigEditor) build() fyne.CanvasObject {
 	add(ce.field("description", s.Description, "what this configuration is for", true, func(string) string { return "" },
 		func(v string) { s.Description = v }))
 	if s.Extends != "" {
-		add(wrapped("extends " + s.Extends + ": empty fields inherit from it"))
+		add(hintLabel("extends " + s.Extends + ": empty fields inherit from it"))
 	}
-	add(heading("State filters"), wrapped("A transition into a state where a filter is false is dropped."))
+	add(heading("State filters"), hintLabel("A transition into a state where a filter is false is dropped."))
 	add(ce.list("filters", s.Filters, r.Filters, func(v []string) { s.Filters = v }))
-	add(heading("State groupings"), wrapped("A state with seen grouping values is pruned; values label states."))
+	add(heading("State groupings"), hintLabel("A state with seen grouping values is pruned; values label states."))
 	add(ce.list("groupings", s.Groupings, r.Groupings, func(v []string) { s.Groupings = v }))
-	add(heading("Named domains"), wrapped("Parameters point to these with @Name (or share their name)."))
+	add(heading("Named domains"), hintLabel("Parameters point to these with @Name (or share their name)."))
 	add(ce.domains())
 	add(heading("Actions"))
 	info := ce.m.Info()
@@ -237,9 +237,9 @@ func (ce *ConfigEditor) build() fyne.CanvasObject {
 		add(ce.action(a))
 	}
 	add(heading("Testing"))
-	add(wrapped("Timeout Δ(s), seconds"), ce.expr("timeout", s.Timeout, orDefault(r.Timeout, "0"), func(v string) { s.Timeout = v }))
-	add(wrapped("Earliest observable, seconds after the state is reached"), ce.expr("earliest", s.Earliest, orDefault(r.Earliest, "none"), func(v string) { s.Earliest = v }))
-	add(wrapped("Accepting states (overrides the model's accepting)"), ce.expr("accepting", s.Accepting, orDefault(r.Accepting, "the model's accepting(s)"), func(v string) { s.Accepting = v }))
+	add(hintLabel("Timeout Δ(s), seconds"), ce.expr("timeout", s.Timeout, orDefault(r.Timeout, "0"), func(v string) { s.Timeout = v }))
+	add(hintLabel("Earliest observable, seconds after the state is reached"), ce.expr("earliest", s.Earliest, orDefault(r.Earliest, "none"), func(v string) { s.Earliest = v }))
+	add(hintLabel("Accepting states (overrides the model's accepting)"), ce.expr("accepting", s.Accepting, orDefault(r.Accepting, "the model's accepting(s)"), func(v string) { s.Accepting = v }))
 	mode := newSelect([]string{"auto", "on", "off"}, func(v string) {
 		if v != s.Timeouts && !(v == "auto" && s.Timeouts == "") {
 			s.Timeouts = v
@@ -247,7 +247,7 @@ func (ce *ConfigEditor) build() fyne.CanvasObject {
 		}
 	})
 	mode.SetSelected(orDefault(r.Timeouts, "auto"))
-	add(wrapped("Timeout extension"), mode)
+	add(hintLabel("Timeout extension"), mode)
 	add(ce.check("Keep passive states without observable actions", r.KeepEmptyPassive != nil && *r.KeepEmptyPassive, func(b bool) { s.KeepEmptyPassive = &b }))
 	add(ce.check("Apply the model's state_filter", r.ModelFilter == nil || *r.ModelFilter, func(b bool) { s.ModelFilter = &b }))
 	add(ce.check("Stop at invariant violations", r.StopOnError != nil && *r.StopOnError, func(b bool) { s.StopOnError = &b }))
@@ -277,7 +277,7 @@ func (ce *ConfigEditor) check(label string, on bool, apply func(bool)) fyne.Canv
 	}
 	// The label beside the box wraps (a check box's own text does not):
 	// the side panel is narrow.
-	return container.NewBorder(nil, nil, c, nil, wrapped(label))
+	return container.NewBorder(nil, nil, c, nil, hintLabel(label))
 }
 
 func (ce *ConfigEditor) intField(path string, own, inherited *int, apply func(*int)) fyne.CanvasObject {

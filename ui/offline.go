@@ -146,7 +146,7 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 	ov.hist.tabs = container.NewAppTabs(container.NewTabItem("Events", ov.traceList), container.NewTabItem("Sequence", tracePanel), ov.hist.tab)
 	ov.content = container.NewVScroll(container.NewVBox(heading("Test suite"), suiteBar, ov.summary, widget.NewSeparator(),
 		heading("Recorded trace or history"), traceBar, ov.traceLabel))
-	ov.suiteHead, ov.replayHead = wrapped(ov.summary.Text), wrapped(ov.traceLabel.Text)
+	ov.suiteHead, ov.replayHead = hintLabel(ov.summary.Text), hintLabel(ov.traceLabel.Text)
 	ov.suiteView = headAbove(ov.suiteHead, caseSplit)
 	ov.replayView = headAbove(ov.replayHead, ov.hist.tabs)
 	return ov
@@ -174,13 +174,6 @@ func (ov *OfflineView) setTraceText(text string) {
 	if ov.replayView != nil {
 		ov.replayView.Refresh()
 	}
-}
-
-// wrapped is a label that wraps its words.
-func wrapped(text string) *widget.Label {
-	l := widget.NewLabel(text)
-	l.Wrapping = fyne.TextWrapWord
-	return l
 }
 
 // SuiteView is the Suite view of the central area: the cases, and the
