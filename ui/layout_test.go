@@ -209,7 +209,8 @@ func TestNoStuckPlaceholder(t *testing.T) {
 	}
 }
 
-// File ▸ Open Recent lists a project as soon as it is opened.
+// File ▸ Open Recent lists a project as soon as it is opened; the project
+// opens on its graph, whatever view the closed one had.
 func TestOpenRecentIsLive(t *testing.T) {
 	b := newBench(t)
 	b.wb.AutoExplore = false
@@ -227,7 +228,11 @@ func TestOpenRecentIsLive(t *testing.T) {
 		return out
 	}
 	b.open("../projects/chat/chat.toml")
+	b.wb.views.show(viewRun, true)
 	b.open("../projects/stack/stack.toml")
+	if b.wb.views.cur != viewGraph || b.wb.views.beside.Checked {
+		t.Errorf("a new project opens on the view %d (beside %v), not its graph", b.wb.views.cur, b.wb.views.beside.Checked)
+	}
 	got := recent()
 	if len(got) < 2 || !strings.HasSuffix(got[0], "stack.toml") || !strings.HasSuffix(got[1], "chat.toml") {
 		t.Errorf("Open Recent lists %q", got)

@@ -308,6 +308,9 @@ func (wb *Workbench) setProject(p *projects.Project) {
 	wb.setSession(newSession(wb, p))
 	wb.graph.Reset("")
 	wb.note.Hide() // the closed project's overview note (a model that does not load shows none)
+	if wb.views != nil {
+		wb.views.show(viewGraph, false) // the new project's graph, not the closed one's empty result views
+	}
 	wb.title.SetText(p.Name)
 	wb.loadModel()
 	wb.s.test.projectChanged()
