@@ -240,6 +240,7 @@ func cmdWorker(args []string, stdout, stderr io.Writer) error {
 	adapterCmd := fs.String("adapter", "", "the adapter `CMD` this worker runs (required, or --address: a worker runs no command a campaign sends)")
 	address := fs.String("address", "", "dial a running adapter at `HOST:PORT` instead of starting one")
 	dir := fs.String("dir", "", "run the adapter command in folder `DIR` (default: this one)")
+	index := intFlag(fs, "index", 1, 1, 1<<20, "from 1", "this worker's number `N` on its machine: {WORKER} in the adapter command or address stands for it")
 	placeholders := fs.String("placeholders", "", "the model constants `NAMES` (comma-separated) whose values may fill {NAME} in the adapter command")
 	var trust listFlag
 	fs.Var(&trust, "trust", "run the jobs of the coordinator whose public key (U...) is `KEY|FILE`, or of those in the file (required, repeatable)")
@@ -255,7 +256,7 @@ func cmdWorker(args []string, stdout, stderr io.Writer) error {
 		host, _ := os.Hostname()
 		*name = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
-	w := &campaign.Worker{Name: *name, Command: strings.Fields(*adapterCmd), Address: *address, Dir: *dir, OnJob: func(j campaign.Job, r campaign.Result) {
+	w := &campaign.Worker{Name: *name, Index: *index, Command: strings.Fields(*adapterCmd), Address: *address, Dir: *dir, OnJob: func(j campaign.Job, r campaign.Result) {
 		status := fmt.Sprintf("%d runs: %s", r.Runs, conform.Tally(r.Tally))
 		if r.Error != "" {
 			status = "could not run: " + safetext.Term(r.Error)

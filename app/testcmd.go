@@ -180,6 +180,9 @@ func printTestSummary(ctx context.Context, stdout io.Writer, project, config str
 	}
 	fmt.Fprintf(stdout, "%s [%s]: %s: %s; %s; %s; %.2f s\n",
 		safetext.Term(project), safetext.Term(config), done, counts, explore.Count(res.Steps, "step"), res.Coverage(size), res.Seconds)
+	if note := conform.SkippedNote(res.Skipped); note != "" {
+		fmt.Fprintf(stdout, "%s\n", safetext.Term(note))
+	}
 	return sig
 }
 

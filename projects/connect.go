@@ -3,6 +3,7 @@ package projects
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,13 +24,17 @@ func (p *Project) Connect(ctx context.Context, info *model.ModelInfo, command, a
 		timeout = time.Duration(p.Adapter.Timeout * float64(time.Second))
 	}
 	argv, dir, address := p.AdapterLaunch(info, command, address)
+	address = ExpandWorker(address, 1)
+	for i, a := range argv {
+		argv[i] = ExpandWorker(a, 1)
+	}
 	if argv == nil && address != "" {
-		return adapter.Dial(ctx, info.Name, address, timeout)
+		return adapter.Dial(ctx, adapter.HelloFor(info), address, timeout)
 	}
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("%s has no [adapter]: name an adapter command or the address of a running adapter", p.Name)
 	}
-	return adapter.StartProcess(ctx, info.Name, argv, dir, timeout)
+	return adapter.StartProcess(ctx, adapter.HelloFor(info), argv, dir, timeout)
 }
 
 // AdapterLaunch says what Connect would do: the command line it would start
@@ -68,6 +73,13 @@ func expandConstants(argv []string, consts []model.Constant) []string {
 		out[i] = a
 	}
 	return out
+}
+
+// ExpandWorker replaces {WORKER} in an adapter command's argument or
+// address by the worker's number (from 1; 0 counts as 1): a campaign's
+// workers each get their own, a test outside a campaign is worker 1.
+func ExpandWorker(s string, index int) string {
+	return strings.ReplaceAll(s, "{WORKER}", strconv.Itoa(max(index, 1)))
 }
 
 // AdapterCommandLine is the project's adapter command as one line ("" when

@@ -242,7 +242,7 @@ func TestSuiteAgainstChatServer(t *testing.T) {
 		if fixed {
 			args = append(args, "--fixed")
 		}
-		impl, err := adapter.StartProcess(context.Background(), "chat", args, ".", 10*time.Second)
+		impl, err := adapter.StartProcess(context.Background(), adapter.Hello{Model: "chat"}, args, ".", 10*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -700,6 +700,9 @@ func testHeadline(res *conform.TestResult, size conform.ModelSize, stopped bool,
 		runs = strings.ToUpper(runs[:1]) + runs[1:]
 	}
 	text := fmt.Sprintf("%s: %s; %s.", runs, counts, res.Coverage(size))
+	if note := conform.SkippedNote(res.Skipped); note != "" {
+		text += " " + strings.ToUpper(note[:1]) + note[1:] + "."
+	}
 	for _, r := range res.Runs {
 		f := r.Failure
 		if f == nil {

@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/model"
 )
 
 // maxLine bounds one line from an implementation.
@@ -48,6 +49,27 @@ type lineAdapter struct {
 	onDead  func() *conform.ImplError
 	closer  func() error
 	name    string
+	missing []string // the controllable actions the hello answer said are not implemented
+}
+
+// HelloFor is the handshake for a model: its name and its controllable
+// actions.
+func HelloFor(info *model.ModelInfo) Hello {
+	h := Hello{Model: info.Name, Actions: []string{}}
+	for _, a := range info.Actions {
+		if a.Kind == model.Controllable {
+			h.Actions = append(h.Actions, a.Name)
+		}
+	}
+	return h
+}
+
+// Hello is what Modex tells an adapter in the handshake: the model's
+// name and its controllable actions (so that an adapter made with the kit
+// can answer which of them it does not implement yet).
+type Hello struct {
+	Model   string
+	Actions []string
 }
 
 // newLineAdapter is an adapter writing requests to w; start it on what it
@@ -109,7 +131,7 @@ func (a *lineAdapter) read(r io.Reader) {
 				a.fail(err.(*conform.ImplError))
 				return
 			}
-		case "hello", "ok", "result", "refused", "error":
+		case "hello", "ok", "result", "refused", "unimplemented", "error":
 			id := -1
 			if f, ok := msg["id"].(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
 				id = int(f) // an id of 4.9 answers no request
@@ -283,8 +305,16 @@ func writeError(err error, timeout time.Duration) *conform.ImplError {
 	return &conform.ImplError{Kind: conform.FailCrash, Msg: "writing to the implementation: " + err.Error()}
 }
 
-func (a *lineAdapter) hello(ctx context.Context, model string) error {
-	resp, err := a.call(ctx, map[string]any{"type": "hello", "protocol": conform.ProtocolVersion, "model": model})
+func (a *lineAdapter) hello(ctx context.Context, h Hello) error {
+	msg := map[string]any{"type": "hello", "protocol": conform.ProtocolVersion, "model": h.Model}
+	if h.Actions != nil {
+		actions := make([]any, len(h.Actions))
+		for i, n := range h.Actions {
+			actions[i] = n
+		}
+		msg["actions"] = actions
+	}
+	resp, err := a.call(ctx, msg)
 	if err != nil {
 		return err
 	}
@@ -295,8 +325,26 @@ func (a *lineAdapter) hello(ctx context.Context, model string) error {
 		return &conform.ImplError{Kind: conform.FailProtocol, Msg: fmt.Sprintf("the implementation speaks %q, Modex %q", p, conform.ProtocolVersion)}
 	}
 	a.name, _ = resp["name"].(string)
+	if u, ok := resp["unimplemented"]; ok && u != nil {
+		list, ok := u.([]any)
+		for _, x := range list {
+			name, isName := x.(string)
+			ok = ok && isName
+			a.missing = append(a.missing, name)
+		}
+		if !ok {
+			return &conform.ImplError{Kind: conform.FailProtocol, Msg: "the handshake's unimplemented is not a list of action names: " + conform.CanonJSON(u)}
+		}
+	}
 	return nil
 }
+
+// Name is the name the adapter gave in the handshake.
+func (a *lineAdapter) Name() string { return a.name }
+
+// NotImplemented lists the controllable actions the adapter said, in the
+// handshake, it does not implement (conform.Unimplemented).
+func (a *lineAdapter) NotImplemented() []string { return a.missing }
 
 func (a *lineAdapter) Reset(ctx context.Context) error {
 	resp, err := a.call(ctx, map[string]any{"type": "reset"})
@@ -324,6 +372,9 @@ func (a *lineAdapter) Invoke(ctx context.Context, action string, args []any) (an
 	case "refused":
 		reason, _ := resp["reason"].(string)
 		return nil, &conform.RefusedError{Reason: reason}
+	case "unimplemented":
+		reason, _ := resp["reason"].(string)
+		return nil, &conform.NotImplementedError{Action: action, Reason: reason}
 	case "error":
 		m, _ := resp["message"].(string)
 		return nil, &conform.ImplError{Kind: conform.FailCrash, Msg: "the implementation reported an error: " + m}
@@ -455,7 +506,7 @@ func KillAll() {
 // the protocol on its standard input and output, and shakes hands. The
 // child runs in its own process group, which Close kills (on Windows, where
 // there are no process groups, Close kills the child only).
-func StartProcess(ctx context.Context, model string, command []string, dir string, timeout time.Duration) (conform.Implementation, error) {
+func StartProcess(ctx context.Context, hello Hello, command []string, dir string, timeout time.Duration) (conform.Implementation, error) {
 	if len(command) == 0 {
 		return nil, fmt.Errorf("no adapter command")
 	}
@@ -517,7 +568,7 @@ func StartProcess(ctx context.Context, model string, command []string, dir strin
 		return nil
 	}
 	a.start(out)
-	if err := a.hello(ctx, model); err != nil {
+	if err := a.hello(ctx, hello); err != nil {
 		a.Close()
 		var ie *conform.ImplError
 		if errors.As(err, &ie) && ie.Crash != nil {
@@ -534,7 +585,7 @@ func StartProcess(ctx context.Context, model string, command []string, dir strin
 
 // Dial connects to an adapter already listening on a TCP address and shakes
 // hands.
-func Dial(ctx context.Context, model, address string, timeout time.Duration) (conform.Implementation, error) {
+func Dial(ctx context.Context, hello Hello, address string, timeout time.Duration) (conform.Implementation, error) {
 	d := net.Dialer{Timeout: timeout}
 	conn, err := d.DialContext(ctx, "tcp", address)
 	if err != nil {
@@ -543,7 +594,7 @@ func Dial(ctx context.Context, model, address string, timeout time.Duration) (co
 	a := newLineAdapter(conn, timeout)
 	a.closer = conn.Close
 	a.start(conn)
-	if err := a.hello(ctx, model); err != nil {
+	if err := a.hello(ctx, hello); err != nil {
 		conn.Close()
 		return nil, err
 	}

@@ -64,7 +64,7 @@ func TestAdapterFailures(t *testing.T) {
 			if tc.args[0] == "long-line-after" || tc.args[0] == "close-stdout-after" || tc.args[0] == "flood-after" || tc.args[0] == "big-events-after" {
 				timeout = 10 * time.Second // reading 17 MiB or 100,000 events, seeing it still runs
 			}
-			impl, err := adapter.StartProcess(context.Background(), "stack", append([]string{bin}, tc.args...), ".", timeout)
+			impl, err := adapter.StartProcess(context.Background(), adapter.Hello{Model: "stack"}, append([]string{bin}, tc.args...), ".", timeout)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,17 +110,17 @@ func TestAdapterFailures(t *testing.T) {
 
 func TestAdapterHandshake(t *testing.T) {
 	bin := buildTool(t, "./testdata/fakeadapter")
-	_, err := adapter.StartProcess(context.Background(), "stack", []string{bin, "bad-hello"}, ".", time.Second)
+	_, err := adapter.StartProcess(context.Background(), adapter.Hello{Model: "stack"}, []string{bin, "bad-hello"}, ".", time.Second)
 	if err == nil || !strings.Contains(err.Error(), "speaks \"something-else/9\"") {
 		t.Errorf("bad handshake: %v", err)
 	}
-	_, err = adapter.StartProcess(context.Background(), "stack", []string{"/no/such/adapter"}, ".", time.Second)
+	_, err = adapter.StartProcess(context.Background(), adapter.Hello{Model: "stack"}, []string{"/no/such/adapter"}, ".", time.Second)
 	if err == nil || !strings.Contains(err.Error(), "starting the adapter") {
 		t.Errorf("missing adapter: %v", err)
 	}
 	// A silent program that never answers the handshake.
 	start := time.Now()
-	_, err = adapter.StartProcess(context.Background(), "stack", []string{"sleep", "30"}, ".", 300*time.Millisecond)
+	_, err = adapter.StartProcess(context.Background(), adapter.Hello{Model: "stack"}, []string{"sleep", "30"}, ".", 300*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "timeout") || time.Since(start) > 5*time.Second {
 		t.Errorf("silent adapter: %v after %s", err, time.Since(start))
 	}
@@ -131,7 +131,7 @@ func TestAdapterHandshake(t *testing.T) {
 func BenchmarkOnlineChildProcess(b *testing.B) {
 	bin := buildTool(b, "./testdata/fakeadapter")
 	m, cfg := stackModelForTest(b)
-	impl, err := adapter.StartProcess(context.Background(), "stack", []string{bin, "good"}, ".", 5*time.Second)
+	impl, err := adapter.StartProcess(context.Background(), adapter.Hello{Model: "stack"}, []string{bin, "good"}, ".", 5*time.Second)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func BenchmarkOnlineChildProcess(b *testing.B) {
 func TestTrivialAdapterConforms(t *testing.T) {
 	bin := buildTool(t, "./testdata/trivialadapter")
 	m, cfg := stackModelForTest(t)
-	impl, err := adapter.StartProcess(context.Background(), "stack", []string{bin}, ".", 5*time.Second)
+	impl, err := adapter.StartProcess(context.Background(), adapter.Hello{Model: "stack"}, []string{bin}, ".", 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func benchTrivial(b *testing.B, oneCPU bool) {
 	}
 	bin := buildTool(b, "./testdata/trivialadapter")
 	m, cfg := stackModelForTest(b)
-	impl, err := adapter.StartProcess(context.Background(), "stack", []string{bin}, ".", 5*time.Second)
+	impl, err := adapter.StartProcess(context.Background(), adapter.Hello{Model: "stack"}, []string{bin}, ".", 5*time.Second)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestAdapterWrites(t *testing.T) {
 		{"close-stdin-after", false, conform.FailCrash, "closed its input"},
 		{"fractional-id", false, conform.FailProtocol, "answers no pending request"},
 	} {
-		impl, err := adapter.StartProcess(context.Background(), "stack", []string{bin, tc.mode, "0"}, ".", 500*time.Millisecond)
+		impl, err := adapter.StartProcess(context.Background(), adapter.Hello{Model: "stack"}, []string{bin, tc.mode, "0"}, ".", 500*time.Millisecond)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,7 +246,7 @@ func TestAdapterWrites(t *testing.T) {
 // 53-59 µs on two cores, 20-27 µs with GOMAXPROCS=1 (docs/performance.md).
 func BenchmarkAdapterRoundTrip(b *testing.B) {
 	bin := buildTool(b, "./testdata/fakeadapter")
-	impl, err := adapter.StartProcess(context.Background(), "stack", []string{bin, "good"}, ".", 5*time.Second)
+	impl, err := adapter.StartProcess(context.Background(), adapter.Hello{Model: "stack"}, []string{bin, "good"}, ".", 5*time.Second)
 	if err != nil {
 		b.Fatal(err)
 	}

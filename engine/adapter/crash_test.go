@@ -45,7 +45,7 @@ func TestKilledImplementation(t *testing.T) {
 			command[len(command)-1] = pidfile
 			// A long timeout: go run builds first, and a crash must not
 			// wait for it.
-			impl, err := adapter.StartProcess(context.Background(), "stack", command, ".", time.Minute)
+			impl, err := adapter.StartProcess(context.Background(), adapter.Hello{Model: "stack"}, command, ".", time.Minute)
 			if err != nil {
 				t.Fatal(err)
 			}

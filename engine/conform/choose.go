@@ -33,7 +33,7 @@ func (t *tester) candidates(states []model.State, cleanup bool) ([]candidate, er
 	first := states[0]
 	for ai := range t.info.Actions {
 		ac := &t.cfg.Actions[ai]
-		if ac.Exclude || ac.Kind != model.Controllable || (cleanup && !ac.Cleanup) {
+		if ac.Exclude || ac.Kind != model.Controllable || (cleanup && !ac.Cleanup) || t.skipped[ai] {
 			continue
 		}
 		if w, err := t.weight(first, ai); err != nil {

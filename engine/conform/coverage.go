@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/modex/modex/engine/explore"
@@ -112,4 +113,23 @@ func (size ModelSize) Count(c Covered) (states, transitions int) {
 		}
 	}
 	return states, transitions
+}
+
+// SkippedNote says which controllable actions the adapter does not
+// implement, taken out of the test ("" when none): "2 actions not
+// implemented: skipped (Pop, Push)". Coverage figures count what the test
+// could reach without them.
+func SkippedNote(skips []Skip) string {
+	if len(skips) == 0 {
+		return ""
+	}
+	names := make([]string, len(skips))
+	for i, s := range skips {
+		names[i] = s.Action
+	}
+	verb := "actions not implemented"
+	if len(skips) == 1 {
+		verb = "action not implemented"
+	}
+	return fmt.Sprintf("%d %s: skipped (%s)", len(skips), verb, strings.Join(names, ", "))
 }

@@ -80,6 +80,40 @@ type RefusedError struct{ Reason string }
 // Error says what was refused and why.
 func (e *RefusedError) Error() string { return "refused: " + e.Reason }
 
+// NotImplementedError is an adapter saying it has no code for a
+// controllable action yet (an incremental adapter): nothing was done. The
+// tester takes the action out of its choices for the rest of the test,
+// and the step does not count.
+type NotImplementedError struct {
+	Action string
+	Reason string
+}
+
+// Error says which action is not implemented.
+func (e *NotImplementedError) Error() string {
+	msg := "the adapter does not implement " + e.Action
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
+	return msg
+}
+
+// Unimplemented is an implementation that says, when it starts, which
+// controllable actions it does not implement (the adapter protocol's
+// hello answer): the tester never chooses them.
+type Unimplemented interface {
+	NotImplemented() []string
+}
+
+// Skip is a controllable action the tester took out of its choices
+// because the adapter does not implement it.
+type Skip struct {
+	Action string
+	// Run is the run in which the adapter first said so (0: at start).
+	Run    int
+	Reason string
+}
+
 // ImplError is a failure of the implementation itself: crash, timeout or
 // protocol violation.
 type ImplError struct {

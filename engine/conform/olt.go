@@ -126,6 +126,10 @@ type TestResult struct {
 	// protocol in run Halt.Run, the last of Runs, and no run was done
 	// after it.
 	Halt *Halt
+	// Skipped are the controllable actions the adapter does not implement
+	// (said at start or on first use), taken out of the tester's choices,
+	// in the order it said so.
+	Skipped []Skip
 	// seen and covered are the model states and transitions met (keys as
 	// tester.cover makes them), for Coverage.
 	seen, covered map[string]bool
@@ -152,6 +156,8 @@ type tester struct {
 	rng       *rand.Rand
 	bind      *Binding
 	counts    []int
+	skipped   []bool // by action: the adapter does not implement it
+	skips     []Skip
 	covered   map[string]bool // transition keys
 	taken     map[string]bool // (state, action, inputs) already taken
 	seen      map[string]bool // state keys
@@ -232,6 +238,7 @@ func Test(ctx context.Context, m model.Model, cfg *explore.Config, impl Implemen
 		}
 	}
 	res.States, res.Transitions, res.Steps = len(t.seen), len(t.covered), t.total
+	res.Skipped = t.skips
 	res.seen, res.covered = t.seen, t.covered
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
@@ -268,10 +275,16 @@ func newTester(ctx context.Context, m model.Model, cfg *explore.Config, impl Imp
 	}
 	t := &tester{ctx: ctx, m: m, info: m.Info(), cfg: cfg, tc: tc, impl: impl, w: w,
 		covered: map[string]bool{}, taken: map[string]bool{}, seen: map[string]bool{}, byName: map[string]int{}}
+	t.skipped = make([]bool, len(t.info.Actions))
 	for i, a := range t.info.Actions {
 		t.byName[a.Name] = i
 		if ac := cfg.Actions[i]; !ac.Exclude && ac.Kind != model.Controllable {
 			t.observing = true
+		}
+	}
+	if u, ok := impl.(Unimplemented); ok {
+		for _, name := range u.NotImplemented() {
+			t.skip(name, 0, "the adapter said so at start")
 		}
 	}
 	return t, nil
@@ -573,6 +586,15 @@ func (r *onlineRun) control(cleanup bool) bool {
 	name := t.info.Actions[c.action].Name
 	called := time.Now() // earliest counts from here: the step may take effect at once
 	next, output, f := t.perform(states, c, c.label(t.info))
+	if f != nil && f.Kind == kindUnimplemented {
+		// Nothing was done: the action leaves the choices, and the
+		// tester chooses again in the same state.
+		t.skip(name, r.n, f.Message)
+		if t.tc.Script != nil && !cleanup {
+			return r.inconclusive(fmt.Sprintf("could not reproduce: %s", f.Message))
+		}
+		return false
+	}
 	if f != nil {
 		if f.Kind == "" {
 			return r.inconclusive("cancelled")
@@ -608,6 +630,10 @@ func (t *tester) perform(states []model.State, c candidate, label string) ([]mod
 		if t.ctx.Err() != nil {
 			return nil, nil, &Failure{}
 		}
+		var ni *NotImplementedError
+		if errors.As(err, &ni) {
+			return nil, nil, &Failure{Kind: kindUnimplemented, Message: ni.Error()}
+		}
 		var ref *RefusedError
 		if errors.As(err, &ref) {
 			return nil, nil, &Failure{Kind: FailRefused, Message: fmt.Sprintf("the implementation refused %s: %s", label, ref.Reason), Expected: []string{label},
@@ -624,6 +650,22 @@ func (t *tester) perform(states []model.State, c candidate, label string) ([]mod
 			Event: &StepRecord{Kind: model.Controllable, Action: t.info.Actions[c.action].Name, Args: c.args}}
 	}
 	return next, output, nil
+}
+
+// kindUnimplemented marks perform's answer for an action the adapter does
+// not implement: never a run's failure.
+const kindUnimplemented FailureKind = "not-implemented"
+
+// skip takes a controllable action the adapter does not implement out of
+// the tester's choices for the rest of the test (a name the model lacks,
+// or said twice, is ignored).
+func (t *tester) skip(name string, run int, reason string) {
+	ai, ok := t.byName[name]
+	if !ok || t.skipped[ai] || t.cfg.Actions[ai].Kind != model.Controllable {
+		return
+	}
+	t.skipped[ai] = true
+	t.skips = append(t.skips, Skip{Action: name, Run: run, Reason: reason})
 }
 
 // outputMessage says what the implementation returned, in the model's

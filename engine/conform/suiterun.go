@@ -535,6 +535,9 @@ func (r *caseRun) control(st explore.SuiteStep) bool {
 		if f.Kind == "" {
 			return r.inconclusive("cancelled")
 		}
+		if f.Kind == kindUnimplemented {
+			return r.inconclusive(fmt.Sprintf("step %d: %s", r.res.Steps+1, f.Message))
+		}
 		r.failWith(f, states)
 		if r.res.Failure != nil { // nil when a stop cut the case short (fail says inconclusive)
 			r.res.Failure.Step = r.res.Steps + 1 // the failing action is a step, as online

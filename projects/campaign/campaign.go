@@ -142,6 +142,9 @@ type Result struct {
 	// Dropped counts failures left out to keep the result under the
 	// server's message size (their runs are in Tally).
 	Dropped int `json:"dropped,omitempty"`
+	// Skipped are the controllable actions the worker's adapter does not
+	// implement (conform.TestResult.Skipped).
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // Failure is a failing run of a job, with its saved run (modex test

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -35,6 +36,10 @@ type Summary struct {
 	JobErrors                          []string // why jobs could not run
 	Workers                            map[string]int
 	Seconds                            float64
+	// Skipped are the controllable actions some worker's adapter does
+	// not implement (a result from the network names at most
+	// maxSkipped, each a short name).
+	Skipped []string
 	// Stripped counts the failures kept in memory without their saved run,
 	// report and path (those after the first MaxDetailedFailures): Load
 	// reads them back from their files.
@@ -452,6 +457,9 @@ func prepare(ctx context.Context, js jetstream.JetStream, spec Spec, bundle []by
 }
 
 // add merges a job's result.
+// maxSkipped bounds the skipped actions one result may name.
+const maxSkipped = 64
+
 func (s *Summary) add(r *Result) {
 	s.Workers[r.Worker]++
 	if s.perWorker == nil {
@@ -468,6 +476,11 @@ func (s *Summary) add(r *Result) {
 	}
 	s.Runs += r.Runs
 	s.Steps += r.Steps
+	for i, name := range r.Skipped {
+		if i < maxSkipped && len(name) <= 128 && !slices.Contains(s.Skipped, name) {
+			s.Skipped = append(s.Skipped, name)
+		}
+	}
 	for v, n := range r.Tally {
 		s.Tally[v] += n
 	}

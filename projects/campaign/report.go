@@ -30,7 +30,20 @@ func (s *Summary) String() string {
 	}
 	return fmt.Sprintf("campaign %s: %d of %d jobs done, %d given up%s, %d duplicate results dropped%s; %d runs: %s; %d steps; %s; %.1f s (%.0f runs/s); jobs per worker: %s",
 		safetext.Term(s.Campaign), s.Done, s.Jobs, s.GivenUp, expired, s.Duplicates, untrusted, s.Runs, s.Tally, s.Steps,
-		s.Covered.Coverage(s.Size), s.Seconds, float64(s.Runs)/max(s.Seconds, 0.001), strings.Join(workers, ", "))
+		s.Covered.Coverage(s.Size), s.Seconds, float64(s.Runs)/max(s.Seconds, 0.001), strings.Join(workers, ", ")) + s.skippedNote()
+}
+
+// skippedNote names the actions the workers' adapters do not implement
+// ("" when none), after the summary.
+func (s *Summary) skippedNote() string {
+	var skips []conform.Skip
+	for _, name := range s.Skipped {
+		skips = append(skips, conform.Skip{Action: name})
+	}
+	if note := conform.SkippedNote(skips); note != "" {
+		return "; " + safetext.Term(note)
+	}
+	return ""
 }
 
 // SaveFailure writes a failure's saved run (checked as a saved run first)

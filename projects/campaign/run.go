@@ -149,7 +149,7 @@ func localWorkers(spec Spec, where Where) ([]*Worker, error) {
 		if where.Dir != "" {
 			cache = filepath.Join(where.Dir, "bundles")
 		}
-		workers = append(workers, &Worker{Name: fmt.Sprintf("local-%d", i+1), Command: command, Dir: dir, Address: address,
+		workers = append(workers, &Worker{Name: fmt.Sprintf("local-%d", i+1), Index: i + 1, Command: command, Dir: dir, Address: address,
 			Timeout: timeout, Trust: Trust{PublicKey(spec.Key): true}, Key: key, CacheDir: cache})
 	}
 	return workers, nil

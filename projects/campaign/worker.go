@@ -45,6 +45,12 @@ type Worker struct {
 	// Address is a running adapter's TCP address, used when Command is
 	// empty.
 	Address string
+	// Index is the worker's number (from 1; 0 counts as 1): {WORKER} in
+	// Command and Address stands for it, so that the workers of one
+	// machine each start, or reach, an implementation of their own
+	// (docs/campaigns.md: workers sharing one stateful server clear each
+	// other's data).
+	Index int
 	// Timeout bounds the adapter's answers (default: the project's
 	// [adapter] timeout, within 0.1 to 60 s, or 10 s).
 	Timeout time.Duration
@@ -107,9 +113,9 @@ func (w *Worker) connectImpl(ctx context.Context, p *projects.Project, job Job, 
 	// run, not to ctx of one job.
 	var impl conform.Implementation
 	if len(argv) > 0 {
-		impl, err = adapter.StartProcess(context.WithoutCancel(ctx), info.Name, argv, w.Dir, timeout)
+		impl, err = adapter.StartProcess(context.WithoutCancel(ctx), adapter.HelloFor(info), argv, w.Dir, timeout)
 	} else if w.Address != "" {
-		impl, err = adapter.Dial(context.WithoutCancel(ctx), info.Name, w.Address, timeout)
+		impl, err = adapter.Dial(context.WithoutCancel(ctx), adapter.HelloFor(info), projects.ExpandWorker(w.Address, w.Index), timeout)
 	} else {
 		err = errors.New("this worker has no adapter command nor address")
 	}
@@ -126,7 +132,10 @@ var plainWord = regexp.MustCompile(`^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,127}$`)
 // argv is the worker's command with its allowed placeholders filled from
 // the model's constants.
 func (w *Worker) argv(info *model.ModelInfo) ([]string, error) {
-	out := append([]string(nil), w.Command...)
+	out := make([]string, len(w.Command))
+	for i, a := range w.Command {
+		out[i] = projects.ExpandWorker(a, w.Index)
+	}
 	for _, name := range w.Placeholders {
 		var value string
 		found := false
@@ -419,6 +428,9 @@ func (w *Worker) run(ctx context.Context, obj jetstream.ObjectStore, job Job) (r
 		}
 	}
 	res.Runs, res.Steps = len(tr.Runs), tr.Steps
+	for _, sk := range tr.Skipped {
+		res.Skipped = append(res.Skipped, sk.Action)
+	}
 	shrunk := job.Shrink == nil
 	for _, r := range tr.Runs {
 		res.Tally[r.Verdict]++

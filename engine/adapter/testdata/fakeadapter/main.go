@@ -5,8 +5,11 @@
 //	            refuse-push | wrong-pop | bad-hello | stray-answer |
 //	            close-stdout-after N | long-line-after N | flood-after N | escape |
 //	            deaf-after N | close-stdin-after N | fractional-id | big-events-after N |
-//	            noisy PIDFILE
+//	            noisy PIDFILE | no-push-hello | no-push | bad-unimplemented
 //
+// no-push-hello says in the handshake that Push is not implemented (and
+// exits with status 5 if it is invoked all the same); no-push answers
+// "unimplemented" to Push; bad-unimplemented's handshake lists them wrong.
 // noisy is a good stack that writes its process id to PIDFILE, for a test
 // to kill it, and a line on its standard error at its start and at each
 // reset.
@@ -58,7 +61,14 @@ func main() {
 			if mode == "bad-hello" {
 				proto = "something-else/9"
 			}
-			out.Encode(map[string]any{"type": "hello", "id": id, "protocol": proto})
+			hello := map[string]any{"type": "hello", "id": id, "protocol": proto}
+			switch mode {
+			case "no-push-hello":
+				hello["unimplemented"] = []string{"Push"}
+			case "bad-unimplemented":
+				hello["unimplemented"] = "Push"
+			}
+			out.Encode(hello)
 			if n == 0 && mode == "deaf-after" {
 				time.Sleep(time.Hour) // reading no request: a large one fills the pipe
 			}
@@ -130,6 +140,13 @@ func main() {
 		args, _ := msg["args"].([]any)
 		switch action {
 		case "Push":
+			if mode == "no-push-hello" {
+				os.Exit(5)
+			}
+			if mode == "no-push" {
+				out.Encode(map[string]any{"type": "unimplemented", "id": id, "reason": "not yet"})
+				continue
+			}
 			if len(stack) >= 3 || (mode == "refuse-push" && len(stack) >= 1) {
 				out.Encode(map[string]any{"type": "refused", "id": id, "reason": "full"})
 				continue
