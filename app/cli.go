@@ -20,7 +20,7 @@ import (
 
 // headless are the commands that open no window.
 var headless = map[string]bool{"explore": true, "check": true, "test": true, "gen": true, "run": true, "replay": true,
-	"campaign": true, "worker": true, "keygen": true, "__layout": true, "__render": true, "help": true}
+	"campaign": true, "worker": true, "keygen": true, "adapter": true, "__layout": true, "__render": true, "help": true}
 
 // usageError is a command line modex cannot run (exit 2): its message,
 // then where to read the command's flags.
@@ -70,7 +70,9 @@ func command(args []string, stdout, stderr io.Writer) error {
 	}
 	var ue *usageError
 	if errors.As(err, &ue) && ue.cmd == "" {
-		if c := commandNamed(args[0]); c != nil {
+		if len(args) > 1 && commandNamed(args[0]+" "+args[1]) != nil {
+			ue.cmd = args[0] + " " + args[1]
+		} else if c := commandNamed(args[0]); c != nil {
 			ue.cmd = c.name
 		}
 	}
@@ -98,6 +100,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return cmdWorker(args[1:], stdout, stderr)
 	case "keygen":
 		return cmdKeygen(args[1:], stdout)
+	case "adapter":
+		return cmdAdapter(args[1:], stdout, stderr)
 	case "__layout": // internal: Graphviz in a child process for the GUI
 		if len(args) != 2 {
 			return usagef("__layout ENGINE")

@@ -37,6 +37,8 @@ var commands = []commandInfo{
 	{"replay", "PROJECT TRACE|HISTORY|DIR...", "replay recorded traces (XML, JSON lines, plain) against the model; check concurrent histories (Jepsen EDN, JSON lines, Jepsen logs) for linearizability"},
 	{"campaign", "PROJECT", "run a test campaign on NATS JetStream (an embedded server and local workers by default); exit 1 on any failure"},
 	{"worker", "--nats URL --trust KEY|FILE --adapter CMD", "run the campaign jobs a trusted coordinator signed, with this machine's adapter (docs/campaigns.md)"},
+	{"adapter new", "PROJECT", "write an adapter skeleton for the model in Python, Go, TypeScript or JavaScript on the adapter kit (adapters/), with one stub per controllable action"},
+	{"adapter check", "PROJECT", "check an adapter: the handshake, each controllable action once where the model enables it, protocol violations and round-trip times; exit 1 on any failure"},
 	{"keygen", "FILE", "make a signing key for a coordinator or a worker (mode 600) and print its public key, for --trust and --trust-worker"},
 	{"help", "[CMD]", "print this text, or a command's help with all its flags"},
 }
@@ -164,14 +166,15 @@ func cmdHelp(args []string, stdout, stderr io.Writer) error {
 	case len(args) == 0:
 		writeUsage(stdout)
 		return nil
-	case len(args) > 1:
+	case len(args) > 2:
 		return usagef("help takes at most one command")
 	}
-	c := commandNamed(args[0])
+	name := strings.Join(args, " ")
+	c := commandNamed(name)
 	if c == nil || c.name == workbench || c.name == "help" {
-		return usagef("help: unknown command %q", args[0])
+		return usagef("help: unknown command %q", name)
 	}
-	return command([]string{c.name, "--help"}, stdout, stderr)
+	return command(append(strings.Fields(c.name), "--help"), stdout, stderr)
 }
 
 // writeUsage writes the general usage: each command with its purpose, the
@@ -203,7 +206,7 @@ func workbenchFlags() *flag.FlagSet {
 // helpFlagSet is the flag set command name parses with, as its --help
 // sees it (the command runs no further).
 func helpFlagSet(name string) (*flag.FlagSet, error) {
-	args := []string{name, "--help"}
+	args := append(strings.Fields(name), "--help")
 	if name == workbench {
 		args = []string{"PROJECT", "--help"}
 	}

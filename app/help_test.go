@@ -44,7 +44,7 @@ func commandFlagSets(t *testing.T) map[string]*flag.FlagSet {
 type guideFlag struct{ head, usage string }
 
 var (
-	guideCommand = regexp.MustCompile("^### `modex( [a-z]+)?`")
+	guideCommand = regexp.MustCompile("^### `modex( [a-z]+(?: [a-z]+)?)?`")
 	guideRow     = regexp.MustCompile("^\\| `(--[a-z0-9-]+(?: [^`]+)?)` \\| (.*) \\|$")
 )
 

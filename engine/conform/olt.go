@@ -476,6 +476,9 @@ func (r *onlineRun) step() bool {
 			return true
 		}
 		if r.cleanupSteps >= t.tc.CleanupSteps {
+			if why := t.skipBlocks(r.states); why != "" {
+				return r.inconclusive(why)
+			}
 			return r.fail(FailNotAccepting, fmt.Sprintf("the cleanup phase did not reach an accepting state in %d steps", t.tc.CleanupSteps), r.states, nil)
 		}
 	}
@@ -505,6 +508,9 @@ func (r *onlineRun) observe(cleanup bool) bool {
 	}
 	at := arrival(ev)
 	if ev == nil && r.ending {
+		if why := t.skipBlocks(states); why != "" {
+			return r.inconclusive(why)
+		}
 		return r.fail(FailNotAccepting, fmt.Sprintf("no action is enabled, the state is not accepting, and no observable action came within %s", t.tc.EndWait), states, t.expectedObservables(states))
 	}
 	r.ending = false
@@ -666,6 +672,29 @@ func (t *tester) skip(name string, run int, reason string) {
 	}
 	t.skipped[ai] = true
 	t.skips = append(t.skips, Skip{Action: name, Run: run, Reason: reason})
+}
+
+// skipBlocks says why a run that cannot end in an accepting state is
+// inconclusive rather than failed: an action the model enables here, which
+// might lead on, is one the adapter does not implement ("" when none).
+func (t *tester) skipBlocks(states []model.State) string {
+	if len(t.skips) == 0 {
+		return ""
+	}
+	skipped := t.skipped
+	t.skipped = make([]bool, len(skipped))
+	cands, err := t.candidates(states, false)
+	t.skipped = skipped
+	if err != nil {
+		return ""
+	}
+	for _, c := range cands {
+		if skipped[c.action] {
+			name := t.info.Actions[c.action].Name
+			return fmt.Sprintf("the run could not end in an accepting state without %s, which the adapter does not implement", name)
+		}
+	}
+	return ""
 }
 
 // outputMessage says what the implementation returned, in the model's
