@@ -15,21 +15,21 @@ import (
 // adapter's own list), by TODO marker.
 var stackImpl = map[string]map[string]string{
 	"python": {
-		"TODO(reset)": "    stack.clear()",
-		"TODO(Push)":  "    stack.append(x)",
-		"TODO(Pop)":   "    return stack.pop()",
+		"TODO(reset)":           "    stack.clear()",
+		"TODO(Push)":            "    stack.append(x)",
+		"TODO(Pop)":             "    return stack.pop()",
 		"adapter = mx.Adapter(": "stack = []\nadapter = mx.Adapter(",
 	},
 	"go": {
-		"TODO(reset)": "\tstack = nil\n\treturn nil",
-		"TODO(Push)":  "\tstack = append(stack, x)\n\treturn nil, nil",
-		"TODO(Pop)":   "\ttop := stack[len(stack)-1]\n\tstack = stack[:len(stack)-1]\n\treturn top, nil",
+		"TODO(reset)":        "\tstack = nil\n\treturn nil",
+		"TODO(Push)":         "\tstack = append(stack, x)\n\treturn nil, nil",
+		"TODO(Pop)":          "\ttop := stack[len(stack)-1]\n\tstack = stack[:len(stack)-1]\n\treturn top, nil",
 		"var adapter = New(": "var stack []int\n\nvar adapter = New(",
 	},
 	"js": {
-		"TODO(reset)": "  stack.length = 0;",
-		"TODO(Push)":  "  stack.push(x);",
-		"TODO(Pop)":   "  return stack.pop();",
+		"TODO(reset)":                  "  stack.length = 0;",
+		"TODO(Push)":                   "  stack.push(x);",
+		"TODO(Pop)":                    "  return stack.pop();",
 		"const adapter = new Adapter(": "const stack = [];\nconst adapter = new Adapter(",
 	},
 }
