@@ -220,16 +220,18 @@ func TestCommandHelp(t *testing.T) {
 		if c.name == "help" || c.name == workbench {
 			continue
 		}
-		want, errOut, code := cli(c.name, "--help")
+		words := strings.Fields(c.name) // adapter new: two words
+		with := func(args ...string) []string { return append(append([]string(nil), words...), args...) }
+		want, errOut, code := cli(with("--help")...)
 		if code != 0 || errOut != "" || !strings.HasPrefix(want, "modex "+c.name+": "+c.purpose+"\n") || strings.Contains(want, "help requested") {
 			t.Errorf("modex %s --help: exit %d, stderr %q, stdout:\n%s", c.name, code, errOut, want)
 		}
-		for _, args := range [][]string{{c.name, "-h"}, {c.name, "-help"}, {"help", c.name}, {c.name, "PROJECT", "--help"}} {
+		for _, args := range [][]string{with("-h"), with("-help"), append([]string{"help"}, words...), with("PROJECT", "--help")} {
 			if out, errOut, code := cli(args...); out != want || errOut != "" || code != 0 {
 				t.Errorf("modex %s: exit %d, stderr %q, stdout differs from --help's:\n%s", strings.Join(args, " "), code, errOut, out)
 			}
 		}
-		_, errOut, code = cli(c.name, "--no-such-flag")
+		_, errOut, code = cli(with("--no-such-flag")...)
 		if code != 2 || !strings.Contains(errOut, "flag provided but not defined: --no-such-flag\nsee modex "+c.name+" --help") {
 			t.Errorf("modex %s --no-such-flag: exit %d, stderr %q", c.name, code, errOut)
 		}
