@@ -369,7 +369,8 @@ class Adapter:
         srv.listen(1)
         addr = srv.getsockname()
         shown = "[%s]" % addr[0] if family == socket.AF_INET6 else addr[0]
-        _log("listening on %s:%d" % (shown, addr[1]))
+        sys.stderr.write("listening on %s:%d\n" % (shown, addr[1]))
+        sys.stderr.flush()
         try:
             conn, _ = srv.accept()
         finally:

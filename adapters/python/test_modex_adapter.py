@@ -339,6 +339,7 @@ class RegistrationTest(unittest.TestCase):
 
     def test_decorators_return_the_function(self):
         a = mx.Adapter("t")
+        self.assertIs(sys.stdout, sys.stderr)  # print() goes to stderr
 
         def push(x):
             return x
