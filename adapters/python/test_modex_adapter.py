@@ -148,7 +148,7 @@ class AdapterTest(unittest.TestCase):
 
     def test_encoding(self):
         cases = [
-            ("set", {"set": [1, 2, 3]}),
+            ("set", {"set": [1, 2, 3, 10]}),  # numbers, not by their text
             ("strset", {"set": ["a", "b", "c"]}),
             ("mixedset", {"set": ["a", 1]}),  # mixed types: by JSON text
             ("tupleset", {"set": [[1, "a"], [2, "b"]]}),

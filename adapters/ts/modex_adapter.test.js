@@ -167,7 +167,7 @@ test("decoding", () =>
 test("encoding", () =>
   withChild(async (c) => {
     const cases = [
-      ["set", { set: [1, 2, 3] }],
+      ["set", { set: [1, 2, 3, 10] }], // numbers, not by their text
       ["strset", { set: ["a", "b", "c"] }],
       ["mixedset", { set: ["a", 1] }], // by JSON text
       ["arrayset", { set: [[1, "a"], [2, "b"]] }],

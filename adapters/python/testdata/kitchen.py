@@ -42,7 +42,7 @@ def describe_action(x):
 
 def make(kind):
     values = {
-        "set": {3, 1, 2},
+        "set": {10, 3, 1, 2},
         "strset": frozenset(["b", "c", "a"]),
         "mixedset": {"a", 1},
         "tupleset": {(2, "b"), (1, "a")},

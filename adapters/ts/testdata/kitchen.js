@@ -25,7 +25,7 @@ function describe(v) {
 }
 
 const makes = {
-  set: () => new Set([3, 1, 2]),
+  set: () => new Set([10, 3, 1, 2]),
   strset: () => new Set(["b", "c", "a"]),
   mixedset: () => new Set([1, "a"]),
   arrayset: () => new Set([[2, "b"], [1, "a"]]),
