@@ -354,6 +354,8 @@ class Adapter:
                 self._serve_tcp(listen)
         except _Stop:
             pass
+        except OSError as e:  # e.g. the connection was reset: as its end
+            _log("connection lost: %s" % e)
         finally:
             self._stopping = True
             status = self._shutdown()

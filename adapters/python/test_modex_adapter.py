@@ -7,6 +7,7 @@ import queue
 import re
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -314,6 +315,18 @@ class AdapterTest(unittest.TestCase):
         c = self.start(args=["--listen", "127.0.0.1:0"])
         self.check_tcp(c)
         self.assertTrue(c.out.get(timeout=TIMEOUT) is None, "protocol lines on stdout in TCP mode")
+
+    def test_tcp_connection_reset(self):
+        c = self.start(args=["--listen=127.0.0.1:0"])
+        sock, f = self.tcp(c)
+        f.write(b'{"type":"hello","id":1}\n')
+        f.flush()
+        self.assertEqual(json.loads(f.readline())["type"], "hello")
+        f.close()  # then reset while the adapter waits for a request
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()  # a reset, not an orderly end
+        self.assertEqual(c.exit(), 0)
+        self.assertIn("on_close called", c.stderr(wait=TIMEOUT))
 
     def test_tcp_run_argument(self):
         self.check_tcp(self.start(env={"KITCHEN_LISTEN": "127.0.0.1:0"}))

@@ -353,4 +353,17 @@ test("TCP with --listen", () =>
     assert.equal(await c.out.next(() => ""), null, "protocol lines on stdout in TCP mode");
   }, ["--listen", "127.0.0.1:0"]));
 
+test("TCP: a reset connection ends the adapter too", () =>
+  withChild(async (c) => {
+    let m;
+    while (!(m = /listening on 127\.0\.0\.1:(\d+)/.exec(c.err))) await sleep(20);
+    const sock = net.connect(Number(m[1]), "127.0.0.1");
+    await new Promise((resolve) => sock.on("connect", resolve));
+    sock.write(JSON.stringify({ type: "invoke", id: 2, action: "Sleep", args: [200] }) + "\n");
+    await sleep(50);
+    sock.resetAndDestroy(); // a reset, not an orderly end
+    assert.equal(await c.exit(), 0);
+    assert.match(c.err, /on_close called/);
+  }, ["--listen=127.0.0.1:0"]));
+
 test("TCP with run({ listen })", () => withChild(checkTCP, [], { KITCHEN_LISTEN: "127.0.0.1:0" }));
