@@ -30,7 +30,7 @@ import sys
 import threading
 import traceback
 
-__all__ = ["Adapter", "Refused", "PROTOCOL"]
+__all__ = ["Adapter", "Refused", "PROTOCOL", "encode", "decode"]
 
 PROTOCOL = "modex-adapter/1"
 
