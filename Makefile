@@ -2,13 +2,19 @@
 # `make test` runs every test. Both install what they need first: the Debian
 # packages Fyne (cgo, OpenGL, X11) builds against, GTK 3 (the native file
 # dialogs open it at run time; without it they fall back to Fyne's), the NATS
-# server the campaign tests run (Debian's nats-server), and the Go modules.
+# server the campaign tests run (Debian's nats-server), python3 and node for
+# the adapter kits' tests, and the Go modules.
 
 GO   ?= go
 BIN  := bin/modex
 # A,B: either package will do (libgtk-3-0 is libgtk-3-0t64 on Debian 13 and
 # Ubuntu 24.04, where apt-get install libgtk-3-0 chooses it); A is installed.
 DEBS := xorg-dev libgl1-mesa-dev libgtk-3-0,libgtk-3-0t64 pkg-config nats-server
+# The adapter kits' tests (adapters/python, adapters/ts) need python3 and
+# node: deps installs Debian's python3 and nodejs when they are not on PATH,
+# and TypeScript (for the typings' check) into adapters/ts/.tools with npm
+# when npm is there; make test requires the first two (MODEX_REQUIRE_LANGS=1).
+TSC  := adapters/ts/.tools/node_modules/.bin/tsc
 
 .PHONY: run test deps build bench fuzz screenshots clean portable headless
 
@@ -20,10 +26,17 @@ deps:
 	  done; \
 	  [ -n "$$ok" ] || missing="$$missing $${p%%,*}"; \
 	done; \
+	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
+	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 && [ ! -x $(TSC) ]; then \
+	  echo "installing TypeScript into adapters/ts/.tools"; \
+	  npm install --no-audit --no-fund --prefix adapters/ts/.tools typescript@5 || \
+	    echo "warning: npm could not install TypeScript: the tsc check of adapters/ts/example.ts will be skipped"; \
 	fi
 	$(GO) mod download
 
@@ -51,8 +64,8 @@ test: deps portable
 	./scripts/check-fuzz-targets.sh
 	$(GO) run ./scripts/checksize
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -race ./...
+	MODEX_REQUIRE_LANGS=1 $(GO) test -count=1 ./...
+	MODEX_REQUIRE_LANGS=1 $(GO) test -count=1 -race ./...
 
 bench: deps
 	$(GO) test -run XXX -bench . -benchtime 3x ./engine/... ./graph/

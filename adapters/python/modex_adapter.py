@@ -30,7 +30,7 @@ import sys
 import threading
 import traceback
 
-__all__ = ["Adapter", "Refused", "PROTOCOL"]
+__all__ = ["Adapter", "Refused", "PROTOCOL", "encode", "decode"]
 
 PROTOCOL = "modex-adapter/1"
 
@@ -203,7 +203,7 @@ class Adapter:
         self._handlers = {}
         self._reset = None
         self._close = None
-        self._lock = threading.Lock()  # around every whole-line write
+        self._lock = threading.RLock()  # around every whole line, encoded and written
         self._out = None
         self._stopping = False
         self._closed = False
@@ -241,11 +241,12 @@ class Adapter:
         """Sends the event action(*args) to Modex at once. Safe from any
         thread; lines are written whole, in the order emit is called. An
         event emitted while no connection is open is dropped."""
-        self._write({"type": "event", "action": str(action), "args": [encode(a) for a in args]})
+        with self._lock:  # encoded under the lock too: lines go out in emit order
+            self._write({"type": "event", "action": str(action), "args": [encode(a) for a in args]})
 
     def _write(self, msg):
-        data = (_dumps(msg) + "\n").encode("ascii")
         with self._lock:
+            data = (_dumps(msg) + "\n").encode("ascii")
             if self._out is None:
                 return
             try:
@@ -351,9 +352,11 @@ class Adapter:
                     self._out = _StreamOut(_take_stdout())
                 self._serve(iter(sys.stdin.buffer.readline, b""))
             else:
-                self._serve_tcp(listen)
+                self._serve_tcp(str(listen))
         except _Stop:
             pass
+        except OSError as e:  # e.g. the connection was reset: as its end
+            _log("connection lost: %s" % e)
         finally:
             self._stopping = True
             status = self._shutdown()

@@ -193,8 +193,7 @@ class Adapter {
     const line = JSON.stringify(msg) + "\n";
     if (!this._write) return;
     this._writing++;
-    this._write(line.slice(0, 10)); setImmediate(() => this._write && this._write(line.slice(10), () => {}));
- if (0) this._write(line, () => {
+    this._write(line, () => {
       if (--this._writing === 0) this._drained.splice(0).forEach((f) => f());
     });
   }
@@ -329,10 +328,11 @@ class Adapter {
     const rl = readline.createInterface({ input, crlfDelay: Infinity, terminal: false });
     rl.on("line", (line) => this._received(line));
     rl.on("close", () => this._ended());
+    rl.on("error", () => this._ended()); // the input's error, logged by _lost
   }
 
   _lost(e) {
-    if (this._write) log(`cannot write to Modex (${e.message}); dropping what follows`);
+    if (this._write) log(`lost the connection to Modex (${e.message}); dropping what follows`);
     this._write = null;
   }
 
@@ -344,6 +344,7 @@ class Adapter {
       server.close();
       sock.setNoDelay(true);
       sock.on("error", (e) => this._lost(e));
+      sock.on("close", () => this._ended()); // also after a reset, which readline misses
       this._write = (line, cb) => sock.write(line, cb);
       this._read(sock);
     });
