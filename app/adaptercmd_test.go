@@ -26,6 +26,12 @@ var stackImpl = map[string]map[string]string{
 		"TODO(Pop)":          "\ttop := stack[len(stack)-1]\n\tstack = stack[:len(stack)-1]\n\treturn top, nil",
 		"var adapter = New(": "var stack []int\n\nvar adapter = New(",
 	},
+	"ts": {
+		"TODO(reset)":                  "  stack.length = 0;",
+		"TODO(Push)":                   "  stack.push(x);",
+		"TODO(Pop)":                    "  return stack.pop();",
+		"const adapter = new Adapter(": "const stack: number[] = [];\nconst adapter = new Adapter(",
+	},
 	"js": {
 		"TODO(reset)":                  "  stack.length = 0;",
 		"TODO(Push)":                   "  stack.push(x);",
@@ -38,6 +44,9 @@ var stackImpl = map[string]map[string]string{
 // declarations' markers are prefixes, kept in place).
 func fillIn(t *testing.T, src string, impl map[string]string, leave string) string {
 	t.Helper()
+	if len(impl) == 0 {
+		t.Fatal("no code to fill in")
+	}
 	lines := strings.Split(src, "\n")
 	for marker, code := range impl {
 		if marker == "TODO("+leave+")" {
@@ -71,6 +80,7 @@ func TestAdapterSkeletons(t *testing.T) {
 		{"python", "python3", "adapter.py"},
 		{"go", "go", "adapter.go"},
 		{"js", "node", "adapter.js"},
+		{"ts", "node", "adapter.ts"},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
 			if _, err := exec.LookPath(tc.tool); err != nil {
@@ -101,7 +111,22 @@ func TestAdapterSkeletons(t *testing.T) {
 			// Pop left unimplemented: tested without it. Pop is the stack's
 			// only way back to its accepting (empty) state, so the runs end
 			// inconclusive, never failed, saying why.
-			writeFile(t, filepath.Join(dir, tc.file), fillIn(t, skeleton, stackImpl[tc.lang], "Pop"))
+			tsc := ""
+			if tc.lang == "ts" {
+				tsc = findTSC(t)
+			}
+			write := func(src string) {
+				writeFile(t, filepath.Join(dir, tc.file), src)
+				if tsc != "" { // compiled as the skeleton says: tsc -p adapter-ts/tsconfig.json
+					if msg, err := exec.Command(tsc, "-p", filepath.Join(dir, "tsconfig.json")).CombinedOutput(); err != nil {
+						t.Fatalf("tsc: %v\n%s", err, msg)
+					}
+				}
+			}
+			if tsc != "" {
+				write(skeleton) // the skeleton as written compiles
+			}
+			write(fillIn(t, skeleton, stackImpl[tc.lang], "Pop"))
 			out, errOut, _ = cli("test", project, "--runs", "5", "--seed", "1")
 			if !strings.Contains(out, "0 fail, 5 inconclusive") || !strings.Contains(out, "1 action not implemented: skipped (Pop)") ||
 				!strings.Contains(out, "could not end in an accepting state without Pop, which the adapter does not implement") {
@@ -113,7 +138,7 @@ func TestAdapterSkeletons(t *testing.T) {
 			}
 
 			// All filled in.
-			writeFile(t, filepath.Join(dir, tc.file), fillIn(t, skeleton, stackImpl[tc.lang], ""))
+			write(fillIn(t, skeleton, stackImpl[tc.lang], ""))
 			out, errOut, code = cli("adapter", "check", project)
 			if code != 0 || !strings.Contains(out, "2 of 2 actions ok") || !strings.Contains(out, "no protocol violation") {
 				t.Fatalf("modex adapter check: exit %d\n%s%s", code, out, errOut)
@@ -129,14 +154,31 @@ func TestAdapterSkeletons(t *testing.T) {
 			for k, v := range wrong {
 				bad[k] = v
 			}
-			bad["TODO(Pop)"] = map[string]string{"python": "    return 7", "go": "\treturn 7, nil", "js": "  return 7;"}[tc.lang]
-			writeFile(t, filepath.Join(dir, tc.file), fillIn(t, skeleton, bad, ""))
+			bad["TODO(Pop)"] = map[string]string{"python": "    return 7", "go": "\treturn 7, nil", "js": "  return 7;", "ts": "  return 7;"}[tc.lang]
+			write(fillIn(t, skeleton, bad, ""))
 			out, errOut, code = cli("adapter", "check", project)
 			if code != 1 || !strings.Contains(out, "Pop   FAILED (after Push(1)): output-mismatch") {
 				t.Fatalf("modex adapter check of a wrong Pop: exit %d\n%s%s", code, out, errOut)
 			}
 		})
 	}
+}
+
+// findTSC is the TypeScript compiler make deps installs (or one on PATH);
+// without one the test skips.
+func findTSC(t *testing.T) string {
+	t.Helper()
+	tsc, err := filepath.Abs("../adapters/ts/.tools/node_modules/.bin/tsc")
+	if err == nil {
+		if _, err = os.Stat(tsc); err == nil {
+			return tsc
+		}
+	}
+	if tsc, err = exec.LookPath("tsc"); err == nil {
+		return tsc
+	}
+	t.Skip("no tsc in adapters/ts/.tools or on PATH (make deps installs one with npm): the TypeScript skeleton is not run")
+	return ""
 }
 
 func appendFile(t *testing.T, path, text string) {
