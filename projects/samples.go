@@ -10,7 +10,7 @@ import (
 
 // Samples holds the bundled sample projects, one folder each.
 //
-//go:embed chat/*.star chat/*.toml chat/*.md chat/impl/*.go
+//go:embed chat/*.star chat/*.toml chat/*.md chat/impl/*.go chat/impl/*.py
 //go:embed bag/*.star bag/*.toml bag/*.md bag/impl/*.go
 //go:embed conference/*.star conference/*.toml conference/*.md conference/impl/*.go
 //go:embed threadpool/*.star threadpool/*.toml threadpool/*.md threadpool/impl/*.go threadpool/traces
