@@ -741,3 +741,28 @@ func main() {
 		t.Errorf("exit status %d", code)
 	}
 }
+
+// Every bundled sample's copy of the kit (projects/*/impl/modexadapter.go)
+// is this file with "package main": update them with
+//
+//	for f in projects/*/impl/modexadapter.go; do sed 's/^package modexadapter$/package main/' adapters/go/modexadapter.go > $f; done
+func TestSampleCopies(t *testing.T) {
+	copies, _ := filepath.Glob("../../projects/*/impl/modexadapter.go")
+	found := map[string]bool{}
+	want := kitSource(t, "modexadapter.go", "main")
+	for _, path := range copies {
+		found[filepath.Base(filepath.Dir(filepath.Dir(path)))] = true
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(data) != want {
+			t.Errorf("%s differs from adapters/go/modexadapter.go (other than in its package clause): copy it again", path)
+		}
+	}
+	for _, sample := range []string{"chat", "bag"} {
+		if !found[sample] {
+			t.Errorf("no copy of the kit in projects/%s/impl", sample)
+		}
+	}
+}
