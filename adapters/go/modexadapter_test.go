@@ -251,6 +251,10 @@ func TestInvokeOutcomes(t *testing.T) {
 	a.Handle("Bool", func(args Args) (any, error) { return args.Bool(0), nil })
 	a.Handle("Float", func(args Args) (any, error) { return args.Float(0), nil })
 	a.Handle("Value", func(args Args) (any, error) { return args.Value(-1), nil })
+	a.Handle("BadJSON", func(Args) (any, error) { return json.RawMessage(`{`), nil })
+	a.Handle("PanicJSON", func(Args) (any, error) { return panicky{}, nil })
+	a.Handle("PanicError", func(Args) (any, error) { return nil, panicky{} })
+	a.Handle("NilRefused", func(Args) (any, error) { var r *RefusedError; return nil, r })
 	p := serve(t, a)
 	for i, tc := range []struct{ action, args, want string }{
 		{"Full", `[]`, `"type":"refused","id":%d,"reason":"the stack is full"`},
@@ -274,6 +278,11 @@ func TestInvokeOutcomes(t *testing.T) {
 		{"Value", `[1]`, `"type":"error","id":%d,"message":"argument 0 of Value: missing (1 given)"`},
 		{"Push", `"a"`, `"type":"error","id":%d,"message":"invoke: args must be an array"`},
 		{"Types", `[false,1e300,-1]`, `"type":"result","id":%d,"output":[false,1e+300,-1,3]`},
+		{"BadJSON", `[]`, `"type":"error","id":%d,"message":"cannot encode the output of BadJSON: json: error calling MarshalJSON for type json.RawMessage: unexpected end of JSON input"`},
+		{"PanicJSON", `[]`, `"type":"error","id":%d,"message":"panic: MarshalJSON broke"`},
+		{"PanicError", `[]`, `"type":"error","id":%d,"message":"panic: Error broke"`},
+		{"NilRefused", `[]`, `"type":"error","id":%d,"message":"panic: runtime error: invalid memory address or nil pointer dereference"`},
+		{"Full", `[]`, `"type":"refused","id":%d,"reason":"the stack is full"`},
 	} {
 		p.call(fmt.Sprintf(`{"type":"invoke","id":%d,"action":%q,"args":%s}`, i, tc.action, tc.args),
 			"{"+fmt.Sprintf(tc.want, i)+"}")
@@ -281,6 +290,12 @@ func TestInvokeOutcomes(t *testing.T) {
 	// No args at all: none.
 	p.call(`{"type":"invoke","id":99,"action":"Str"}`, `{"type":"error","id":99,"message":"argument 1 of Str: missing (0 given)"}`)
 }
+
+// panicky panics in its methods.
+type panicky struct{}
+
+func (panicky) MarshalJSON() ([]byte, error) { panic("MarshalJSON broke") }
+func (panicky) Error() string                { panic("Error broke") }
 
 // An argument's getter panics outside a handler with a message naming the
 // argument.
@@ -386,6 +401,7 @@ func TestConcurrentEmit(t *testing.T) {
 	a := New("concurrent")
 	a.Handle("Nop", func(Args) (any, error) { return 1, nil })
 	p := serve(t, a)
+	p.call(`{"type":"reset","id":100}`, `{"type":"ok","id":100}`) // Serve has begun: no event is dropped
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Add(1)
@@ -608,6 +624,29 @@ func TestProcess(t *testing.T) {
 				t.Errorf("stderr %q", stderr)
 			}
 		})
+	}
+}
+
+// SIGTERM while a handler runs: the handler ends and is answered, then
+// the close hook runs, and the program exits 0.
+func TestProcessSignalDuringInvoke(t *testing.T) {
+	bin := buildKitAdapter(t)
+	c := startChild(t, bin)
+	c.call(t, `{"type":"reset","id":1}`, `{"type":"ok","id":1}`)
+	io.WriteString(c.in, `{"type":"invoke","id":2,"action":"Sleep","args":[500]}`+"\n")
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(fmt.Sprint(c.cmd.Stderr), "sleeping") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	c.cmd.Process.Signal(syscall.SIGTERM)
+	if !c.out.Scan() || c.out.Text() != `{"type":"result","id":2,"output":"slept"}` {
+		t.Errorf("answer %q", c.out.Text())
+	}
+	if code := c.wait(t); code != 0 {
+		t.Errorf("exit status %d", code)
+	}
+	if stderr := fmt.Sprint(c.cmd.Stderr); stderr != "sleeping\nslept\nclosed\n" {
+		t.Errorf("stderr %q", stderr)
 	}
 }
 

@@ -1,6 +1,6 @@
 // Command kitadapter is a tiny adapter on the kit, for the kit's tests of
 // a real process: a stack of integers (Push, Pop), an action that prints
-// to standard output (Print), and Tick, which emits Ticked events. Its close
+// to standard output (Print), Tick, which emits Ticked events, and Sleep(ms). Its close
 // hook says "closed" on standard error.
 package main
 
@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"time"
 
 	modexadapter "github.com/modex/modex/adapters/go"
 )
@@ -37,6 +38,12 @@ func main() {
 	a.Handle("Tick", func(args modexadapter.Args) (any, error) {
 		a.Emit("Ticked", args.String(0))
 		return nil, nil
+	})
+	a.Handle("Sleep", func(args modexadapter.Args) (any, error) {
+		fmt.Fprintln(os.Stderr, "sleeping")
+		time.Sleep(time.Duration(args.Int(0)) * time.Millisecond)
+		fmt.Fprintln(os.Stderr, "slept")
+		return "slept", nil
 	})
 	a.OnReset(func() error { stack = nil; return nil })
 	a.OnClose(func() { fmt.Fprintln(os.Stderr, "closed") })
