@@ -139,7 +139,7 @@ func TestSignalsStopCommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("child processes, the chat server built by go run")
 	}
-	const adapter = "go run impl/main.go impl/server.go impl/adapter.go adapter --fixed"
+	const adapter = "go run impl/main.go impl/server.go impl/adapter.go impl/modexadapter.go adapter --fixed"
 	bigModel := func(dir string, states, work int) string {
 		src := `
 N = ` + strconv.Itoa(states) + `

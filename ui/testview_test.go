@@ -88,7 +88,7 @@ func TestLiveOnlineTest(t *testing.T) {
 	b.open("../projects/chat/chat.toml")
 	b.wb.configs.SetSelected("hi_bye")
 	tv := b.wb.s.test
-	if tv.adapter.Text != "go run impl/main.go impl/server.go impl/adapter.go adapter" || tv.runs.Text != "20" {
+	if tv.adapter.Text != "go run impl/main.go impl/server.go impl/adapter.go impl/modexadapter.go adapter" || tv.runs.Text != "20" {
 		t.Errorf("settings not taken from the project: adapter %q runs %q", tv.adapter.Text, tv.runs.Text)
 	}
 	run := func(fixed bool, runs string) *conform.TestResult {

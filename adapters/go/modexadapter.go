@@ -400,8 +400,8 @@ func (a *Adapter) mxRequest(line []byte) (stop bool, err error) {
 		hook := a.onReset
 		a.hmu.Unlock()
 		if hook != nil {
-			if err := mxGuard(hook); err != nil {
-				return false, a.mxAnswer("type", "error", "id", id, "message", "reset: "+err.Error())
+			if msg, ok := mxGuard(hook); !ok {
+				return false, a.mxAnswer("type", "error", "id", id, "message", "reset: "+msg)
 			}
 		}
 		return false, a.mxAnswer("type", "ok", "id", id)
@@ -454,57 +454,63 @@ func (a *Adapter) mxInvoke(id any, msg map[string]any) error {
 	if h == nil {
 		return a.mxAnswer("type", "unimplemented", "id", id, "reason", "no handler for "+action)
 	}
-	out, err := mxCall(action, h, args)
-	var refused *RefusedError
-	switch {
-	case err == nil:
-		line, err := mxResult(id, out)
-		if err != nil {
-			return a.mxAnswer("type", "error", "id", id, "message", fmt.Sprintf("cannot encode the output of %s: %v", action, err))
-		}
-		return a.mxWrite(line)
-	case errors.As(err, &refused):
-		return a.mxAnswer("type", "refused", "id", id, "reason", refused.Reason)
-	case errors.Is(err, ErrNotImplemented):
-		return a.mxAnswer("type", "unimplemented", "id", id, "reason", err.Error())
-	}
-	return a.mxAnswer("type", "error", "id", id, "message", err.Error())
+	return a.mxWrite(mxOutcome(id, action, h, args))
 }
 
-// mxResult is the line of a result.
-func mxResult(id, out any) ([]byte, error) {
-	w, err := mxEncode(out)
-	if err != nil {
-		return nil, err
+// mxOutcome calls a handler and makes the line of its answer: a result,
+// refused, unimplemented, or an error (for an error, a panic, or an output
+// that cannot be encoded). It recovers what panics in the user's code
+// (the handler, an error's Error, an output's MarshalJSON).
+func mxOutcome(id any, action string, h func(Args) (any, error), args Args) (line []byte) {
+	fail := func(message string) []byte {
+		line, _ := mxLine("type", "error", "id", id, "message", message)
+		return line
 	}
-	return mxLine("type", "result", "id", id, "output", w)
-}
-
-// mxCall calls a handler, turning a panic into an error.
-func mxCall(action string, h func(Args) (any, error), args Args) (out any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			if e, ok := p.(*mxArgError); ok {
 				e.action = action
-				err = e
+				line = fail(e.Error())
 				return
 			}
 			fmt.Fprintf(os.Stderr, "modexadapter: %s panicked: %v\n%s", action, p, mxdebug.Stack())
-			err = fmt.Errorf("panic: %v", p)
+			line = fail(fmt.Sprintf("panic: %v", p))
 		}
 	}()
-	return h(args)
+	out, err := h(args)
+	var refused *RefusedError
+	switch {
+	case err == nil:
+		w, err := mxEncode(out)
+		if err == nil {
+			if line, err = mxLine("type", "result", "id", id, "output", w); err == nil {
+				return line
+			}
+		}
+		return fail(fmt.Sprintf("cannot encode the output of %s: %v", action, err))
+	case errors.As(err, &refused):
+		line, _ = mxLine("type", "refused", "id", id, "reason", refused.Reason)
+	case errors.Is(err, ErrNotImplemented):
+		line, _ = mxLine("type", "unimplemented", "id", id, "reason", err.Error())
+	default:
+		line = fail(err.Error())
+	}
+	return line
 }
 
-// mxGuard calls a hook, turning a panic into an error.
-func mxGuard(hook func() error) (err error) {
+// mxGuard calls a hook; it returns what went wrong (the text of its
+// error, or its panic) and false, or "" and true.
+func mxGuard(hook func() error) (msg string, ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(os.Stderr, "modexadapter: a hook panicked: %v\n%s", p, mxdebug.Stack())
-			err = fmt.Errorf("panic: %v", p)
+			msg, ok = fmt.Sprintf("panic: %v", p), false
 		}
 	}()
-	return hook()
+	if err := hook(); err != nil {
+		return err.Error(), false
+	}
+	return "", true
 }
 
 // mxClose calls the close hook, the first time only.

@@ -1,8 +1,9 @@
 // Command impl is the bag sample's implementation under test — a bag shared
 // by goroutines ("threads"), with a missing lock unless --fixed — and its
-// Modex adapter on stdin/stdout:
+// Modex adapter on stdin/stdout (or one TCP connection, with --listen), on
+// the adapter kit (modexadapter.go, a copy of adapters/go/modexadapter.go):
 //
-//	impl adapter [--capacity N] [--fixed]
+//	impl adapter [--capacity N] [--fixed] [--listen HOST:PORT]
 //
 // Add(t, x), Delete(t, x) and Lookup(t, x) hand an operation to thread t and
 // return at once; when the thread finishes it reports the observable
@@ -11,8 +12,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -95,76 +94,50 @@ func (b *Bag) Lookup(t, x string) {
 
 func main() {
 	if len(os.Args) < 2 || os.Args[1] != "adapter" {
-		fmt.Fprintln(os.Stderr, "usage: impl adapter [--capacity N] [--fixed]")
+		fmt.Fprintln(os.Stderr, "usage: impl adapter [--capacity N] [--fixed] [--listen HOST:PORT]")
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet("adapter", flag.ExitOnError)
 	capacity := fs.Int("capacity", 2, "slots in the bag")
 	fixed := fs.Bool("fixed", false, "lock every slot")
+	fs.String("listen", "", "speak the protocol on one TCP connection at `HOST:PORT` instead")
 	fs.Parse(os.Args[2:])
-	var outMu sync.Mutex
-	out := json.NewEncoder(os.Stdout)
-	send := func(m map[string]any) {
-		outMu.Lock()
-		out.Encode(m)
-		outMu.Unlock()
-	}
+	a := New(fmt.Sprintf("bag (capacity %d, fixed=%v)", *capacity, *fixed))
 	var bag *Bag
-	var wg sync.WaitGroup
-	busy := map[string]bool{}
+	var ops sync.WaitGroup // the threads' operations
 	var busyMu sync.Mutex
-	reset := func() {
-		wg.Wait()
+	busy := map[string]bool{}
+	reset := func() error {
+		ops.Wait() // their Done events come before the reset's answer
 		bag = &Bag{fixed: *fixed, slots: make([]string, *capacity), locks: make([]sync.Mutex, *capacity)}
 		bag.report = func(t string, result any) {
 			busyMu.Lock()
 			delete(busy, t)
 			busyMu.Unlock()
-			send(map[string]any{"type": "event", "action": "Done", "args": []any{t, result}})
+			a.Emit("Done", t, result)
 		}
+		return nil
 	}
 	reset()
-	sc := bufio.NewScanner(os.Stdin)
-	for sc.Scan() {
-		var msg map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &msg); err != nil {
-			fmt.Fprintln(os.Stderr, "bad request:", err)
-			os.Exit(1)
-		}
-		id := msg["id"]
-		switch msg["type"] {
-		case "hello":
-			send(map[string]any{"type": "hello", "id": id, "protocol": "modex-adapter/1", "name": fmt.Sprintf("bag (capacity %d, fixed=%v)", *capacity, *fixed)})
-		case "reset":
-			reset()
-			send(map[string]any{"type": "ok", "id": id})
-		case "invoke":
-			action, _ := msg["action"].(string)
-			args, _ := msg["args"].([]any)
-			if len(args) != 2 {
-				send(map[string]any{"type": "error", "id": id, "message": "want (thread, element)"})
-				continue
-			}
-			t, _ := args[0].(string)
-			x, _ := args[1].(string)
+	a.OnReset(reset)
+	a.OnClose(ops.Wait)
+	for action, op := range map[string]func(b *Bag, t, x string){"Add": (*Bag).Add, "Delete": (*Bag).Delete, "Lookup": (*Bag).Lookup} {
+		// Hand the operation to thread t, which reports Done when it ends.
+		a.Handle(action, func(args Args) (any, error) {
+			t, x := args.String(0), args.String(1)
 			busyMu.Lock()
+			defer busyMu.Unlock()
 			if busy[t] {
-				busyMu.Unlock()
-				send(map[string]any{"type": "refused", "id": id, "reason": "thread " + t + " is busy"})
-				continue
+				return nil, Refuse("thread " + t + " is busy")
 			}
 			busy[t] = true
-			busyMu.Unlock()
-			op := map[string]func(string, string){"Add": bag.Add, "Delete": bag.Delete, "Lookup": bag.Lookup}[action]
-			if op == nil {
-				send(map[string]any{"type": "error", "id": id, "message": "unknown action " + action})
-				continue
-			}
-			send(map[string]any{"type": "result", "id": id, "output": nil})
-			wg.Add(1)
-			go func() { defer wg.Done(); op(t, x) }()
-		case "shutdown":
-			return
-		}
+			ops.Add(1)
+			go func(b *Bag) { defer ops.Done(); op(b, t, x) }(bag)
+			return nil, nil
+		})
+	}
+	if err := a.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "adapter:", err)
+		os.Exit(1)
 	}
 }

@@ -3,13 +3,16 @@
 //
 //	impl server --listen 127.0.0.1:7000 [--fixed]   run the chat server
 //	impl adapter [--fixed] [--server ADDR]          speak the Modex adapter
-//	                                                protocol on stdin/stdout
+//	             [--listen ADDR]                    protocol on stdin/stdout
+//	                                                (or one TCP connection)
 //
 // The adapter starts its own server on a free local port unless --server
 // names one; reset restarts that server. Model actions map to the server as:
 // Create() opens a client connection and returns its id ("c1", ...);
 // Enter(c) sends ENTER; Post(c, msg) sends POST msg; every MSG a client
 // receives is reported as the observable Deliver(sender, receiver, msg).
+// adapter.go has the adapter's code; modexadapter.go, a copy of Modex's
+// adapter kit (adapters/go), speaks the protocol.
 package main
 
 import (
@@ -44,9 +47,9 @@ func main() {
 		fs := flag.NewFlagSet("adapter", flag.ExitOnError)
 		fixed := fs.Bool("fixed", false, "start a fixed server")
 		server := fs.String("server", "", "use a running server instead of starting one")
+		fs.String("listen", "", "speak the protocol on one TCP connection at `HOST:PORT` instead")
 		fs.Parse(os.Args[2:])
-		a := &adapter{fixed: *fixed, serverAddr: *server, out: os.Stdout}
-		if err := a.run(os.Stdin); err != nil {
+		if err := newChatAdapter(*fixed, *server).Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "adapter:", err)
 			os.Exit(1)
 		}
