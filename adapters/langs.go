@@ -129,10 +129,12 @@ func pythonSkeleton(spec Spec, self string) string {
 		w("")
 		w("@adapter.action(%q)", a.Name)
 		w("def %s(%s):", fn, strings.Join(params, ", "))
-		w(`    """%s.`, signature(a))
+		w(`    r"""%s.`, signature(a))
 		w("")
-		for _, l := range append(paramNotes(a), "") {
-			w(strings.TrimRight("    "+l, " "))
+		if notes := paramNotes(a); len(notes) > 0 {
+			for _, l := range append(notes, "") {
+				w(strings.TrimRight("    "+l, " "))
+			}
 		}
 		for _, l := range sourceBlock(a, "    ") {
 			w(strings.TrimRight("    "+l, " "))
@@ -203,14 +205,17 @@ func goSkeleton(spec Spec, self, kit string) string {
 		fn := identifier("do"+a.Name, taken)
 		taken[fn] = true
 		stubs = append(stubs, stub{fn, a.Name})
-		fmt.Fprintf(&body, "\n// %s does %s.\n//\n", fn, signature(a))
-		for _, l := range paramNotes(a) {
-			fmt.Fprintf(&body, "// %s\n", l)
+		fmt.Fprintf(&body, "\n// %s does %s.\n", fn, signature(a))
+		if notes := paramNotes(a); len(notes) > 0 {
+			fmt.Fprintf(&body, "//\n")
+			for _, l := range notes {
+				fmt.Fprintf(&body, "// %s\n", l)
+			}
 		}
 		if src := sourceBlock(a, "\t"); len(src) > 0 {
 			fmt.Fprintf(&body, "//\n// %s\n//\n", src[0])
 			for _, l := range src[1:] {
-				fmt.Fprintf(&body, "%s\n", strings.TrimRight("// "+l, " "))
+				fmt.Fprintf(&body, "%s\n", strings.TrimRight("//"+l, " \t"))
 			}
 		}
 		fmt.Fprintf(&body, "func %s(args Args) (any, error) {\n", fn)
@@ -314,8 +319,11 @@ func tsSkeleton(spec Spec, ts bool) string {
 		w("")
 		w("/**")
 		w(" * %s.", signature(a))
-		for _, l := range paramNotes(a) {
-			w(" * %s", l)
+		if notes := paramNotes(a); len(notes) > 0 {
+			w(" *")
+			for _, l := range notes {
+				w(" * %s", l)
+			}
 		}
 		if src := sourceBlock(a, "    "); len(src) > 0 {
 			w(" *")

@@ -37,8 +37,9 @@ type Action struct {
 // exploration gave it.
 type Param struct {
 	Name string
-	// Type is "int", "str", "bool", "float" or "any" (several kinds, or a
-	// tuple, list, dict, set or object, or never seen).
+	// Type is "int", "str", "bool", "float", "object" (a model object:
+	// the implementation's own value stands for it) or "any" (several
+	// kinds, or a tuple, list, dict or set, or never seen).
 	Type string
 	// Examples are up to maxExamples values it took, in model notation.
 	Examples []string
@@ -161,6 +162,8 @@ func typeOf(v model.Value) string {
 		return "bool"
 	case starlark.Float:
 		return "float"
+	case model.Object:
+		return "object"
 	}
 	if _, ok := model.AsInt(v); ok {
 		return "int"

@@ -138,6 +138,8 @@ func paramNotes(a Action) []string {
 	var out []string
 	for _, p := range a.Params {
 		switch {
+		case p.Type == "object":
+			out = append(out, fmt.Sprintf("%s: a model object (%s%s): Modex sends the value your implementation gave for it (an output that returned it)", p.Name, strings.Join(p.Examples, ", "), more(len(p.Examples))))
 		case len(p.Examples) > 0:
 			out = append(out, fmt.Sprintf("%s (%s): %s%s", p.Name, p.Type, strings.Join(p.Examples, ", "), more(len(p.Examples))))
 		default:
@@ -163,7 +165,8 @@ func sourceBlock(a Action, prefix string) []string {
 		return nil
 	}
 	out := []string{"As the model states it (" + a.Where + "):"}
-	for _, l := range strings.Split(a.Source, "\n") {
+	src := strings.NewReplacer(`"""`, `'''`, "*/", "* /").Replace(a.Source)
+	for _, l := range strings.Split(src, "\n") {
 		out = append(out, strings.TrimRight(prefix+l, " \t"))
 	}
 	return out
