@@ -51,6 +51,9 @@ type CheckResult struct {
 	// Halt is the failure that made the implementation unusable (a crash,
 	// a timeout or a protocol violation), "" when none.
 	Halt string
+	// Problems are failures in the steps after a checked action (on the
+	// way back to an accepting state).
+	Problems []string
 	// Invokes and Resets are the round trips measured.
 	Invokes, Resets []time.Duration
 	// GraphStates is the size of the explored graph the paths come from,
@@ -59,9 +62,10 @@ type CheckResult struct {
 	Complete    bool
 }
 
-// Failed counts the actions that failed (and the halt).
+// Failed counts the actions that failed, and the failures after a
+// checked action.
 func (r *CheckResult) Failed() int {
-	n := 0
+	n := len(r.Problems)
 	for _, a := range r.Actions {
 		if a.Status == StatusFailed {
 			n++
@@ -169,23 +173,29 @@ func checkOne(ctx context.Context, m model.Model, cfg *explore.Config, t *timedI
 	if r.Halt != nil {
 		res.Halt = string(run.Failure.Kind) + ": " + run.Failure.Message
 	}
+	// The action's own step is checked when the run recorded it (a step is
+	// recorded once the implementation's answer agreed with the model).
 	taken := false
 	for _, st := range run.Steps {
 		taken = taken || (st.Kind == model.Controllable && st.Action == ch.Action)
 	}
 	switch {
-	case run.Verdict == conform.Pass:
+	case taken && run.Verdict == conform.Pass:
 		ch.Status = StatusOK
-	case run.Verdict == conform.Inconclusive && taken:
-		// Taken and checked; only the run's end was cut short.
+	case taken && run.Failure != nil:
+		// Its step agreed; a later one (the way back to an accepting
+		// state) did not: a problem of that step's action.
+		ch.Status, ch.Detail = StatusOK, "then the run failed"
+		res.Problems = append(res.Problems, fmt.Sprintf("after %s: %s at step %d: %s", ch.Action, run.Failure.Kind, run.Failure.Step, run.Failure.Message))
+	case taken:
 		ch.Status, ch.Detail = StatusOK, "then "+run.Reason
 	case run.Failure != nil:
 		ch.Status, ch.Detail = StatusFailed, fmt.Sprintf("%s at step %d: %s", run.Failure.Kind, run.Failure.Step, run.Failure.Message)
+	case run.Reason != "":
+		why := strings.TrimPrefix(run.Reason, "could not reproduce: ")
+		ch.Status, ch.Detail = StatusNotReached, strings.Replace(why, "of the saved run", "of its path", 1)
 	default:
-		ch.Status, ch.Detail = StatusNotReached, run.Reason
-		if len(r.Skipped) > 0 {
-			ch.Detail = fmt.Sprintf("its path needs %s, which the adapter does not implement", r.Skipped[0].Action)
-		}
+		ch.Status, ch.Detail = StatusNotReached, "the run ended before its path was done"
 	}
 }
 
@@ -283,6 +293,9 @@ func (r *CheckResult) Write(w io.Writer) {
 			line += ": " + a.Detail
 		}
 		fmt.Fprintln(w, line)
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "  FAILED %s\n", p)
 	}
 	if len(r.Events) > 0 {
 		var names []string

@@ -199,3 +199,36 @@ func writeFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// modex adapter check names what a broken adapter does: a line that is
+// not the protocol (the fake writes "this is not JSON" on standard
+// output), and the actions it could not check after that; exit 1.
+func TestAdapterCheckProtocolViolation(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "fakeadapter")
+	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	for _, tc := range []struct {
+		mode string
+		code int
+		want []string
+	}{
+		{"good", 0, []string{"Push  ok", "Pop   ok (after Push(1))", "2 of 2 actions ok", "no protocol violation", "round trips: "}},
+		{"garbage-after 1", 1, []string{"Push  ok: then the run failed", "Pop   not checked: the implementation is unusable",
+			"FAILED after Push: protocol at step 2: Pop(): line 4 from the implementation is not a JSON object: \"this is not JSON\"",
+			"the implementation became unusable: protocol"}},
+		{"wrong-pop", 1, []string{"Pop   FAILED (after Push(1)): output-mismatch at step 2: Pop() returned 42"}},
+		{"no-push-hello", 0, []string{"not implemented, said in the handshake: Push", "Push  not implemented: said at start",
+			"Pop   not reached (after Push(1)): step 1 of its path, Push(1), is an action the adapter does not implement"}},
+	} {
+		out, errOut, code := cli("adapter", "check", "../projects/stack/stack.toml", "--adapter", bin+" "+tc.mode)
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: the report lacks %q:\n%s%s", tc.mode, w, out, errOut)
+			}
+		}
+		if code != tc.code {
+			t.Errorf("%s: exit %d, want %d:\n%s%s", tc.mode, code, tc.code, out, errOut)
+		}
+	}
+}

@@ -562,6 +562,16 @@ func (r *onlineRun) control(cleanup bool) bool {
 	if err != nil {
 		return r.fail(FailModel, err.Error(), states, nil)
 	}
+	if len(cands) == 0 && t.tc.Script != nil && !cleanup {
+		// The script's next step is not possible here: events on their
+		// way may enable it; else the rerun cannot go on.
+		_, why := r.scriptedChoice(cands)
+		if t.observing && !r.scriptWaited {
+			r.scriptWaited, r.active = true, false
+			return false
+		}
+		return r.inconclusive(why)
+	}
 	if len(cands) == 0 {
 		acc, err := t.accepting(states)
 		if err != nil {

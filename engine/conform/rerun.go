@@ -179,5 +179,8 @@ func (r *onlineRun) scriptedChoice(cands []candidate) (candidate, string) {
 			return c, ""
 		}
 	}
+	if ai, ok := r.t.byName[want.Action]; ok && r.t.skipped[ai] {
+		return candidate{}, fmt.Sprintf("could not reproduce: step %d of the saved run, %s(%s), is an action the adapter does not implement", i+1, want.Action, strings.Join(want.Args, ", "))
+	}
 	return candidate{}, fmt.Sprintf("could not reproduce: step %d of the saved run, %s(%s), is not enabled in the model's state here", i+1, want.Action, strings.Join(want.Args, ", "))
 }
