@@ -668,45 +668,6 @@ func (t *tester) perform(states []model.State, c candidate, label string) ([]mod
 	return next, output, nil
 }
 
-// kindUnimplemented marks perform's answer for an action the adapter does
-// not implement: never a run's failure.
-const kindUnimplemented FailureKind = "not-implemented"
-
-// skip takes a controllable action the adapter does not implement out of
-// the tester's choices for the rest of the test (a name the model lacks,
-// or said twice, is ignored).
-func (t *tester) skip(name string, run int, reason string) {
-	ai, ok := t.byName[name]
-	if !ok || t.skipped[ai] || t.cfg.Actions[ai].Kind != model.Controllable {
-		return
-	}
-	t.skipped[ai] = true
-	t.skips = append(t.skips, Skip{Action: name, Run: run, Reason: reason})
-}
-
-// skipBlocks says why a run that cannot end in an accepting state is
-// inconclusive rather than failed: an action the model enables here, which
-// might lead on, is one the adapter does not implement ("" when none).
-func (t *tester) skipBlocks(states []model.State) string {
-	if len(t.skips) == 0 {
-		return ""
-	}
-	skipped := t.skipped
-	t.skipped = make([]bool, len(skipped))
-	cands, err := t.candidates(states, false)
-	t.skipped = skipped
-	if err != nil {
-		return ""
-	}
-	for _, c := range cands {
-		if skipped[c.action] {
-			name := t.info.Actions[c.action].Name
-			return fmt.Sprintf("the run could not end in an accepting state without %s, which the adapter does not implement", name)
-		}
-	}
-	return ""
-}
-
 // outputMessage says what the implementation returned, in the model's
 // notation (as the outputs the model allowed are written; JSON when the
 // value has no model form), and, when the model allowed one output for the
