@@ -47,4 +47,3 @@ func (t *tester) skipBlocks(states []model.State) string {
 	}
 	return ""
 }
-
