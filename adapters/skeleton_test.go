@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modex/modex/internal/langtest"
 	"github.com/modex/modex/projects"
 )
 
@@ -106,12 +107,7 @@ func checkSyntax(t *testing.T, lang string, sk *Skeleton) {
 	default:
 		return // TypeScript: compiled and run by app's TestAdapterSkeletons
 	}
-	if cmd.Err != nil { // not installed
-		if os.Getenv("MODEX_REQUIRE_LANGS") == "1" {
-			t.Fatal(cmd.Err)
-		}
-		t.Skip(cmd.Err)
-	}
+	langtest.Need(t, cmd.Args[0])
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=", "GO111MODULE=auto")
 	if out, err := cmd.CombinedOutput(); err != nil {

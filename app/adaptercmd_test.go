@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modex/modex/internal/langtest"
 	"github.com/modex/modex/projects"
 )
 
@@ -83,12 +84,7 @@ func TestAdapterSkeletons(t *testing.T) {
 		{"ts", "node", "adapter.ts"},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
-			if _, err := exec.LookPath(tc.tool); err != nil {
-				if os.Getenv("MODEX_REQUIRE_LANGS") == "1" {
-					t.Fatalf("%s is not installed (make test installs it)", tc.tool)
-				}
-				t.Skipf("%s is not installed", tc.tool)
-			}
+			langtest.Need(t, tc.tool)
 			project, err := projects.ExtractSample("stack", t.TempDir())
 			if err != nil {
 				t.Fatal(err)

@@ -1,12 +1,11 @@
 package projects
 
 import (
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/internal/langtest"
 )
 
 // The chat sample's Python adapter (impl/adapter.py, on the adapter kit)
@@ -14,12 +13,7 @@ import (
 // (a delivery out of order, emitted from a client's reader thread), and
 // the fixed server passes.
 func TestChatPythonAdapter(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		if os.Getenv("MODEX_REQUIRE_LANGS") == "1" {
-			t.Fatal("python3 is not installed (make test installs it)")
-		}
-		t.Skip("python3 is not installed")
-	}
+	langtest.Need(t, "python3")
 	var fail *conform.Failure
 	for attempt := uint64(0); attempt < 5 && fail == nil; attempt++ {
 		res := onlineTest(t, "chat", "hi_bye", []string{"python3", "impl/adapter.py"}, conform.TestConfig{Runs: 40, Steps: 30, Seed: 100 * attempt})

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -14,14 +13,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modex/modex/internal/langtest"
 )
 
 // TestLibrary runs the library's own tests (node --test), which start
 // adapters written with it as child processes and speak the protocol to them.
 func TestLibrary(t *testing.T) {
 	t.Parallel()
-	node := needNode(t)
-	watch(t, ".", "testdata")
+	node := langtest.Need(t, "node", "-e", nodeCheck)
+	langtest.Watch(t, ".", "testdata")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "--test", "modex_adapter.test.js")
@@ -41,7 +42,7 @@ func TestLibrary(t *testing.T) {
 // skipped.
 func TestTypeScriptExample(t *testing.T) {
 	t.Parallel()
-	node := needNode(t)
+	node := langtest.Need(t, "node", "-e", nodeCheck)
 	tsc, err := filepath.Abs(filepath.Join(".tools", "node_modules", ".bin", "tsc"))
 	if err != nil {
 		t.Fatal(err)
@@ -155,43 +156,5 @@ func sameJSON(a, b string) bool {
 	return json.Unmarshal([]byte(a), &x) == nil && json.Unmarshal([]byte(b), &y) == nil && reflect.DeepEqual(x, y)
 }
 
-// needNode returns the path of node 18 or later. Without it the test is
-// skipped, or fails when MODEX_REQUIRE_LANGS=1 (make test sets it: make
-// deps installs nodejs).
-func needNode(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("node")
-	if err == nil {
-		check := `const v = process.versions.node; if (+v.split(".")[0] < 18) { console.log("Node 18+ needed, not " + v); process.exit(1); }`
-		if out, cerr := exec.Command(path, "-e", check).CombinedOutput(); cerr != nil {
-			err = fmt.Errorf("%s will not do (%v): %s", path, cerr, bytes.TrimSpace(out))
-		}
-	}
-	if err != nil {
-		if os.Getenv("MODEX_REQUIRE_LANGS") == "1" {
-			t.Fatalf("the JavaScript adapter kit cannot be tested: %v (MODEX_REQUIRE_LANGS=1; make deps installs nodejs)", err)
-		}
-		t.Skipf("the JavaScript adapter kit is not tested: %v (MODEX_REQUIRE_LANGS=1 makes this a failure)", err)
-	}
-	return path
-}
-
-// watch reads the files of dirs: the go command keys its cache of test
-// results by the files a test opened, so that an edit of the library or of
-// its tests runs the test again.
-func watch(t *testing.T, dirs ...string) {
-	t.Helper()
-	for _, dir := range dirs {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if e.Type().IsRegular() {
-				if _, err := os.ReadFile(filepath.Join(dir, e.Name())); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
-}
+// nodeCheck refuses a Node older than 18.
+const nodeCheck = `const v = process.versions.node; if (+v.split(".")[0] < 18) { console.log("Node 18+ needed, not " + v); process.exit(1); }`
