@@ -77,7 +77,7 @@ FUZZ := ./projects/conference/impl:FuzzDecodePDU ./engine/model:FuzzDecodeValue 
         ./engine/conform:FuzzReadSavedRun ./projects:FuzzParseProject ./projects:FuzzReadSuite \
         ./projects:FuzzPreserveLayout ./graph:FuzzPretty ./graph:FuzzAppendJSONString \
         ./projects/campaign:FuzzExtractBundle ./projects/campaign:FuzzParseTrust \
-        ./internal/safetext:FuzzSafeText
+        ./internal/safetext:FuzzSafeText ./engine/codecov:FuzzReadGo ./engine/codecov:FuzzReadLCOV ./engine/codecov:FuzzReadCoveragePy
 
 fuzz: deps
 	@for t in $(FUZZ); do \

@@ -1,0 +1,119 @@
+package codecov
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// EnvDir is the environment variable Modex gives an implementation (its
+// adapter and every process it starts) to name the folder where coverage
+// data goes; GOCOVERDIR (Go) and COVERAGE_FILE (coverage.py, in that
+// folder) are set with it.
+const EnvDir = "MODEX_COVERAGE_DIR"
+
+// Env is the environment that sends an implementation's coverage data to
+// dir: Go programs built with -cover write there (GOCOVERDIR),
+// coverage.py too (COVERAGE_FILE, with a suffix per process), and an
+// adapter may put an LCOV file or a coverage.py JSON report there.
+func Env(dir string) []string {
+	return []string{EnvDir + "=" + dir, "GOCOVERDIR=" + dir, "COVERAGE_FILE=" + filepath.Join(dir, ".coverage")}
+}
+
+// toolTimeout bounds one conversion by go tool covdata or coverage json.
+const toolTimeout = time.Minute
+
+// ReadDir reads every coverage data the folder holds and merges it: Go's
+// (covmeta.* and covcounters.* files, converted by go tool covdata),
+// coverage.py's data files (.coverage*, converted by python3 -m coverage
+// json), LCOV files (*.lcov, lcov.info) and coverage.py JSON reports
+// (*.coverage.json). A folder with none gives an empty profile.
+func ReadDir(ctx context.Context, dir string) (*Profile, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	p := New("")
+	goData := false
+	for _, e := range entries {
+		name := e.Name()
+		full := filepath.Join(dir, name)
+		var q *Profile
+		var err error
+		switch {
+		case !e.Type().IsRegular():
+			continue
+		case strings.HasPrefix(name, "covmeta."):
+			goData = true
+		case strings.HasSuffix(name, ".lcov") || name == "lcov.info":
+			q, err = readFile(full, ReadLCOV)
+		case strings.HasSuffix(name, ".coverage.json"):
+			q, err = readFile(full, ReadCoveragePy)
+		case name == ".coverage" || strings.HasPrefix(name, ".coverage."):
+			q, err = fromCoveragePy(ctx, full)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", full, err)
+		}
+		p.Merge(q)
+	}
+	if goData {
+		q, err := fromGoCoverDir(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		p.Merge(q)
+	}
+	return p, nil
+}
+
+func readFile(path string, read func(io.Reader) (*Profile, error)) (*Profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return read(f)
+}
+
+// fromGoCoverDir converts a GOCOVERDIR with go tool covdata textfmt.
+func fromGoCoverDir(ctx context.Context, dir string) (*Profile, error) {
+	out, err := os.CreateTemp("", "modex-cover-*.txt")
+	if err != nil {
+		return nil, err
+	}
+	out.Close()
+	defer os.Remove(out.Name())
+	ctx, cancel := context.WithTimeout(ctx, toolTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "tool", "covdata", "textfmt", "-i", dir, "-o", out.Name())
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go tool covdata textfmt -i %s: %v: %s", dir, err, strings.TrimSpace(string(msg)))
+	}
+	return readFile(out.Name(), ReadGo)
+}
+
+// fromCoveragePy converts a coverage.py data file with its json report.
+func fromCoveragePy(ctx context.Context, data string) (*Profile, error) {
+	out, err := os.CreateTemp("", "modex-cover-*.json")
+	if err != nil {
+		return nil, err
+	}
+	out.Close()
+	defer os.Remove(out.Name())
+	ctx, cancel := context.WithTimeout(ctx, toolTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "python3", "-m", "coverage", "json", "--data-file", data, "-o", out.Name(), "--ignore-errors")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		if strings.Contains(string(msg), "No data to report") {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("python3 -m coverage json --data-file %s: %v: %s", data, err, strings.TrimSpace(string(msg)))
+	}
+	return readFile(out.Name(), ReadCoveragePy)
+}
