@@ -9,7 +9,7 @@ GO   ?= go
 BIN  := bin/modex
 # A,B: either package will do (libgtk-3-0 is libgtk-3-0t64 on Debian 13 and
 # Ubuntu 24.04, where apt-get install libgtk-3-0 chooses it); A is installed.
-DEBS := xorg-dev libgl1-mesa-dev libgtk-3-0,libgtk-3-0t64 pkg-config nats-server
+DEBS := xorg-dev libgl1-mesa-dev libgtk-3-0,libgtk-3-0t64 pkg-config nats-server python3-coverage
 # The adapter kits' tests (adapters/python, adapters/ts) need python3 and
 # node: deps installs Debian's python3 and nodejs when they are not on PATH,
 # and TypeScript (for the typings' check) into adapters/ts/.tools with npm

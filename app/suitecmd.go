@@ -119,6 +119,7 @@ func cmdRun(args []string, stdout io.Writer) (err error) {
 	shrinkFlag := fs.Bool("shrink", false, "for each failing case, find the shortest prefix that still fails the same way")
 	endWait := secondsFlag(fs, "end-wait", 1, 0, false, maxFlagSeconds, "a number of seconds above 0, at most a week", "seconds to wait for an expected observable action, above 0")
 	oneCPUFlag := addOneCPUFlag(fs)
+	cover := addCoverFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -142,7 +143,7 @@ func cmdRun(args []string, stdout io.Writer) (err error) {
 		return usagef("%s: %v", safetext.Term(pos[1]), err) // the arguments do not go together (exit 2)
 	}
 	phase = "while starting the implementation, before any case"
-	impl, closeImpl, err := connect(ctx, stdout, p, m.Info(), *adapterCmd, *address, *oneCPUFlag)
+	impl, closeImpl, cov, err := connectCovered(ctx, stdout, p, m.Info(), *adapterCmd, *address, *oneCPUFlag, cover)
 	if err != nil {
 		return err
 	}
@@ -181,6 +182,9 @@ func cmdRun(args []string, stdout io.Writer) (err error) {
 		done = res.Halt.Stopped(len(suite.Cases), "case")
 	}
 	fmt.Fprintf(stdout, "%s [%s] %s: %s: %s; %s; %.2f s\n", safetext.Term(p.Name), safetext.Term(name), safetext.Term(pos[1]), done, suiteCounts(counts, res), suiteCoverage(suite, res), res.Seconds)
+	if err := finishCoverage(ctx, stdout, cov, impl, *cover.out); err != nil {
+		return err
+	}
 	if *junit != "" {
 		if err := writeJUnit(*junit, p.Name, name, tr); err != nil {
 			return err

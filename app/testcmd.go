@@ -46,7 +46,7 @@ func addOneCPUFlag(fs *flag.FlagSet) *bool {
 // connect prints which implementation is tested and starts or dials it,
 // on one CPU with --one-cpu (adapter.ShareOneCPU); closeImpl ends it and
 // gives Modex its CPUs back.
-func connect(ctx context.Context, stdout io.Writer, p *projects.Project, info *model.ModelInfo, command, address string, one bool) (impl conform.Implementation, closeImpl func(), err error) {
+func connect(ctx context.Context, stdout io.Writer, p *projects.Project, info *model.ModelInfo, command, address string, one bool, env []string) (impl conform.Implementation, closeImpl func(), err error) {
 	restore := func() {}
 	if one {
 		if restore, err = adapter.ShareOneCPU(); err != nil {
@@ -54,7 +54,7 @@ func connect(ctx context.Context, stdout io.Writer, p *projects.Project, info *m
 		}
 	}
 	printAdapter(stdout, p, info, command, address)
-	if impl, err = p.Connect(ctx, info, command, address); err != nil {
+	if impl, err = p.ConnectWith(ctx, info, command, address, env); err != nil {
 		restore()
 		return nil, nil, err
 	}
@@ -98,7 +98,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 		tc.Runs, tc.Seed, tc.Strategy, tc.Steps, tc.Script = 1, saved.Seed, saved.Strategy, saved.Steps, saved.Script()
 	}
 	phase = "while starting the implementation, before any run"
-	impl, closeImpl, err := connect(ctx, stdout, p, m.Info(), *adapterCmd, *address, *oneCPUFlag)
+	impl, closeImpl, cov, err := connectCovered(ctx, stdout, p, m.Info(), *adapterCmd, *address, *oneCPUFlag, f.cover)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,8 @@ func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	// Each run is reported as it ends (its line, its failure, where it was
 	// saved): a test of 5,000 runs is not silent until its end.
-	rep := testReport{path: path, project: p.Name, config: name, saveDir: *saveDir, rerun: saved != nil}
+	rep := testReport{path: path, project: p.Name, config: name, saveDir: *saveDir, rerun: saved != nil,
+		measure: func(last bool) string { return measureRun(ctx, cov, impl, last) }}
 	counts := conform.Tally{}
 	tc.OnRun = func(r conform.RunResult) { reportRun(stdout, r, tc, &rep, counts) }
 	res, err := conform.Test(ctx, m, cfg, impl, tc)
@@ -134,10 +135,11 @@ func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	phase = "after the runs"
 	sig := printTestSummary(ctx, stdout, p.Name, name, m, cfg, tc, res, counts)
-	if *junit != "" {
-		if err := writeJUnit(*junit, p.Name, name, res); err != nil {
-			return err
-		}
+	if err := finishCoverage(ctx, stdout, cov, impl, *f.cover.out); err != nil {
+		return err
+	}
+	if err := writeJUnit(*junit, p.Name, name, res); err != nil {
+		return err
 	}
 	if err := runChart(stdout, *chart, p.Name, name, res, &rep); err != nil {
 		return err
@@ -194,6 +196,7 @@ type testFlags struct {
 	endWait                                                                          *float64
 	sh                                                                               *shrinkFlags
 	oneCPU                                                                           *bool
+	cover                                                                            *coverFlags
 }
 
 // newTestFlags declares modex test's flags on fs.
@@ -218,6 +221,7 @@ func newTestFlags(fs *flag.FlagSet) *testFlags {
 	f.chart = fs.String("chart", "", "write the first failing run (else the last run) as a sequence chart, SVG, to `FILE`")
 	f.sh = addShrinkFlags(fs, "the first failing run (or the --rerun file)")
 	f.oneCPU = addOneCPUFlag(fs)
+	f.cover = addCoverFlags(fs)
 	return f
 }
 
@@ -232,6 +236,10 @@ type testReport struct {
 	// saved counts the failing runs saved (at most
 	// projects.MaxSavedFailures).
 	saved int
+	// measure measures the implementation's code coverage after a run
+	// (the last planned one: now), for the run's line ("" when not
+	// measured); nil without a measurement.
+	measure func(last bool) string
 }
 
 // reportRun prints a run's verdict as it ends and, for a failure, the
@@ -247,6 +255,11 @@ func reportRun(stdout io.Writer, r conform.RunResult, tc conform.TestConfig, rep
 	}
 	if r.Reason != "" {
 		line += " (" + safetext.Term(r.Reason) + ")"
+	}
+	if rep.measure != nil {
+		if code := rep.measure(r.Run == tc.Runs); code != "" {
+			line += "; " + code
+		}
 	}
 	fmt.Fprintln(stdout, line)
 	if r.Failure == nil {
@@ -418,6 +431,9 @@ type junitFailure struct {
 }
 
 func writeJUnit(path, project, config string, res *conform.TestResult) error {
+	if path == "" {
+		return nil // no --junit
+	}
 	s := junitSuite{Name: project + " [" + config + "]", Time: fmt.Sprintf("%.3f", res.Seconds)}
 	for _, r := range res.Runs {
 		c := junitCase{Name: fmt.Sprintf("run %d (seed %d)", r.Run, r.Seed), Classname: "modex." + project + "." + config, Time: fmt.Sprintf("%.3f", r.Seconds)}

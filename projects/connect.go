@@ -19,6 +19,10 @@ import (
 // load (a configuration's [constants]), so that the model and the
 // implementation get it from one place.
 func (p *Project) Connect(ctx context.Context, info *model.ModelInfo, command, address string) (conform.Implementation, error) {
+	return p.connect(ctx, info, command, address)
+}
+
+func (p *Project) connect(ctx context.Context, info *model.ModelInfo, command, address string, opts ...adapter.Option) (conform.Implementation, error) {
 	timeout := 10 * time.Second
 	if p.Adapter != nil && p.Adapter.Timeout > 0 {
 		timeout = time.Duration(p.Adapter.Timeout * float64(time.Second))
@@ -34,7 +38,7 @@ func (p *Project) Connect(ctx context.Context, info *model.ModelInfo, command, a
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("%s has no [adapter]: name an adapter command or the address of a running adapter", p.Name)
 	}
-	return adapter.StartProcess(ctx, adapter.HelloFor(info), argv, dir, timeout)
+	return adapter.StartProcess(ctx, adapter.HelloFor(info), argv, dir, timeout, opts...)
 }
 
 // AdapterLaunch says what Connect would do: the command line it would start

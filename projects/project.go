@@ -32,6 +32,7 @@ type Project struct {
 	Adapter     *AdapterSpec           `toml:"adapter,omitempty"`
 	Test        *TestSpec              `toml:"test,omitempty"`
 	Replay      *ReplaySpec            `toml:"replay,omitempty"`
+	Coverage    *CoverageSpec          `toml:"coverage,omitempty"`
 
 	// Path is the project file (empty for a bare model).
 	Path string `toml:"-"`

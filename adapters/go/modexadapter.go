@@ -15,11 +15,10 @@
 //		log.Fatal(err)
 //	}
 //
-// The file needs nothing but the standard library, and it works as well
-// copied into a program's package main with only its package clause
-// changed (Modex's bundled samples and "modex adapter new" do that, so
-// that "go run *.go" works outside any module): its unexported names all
-// start with mx, and it has no init function.
+// It needs only the standard library, and works copied into a package main
+// with its package clause changed (as the samples and "modex adapter new"
+// do, so that "go run *.go" works outside a module): its unexported names
+// start with mx; it has no init function.
 package modexadapter
 
 import (
@@ -35,6 +34,7 @@ import (
 	"os"
 	mxsignal "os/signal"
 	"reflect"
+	mxcoverage "runtime/coverage"
 	mxdebug "runtime/debug"
 	"slices"
 	"strings"
@@ -46,8 +46,7 @@ import (
 // mxProtocol is the protocol version the kit speaks.
 const mxProtocol = "modex-adapter/1"
 
-// mxGrace bounds how long a signal waits for the request being handled
-// before the close hook runs.
+// mxGrace bounds a signal's wait for the request in hand (then: close).
 const mxGrace = 2 * time.Second
 
 // Adapter is one adapter: the handlers of its actions and its hooks. Make
@@ -160,15 +159,12 @@ type Pair struct {
 	Key, Value any
 }
 
-// Args are an action's arguments, decoded from JSON: null is nil, a number
-// int64 when it is whole (float64 otherwise), a string string, a boolean
-// bool, an array []any, {"set": ...} a Set, {"dict": ...} a Dict,
-// {"bytes": "..."} a []byte, and any other JSON object (an
-// implementation's own identity value) a json.RawMessage. The typed
-// getters panic on a missing argument or one of another type; the panic
-// becomes an error answer naming the argument ("argument 2 of Push: want
-// an integer, got "a""). Arguments are numbered from 1 in messages, from 0
-// in the getters.
+// Args are an action's arguments decoded: null is nil, a whole number
+// int64 (else float64), an array []any, {"set"} a Set, {"dict"} a Dict,
+// {"bytes"} a []byte, another object (an implementation's own identity
+// value) a json.RawMessage. A typed getter (from 0) panics on a missing
+// or mistyped argument: an error answer ("argument 2 of Push: want an
+// integer, got "a"").
 type Args []any
 
 // Len is the number of arguments.
@@ -407,12 +403,31 @@ func (a *Adapter) mxRequest(line []byte) (stop bool, err error) {
 		return false, a.mxAnswer("type", "ok", "id", id)
 	case "invoke":
 		return false, a.mxInvoke(id, msg)
+	case "coverage":
+		return false, a.mxAnswer(mxCoverage(id)...)
 	}
 	if !hasID {
 		fmt.Fprintf(os.Stderr, "modexadapter: ignoring a request of unknown type %q without an id\n", typ)
 		return false, nil
 	}
 	return false, a.mxAnswer("type", "error", "id", id, "message", fmt.Sprintf("unknown request type %v", msg["type"]))
+}
+
+// mxCoverage writes a -cover -covermode=atomic program's counters into
+// GOCOVERDIR (Modex sets it to measure coverage): where, or why not.
+func mxCoverage(id any) []any {
+	dir, why := os.Getenv("GOCOVERDIR"), "GOCOVERDIR is not set"
+	if dir != "" {
+		if why = ""; mxcoverage.WriteMetaDir(dir) != nil {
+			why = "not built with go build -cover"
+		} else if err := mxcoverage.WriteCountersDir(dir); err != nil {
+			why = err.Error()
+		}
+	}
+	if why != "" {
+		return []any{"type", "coverage", "id", id, "format", "none", "reason", why}
+	}
+	return []any{"type", "coverage", "id", id, "format", "gocoverdir", "path", dir}
 }
 
 // mxHello is the answer to hello: the kit's name and the actions Modex
@@ -457,10 +472,9 @@ func (a *Adapter) mxInvoke(id any, msg map[string]any) error {
 	return a.mxWrite(mxOutcome(id, action, h, args))
 }
 
-// mxOutcome calls a handler and makes the line of its answer: a result,
-// refused, unimplemented, or an error (for an error, a panic, or an output
-// that cannot be encoded). It recovers what panics in the user's code
-// (the handler, an error's Error, an output's MarshalJSON).
+// mxOutcome calls a handler and makes its answer's line: a result, refused,
+// unimplemented or an error (an error, a panic in the user's code — the
+// handler, an error's Error, an output's MarshalJSON — or a bad output).
 func mxOutcome(id any, action string, h func(Args) (any, error), args Args) (line []byte) {
 	fail := func(message string) []byte {
 		line, _ := mxLine("type", "error", "id", id, "message", message)

@@ -232,6 +232,8 @@ class Adapter {
         return { type: "ok", id };
       case "invoke":
         return this._invoke(req);
+      case "coverage":
+        return { type: "coverage", id, format: "none", reason: "the JavaScript kit does not measure coverage yet (write an LCOV file into MODEX_COVERAGE_DIR)" };
     }
     if (id === undefined || id === null) {
       log(`ignoring a request without id: ${JSON.stringify(req).slice(0, 200)}`);

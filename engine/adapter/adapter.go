@@ -52,6 +52,13 @@ type lineAdapter struct {
 	missing []string // the controllable actions the hello answer said are not implemented
 }
 
+// Option is a setting of StartProcess.
+type Option struct{ env []string }
+
+// WithEnv adds variables ("NAME=value") to the adapter's environment (and
+// so to the processes it starts), e.g. where to write coverage data.
+func WithEnv(env ...string) Option { return Option{env: env} }
+
 // HelloFor is the handshake for a model: its name and its controllable
 // actions.
 func HelloFor(info *model.ModelInfo) Hello {
@@ -131,7 +138,7 @@ func (a *lineAdapter) read(r io.Reader) {
 				a.fail(err.(*conform.ImplError))
 				return
 			}
-		case "hello", "ok", "result", "refused", "unimplemented", "error":
+		case "hello", "ok", "result", "refused", "unimplemented", "error", "coverage":
 			id := -1
 			if f, ok := msg["id"].(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
 				id = int(f) // an id of 4.9 answers no request
@@ -382,6 +389,28 @@ func (a *lineAdapter) Invoke(ctx context.Context, action string, args []any) (an
 	return nil, &conform.ImplError{Kind: conform.FailProtocol, Msg: "invoke was answered with " + conform.CanonJSON(resp)}
 }
 
+// FlushCoverage asks the adapter to write the implementation's coverage
+// data and say where (conform.CoverageFlusher). An error answer is an
+// error, not a failure of the implementation.
+func (a *lineAdapter) FlushCoverage(ctx context.Context) (*conform.CoverageReport, error) {
+	resp, err := a.call(ctx, map[string]any{"type": "coverage"})
+	if err != nil {
+		return nil, err
+	}
+	switch resp["type"] {
+	case "coverage":
+		r := &conform.CoverageReport{}
+		r.Format, _ = resp["format"].(string)
+		r.Path, _ = resp["path"].(string)
+		r.Reason, _ = resp["reason"].(string)
+		return r, nil
+	case "error":
+		m, _ := resp["message"].(string)
+		return nil, fmt.Errorf("the adapter answered the coverage request with an error: %s", m)
+	}
+	return nil, &conform.ImplError{Kind: conform.FailProtocol, Msg: "coverage was answered with " + conform.CanonJSON(resp)}
+}
+
 func (a *lineAdapter) Next(ctx context.Context, wait time.Duration) (*conform.Event, error) {
 	return a.events.Next(ctx, wait)
 }
@@ -506,7 +535,7 @@ func KillAll() {
 // the protocol on its standard input and output, and shakes hands. The
 // child runs in its own process group, which Close kills (on Windows, where
 // there are no process groups, Close kills the child only).
-func StartProcess(ctx context.Context, hello Hello, command []string, dir string, timeout time.Duration) (conform.Implementation, error) {
+func StartProcess(ctx context.Context, hello Hello, command []string, dir string, timeout time.Duration, opts ...Option) (conform.Implementation, error) {
 	if len(command) == 0 {
 		return nil, fmt.Errorf("no adapter command")
 	}
@@ -514,6 +543,9 @@ func StartProcess(ctx context.Context, hello Hello, command []string, dir string
 	cmd.Dir = dir
 	ownGroup(cmd)
 	cmd.Env = os.Environ()
+	for _, o := range opts {
+		cmd.Env = append(cmd.Env, o.env...)
+	}
 	cmd.WaitDelay = waitDelay // an escaped grandchild may keep stderr open
 	stderr := &ringBuffer{n: 4096}
 	cmd.Stderr = stderr

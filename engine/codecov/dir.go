@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -108,7 +109,12 @@ func fromCoveragePy(ctx context.Context, data string) (*Profile, error) {
 	defer os.Remove(out.Name())
 	ctx, cancel := context.WithTimeout(ctx, toolTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "python3", "-m", "coverage", "json", "--data-file", data, "-o", out.Name(), "--ignore-errors")
+	tool := CoveragePy()
+	if tool == nil {
+		return nil, fmt.Errorf("coverage.py is not installed (python3 -m coverage, or Debian's python3-coverage)")
+	}
+	args := append(append([]string(nil), tool[1:]...), "json", "--data-file", data, "-o", out.Name(), "--ignore-errors")
+	cmd := exec.CommandContext(ctx, tool[0], args...)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		if strings.Contains(string(msg), "No data to report") {
 			return nil, nil
@@ -116,4 +122,40 @@ func fromCoveragePy(ctx context.Context, data string) (*Profile, error) {
 		return nil, fmt.Errorf("python3 -m coverage json --data-file %s: %v: %s", data, err, strings.TrimSpace(string(msg)))
 	}
 	return readFile(out.Name(), ReadCoveragePy)
+}
+
+// CoveragePy is the command line that runs coverage.py here: python3 -m
+// coverage, else Debian's python3-coverage, else /usr/bin/python3 -m
+// coverage (a python3 first on PATH, pyenv's say, may lack the module that
+// Debian installed for its own); nil when there is none.
+func CoveragePy() []string {
+	pyOnce.Do(func() {
+		for _, c := range [][]string{{"python3", "-m", "coverage"}, {"python3-coverage"}, {"/usr/bin/python3", "-m", "coverage"}} {
+			if exec.Command(c[0], append(c[1:], "--version")...).Run() == nil {
+				pyTool = c
+				return
+			}
+		}
+	})
+	return pyTool
+}
+
+var (
+	pyOnce sync.Once
+	pyTool []string
+)
+
+// ReadReported reads the coverage data an adapter said it wrote: a
+// GOCOVERDIR ("gocoverdir"), a coverage.py data file ("coverage.py") or an
+// LCOV file ("lcov") at path.
+func ReadReported(ctx context.Context, format, path string) (*Profile, error) {
+	switch format {
+	case "gocoverdir":
+		return fromGoCoverDir(ctx, path)
+	case "coverage.py":
+		return fromCoveragePy(ctx, path)
+	case "lcov":
+		return readFile(path, ReadLCOV)
+	}
+	return nil, fmt.Errorf("unknown coverage format %q (want gocoverdir, coverage.py or lcov)", format)
 }

@@ -105,6 +105,20 @@ type Unimplemented interface {
 	NotImplemented() []string
 }
 
+// CoverageReport is an adapter's answer to Modex's coverage request: where
+// it wrote the implementation's coverage data (Format "gocoverdir",
+// "coverage.py" or "lcov", at Path), or, with Format "none", why it wrote
+// none.
+type CoverageReport struct {
+	Format, Path, Reason string
+}
+
+// CoverageFlusher is an implementation that can write its code coverage
+// data on request, between runs (the adapter protocol's coverage request).
+type CoverageFlusher interface {
+	FlushCoverage(ctx context.Context) (*CoverageReport, error)
+}
+
 // Skip is a controllable action the tester took out of its choices
 // because the adapter does not implement it.
 type Skip struct {

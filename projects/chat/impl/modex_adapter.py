@@ -194,6 +194,21 @@ class _SocketOut:
 # ---------------------------------------------------------------- adapter
 
 
+def _coverage(rid):
+    """Saves coverage.py's data when the adapter runs under it (python3 -m
+    coverage run ...; Modex sets COVERAGE_FILE), and says where."""
+    try:
+        import coverage  # noqa: the adapter's own choice to run under it
+        cov = coverage.Coverage.current()
+    except ImportError:
+        cov = None
+    if cov is None:
+        return {"type": "coverage", "id": rid, "format": "none",
+                "reason": "not running under coverage.py (python3 -m coverage run ADAPTER)"}
+    cov.save()
+    return {"type": "coverage", "id": rid, "format": "coverage.py", "path": cov.get_data().data_filename()}
+
+
 class Adapter:
     """One adapter: register handlers with action(), on_reset and on_close,
     then call run()."""
@@ -279,6 +294,8 @@ class Adapter:
             return {"type": "ok", "id": rid}
         if kind == "invoke":
             return self._invoke(req)
+        if kind == "coverage":
+            return _coverage(rid)
         if rid is None:
             _log("ignoring a request without id: %s" % _dumps(req)[:200])
             return None

@@ -5,8 +5,12 @@
 //	            refuse-push | wrong-pop | bad-hello | stray-answer |
 //	            close-stdout-after N | long-line-after N | flood-after N | escape |
 //	            deaf-after N | close-stdin-after N | fractional-id | big-events-after N |
-//	            noisy PIDFILE | no-push-hello | no-push | bad-unimplemented
+//	            noisy PIDFILE | no-push-hello | no-push | bad-unimplemented |
+//	            coverage-lcov
 //
+// coverage-lcov answers Modex's coverage request with an LCOV file it
+// writes in the temporary folder: three lines of "fake/stack.go", the first
+// reached, the second once a Pop was, the third never.
 // no-push-hello says in the handshake that Push is not implemented (and
 // exits with status 5 if it is invoked all the same); no-push answers
 // "unimplemented" to Push; bad-unimplemented's handshake lists them wrong.
@@ -21,6 +25,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -48,7 +53,7 @@ func main() {
 	}
 	out := json.NewEncoder(os.Stdout)
 	var stack []float64
-	calls := 0
+	calls, pops := 0, 0
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(make([]byte, 64<<10), 8<<20)
 	for sc.Scan() {
@@ -86,6 +91,15 @@ func main() {
 			continue
 		case "shutdown":
 			return
+		case "coverage":
+			path := filepath.Join(os.TempDir(), fmt.Sprintf("modex-fake-%d.lcov", os.Getpid()))
+			popped := 0
+			if pops > 0 {
+				popped = 1
+			}
+			os.WriteFile(path, []byte(fmt.Sprintf("SF:fake/stack.go\nDA:1,1\nDA:2,%d\nDA:3,0\nend_of_record\n", popped)), 0o644)
+			out.Encode(map[string]any{"type": "coverage", "id": id, "format": "lcov", "path": path})
+			continue
 		}
 		calls++
 		if calls > n {
@@ -154,6 +168,7 @@ func main() {
 			stack = append(stack, args[0].(float64))
 			out.Encode(map[string]any{"type": "result", "id": id, "output": nil})
 		case "Pop":
+			pops++
 			if len(stack) == 0 {
 				out.Encode(map[string]any{"type": "refused", "id": id, "reason": "empty"})
 				continue

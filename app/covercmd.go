@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/internal/safetext"
+	"github.com/modex/modex/projects"
+)
+
+// coverFlags are the flags that measure the implementation's code
+// coverage (modex test, modex run).
+type coverFlags struct {
+	on       *bool
+	out      *string
+	includes *string
+}
+
+func addCoverFlags(fs *flag.FlagSet) *coverFlags {
+	return &coverFlags{
+		on:       fs.Bool("cover", false, "measure the implementation's code coverage (Go built with -cover, coverage.py, LCOV: docs/coverage.md; on by default with [coverage] enabled)"),
+		out:      fs.String("cover-out", "", "write the implementation's merged coverage profile to `FILE` (Go's text format for go tool cover -html; LCOV when FILE ends in .lcov or .info); implies --cover"),
+		includes: fs.String("cover-include", "", "the implementation's files, as comma-separated path `PATTERNS` (\"server.go,impl/*.go\"; default: [coverage] include, else every file measured)"),
+	}
+}
+
+// start makes the measurement when the flags or the project ask for it
+// (nil when neither does).
+func (f *coverFlags) start(p *projects.Project) (*projects.Coverage, error) {
+	on := *f.on || *f.out != "" || (p.Coverage != nil && p.Coverage.Enabled)
+	if !on {
+		return nil, nil
+	}
+	include := p.CoverageIncludes()
+	if *f.includes != "" {
+		include = nil
+		for _, s := range strings.Split(*f.includes, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				include = append(include, s)
+			}
+		}
+	}
+	return projects.NewCoverage(include)
+}
+
+// connectCovered is connect with the code coverage measurement the flags
+// or the project ask for (cov nil when none); closeImpl ends both.
+func connectCovered(ctx context.Context, stdout io.Writer, p *projects.Project, info *model.ModelInfo, command, address string, one bool, f *coverFlags) (impl conform.Implementation, closeImpl func(), cov *projects.Coverage, err error) {
+	if cov, err = f.start(p); err != nil {
+		return nil, nil, nil, err
+	}
+	var env []string
+	if cov != nil {
+		env = cov.Env()
+	}
+	impl, closeConn, err := connect(ctx, stdout, p, info, command, address, one, env)
+	if err != nil {
+		if cov != nil {
+			cov.Close()
+		}
+		return nil, nil, nil, err
+	}
+	return impl, func() {
+		closeConn()
+		if cov != nil {
+			cov.Close()
+		}
+	}, cov, nil
+}
+
+// measureRun measures after a run ("" without a measurement): the words
+// for the run's line, "code 63.2 %".
+func measureRun(ctx context.Context, c *projects.Coverage, impl conform.Implementation, last bool) string {
+	if c == nil || ctx.Err() != nil {
+		return ""
+	}
+	count, now, err := c.Measure(ctx, impl, last)
+	if err != nil {
+		c.Note = err.Error()
+		return ""
+	}
+	if count.Total == 0 || !now {
+		return ""
+	}
+	return fmt.Sprintf("code %.1f %%", count.Percent())
+}
+
+// finishCoverage measures once more, prints the summary line and writes
+// --cover-out.
+func finishCoverage(ctx context.Context, stdout io.Writer, c *projects.Coverage, impl conform.Implementation, out string) error {
+	if c == nil {
+		return nil
+	}
+	if ctx.Err() == nil {
+		if _, _, err := c.Measure(ctx, impl, true); err != nil {
+			c.Note = err.Error()
+		}
+	}
+	fmt.Fprintln(stdout, safetext.Term(c.Report()))
+	if out == "" {
+		return nil
+	}
+	var buf bytes.Buffer
+	write := c.Profile.WriteGo
+	if ext := strings.ToLower(filepath.Ext(out)); ext == ".lcov" || ext == ".info" {
+		write = c.Profile.WriteLCOV
+	}
+	if err := write(&buf); err != nil {
+		return err
+	}
+	if err := projects.WriteFileAtomic(out, buf.Bytes()); err != nil {
+		return fmt.Errorf("--cover-out: %w", err)
+	}
+	fmt.Fprintf(stdout, "coverage profile: %s\n", safetext.Term(out))
+	return nil
+}
