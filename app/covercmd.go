@@ -27,14 +27,14 @@ func addCoverFlags(fs *flag.FlagSet) *coverFlags {
 	return &coverFlags{
 		on:       fs.Bool("cover", false, "measure the implementation's code coverage (Go built with -cover, coverage.py, LCOV: docs/coverage.md; on by default with [coverage] enabled)"),
 		out:      fs.String("cover-out", "", "write the implementation's merged coverage profile to `FILE` (Go's text format for go tool cover -html; LCOV when FILE ends in .lcov or .info); implies --cover"),
-		includes: fs.String("cover-include", "", "the implementation's files, as comma-separated path `PATTERNS` (\"server.go,impl/*.go\"; default: [coverage] include, else every file measured)"),
+		includes: fs.String("cover-include", "", "the implementation's files, as comma-separated path `PATTERNS` (\"server.go,impl/*.go\"; default: [coverage] include, else every file measured); implies --cover"),
 	}
 }
 
 // start makes the measurement when the flags or the project ask for it
 // (nil when neither does).
 func (f *coverFlags) start(p *projects.Project) (*projects.Coverage, error) {
-	on := *f.on || *f.out != "" || (p.Coverage != nil && p.Coverage.Enabled)
+	on := *f.on || *f.out != "" || *f.includes != "" || (p.Coverage != nil && p.Coverage.Enabled)
 	if !on {
 		return nil, nil
 	}

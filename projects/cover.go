@@ -62,11 +62,11 @@ func (c *Coverage) Env() []string { return codecov.Env(c.Dir) }
 // Measure asks the implementation to write its coverage data (when it can:
 // conform.CoverageFlusher), reads the folder and merges what it holds into
 // Profile: the cumulative count, and whether it measured now. Unless
-// force, it measures at most once a second after the first 100 calls
+// force, it measures at most once a second after the first 20 calls
 // (reading Go's data runs go tool covdata, some 0.1 s).
 func (c *Coverage) Measure(ctx context.Context, impl conform.Implementation, force bool) (codecov.Count, bool, error) {
 	c.calls++
-	if !force && c.calls > 100 && time.Since(c.last) < time.Second {
+	if !force && c.calls > 20 && time.Since(c.last) < time.Second {
 		count, _ := c.Profile.Summary()
 		return count, false, nil
 	}
