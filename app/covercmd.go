@@ -121,3 +121,24 @@ func finishCoverage(ctx context.Context, stdout io.Writer, c *projects.Coverage,
 	fmt.Fprintf(stdout, "coverage profile: %s\n", safetext.Term(out))
 	return nil
 }
+
+// testProperties are a test's figures for its JUnit report: the model
+// states and transitions covered, the code coverage of the implementation
+// (when measured) and the actions the adapter does not implement.
+func testProperties(res *conform.TestResult, cov *projects.Coverage) []junitProperty {
+	props := []junitProperty{{"modex.model.states", fmt.Sprint(res.States)}, {"modex.model.transitions", fmt.Sprint(res.Transitions)}}
+	if cov != nil {
+		if count, _ := cov.Profile.Summary(); count.Total > 0 {
+			props = append(props, junitProperty{"modex.code.coverage", fmt.Sprintf("%.1f", count.Percent())},
+				junitProperty{"modex.code.statements", fmt.Sprint(count.Total)}, junitProperty{"modex.code.reached", fmt.Sprint(count.Reached)})
+		}
+	}
+	if len(res.Skipped) > 0 {
+		var names []string
+		for _, sk := range res.Skipped {
+			names = append(names, sk.Action)
+		}
+		props = append(props, junitProperty{"modex.not_implemented", strings.Join(names, ",")})
+	}
+	return props
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -33,7 +34,7 @@ func TestCoverGoImplementation(t *testing.T) {
 	prof := filepath.Join(dir, "chat.cov")
 	out, errOut, code := cli("test", "../projects/chat/chat.toml", "--config", "hi_bye", "--runs", "3", "--seed", "1",
 		"--adapter", "go run -cover -covermode=atomic impl/main.go impl/server.go impl/adapter.go impl/modexadapter.go adapter --fixed",
-		"--cover-include", "server.go", "--cover-out", prof)
+		"--cover-include", "server.go", "--cover-out", prof, "--junit", filepath.Join(dir, "junit.xml"))
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
@@ -54,6 +55,10 @@ func TestCoverGoImplementation(t *testing.T) {
 		if !strings.HasPrefix(l, "total:") && !strings.Contains(l, "chat/impl/server.go:") {
 			t.Errorf("a file other than server.go in the profile: %s", l)
 		}
+	}
+	junit := string(readFile(t, filepath.Join(dir, "junit.xml")))
+	if want := fmt.Sprintf(`<property name="modex.code.coverage" value="%.1f"></property>`, got); !strings.Contains(junit, want) {
+		t.Errorf("the JUnit report lacks %s:\n%s", want, junit)
 	}
 	if n := strings.Count(out, "; code "); n != 3 {
 		t.Errorf("%d run lines with the coverage so far, want 3:\n%s", n, out)

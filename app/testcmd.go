@@ -138,7 +138,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 	if err := finishCoverage(ctx, stdout, cov, impl, *f.cover.out); err != nil {
 		return err
 	}
-	if err := writeJUnit(*junit, p.Name, name, res); err != nil {
+	if err := writeJUnit(*junit, p.Name, name, res, testProperties(res, cov)...); err != nil {
 		return err
 	}
 	if err := runChart(stdout, *chart, p.Name, name, res, &rep); err != nil {
@@ -408,12 +408,20 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+// junitProperty is a figure of the whole test: its model and code
+// coverage, the actions skipped.
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitCase struct {
@@ -430,11 +438,11 @@ type junitFailure struct {
 	Text    string `xml:",chardata"`
 }
 
-func writeJUnit(path, project, config string, res *conform.TestResult) error {
+func writeJUnit(path, project, config string, res *conform.TestResult, props ...junitProperty) error {
 	if path == "" {
 		return nil // no --junit
 	}
-	s := junitSuite{Name: project + " [" + config + "]", Time: fmt.Sprintf("%.3f", res.Seconds)}
+	s := junitSuite{Name: project + " [" + config + "]", Time: fmt.Sprintf("%.3f", res.Seconds), Properties: props}
 	for _, r := range res.Runs {
 		c := junitCase{Name: fmt.Sprintf("run %d (seed %d)", r.Run, r.Seed), Classname: "modex." + project + "." + config, Time: fmt.Sprintf("%.3f", r.Seconds)}
 		switch r.Verdict {
