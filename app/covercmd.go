@@ -51,10 +51,16 @@ func (f *coverFlags) start(p *projects.Project) (*projects.Coverage, error) {
 }
 
 // connectCovered is connect with the code coverage measurement the flags
-// or the project ask for (cov nil when none); closeImpl ends both.
-func connectCovered(ctx context.Context, stdout io.Writer, p *projects.Project, info *model.ModelInfo, command, address string, one bool, f *coverFlags) (impl conform.Implementation, closeImpl func(), cov *projects.Coverage, err error) {
+// or the project ask for (cov nil when none), and the code strategy's
+// feedback for tc (when given); closeImpl ends both.
+func connectCovered(ctx context.Context, stdout io.Writer, p *projects.Project, info *model.ModelInfo, command, address string, one bool, f *coverFlags, tc *conform.TestConfig) (impl conform.Implementation, closeImpl func(), cov *projects.Coverage, err error) {
 	if cov, err = f.start(p); err != nil {
 		return nil, nil, nil, err
+	}
+	if tc != nil {
+		if err := codeFeedback(tc, cov); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	var env []string
 	if cov != nil {
@@ -141,4 +147,25 @@ func testProperties(res *conform.TestResult, cov *projects.Coverage) []junitProp
 		props = append(props, junitProperty{"modex.not_implemented", strings.Join(names, ",")})
 	}
 	return props
+}
+
+// codeFeedback sets up the code strategy: every run measured, and each
+// run's gain in statements reached told to the tester. It needs a
+// measurement.
+func codeFeedback(tc *conform.TestConfig, cov *projects.Coverage) error {
+	if tc.Strategy != conform.StrategyCode {
+		return nil
+	}
+	if cov == nil {
+		return usagef("--strategy code follows the implementation's code coverage: measure it (--cover, and an implementation built for it: docs/coverage.md)")
+	}
+	cov.Always = true
+	reached := 0
+	tc.CodeFeedback = func() int {
+		count, _ := cov.Profile.Summary()
+		gained := count.Reached - reached
+		reached = count.Reached
+		return max(gained, 0)
+	}
+	return nil
 }

@@ -143,7 +143,7 @@ func cmdRun(args []string, stdout io.Writer) (err error) {
 		return usagef("%s: %v", safetext.Term(pos[1]), err) // the arguments do not go together (exit 2)
 	}
 	phase = "while starting the implementation, before any case"
-	impl, closeImpl, cov, err := connectCovered(ctx, stdout, p, m.Info(), *adapterCmd, *address, *oneCPUFlag, cover)
+	impl, closeImpl, cov, err := connectCovered(ctx, stdout, p, m.Info(), *adapterCmd, *address, *oneCPUFlag, cover, nil)
 	if err != nil {
 		return err
 	}

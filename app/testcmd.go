@@ -98,7 +98,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 		tc.Runs, tc.Seed, tc.Strategy, tc.Steps, tc.Script = 1, saved.Seed, saved.Strategy, saved.Steps, saved.Script()
 	}
 	phase = "while starting the implementation, before any run"
-	impl, closeImpl, cov, err := connectCovered(ctx, stdout, p, m.Info(), *adapterCmd, *address, *oneCPUFlag, f.cover)
+	impl, closeImpl, cov, err := connectCovered(ctx, stdout, p, m.Info(), *adapterCmd, *address, *oneCPUFlag, f.cover, &tc)
 	if err != nil {
 		return err
 	}
@@ -209,7 +209,7 @@ func newTestFlags(fs *flag.FlagSet) *testFlags {
 		fmt.Sprintf("steps per run before the cleanup phase, at least 1 (default: [test] steps, else %d)", projects.DefaultSteps))
 	f.total = intFlag(fs, "total-steps", 0, 0, math.MaxInt, "0 (no bound) or more", "bound on the steps of all runs together (0: [test] total_steps, else no bound)")
 	f.seed = seedFlag(fs, "seed of the first run, 0 or more (-1: the project's seed, else one from the clock)")
-	f.strategy = fs.String("strategy", "", "the runs' `STRATEGY`: random (weighted, the paper's) or coverage (default: [test] strategy, else random)")
+	f.strategy = fs.String("strategy", "", "the runs' `STRATEGY`: random (weighted, the paper's), coverage (transitions not taken yet) or code (steps that reached new implementation code; needs --cover) (default: [test] strategy, else random)")
 	f.junit = fs.String("junit", "", "write a JUnit XML report to `FILE`")
 	f.logFile = fs.String("log", "", "write every step as a JSON line to `FILE`")
 	f.adapterCmd = fs.String("adapter", "", "start the adapter `CMD` (instead of the project's), as \"go run ./impl adapter --fixed\"")

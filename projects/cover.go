@@ -42,9 +42,12 @@ type Coverage struct {
 	// Profile is what the runs reached so far (filtered by Include).
 	Profile *codecov.Profile
 	// Note says why the adapter wrote no data, the last time it did not.
-	Note  string
-	last  time.Time
-	calls int
+	Note string
+	// Always measures after every run (the code strategy needs each run's
+	// gain), never once a second.
+	Always bool
+	last   time.Time
+	calls  int
 }
 
 // NewCoverage makes the folder for a test's coverage data.
@@ -66,7 +69,7 @@ func (c *Coverage) Env() []string { return codecov.Env(c.Dir) }
 // (reading Go's data runs go tool covdata, some 0.1 s).
 func (c *Coverage) Measure(ctx context.Context, impl conform.Implementation, force bool) (codecov.Count, bool, error) {
 	c.calls++
-	if !force && c.calls > 20 && time.Since(c.last) < time.Second {
+	if !force && !c.Always && c.calls > 20 && time.Since(c.last) < time.Second {
 		count, _ := c.Profile.Summary()
 		return count, false, nil
 	}

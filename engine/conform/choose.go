@@ -158,6 +158,9 @@ func (t *tester) weight(s model.State, ai int) (float64, error) {
 // coverage strategy first narrows the candidates to transitions not taken
 // yet, when there are any.
 func (t *tester) choose(states []model.State, cands []candidate) candidate {
+	if t.tc.Strategy == StrategyCode {
+		cands = t.codeChoices(states[0], cands)
+	}
 	if t.tc.Strategy == StrategyCoverage {
 		var fresh []candidate
 		for _, c := range cands {

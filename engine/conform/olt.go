@@ -39,6 +39,10 @@ type TestConfig struct {
 	OnStep func(StepRecord)
 	// OnRun, when set, is called when a run ends, with its result.
 	OnRun func(RunResult)
+	// CodeFeedback, for StrategyCode, is called after each run (after
+	// OnRun): how many statements of the implementation the run reached
+	// that no run had reached before.
+	CodeFeedback func() int
 	// KeepPassingSteps keeps the step log of runs that passed in the
 	// result; by default only failing and inconclusive runs keep theirs
 	// (OnStep and OnRun see every step either way), so that memory does not
@@ -158,9 +162,11 @@ type tester struct {
 	counts    []int
 	skipped   []bool // by action: the adapter does not implement it
 	skips     []Skip
-	covered   map[string]bool // transition keys
-	taken     map[string]bool // (state, action, inputs) already taken
-	seen      map[string]bool // state keys
+	reward    map[string]float64 // StrategyCode: by step key
+	runKeys   []string           // StrategyCode: the run's steps' keys
+	covered   map[string]bool    // transition keys
+	taken     map[string]bool    // (state, action, inputs) already taken
+	seen      map[string]bool    // state keys
 	byName    map[string]int
 	total     int  // actions taken in all runs
 	observing bool // the configuration has observable or internal actions
@@ -222,6 +228,7 @@ func Test(ctx context.Context, m model.Model, cfg *explore.Config, impl Implemen
 		if tc.OnRun != nil {
 			tc.OnRun(run)
 		}
+		t.feedback()
 		if run.Verdict == Pass && !tc.KeepPassingSteps {
 			run.Steps = nil // memory stays flat over long campaigns
 		}
@@ -618,6 +625,9 @@ func (r *onlineRun) control(cleanup bool) bool {
 		return r.failAction(f, states)
 	}
 	t.counts[c.action]++
+	if !cleanup {
+		t.noteStep(states[0], c) // the cleanup's steps are not the strategy's
+	}
 	t.cover(states, name, c.args, next)
 	// Without observable actions the tester is active again at once (its
 	// timeouts are not logged).

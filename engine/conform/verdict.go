@@ -63,10 +63,14 @@ const (
 	// StrategyCoverage prefers transitions not taken yet, still respecting
 	// zero weights.
 	StrategyCoverage Strategy = "coverage"
+	// StrategyCode follows the implementation's code coverage
+	// (TestConfig.CodeFeedback): it prefers the steps of runs that reached
+	// new code, else those not taken yet (codestrategy.go).
+	StrategyCode Strategy = "code"
 )
 
 // Strategies lists the strategies, the default first.
-func Strategies() []Strategy { return []Strategy{StrategyRandom, StrategyCoverage} }
+func Strategies() []Strategy { return []Strategy{StrategyRandom, StrategyCoverage, StrategyCode} }
 
 // ParseStrategy reads a strategy name; "" is the default.
 func ParseStrategy(s string) (Strategy, error) {
@@ -78,7 +82,7 @@ func ParseStrategy(s string) (Strategy, error) {
 			return st, nil
 		}
 	}
-	return "", fmt.Errorf("unknown strategy %q (use random or coverage)", s)
+	return "", fmt.Errorf("unknown strategy %q (use random, coverage or code)", s)
 }
 
 // ModelState is a model state as a failure shows it: its canonical key and
