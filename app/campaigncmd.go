@@ -73,6 +73,9 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("a campaign needs a project file (.toml), not a bare model")
 	}
 	tc, _, err := p.TestSetup(projects.TestOverrides{Steps: *steps, Seed: *seed, Strategy: *strategy})
+	if err == nil && tc.Strategy == conform.StrategyCode {
+		return usagef("a campaign cannot use the code strategy: its workers do not measure the implementation's code coverage (use modex test --strategy code --cover)")
+	}
 	if err != nil {
 		return err
 	}
