@@ -18,11 +18,11 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/modex/modex/campaign"
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
-	"github.com/modex/modex/projects/campaign"
 )
 
 // campaignPanel is the Test tab's campaign part: how many local workers,

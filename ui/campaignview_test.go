@@ -16,8 +16,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/modex/modex/campaign"
 	"github.com/modex/modex/engine/conform"
-	"github.com/modex/modex/projects/campaign"
 )
 
 // campaignAndWait taps Campaign and waits for the campaign's end.

@@ -30,7 +30,7 @@ func TestCampaignNeedsTrustedWorkers(t *testing.T) {
 	url := embedded(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 20, Steps: 10, Seed: 3, JobRuns: 5}
+	spec := Spec{Key: testKey, ProjectFile: "../projects/chat/chat.toml", Config: "hi_bye", Runs: 20, Steps: 10, Seed: 3, JobRuns: 5}
 	if _, err := Coordinate(ctx, url, Auth{}, spec, nil); !errors.Is(err, ErrNoTrustedWorkers) {
 		t.Errorf("Coordinate with no trusted workers: %v", err)
 	}
@@ -290,7 +290,7 @@ func TestReplayedJobRunsOnce(t *testing.T) {
 			}
 		}
 	}
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 20, Steps: 10, Seed: 9, JobRuns: 5, TrustWorkers: testWorkers}
+	spec := Spec{Key: testKey, ProjectFile: "../projects/chat/chat.toml", Config: "hi_bye", Runs: 20, Steps: 10, Seed: 9, JobRuns: 5, TrustWorkers: testWorkers}
 	done := coordinateAsync(ctx, t, url, spec)
 	// Job 0 again, five times, once the worker ran it (the campaign's
 	// four jobs captured first).
@@ -405,7 +405,7 @@ func queued(t *testing.T, js jetstream.JetStream, subject string) uint64 {
 // no later worker runs them.
 func TestFinishedCampaignLeavesNoJobs(t *testing.T) {
 	url := embedded(t)
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 10, Steps: 10, Seed: 4, JobRuns: 5, TrustWorkers: testWorkers}
+	spec := Spec{Key: testKey, ProjectFile: "../projects/chat/chat.toml", Config: "hi_bye", Runs: 10, Steps: 10, Seed: 4, JobRuns: 5, TrustWorkers: testWorkers}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	done := coordinateAsync(ctx, t, url, spec)
@@ -481,7 +481,7 @@ func TestFinishedCampaignLeavesNoJobs(t *testing.T) {
 // 18 MB/s, deaf to Ctrl-C).
 func TestHugeCampaignPublishesProgressively(t *testing.T) {
 	url := embedded(t)
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: MaxRuns, Steps: 10, Seed: 1, JobRuns: MaxRuns / MaxJobs,
+	spec := Spec{Key: testKey, ProjectFile: "../projects/chat/chat.toml", Config: "hi_bye", Runs: MaxRuns, Steps: 10, Seed: 1, JobRuns: MaxRuns / MaxJobs,
 		TrustWorkers: testWorkers}
 	nc, err := connect(url, "watcher", Auth{})
 	if err != nil {

@@ -127,11 +127,11 @@ func worker(t *testing.T, url string, adapter string) (*Worker, chan Result, cha
 // replaced by adapter (a TOML section) and its model changed by edit.
 func chatFiles(t *testing.T, adapter string, edit func(string) string) map[string][]byte {
 	t.Helper()
-	toml, err := os.ReadFile("../chat/chat.toml")
+	toml, err := os.ReadFile("../projects/chat/chat.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	star, err := os.ReadFile("../chat/chat.star")
+	star, err := os.ReadFile("../projects/chat/chat.star")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 func TestForgedResultsIgnored(t *testing.T) {
 	url := embedded(t)
 	honest, _ := NewKey()
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 20, Steps: 10, Seed: 3, JobRuns: 10,
+	spec := Spec{Key: testKey, ProjectFile: "../projects/chat/chat.toml", Config: "hi_bye", Runs: 20, Steps: 10, Seed: 3, JobRuns: 10,
 		TrustWorkers: Trust{PublicKey(honest): true}}
 	id := spec.ID(bundleHash(t, spec.ProjectFile))
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
@@ -426,7 +426,7 @@ func TestSavedFailureNames(t *testing.T) {
 // savedRun is a real saved run of the chat model (one passing step).
 func savedRun(t *testing.T) json.RawMessage {
 	t.Helper()
-	p, err := projects.Load("../chat/chat.toml")
+	p, err := projects.Load("../projects/chat/chat.toml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func TestCampaignOverTLS(t *testing.T) {
 	url := strings.Replace(srv.ClientURL(), "nats://", "tls://", 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 10, Steps: 20, Seed: 3, JobRuns: 5, TrustWorkers: testWorkers}
+	spec := Spec{Key: testKey, ProjectFile: "../projects/chat/chat.toml", Config: "hi_bye", Runs: 10, Steps: 20, Seed: 3, JobRuns: 5, TrustWorkers: testWorkers}
 	for _, bad := range []Auth{{}, {CA: ca}, {CA: ca, Cert: cc}} {
 		_, err := Coordinate(ctx, url, bad, spec, nil)
 		t.Logf("auth %+v: %v", bad, err)

@@ -36,7 +36,7 @@ func benchMerge(b *testing.B, adapter string) {
 	defer cancel()
 	wctx, stop := context.WithCancel(ctx)
 	go w.Run(wctx, url, Auth{})
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 100, Steps: 30, Seed: 1, JobRuns: 10, TrustWorkers: Trust{PublicKey(key): true}}
+	spec := Spec{Key: testKey, ProjectFile: "../projects/chat/chat.toml", Config: "hi_bye", Runs: 100, Steps: 30, Seed: 1, JobRuns: 10, TrustWorkers: Trust{PublicKey(key): true}}
 	sum, err := Coordinate(ctx, url, Auth{}, spec, nil)
 	stop()
 	if err != nil {

@@ -24,7 +24,7 @@ import (
 func buildChat(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "chatimpl")
-	if msg, err := exec.Command("go", "build", "-o", bin, "../chat/impl").CombinedOutput(); err != nil {
+	if msg, err := exec.Command("go", "build", "-o", bin, "../projects/chat/impl").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, msg)
 	}
 	return bin
@@ -99,7 +99,7 @@ func TestCampaignFindsTheBug(t *testing.T) {
 	bin := buildChat(t)
 	url := embedded(t)
 	startWorkers(t, url, 2, bin+" adapter")
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 40, Steps: 30, Seed: 1, JobRuns: 10, TrustWorkers: testWorkers}
+	spec := Spec{Key: testKey, ProjectFile: "../projects/chat/chat.toml", Config: "hi_bye", Runs: 40, Steps: 30, Seed: 1, JobRuns: 10, TrustWorkers: testWorkers}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var fresh []Failure // as they arrived
@@ -143,7 +143,7 @@ func TestCampaignRedeliveryAndDuplicates(t *testing.T) {
 	bin := buildChat(t)
 	url := embedded(t)
 	workerKey, _ := NewKey()
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 30, Steps: 20, Seed: 7, JobRuns: 10, AckWait: 2 * time.Second,
+	spec := Spec{Key: testKey, ProjectFile: "../projects/chat/chat.toml", Config: "hi_bye", Runs: 30, Steps: 20, Seed: 7, JobRuns: 10, AckWait: 2 * time.Second,
 		TrustWorkers: Trust{PublicKey(workerKey): true}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -211,7 +211,7 @@ func TestCoordinatorRestartResumes(t *testing.T) {
 	bin := buildChat(t)
 	url := embedded(t)
 	startWorkers(t, url, 1, bin+" adapter --fixed")
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 60, Steps: 20, Seed: 11, JobRuns: 10, TrustWorkers: testWorkers}
+	spec := Spec{Key: testKey, ProjectFile: "../projects/chat/chat.toml", Config: "hi_bye", Runs: 60, Steps: 20, Seed: 11, JobRuns: 10, TrustWorkers: testWorkers}
 	ctx, cancel := context.WithCancel(context.Background())
 	first, err := Coordinate(ctx, url, Auth{}, spec, func(p Progress) {
 		if p.Done >= 2 {
@@ -247,7 +247,7 @@ func TestCoordinatorRestartResumes(t *testing.T) {
 // A bundle is untrusted input: a wrong hash, a path leaving its folder and
 // a missing project file are refused; a good one extracts once.
 func TestBundleChecks(t *testing.T) {
-	data, hash, err := makeBundle("../chat/chat.toml")
+	data, hash, err := makeBundle("../projects/chat/chat.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func TestFitResult(t *testing.T) {
 func TestStoppedCampaignWithdrawsItsJobs(t *testing.T) {
 	bin := buildChat(t)
 	url := embedded(t)
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 400, Steps: 20, Seed: 11, JobRuns: 5}
+	spec := Spec{Key: testKey, ProjectFile: "../projects/chat/chat.toml", Config: "hi_bye", Runs: 400, Steps: 20, Seed: 11, JobRuns: 5}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sum, err := Run(ctx, spec, Where{URL: url, Workers: 1, Adapter: bin + " adapter --fixed"}, func(p Progress) {
@@ -414,7 +414,7 @@ func TestBuiltInServerDropsOtherCampaignsJobs(t *testing.T) {
 	}
 	nc.Close()
 	srv.Shutdown()
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 10, Steps: 20, Seed: 2, JobRuns: 5}
+	spec := Spec{Key: testKey, ProjectFile: "../projects/chat/chat.toml", Config: "hi_bye", Runs: 10, Steps: 20, Seed: 2, JobRuns: 5}
 	var ran []string
 	sum, err := Run(ctx, spec, Where{Dir: dir, Workers: 1, Adapter: bin + " adapter --fixed"}, nil)
 	if err != nil {

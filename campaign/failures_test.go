@@ -206,7 +206,7 @@ func TestEveryFailureOpens(t *testing.T) {
 		}()
 	}
 	dir := t.TempDir()
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 60, Steps: 100, Seed: 7, JobRuns: 10,
+	spec := Spec{Key: testKey, ProjectFile: "../projects/chat/chat.toml", Config: "hi_bye", Runs: 60, Steps: 100, Seed: 7, JobRuns: 10,
 		TrustWorkers: testWorkers, FailuresDir: dir}
 	var fresh []Failure
 	sum, err := Coordinate(ctx, url, Auth{}, spec, func(p Progress) { fresh = append(fresh, p.New...) })

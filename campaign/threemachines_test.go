@@ -41,7 +41,7 @@ func TestThreeMachineSetup(t *testing.T) {
 	// nats-server reads a variable's value as a configuration value: a
 	// password must not look like a number (docs/campaigns.md).
 	coordPass, workerPass := "pw"+randomToken(), "pw"+randomToken()
-	server := exec.Command(natsServer, "--config", "../../docs/campaigns/nats-server.conf")
+	server := exec.Command(natsServer, "--config", "../docs/campaigns/nats-server.conf")
 	server.Env = append(os.Environ(), fmt.Sprintf("MODEX_PORT=%d", port), "MODEX_STORE="+filepath.Join(dir, "store"),
 		"MODEX_CERT="+cert, "MODEX_KEY="+key, "MODEX_COORDINATOR_PASSWORD="+coordPass, "MODEX_WORKER_PASSWORD="+workerPass)
 	var serverLog syncBuffer
@@ -81,7 +81,7 @@ func TestThreeMachineSetup(t *testing.T) {
 	if st, err := os.Stat(filepath.Join(dir, "w1.nk")); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("a key file's mode: %v %v", st.Mode(), err)
 	}
-	coordinator := exec.CommandContext(ctx, modex, "campaign", "../chat/chat.toml", "--config", "hi_bye", "--runs", "60", "--job-runs", "10",
+	coordinator := exec.CommandContext(ctx, modex, "campaign", "../projects/chat/chat.toml", "--config", "hi_bye", "--runs", "60", "--job-runs", "10",
 		"--steps", "30", "--seed", "1", "--workers", "0", "--nats", url("coordinator", coordPass), "--nats-ca", ca,
 		"--key", filepath.Join(dir, "coordinator.nk"), "--trust-worker", w1Pub+","+w2Pub, "--save-failures", filepath.Join(dir, "failures"))
 	var coordOut bytes.Buffer

@@ -40,7 +40,7 @@ func TestWorkerPlaceholderGivesEachWorkerItsOwnServer(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	spec := Spec{Key: testKey, ProjectFile: "../stack/stack.toml", Config: "all", Runs: 80, Steps: 40, Seed: 1, JobRuns: 5}
+	spec := Spec{Key: testKey, ProjectFile: "../projects/stack/stack.toml", Config: "all", Runs: 80, Steps: 40, Seed: 1, JobRuns: 5}
 	sum, err := Run(ctx, spec, Where{Dir: t.TempDir(), Workers: 2, Adapter: bin + " adapter " + filepath.Join(dir, "stack-{WORKER}.sock")}, nil)
 	if err != nil {
 		t.Fatal(err)

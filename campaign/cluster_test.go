@@ -89,7 +89,7 @@ func TestCampaignSurvivesANode(t *testing.T) {
 	}
 	bin := buildChat(t)
 	servers, urls := cluster(t)
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 120, Steps: 20, Seed: 21, JobRuns: 5, Replicas: 3, TrustWorkers: testWorkers}
+	spec := Spec{Key: testKey, ProjectFile: "../projects/chat/chat.toml", Config: "hi_bye", Runs: 120, Steps: 20, Seed: 21, JobRuns: 5, Replicas: 3, TrustWorkers: testWorkers}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	// The workers start once the coordinator has made the streams (kept by

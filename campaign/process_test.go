@@ -23,7 +23,7 @@ func TestWorkerProcessKilled(t *testing.T) {
 	modex := buildModex(t)
 	chat := buildChat(t)
 	url := embedded(t)
-	spec := Spec{Key: testKey, ProjectFile: "../chat/chat.toml", Config: "hi_bye", Runs: 80, Steps: 60, Seed: 31, JobRuns: 10, AckWait: 2 * time.Second, TrustWorkers: testWorkers}
+	spec := Spec{Key: testKey, ProjectFile: "../projects/chat/chat.toml", Config: "hi_bye", Runs: 80, Steps: 60, Seed: 31, JobRuns: 10, AckWait: 2 * time.Second, TrustWorkers: testWorkers}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	done := coordinateAsync(ctx, t, url, spec)
@@ -68,7 +68,7 @@ func TestWorkerProcessKilled(t *testing.T) {
 func buildModex(t *testing.T) string {
 	t.Helper()
 	modex := filepath.Join(t.TempDir(), "modex")
-	if msg, err := exec.Command("go", "build", "-tags", "headless", "-o", modex, "../../app").CombinedOutput(); err != nil {
+	if msg, err := exec.Command("go", "build", "-tags", "headless", "-o", modex, "../app").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, msg)
 	}
 	return modex
