@@ -70,8 +70,8 @@ func TestCampaignInTestTab(t *testing.T) {
 	if shrunk != 4 { // the first failure of each job
 		t.Errorf("%d failures say they shrank to 2 steps, want 4", shrunk)
 	}
-	if len(fails) != 12 || len(tv.chart.points) != 4 || tv.chart.Unit != "jobs done" || !strings.Contains(tv.report, "output-mismatch") {
-		t.Fatalf("%d failures listed of %d lines, %d chart points, report %q", len(fails), len(tv.lines), len(tv.chart.points), tv.report)
+	if len(fails) != 12 || tv.chart.Len() != 4 || tv.chart.Unit != "jobs done" || !strings.Contains(tv.report, "output-mismatch") {
+		t.Fatalf("%d failures listed of %d lines, %d chart points, report %q", len(fails), len(tv.lines), tv.chart.Len(), tv.report)
 	}
 	tv.log.Select(widget.TableCellID{Row: fails[0]})
 	if !pump(30*time.Second, func() bool { return strings.Contains(tv.report, "rerun its steps") }) {
@@ -146,7 +146,7 @@ func TestCampaignStopAndBadSettings(t *testing.T) {
 	stopped := false
 	tv.camp.OnDone = func(*campaign.Summary, error) { stopped = true }
 	test.Tap(tv.camp.button)
-	if !pump(60*time.Second, func() bool { return len(tv.chart.points) >= 2 }) {
+	if !pump(60*time.Second, func() bool { return tv.chart.Len() >= 2 }) {
 		t.Fatal("no job done")
 	}
 	test.Tap(tv.stop)
@@ -162,7 +162,7 @@ func TestCampaignStopAndBadSettings(t *testing.T) {
 	ended := false
 	tv.camp.OnDone = func(_ *campaign.Summary, err error) { endErr, ended = err, true }
 	test.Tap(tv.camp.button)
-	if !pump(60*time.Second, func() bool { return len(tv.chart.points) >= 1 }) {
+	if !pump(60*time.Second, func() bool { return tv.chart.Len() >= 1 }) {
 		t.Fatal("no job done")
 	}
 	b.open("../projects/chat/chat.toml")

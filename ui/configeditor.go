@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // ConfigEditor edits one named configuration of a project. Every expression
@@ -36,7 +37,7 @@ type ConfigEditor struct {
 
 // Field is an editable setting with its error label.
 type Field struct {
-	Entry *Entry
+	Entry *widgets.Entry
 	Error *widget.Label
 }
 
@@ -57,7 +58,7 @@ func NewConfigEditor(p *projects.Project, m model.Model, name string, onChange f
 	// window's width; the wheel scrolls the editor over its fields too.
 	// Scrolled up and down only: its sentences wrap to the side panel's
 	// width, a long expression scrolls in its field.
-	ce.content = withWheel(container.NewVScroll(ce.build()))
+	ce.content = widgets.WithWheel(container.NewVScroll(ce.build()))
 	return ce
 }
 
@@ -210,12 +211,6 @@ func (ce *ConfigEditor) checkDomain(s string) string {
 	return ce.checkExpr(s)
 }
 
-func heading(s string) fyne.CanvasObject {
-	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	l.Wrapping = fyne.TextWrapWord // a long heading must not widen its panel
-	return l
-}
-
 func (ce *ConfigEditor) build() fyne.CanvasObject {
 	s, r := ce.spec, ce.resolved
 	box := container.NewVBox()
@@ -223,35 +218,35 @@ func (ce *ConfigEditor) build() fyne.CanvasObject {
 	add(ce.field("description", s.Description, "what this configuration is for", true, func(string) string { return "" },
 		func(v string) { s.Description = v }))
 	if s.Extends != "" {
-		add(hintLabel("extends " + s.Extends + ": empty fields inherit from it"))
+		add(widgets.HintLabel("extends " + s.Extends + ": empty fields inherit from it"))
 	}
-	add(heading("State filters"), hintLabel("A transition into a state where a filter is false is dropped."))
+	add(widgets.Heading("State filters"), widgets.HintLabel("A transition into a state where a filter is false is dropped."))
 	add(ce.list("filters", s.Filters, r.Filters, func(v []string) { s.Filters = v }))
-	add(heading("State groupings"), hintLabel("A state with seen grouping values is pruned; values label states."))
+	add(widgets.Heading("State groupings"), widgets.HintLabel("A state with seen grouping values is pruned; values label states."))
 	add(ce.list("groupings", s.Groupings, r.Groupings, func(v []string) { s.Groupings = v }))
-	add(heading("Named domains"), hintLabel("Parameters point to these with @Name (or share their name)."))
+	add(widgets.Heading("Named domains"), widgets.HintLabel("Parameters point to these with @Name (or share their name)."))
 	add(ce.domains())
-	add(heading("Actions"))
+	add(widgets.Heading("Actions"))
 	info := ce.m.Info()
 	for _, a := range info.Actions {
 		add(ce.action(a))
 	}
-	add(heading("Testing"))
-	add(hintLabel("Timeout Δ(s), seconds"), ce.expr("timeout", s.Timeout, orDefault(r.Timeout, "0"), func(v string) { s.Timeout = v }))
-	add(hintLabel("Earliest observable, seconds after the state is reached"), ce.expr("earliest", s.Earliest, orDefault(r.Earliest, "none"), func(v string) { s.Earliest = v }))
-	add(hintLabel("Accepting states (overrides the model's accepting)"), ce.expr("accepting", s.Accepting, orDefault(r.Accepting, "the model's accepting(s)"), func(v string) { s.Accepting = v }))
-	mode := newSelect([]string{"auto", "on", "off"}, func(v string) {
+	add(widgets.Heading("Testing"))
+	add(widgets.HintLabel("Timeout Δ(s), seconds"), ce.expr("timeout", s.Timeout, orDefault(r.Timeout, "0"), func(v string) { s.Timeout = v }))
+	add(widgets.HintLabel("Earliest observable, seconds after the state is reached"), ce.expr("earliest", s.Earliest, orDefault(r.Earliest, "none"), func(v string) { s.Earliest = v }))
+	add(widgets.HintLabel("Accepting states (overrides the model's accepting)"), ce.expr("accepting", s.Accepting, orDefault(r.Accepting, "the model's accepting(s)"), func(v string) { s.Accepting = v }))
+	mode := widgets.NewSelect([]string{"auto", "on", "off"}, func(v string) {
 		if v != s.Timeouts && !(v == "auto" && s.Timeouts == "") {
 			s.Timeouts = v
 			ce.changed()
 		}
 	})
 	mode.SetSelected(orDefault(r.Timeouts, "auto"))
-	add(hintLabel("Timeout extension"), mode)
+	add(widgets.HintLabel("Timeout extension"), mode)
 	add(ce.check("Keep passive states without observable actions", r.KeepEmptyPassive != nil && *r.KeepEmptyPassive, func(b bool) { s.KeepEmptyPassive = &b }))
 	add(ce.check("Apply the model's state_filter", r.ModelFilter == nil || *r.ModelFilter, func(b bool) { s.ModelFilter = &b }))
 	add(ce.check("Stop at invariant violations", r.StopOnError != nil && *r.StopOnError, func(b bool) { s.StopOnError = &b }))
-	add(heading("Bounds (0 = none)"))
+	add(widgets.Heading("Bounds (0 = none)"))
 	add(container.New(layout.NewFormLayout(),
 		widget.NewLabel("max states"), ce.intField("max_states", s.MaxStates, r.MaxStates, func(v *int) { s.MaxStates = v }),
 		widget.NewLabel("max transitions"), ce.intField("max_transitions", s.MaxTransitions, r.MaxTransitions, func(v *int) { s.MaxTransitions = v }),
@@ -269,7 +264,7 @@ func orDefault(v, d string) string {
 }
 
 func (ce *ConfigEditor) check(label string, on bool, apply func(bool)) fyne.CanvasObject {
-	c := newCheck("", nil)
+	c := widgets.NewCheck("", nil)
 	c.SetChecked(on)
 	c.OnChanged = func(b bool) {
 		apply(b)
@@ -277,7 +272,7 @@ func (ce *ConfigEditor) check(label string, on bool, apply func(bool)) fyne.Canv
 	}
 	// The label beside the box wraps (a check box's own text does not):
 	// the side panel is narrow.
-	return container.NewBorder(nil, nil, c, nil, hintLabel(label))
+	return container.NewBorder(nil, nil, c, nil, widgets.HintLabel(label))
 }
 
 func (ce *ConfigEditor) intField(path string, own, inherited *int, apply func(*int)) fyne.CanvasObject {
@@ -335,7 +330,7 @@ func (ce *ConfigEditor) floatField(path string, own, inherited *float64, apply f
 // once all of them compile.
 func (ce *ConfigEditor) list(path string, own, inherited []string, apply func([]string)) fyne.CanvasObject {
 	rows := container.NewVBox()
-	var entries []*Entry
+	var entries []*widgets.Entry
 	values := own
 	if values == nil {
 		values = inherited
@@ -362,7 +357,7 @@ func (ce *ConfigEditor) list(path string, own, inherited []string, apply func([]
 		var row *fyne.Container
 		obj := ce.field(fmt.Sprintf("%s.%d", path, i), v, "expression over s, e.g. pending(s) < 2", false, ce.checkExpr, func(string) { sync() })
 		entries = append(entries, ce.fields[fmt.Sprintf("%s.%d", path, i)].Entry)
-		del := newButton("Remove", nil)
+		del := widgets.NewButton("Remove", nil)
 		row = container.NewBorder(nil, nil, nil, del, obj)
 		del.OnTapped = func() {
 			for j, e := range entries {
@@ -380,7 +375,7 @@ func (ce *ConfigEditor) list(path string, own, inherited []string, apply func([]
 	for _, v := range values {
 		addRow(v)
 	}
-	addBtn := newButton("Add", func() { addRow("") })
+	addBtn := widgets.NewButton("Add", func() { addRow("") })
 	return container.NewVBox(rows, addBtn)
 }
 
@@ -393,7 +388,7 @@ func (ce *ConfigEditor) domains() fyne.CanvasObject {
 		var row *fyne.Container
 		// Remove drops this configuration's own domain (an inherited one
 		// stays: it belongs to the configuration it comes from).
-		remove := newButton("Remove", func() {
+		remove := widgets.NewButton("Remove", func() {
 			delete(s.Domains, name)
 			delete(ce.fields, "domains."+name)
 			delete(names, name)
@@ -438,7 +433,7 @@ func (ce *ConfigEditor) domains() fyne.CanvasObject {
 	}
 	name := widget.NewEntry()
 	name.PlaceHolder = "new domain name"
-	addBtn := newButton("Add domain", func() {
+	addBtn := widgets.NewButton("Add domain", func() {
 		n := strings.TrimSpace(name.Text)
 		if n == "" || names[n] {
 			return
@@ -472,14 +467,14 @@ func (ce *ConfigEditor) action(a model.ActionInfo) fyne.CanvasObject {
 	if oa == nil {
 		oa = &projects.ActionSpec{}
 	}
-	include := newCheck("", nil)
+	include := widgets.NewCheck("", nil)
 	include.SetChecked(!excludedIn(ce.resolved, ra, a.Name))
 	include.OnChanged = func(b bool) {
 		ex := !b
 		own().Exclude = &ex
 		ce.changed()
 	}
-	kind := newSelect([]string{"controllable", "observable", "internal"}, nil)
+	kind := widgets.NewSelect([]string{"controllable", "observable", "internal"}, nil)
 	kind.SetSelected(orDefault(ra.Kind, a.Kind.String()))
 	kind.OnChanged = func(v string) {
 		if v == orDefault(ra.Kind, a.Kind.String()) && oa.Kind == "" {

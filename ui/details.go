@@ -10,6 +10,7 @@ import (
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // Details shows the selected state: flags, variables, the shortest path
@@ -42,7 +43,7 @@ func (d *Details) setShown(on bool) {
 
 // NewDetails returns an empty details panel.
 func NewDetails() *Details {
-	d := &Details{box: container.NewVBox(hintLabel(detailsHint))}
+	d := &Details{box: container.NewVBox(widgets.HintLabel(detailsHint))}
 	d.actions = container.NewVBox()
 	// Scrolling both ways: a long value scrolls in the panel instead of
 	// widening the window (a VScroll is as wide as its widest line).
@@ -56,7 +57,7 @@ func (d *Details) Content() fyne.CanvasObject { return d.content }
 // Clear empties the panel, saying what to do instead (another graph is
 // shown: the details of a state of the last one would be stale).
 func (d *Details) Clear(hint string) {
-	d.box.Objects = []fyne.CanvasObject{hintLabel(hint)}
+	d.box.Objects = []fyne.CanvasObject{widgets.HintLabel(hint)}
 	d.box.Refresh()
 	d.setShown(false)
 }
@@ -64,28 +65,13 @@ func (d *Details) Clear(hint string) {
 // detailsHint is what the panel says when no state is selected.
 const detailsHint = "Click a state to see its details."
 
-// hintLabel is a sentence that wraps to the panel's width (the panel may be
-// narrow).
-func hintLabel(s string) *widget.Label {
-	l := widget.NewLabel(s)
-	l.Wrapping = fyne.TextWrapWord
-	return l
-}
-
-// mono is a value in monospace, never wrapped by the label (a break in
-// the middle of a token misreads: ["hi", "by / e"]): graph.Pretty breaks it
-// between elements, and the panel scrolls sideways for a long line.
-func mono(s string) *widget.Label {
-	return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-}
-
 // Show fills the panel for state i of the full document; path lists the
 // transitions (indices into doc.Transitions) from the initial state.
 func (d *Details) Show(doc *graph.Doc, i int, path []int) {
 	s := &doc.States[i]
-	objs := []fyne.CanvasObject{heading(s.ID + " — " + strings.SplitN(StateTooltip(s), "\n", 2)[0][len(s.ID)+2:])}
+	objs := []fyne.CanvasObject{widgets.Heading(s.ID + " — " + strings.SplitN(StateTooltip(s), "\n", 2)[0][len(s.ID)+2:])}
 	if s.Label != s.ID {
-		objs = append(objs, mono(graph.Pretty(s.Label, 40)))
+		objs = append(objs, widgets.Mono(graph.Pretty(s.Label, 40)))
 	}
 	if s.Error != "" {
 		e := widget.NewLabel("Error: " + s.Error)
@@ -93,14 +79,14 @@ func (d *Details) Show(doc *graph.Doc, i int, path []int) {
 		e.Wrapping = fyne.TextWrapWord
 		objs = append(objs, e)
 	}
-	objs = append(objs, heading("Variables"))
+	objs = append(objs, widgets.Heading("Variables"))
 	if len(s.Vars) == 0 {
 		objs = append(objs, widget.NewLabel("(none)"))
 	}
 	for _, v := range s.Vars {
-		objs = append(objs, mono(v.Name+" = "+graph.Pretty(v.Value, 40)))
+		objs = append(objs, widgets.Mono(v.Name+" = "+graph.Pretty(v.Value, 40)))
 	}
-	objs = append(objs, heading("Shortest path from the initial state"))
+	objs = append(objs, widgets.Heading("Shortest path from the initial state"))
 	if len(path) == 0 {
 		objs = append(objs, widget.NewLabel("(this is the initial state, or it is not reachable)"))
 	}
@@ -123,11 +109,11 @@ func (d *Details) Show(doc *graph.Doc, i int, path []int) {
 			in = append(in, d.link(t.From+" → "+transLabel(t), t.From))
 		}
 	}
-	objs = append(objs, heading(fmt.Sprintf("Outgoing (%d)", len(out))))
+	objs = append(objs, widgets.Heading(fmt.Sprintf("Outgoing (%d)", len(out))))
 	objs = append(objs, out...)
-	objs = append(objs, heading(fmt.Sprintf("Incoming (%d)", len(in))))
+	objs = append(objs, widgets.Heading(fmt.Sprintf("Incoming (%d)", len(in))))
 	objs = append(objs, in...)
-	objs = append(objs, heading("Actions in this state"))
+	objs = append(objs, widgets.Heading("Actions in this state"))
 	d.actions.Objects = []fyne.CanvasObject{widget.NewLabel("working out which actions are enabled…")}
 	objs = append(objs, d.actions)
 	d.box.Objects = objs
@@ -173,7 +159,7 @@ func transLabel(t graph.Transition) string {
 // ShowDiff compares two states side by side: the variables that differ,
 // then the names of those that are equal.
 func (d *Details) ShowDiff(a, b *graph.State) {
-	objs := []fyne.CanvasObject{heading(fmt.Sprintf("%s and %s: the variables that differ", a.ID, b.ID))}
+	objs := []fyne.CanvasObject{widgets.Heading(fmt.Sprintf("%s and %s: the variables that differ", a.ID, b.ID))}
 	bv := map[string]string{}
 	for _, v := range b.Vars {
 		bv[v.Name] = v.Value
@@ -190,7 +176,7 @@ func (d *Details) ShowDiff(a, b *graph.State) {
 		if !ok {
 			w = "(no such variable)"
 		}
-		objs = append(objs, heading(v.Name), mono(a.ID+": "+graph.Pretty(v.Value, 40)), mono(b.ID+": "+graph.Pretty(w, 40)))
+		objs = append(objs, widgets.Heading(v.Name), widgets.Mono(a.ID+": "+graph.Pretty(v.Value, 40)), widgets.Mono(b.ID+": "+graph.Pretty(w, 40)))
 	}
 	if len(same) > 0 {
 		l := widget.NewLabel("Equal: " + strings.Join(same, ", "))
@@ -221,23 +207,23 @@ const maxMatchesListed = 1000
 // screen (where a replay left the model): a title, each state's variables,
 // then what they would have accepted.
 func (d *Details) ShowModelStates(title string, states [][]model.Var, expected []string) {
-	objs := []fyne.CanvasObject{heading(title)}
+	objs := []fyne.CanvasObject{widgets.Heading(title)}
 	for i, vars := range states {
 		if i == 20 {
 			objs = append(objs, widget.NewLabel(fmt.Sprintf("… and %d more states", len(states)-20)))
 			break
 		}
 		if len(states) > 1 {
-			objs = append(objs, heading(fmt.Sprintf("state %d of %d", i+1, len(states))))
+			objs = append(objs, widgets.Heading(fmt.Sprintf("state %d of %d", i+1, len(states))))
 		}
 		for _, v := range vars {
-			objs = append(objs, mono(v.Name+" = "+graph.Pretty(model.Format(v.Value), 40)))
+			objs = append(objs, widgets.Mono(v.Name+" = "+graph.Pretty(model.Format(v.Value), 40)))
 		}
 	}
 	if len(expected) > 0 {
-		objs = append(objs, heading("It would have accepted"))
+		objs = append(objs, widgets.Heading("It would have accepted"))
 		for _, e := range expected {
-			objs = append(objs, mono(e))
+			objs = append(objs, widgets.Mono(e))
 		}
 	}
 	d.box.Objects = objs
@@ -250,7 +236,7 @@ func (d *Details) ShowModelStates(title string, states [][]model.Var, expected [
 // ShowMatches lists the states Find matched (the first 1,000), each a link
 // that goes there.
 func (d *Details) ShowMatches(expr string, ids []string, label func(string) string) {
-	objs := []fyne.CanvasObject{heading(fmt.Sprintf("%d states match %s", len(ids), expr))}
+	objs := []fyne.CanvasObject{widgets.Heading(fmt.Sprintf("%d states match %s", len(ids), expr))}
 	for i, id := range ids {
 		if i == maxMatchesListed {
 			objs = append(objs, widget.NewLabel(fmt.Sprintf("… and %d more (the Find row's next button goes through all)", len(ids)-maxMatchesListed)))
@@ -270,7 +256,7 @@ func (d *Details) ShowMatches(expr string, ids []string, label func(string) stri
 }
 
 func (d *Details) link(text, target string) fyne.CanvasObject {
-	b := newButton(text, func() {
+	b := widgets.NewButton(text, func() {
 		if d.Goto != nil {
 			d.Goto(target)
 		}

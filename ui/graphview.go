@@ -18,6 +18,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/ui/widgets"
 )
 
 type colorNRGBA = color.NRGBA
@@ -355,7 +356,7 @@ func (g *GraphView) MouseMoved(e *desktop.MouseEvent) {
 	if text != "" {
 		gen := g.hoverGen
 		time.AfterFunc(tooltipLinger, func() {
-			post(func() {
+			widgets.Post(func() {
 				if g.hoverGen == gen && g.hover != "" {
 					g.hover = ""
 					g.Refresh()

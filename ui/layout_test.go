@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // MinWindow is the smallest window the workbench fits: every control and
@@ -59,11 +60,11 @@ func describe(o fyne.CanvasObject) string {
 	switch x := o.(type) {
 	case *widget.Label:
 		return fmt.Sprintf("label %q", x.Text)
-	case *escButton:
+	case *widgets.Button:
 		return fmt.Sprintf("button %q", x.Text)
 	case *widget.Button:
 		return fmt.Sprintf("button %q", x.Text)
-	case *escCheck:
+	case *widgets.Check:
 		return fmt.Sprintf("check %q", x.Text)
 	}
 	return typeName(o)

@@ -7,6 +7,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/modex/modex/ui/widgets"
 )
 
 // Syntax colours of the model view.
@@ -37,7 +39,7 @@ var starBuiltins = map[string]bool{
 type ModelView struct {
 	grid    *widget.TextGrid
 	message *widget.Label
-	reload  *escButton
+	reload  *widgets.Button
 	content fyne.CanvasObject
 }
 
@@ -48,7 +50,7 @@ func NewModelView(onReload func()) *ModelView {
 	v.message = widget.NewLabel("")
 	v.message.Wrapping = fyne.TextWrapWord
 	v.message.Hide()
-	v.reload = newButton("Reload", onReload)
+	v.reload = widgets.NewButton("Reload", onReload)
 	v.content = container.NewBorder(container.NewVBox(v.reload, v.message), nil, nil, nil, container.NewScroll(v.grid))
 	return v
 }

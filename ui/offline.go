@@ -17,6 +17,7 @@ import (
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // OfflineView holds offline test suites and recorded traces: generate,
@@ -25,7 +26,7 @@ import (
 // highlighted, the divergence in red).
 type OfflineView struct {
 	wb       *Workbench
-	coverage *escSelect
+	coverage *widgets.Select
 	cases    *widget.List
 	suite    *explore.Suite
 	verdicts map[int]string
@@ -74,7 +75,7 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 	ov.caseInfo.Wrapping = fyne.TextWrapWord
 	ov.caseInfo.Selectable = true
 	ov.caseInfo.Hide()
-	ov.coverage = newSelect([]string{"transitions", "states", "strategies"}, nil)
+	ov.coverage = widgets.NewSelect([]string{"transitions", "states", "strategies"}, nil)
 	ov.coverage.SetSelected("transitions")
 	ov.summary = widget.NewLabel("Generate a suite from the explored graph, or load one.")
 	ov.summary.Wrapping = fyne.TextWrapWord
@@ -120,10 +121,10 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 		l.SetText(r.text)
 	})
 	ov.traceList.OnSelected = ov.selectTraceRow
-	suiteBar := wrapRow(container.NewHBox(widget.NewLabel("coverage"), ov.coverage),
-		container.NewHBox(newButton("Generate", ov.Generate), newButton("Load…", ov.Load), newButton("Save…", ov.Save), newButton("Run", ov.Run)))
-	ov.hist.button = newButton("Replay", ov.Replay)
-	traceBar := wrapRow(newButton("Open trace…", ov.OpenTrace), newButton("Events…", ov.EditMapping), ov.hist.button)
+	suiteBar := widgets.WrapRow(container.NewHBox(widget.NewLabel("coverage"), ov.coverage),
+		container.NewHBox(widgets.NewButton("Generate", ov.Generate), widgets.NewButton("Load…", ov.Load), widgets.NewButton("Save…", ov.Save), widgets.NewButton("Run", ov.Run)))
+	ov.hist.button = widgets.NewButton("Replay", ov.Replay)
+	traceBar := widgets.WrapRow(widgets.NewButton("Open trace…", ov.OpenTrace), widgets.NewButton("Events…", ov.EditMapping), ov.hist.button)
 	// The cases above, the selected case's steps and result below, a
 	// divider between them the user moves (a long case needs the room).
 	var casePanel, tracePanel fyne.CanvasObject
@@ -144,11 +145,11 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 	ov.hist.timeline, timelinePanel = newTimelinePanel(wb, "Point at a bar: what it is. Window… shows the timeline large.")
 	ov.hist.tab = container.NewTabItem("Timeline", timelinePanel)
 	ov.hist.tabs = container.NewAppTabs(container.NewTabItem("Events", ov.traceList), container.NewTabItem("Sequence", tracePanel), ov.hist.tab)
-	ov.content = container.NewVScroll(container.NewVBox(heading("Test suite"), suiteBar, ov.summary, widget.NewSeparator(),
-		heading("Recorded trace or history"), traceBar, ov.traceLabel))
-	ov.suiteHead, ov.replayHead = hintLabel(ov.summary.Text), hintLabel(ov.traceLabel.Text)
-	ov.suiteView = headAbove(ov.suiteHead, caseSplit)
-	ov.replayView = headAbove(ov.replayHead, ov.hist.tabs)
+	ov.content = container.NewVScroll(container.NewVBox(widgets.Heading("Test suite"), suiteBar, ov.summary, widget.NewSeparator(),
+		widgets.Heading("Recorded trace or history"), traceBar, ov.traceLabel))
+	ov.suiteHead, ov.replayHead = widgets.HintLabel(ov.summary.Text), widgets.HintLabel(ov.traceLabel.Text)
+	ov.suiteView = widgets.HeadAbove(ov.suiteHead, caseSplit)
+	ov.replayView = widgets.HeadAbove(ov.replayHead, ov.hist.tabs)
 	return ov
 }
 
@@ -557,8 +558,8 @@ func (ov *OfflineView) EditMapping() {
 		if spec == nil {
 			spec = &projects.EventSpec{}
 		}
-		role := newSelect([]string{conform.RoleAction, conform.RoleEvent, conform.RoleIgnore}, nil)
-		action := newSelect(actions, nil)
+		role := widgets.NewSelect([]string{conform.RoleAction, conform.RoleEvent, conform.RoleIgnore}, nil)
+		action := widgets.NewSelect(actions, nil)
 		def := n
 		if spec.Action != "" {
 			def = spec.Action

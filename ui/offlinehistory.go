@@ -10,6 +10,7 @@ import (
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // historyPart is the Offline tab's part for concurrent histories: the
@@ -20,8 +21,8 @@ type historyPart struct {
 	timeline *TimelineView
 	tabs     *container.AppTabs
 	tab      *container.TabItem
-	button   *escButton    // Replay, or Stop while a search runs
-	running  chan struct{} // closed when the search in progress ends
+	button   *widgets.Button // Replay, or Stop while a search runs
+	running  chan struct{}   // closed when the search in progress ends
 	// loading numbers the history being read (0: none); replayAfter is
 	// a Replay asked for meanwhile.
 	loading     int

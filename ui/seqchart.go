@@ -16,6 +16,7 @@ import (
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // SeqChart shows a run as a message sequence chart (graph.Chart): clicking
@@ -225,8 +226,8 @@ func newSeqPanel(wb *Workbench, hint string) (*SeqChart, fyne.CanvasObject) {
 // exportSVGButton is an Export SVG… button: it saves what picture gives
 // (nil: nothing shown, nothing to save) under a name the user picks, name
 // proposed; the status line then says "<Picture> written to PATH".
-func exportSVGButton(wb *Workbench, what, Picture, name string, picture func() func(io.Writer) error) *escButton {
-	return newButton("Export SVG…", func() {
+func exportSVGButton(wb *Workbench, what, Picture, name string, picture func() func(io.Writer) error) *widgets.Button {
+	return widgets.NewButton("Export SVG…", func() {
 		write := picture()
 		if write == nil {
 			return

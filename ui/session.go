@@ -8,6 +8,7 @@ import (
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // session is everything that belongs to one opened project: the project and
@@ -55,7 +56,7 @@ type session struct {
 	details *Details
 	test    *TestView
 	offline *OfflineView
-	find    *Entry
+	find    *widgets.Entry
 	matches []string // the states Find matched (graph ids)
 	// matchesOf is the exploration matches belong to.
 	matchesOf *explore.Exploration

@@ -10,6 +10,8 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/modex/modex/ui/widgets"
 )
 
 // detailsText is what the details panel says, its labels joined.
@@ -168,7 +170,7 @@ func TestCompareAndPathReadable(t *testing.T) {
 	b.wb.SelectState("S6")
 	var path []string
 	for _, o := range b.wb.s.details.box.Objects {
-		if bt, ok := o.(*escButton); ok && strings.HasSuffix(bt.Text, "(timeout)") && !strings.Contains(bt.Text, "→") {
+		if bt, ok := o.(*widgets.Button); ok && strings.HasSuffix(bt.Text, "(timeout)") && !strings.Contains(bt.Text, "→") {
 			path = append(path, bt.Text)
 		}
 	}

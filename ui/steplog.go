@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // logColumns are the step log's columns, with their widths.
@@ -227,7 +228,7 @@ func (t *tipLayer) show(text string, o fyne.CanvasObject, style fyne.TextStyle) 
 	t.gen++
 	gen := t.gen
 	time.AfterFunc(tooltipLinger, func() { // see GraphView.hoverGen
-		post(func() {
+		widgets.Post(func() {
 			if t.gen == gen {
 				t.hide()
 			}

@@ -293,13 +293,14 @@ func checkDashboard(t *testing.T, b *bench, tv *TestView) {
 		t.Error("the tooltip stays after the mouse left")
 	}
 	ch := tv.chart
-	if ch.total != tv.actions || ch.last.States < 2 || ch.last.Trans < ch.last.States-1 {
-		t.Errorf("chart: %d steps (log %d), last %+v", ch.total, tv.actions, ch.last)
+	if ch.Steps() != tv.actions || ch.Last().States < 2 || ch.Last().Trans < ch.Last().States-1 {
+		t.Errorf("chart: %d steps (log %d), last %+v", ch.Steps(), tv.actions, ch.Last())
 	}
-	r := test.WidgetRenderer(ch).(*chartRenderer)
-	top, _ := strconv.Atoi(r.texts[txTop].Text)
-	if top < ch.last.Trans || top < ch.last.States || r.texts[txEnd].Text != strconv.Itoa(ch.total) || r.texts[txUnit].Text != "steps" {
-		t.Errorf("axes: top %q, end %q, unit %q for %+v after %d", r.texts[txTop].Text, r.texts[txEnd].Text, r.texts[txUnit].Text, ch.last, ch.total)
+	test.WidgetRenderer(ch) // drawn
+	topText, end, unit := ch.Axes()
+	top, _ := strconv.Atoi(topText)
+	if top < ch.Last().Trans || top < ch.Last().States || end != strconv.Itoa(ch.Steps()) || unit != "steps" {
+		t.Errorf("axes: top %q, end %q, unit %q for %+v after %d", topText, end, unit, ch.Last(), ch.Steps())
 	}
 	b.wb.tabs.SelectIndex(2) // the Test tab, laid out
 	if ch.Size().Height < 100 {

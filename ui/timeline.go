@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // TimelineView shows a checked concurrent history (graph.Timeline): the
@@ -319,7 +320,7 @@ func newTimelinePanel(wb *Workbench, hint string) (*TimelineView, fyne.CanvasObj
 		}
 		return nil
 	})
-	window := newButton("Window…", func() {
+	window := widgets.NewButton("Window…", func() {
 		if tl := v.Timeline(); tl != nil && wb.app != nil {
 			if v.win != nil {
 				v.win.Close()

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // viewportDelay is how long zoom and pan must rest before the visible part
@@ -52,7 +53,7 @@ func (g *GraphView) scheduleViewport() {
 	wpx, hpx := int(math.Ceil(w*px)), int(math.Ceil(h*px))
 	vp.timer = time.AfterFunc(viewportDelay, func() {
 		img := lay.DrawRegion(origin, wpx, hpx, px, nil)
-		post(func() {
+		widgets.Post(func() {
 			if gen != vp.gen || g.lay != lay {
 				return
 			}

@@ -4,6 +4,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/modex/modex/ui/widgets"
 )
 
 // The views of the central area, in the order of its bar.
@@ -25,7 +27,7 @@ var viewNames = [viewCount]string{"Graph", "Test run", "Suite", "Replay"}
 // the controls; the views hold what they produce. Every view claims the
 // area the same way: show.
 type viewArea struct {
-	buttons [viewCount]*escButton
+	buttons [viewCount]*widgets.Button
 	views   [viewCount]fyne.CanvasObject
 	beside  *widget.Check
 	split   *container.Split
@@ -43,7 +45,7 @@ func newViewArea(views [viewCount]fyne.CanvasObject) *viewArea {
 	va := &viewArea{views: views, cur: -1}
 	var bar []fyne.CanvasObject
 	for i := range viewCount {
-		va.buttons[i] = newButton(viewNames[i], func() { va.show(i, va.beside.Checked) })
+		va.buttons[i] = widgets.NewButton(viewNames[i], func() { va.show(i, va.beside.Checked) })
 		bar = append(bar, va.buttons[i])
 	}
 	va.beside = widget.NewCheck("beside the graph", func(on bool) {

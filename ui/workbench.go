@@ -28,6 +28,7 @@ import (
 	"github.com/modex/modex/engine/privdir"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // DrawLimit is the largest graph (in states) drawn whole at all; larger
@@ -62,15 +63,15 @@ type Workbench struct {
 
 	// widgets
 	title   *widget.Label
-	configs *escSelect
-	explore *escButton
-	stop    *escButton
+	configs *widgets.Select
+	explore *widgets.Button
+	stop    *widgets.Button
 	// bound is the workbench's own bound on the states of an exploration
 	// whose configuration sets none (a preference; DefaultStateBound);
 	// continueB raises it and explores again, shown when it was reached.
 	bound     int
 	usedBound int
-	continueB *escButton
+	continueB *widgets.Button
 	// splits are the panels' dividers (tabs | graph, graph | details),
 	// kept in the preferences with the window's size.
 	splits [2]*container.Split
@@ -84,22 +85,22 @@ type Workbench struct {
 	// under software rendering takes the CPU the exploration needs.
 	progress *widget.ProgressBar
 	counts   *widget.Label
-	status   *oneLine
+	status   *widgets.OneLine
 	note     *widget.Label
 	graph    *GraphView
 	model_   *ModelView
 	edHolder *fyne.Container
 	tabs     *container.AppTabs
-	radiusS  *escSelect
-	minimal  *widget.Check // show the minimised graph
-	byMenu   *escButton    // the overviews the model suggests
-	pathMode *escSelect    // path views of the selected state
+	radiusS  *widgets.Select
+	minimal  *widget.Check   // show the minimised graph
+	byMenu   *widgets.Button // the overviews the model suggests
+	pathMode *widgets.Select // path views of the selected state
 	// pathShown says the graph shows a path view (see showPath).
 	pathShown bool
 	// largeMode and overviewBy choose how graphs too large to draw whole
 	// are shown: an overview (by an expression) or a neighbourhood.
-	largeMode  *escSelect
-	overviewBy *Entry
+	largeMode  *widgets.Select
+	overviewBy *widgets.Entry
 	// holders of the session's panels, swapped when a project opens: the
 	// side panel's tabs, the central area's result views, the inspector
 	holders
@@ -137,24 +138,24 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb := &Workbench{win: win, app: a, dialogs: dialogs, radius: 2, consent: DefaultConsent()}
 	wb.confirm = wb.confirmDialog
 	wb.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	wb.configs = newSelect(nil, nil)
+	wb.configs = widgets.NewSelect(nil, nil)
 	wb.configs.OnChanged = wb.selectConfig
-	cfgMenu := newButton("…", wb.configMenu)
-	wb.explore = newButton("Explore", wb.Explore)
+	cfgMenu := widgets.NewButton("…", wb.configMenu)
+	wb.explore = widgets.NewButton("Explore", wb.Explore)
 	wb.explore.Importance = widget.HighImportance
-	wb.stop = newButton("Cancel", wb.Cancel)
+	wb.stop = widgets.NewButton("Cancel", wb.Cancel)
 	wb.stop.Disable()
 	wb.bound = DefaultStateBound
 	if a != nil {
 		wb.bound = a.Preferences().IntWithFallback(stateBoundKey, DefaultStateBound)
 	}
-	wb.continueB = newButton("Continue", wb.continueExploring)
+	wb.continueB = widgets.NewButton("Continue", wb.continueExploring)
 	wb.continueB.Hide()
 	wb.progress = widget.NewProgressBar()
 	wb.progress.TextFormatter = func() string { return "" } // a bar, not a button-like label: the counts say what runs
 	wb.progress.Hide()
 	wb.counts = widget.NewLabel("")
-	wb.status = newOneLine("Open a project to begin.")
+	wb.status = widgets.NewOneLine("Open a project to begin.")
 	wb.status.Truncation = fyne.TextTruncateEllipsis
 	wb.note = widget.NewLabel("")
 	wb.note.Wrapping = fyne.TextWrapWord
@@ -198,7 +199,7 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	)
 	wb.tabs.OnSelected = wb.tabChanged
 	wb.setSession(newSession(wb, nil))
-	wb.radiusS = newSelect([]string{"1", "2", "3", "4", "6"}, func(v string) {
+	wb.radiusS = widgets.NewSelect([]string{"1", "2", "3", "4", "6"}, func(v string) {
 		n, _ := strconv.Atoi(v)
 		wb.mu.Lock()
 		changed := n != wb.radius
@@ -235,7 +236,7 @@ func (wb *Workbench) MaxUIWork() time.Duration { return time.Duration(wb.maxUIWo
 
 // do runs f on the UI goroutine and records how long it took.
 func (wb *Workbench) do(f func()) {
-	post(func() {
+	widgets.Post(func() {
 		start := time.Now()
 		f()
 		d := int64(time.Since(start))
@@ -426,7 +427,7 @@ func (wb *Workbench) configEdited() {
 
 // dropFocus takes the keyboard focus from whatever has it, before the
 // widgets it may be among are replaced: a removed widget kept the focus
-// and took the next keys (see onCanvas).
+// and took the next keys (see widgets.OnCanvas).
 func (wb *Workbench) dropFocus() {
 	if c := wb.win.Canvas(); c != nil && c.Focused() != nil {
 		c.Unfocus()
@@ -729,7 +730,7 @@ func Run(a fyne.App, path, config, trace string, dialogs func(fyne.Window) Dialo
 		a.Lifecycle().SetOnStarted(func() {
 			wb.fitScreen()
 			mon = StartStallMonitor(5 * time.Millisecond)
-			time.AfterFunc(500*time.Millisecond, func() { post(func() { mon.Reset(); wb.Explore() }) })
+			time.AfterFunc(500*time.Millisecond, func() { widgets.Post(func() { mon.Reset(); wb.Explore() }) })
 		})
 		defer func() {
 			if mon != nil {

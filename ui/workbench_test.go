@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/ui/widgets"
 )
 
 type bench struct {
@@ -613,7 +614,7 @@ func TestFindListAndNavigation(t *testing.T) {
 		t.Fatalf("%d matches, %d rows listed", len(b.wb.s.matches), len(d.box.Objects))
 	}
 	// Clicking the second match goes there: the neighbourhood moves.
-	test.Tap(d.box.Objects[2].(*escButton))
+	test.Tap(d.box.Objects[2].(*widgets.Button))
 	b.wait()
 	target := b.wb.s.matches[1]
 	if v := b.wb.Graph().Doc(); v == nil || v.StateIndex(target) < 0 || b.wb.s.center != target {
@@ -786,7 +787,7 @@ func TestEscapeCancelsWhateverHasTheFocus(t *testing.T) {
 	b := newBench(t)
 	b.wb.AutoExplore = false
 	b.open("testdata/counter.star")
-	for _, f := range []fyne.Focusable{b.wb.configs, newCheck("c", nil), newEntry(b.wb), b.wb.explore} {
+	for _, f := range []fyne.Focusable{b.wb.configs, widgets.NewCheck("c", nil), newEntry(b.wb), b.wb.explore} {
 		b.wb.Explore()
 		pump(30*time.Second, func() bool {
 			var n int
@@ -910,19 +911,19 @@ func TestDomainsRemovableAndMenusHonest(t *testing.T) {
 		t.Fatal("figure1 has no Message domain field")
 	}
 	// The row of the Message domain: its label and its Remove button.
-	var remove *escButton
+	var remove *widgets.Button
 	for _, o := range test.LaidOutObjects(ed.Content()) {
 		c, ok := o.(*fyne.Container)
 		if !ok {
 			continue
 		}
 		var label bool
-		var bt *escButton
+		var bt *widgets.Button
 		for _, x := range c.Objects {
 			if l, ok := x.(*widget.Label); ok && l.Text == "Message =" {
 				label = true
 			}
-			if e, ok := x.(*escButton); ok && e.Text == "Remove" {
+			if e, ok := x.(*widgets.Button); ok && e.Text == "Remove" {
 				bt = e
 			}
 		}

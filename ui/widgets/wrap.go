@@ -1,4 +1,4 @@
-package ui
+package widgets
 
 import (
 	"strings"
@@ -9,18 +9,18 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// wrapRow lays objects out in a row that wraps onto further rows when its
+// WrapRow lays objects out in a row that wraps onto further rows when its
 // width runs out. Unlike Fyne's row-wrap layout, its minimum width is its
 // widest object's, whatever width it was last given, so that a panel
 // holding it can be made narrower (its height grows instead).
-func wrapRow(objs ...fyne.CanvasObject) *fyne.Container {
+func WrapRow(objs ...fyne.CanvasObject) *fyne.Container {
 	return container.New(&wrapLayout{}, objs...)
 }
 
-// onWrap makes a wrapRow call f (on the UI goroutine) when a new width
+// OnWrap makes a WrapRow call f (on the UI goroutine) when a new width
 // makes its rows taller than the room it was given: f refreshes the
 // container holding it, which then gives the rows their room.
-func onWrap(row *fyne.Container, f func()) {
+func OnWrap(row *fyne.Container, f func()) {
 	row.Layout.(*wrapLayout).onHeight = f
 }
 
@@ -79,16 +79,16 @@ func (l *wrapLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	if h != l.height {
 		l.height = h
 		if l.onHeight != nil && h > size.Height {
-			post(l.onHeight)
+			Post(l.onHeight)
 		}
 	}
 }
 
-// headAbove puts head (text that wraps: a verdict, a summary) above body,
+// HeadAbove puts head (text that wraps: a verdict, a summary) above body,
 // head as tall as its text needs at the width it is given, body the rest.
 // A Border would size head by its minimum at its previous width: narrower,
 // the wrapped text's last lines were cut.
-func headAbove(head, body fyne.CanvasObject) *fyne.Container {
+func HeadAbove(head, body fyne.CanvasObject) *fyne.Container {
 	return container.New(headLayout{}, head, body)
 }
 
@@ -115,13 +115,13 @@ func (headLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	body.Resize(fyne.NewSize(size.Width, max(0, size.Height-h-theme.Padding())))
 }
 
-// oneLine is a label kept to one line, cut with an ellipsis: the status
+// OneLine is a label kept to one line, cut with an ellipsis: the status
 // line, whose height must not change with what it says (a verdict of two
 // lines took the room of the views above it).
-type oneLine struct{ widget.Label }
+type OneLine struct{ widget.Label }
 
-func newOneLine(text string) *oneLine {
-	l := &oneLine{}
+func NewOneLine(text string) *OneLine {
+	l := &OneLine{}
 	l.Truncation = fyne.TextTruncateEllipsis
 	l.ExtendBaseWidget(l)
 	l.SetText(text)
@@ -129,7 +129,7 @@ func newOneLine(text string) *oneLine {
 }
 
 // SetText shows text's lines joined on one line.
-func (l *oneLine) SetText(text string) {
+func (l *OneLine) SetText(text string) {
 	l.Label.SetText(strings.Join(strings.Fields(strings.ReplaceAll(text, "\n", " \u00b7 ")), " "))
 }
 

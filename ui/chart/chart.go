@@ -1,4 +1,6 @@
-package ui
+// Package chart draws the coverage chart of the test dashboard: the distinct
+// states and transitions covered over the steps (or jobs) of a run.
+package chart
 
 import (
 	"fmt"
@@ -10,53 +12,55 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// MaxChartPoints bounds the points a CoverageChart keeps: past it, every
+// MaxPoints bounds the points a Coverage keeps: past it, every
 // second point is dropped and each kept point stands for twice as many
 // steps, so that a run of any length takes the same memory.
-const MaxChartPoints = 2048
+const MaxPoints = 2048
 
-// ChartPoint is what a coverage chart plots after a step: the distinct
+// Point is what a coverage chart plots after a step: the distinct
 // states and transitions covered so far (Trans < 0: not counted).
-type ChartPoint struct{ States, Trans int }
+type Point struct{ States, Trans int }
 
-// CoverageChart plots coverage over steps (or jobs): the distinct states
+// Coverage plots coverage over steps (or jobs): the distinct states
 // covered and, when counted, the distinct transitions, with axes that say
 // how many of what. It grows with the room it is given.
-type CoverageChart struct {
+type Coverage struct {
 	widget.BaseWidget
 	// points holds the values after every stride-th step; pending counts
 	// the steps since the last point kept.
-	points          []ChartPoint
+	points          []Point
 	stride, pending int
 	// total and last are the number of steps and the latest values.
 	total int
-	last  ChartPoint
+	last  Point
+	// r is the chart's renderer, once drawn.
+	r *chartRenderer
 	// Unit names the x axis's points: "steps" (a test), "jobs" (a
 	// campaign); the default is steps.
 	Unit string
 }
 
-// NewCoverageChart returns an empty chart.
-func NewCoverageChart() *CoverageChart {
-	c := &CoverageChart{}
+// NewCoverage returns an empty chart.
+func NewCoverage() *Coverage {
+	c := &Coverage{}
 	c.ExtendBaseWidget(c)
 	return c
 }
 
 // Reset clears the chart.
-func (c *CoverageChart) Reset() {
-	c.points, c.stride, c.pending, c.total, c.last = nil, 1, 0, 0, ChartPoint{}
+func (c *Coverage) Reset() {
+	c.points, c.stride, c.pending, c.total, c.last = nil, 1, 0, 0, Point{}
 	c.Refresh()
 }
 
 // Add appends points (coverage after each next step or job) and redraws
 // once.
-func (c *CoverageChart) Add(ps ...ChartPoint) {
+func (c *Coverage) Add(ps ...Point) {
 	c.add(ps...)
 	c.Refresh()
 }
 
-func (c *CoverageChart) add(ps ...ChartPoint) {
+func (c *Coverage) add(ps ...Point) {
 	if c.stride == 0 {
 		c.stride = 1
 	}
@@ -67,7 +71,7 @@ func (c *CoverageChart) add(ps ...ChartPoint) {
 		}
 		c.pending = 0
 		c.points = append(c.points, p)
-		if len(c.points) >= MaxChartPoints {
+		if len(c.points) >= MaxPoints {
 			for i := 1; i < len(c.points); i += 2 {
 				c.points[i/2] = c.points[i] // the end of each pair
 			}
@@ -77,8 +81,26 @@ func (c *CoverageChart) add(ps ...ChartPoint) {
 	}
 }
 
+// Len is the number of points kept (at most MaxPoints).
+func (c *Coverage) Len() int { return len(c.points) }
+
+// Steps is the number of steps (or jobs) plotted so far.
+func (c *Coverage) Steps() int { return c.total }
+
+// Last is the latest values plotted.
+func (c *Coverage) Last() Point { return c.last }
+
+// Axes are the texts of the axes as last drawn: the top of the y axis, the
+// end of the x axis and its unit ("" before the chart was drawn).
+func (c *Coverage) Axes() (top, end, unit string) {
+	if c.r == nil {
+		return "", "", ""
+	}
+	return c.r.texts[txTop].Text, c.r.texts[txEnd].Text, c.r.texts[txUnit].Text
+}
+
 // Caption is the chart's latest figures in words.
-func (c *CoverageChart) Caption() string {
+func (c *Coverage) Caption() string {
 	s := fmt.Sprintf("%d states", c.last.States)
 	if c.last.Trans >= 0 {
 		s += fmt.Sprintf(", %d transitions", c.last.Trans)
@@ -86,7 +108,7 @@ func (c *CoverageChart) Caption() string {
 	return s + fmt.Sprintf(" covered after %d %s", c.total, c.unit())
 }
 
-func (c *CoverageChart) unit() string {
+func (c *Coverage) unit() string {
 	if c.Unit == "" {
 		return "steps"
 	}
@@ -94,10 +116,10 @@ func (c *CoverageChart) unit() string {
 }
 
 // MinSize is part of fyne.Widget.
-func (c *CoverageChart) MinSize() fyne.Size { return fyne.NewSize(240, 130) }
+func (c *Coverage) MinSize() fyne.Size { return fyne.NewSize(240, 130) }
 
 // CreateRenderer is part of fyne.Widget.
-func (c *CoverageChart) CreateRenderer() fyne.WidgetRenderer {
+func (c *Coverage) CreateRenderer() fyne.WidgetRenderer {
 	r := &chartRenderer{c: c, bg: canvas.NewRectangle(chartBG)}
 	for i := range r.texts {
 		r.texts[i] = canvas.NewText("", chartInk)
@@ -107,6 +129,7 @@ func (c *CoverageChart) CreateRenderer() fyne.WidgetRenderer {
 		r.axes[i] = canvas.NewLine(chartAxis)
 		r.axes[i].StrokeWidth = 1
 	}
+	c.r = r
 	return r
 }
 
@@ -132,7 +155,7 @@ const (
 )
 
 type chartRenderer struct {
-	c     *CoverageChart
+	c     *Coverage
 	bg    *canvas.Rectangle
 	texts [txCount]*canvas.Text
 	axes  [3]*canvas.Line // y axis, x axis, the middle grid line
@@ -214,7 +237,7 @@ func (r *chartRenderer) Layout(size fyne.Size) {
 	}
 	step := max(1, len(pts)/n)
 	k := 0
-	series := func(col color.Color, val func(ChartPoint) int) {
+	series := func(col color.Color, val func(Point) int) {
 		prev := fyne.NewPos(left, down)
 		for i := 0; i < len(pts); i += step {
 			if i+step >= len(pts) {
@@ -235,7 +258,7 @@ func (r *chartRenderer) Layout(size fyne.Size) {
 		}
 	}
 	if c.last.Trans >= 0 {
-		series(chartTrans, func(p ChartPoint) int { return p.Trans })
+		series(chartTrans, func(p Point) int { return p.Trans })
 	}
-	series(chartStates, func(p ChartPoint) int { return p.States })
+	series(chartStates, func(p Point) int { return p.States })
 }

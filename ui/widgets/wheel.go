@@ -1,4 +1,4 @@
-package ui
+package widgets
 
 import (
 	"fyne.io/fyne/v2"
@@ -16,8 +16,8 @@ type wheelPass struct {
 	target *container.Scroll
 }
 
-// withWheel returns s under a wheelPass.
-func withWheel(s *container.Scroll) fyne.CanvasObject {
+// WithWheel returns s under a wheelPass.
+func WithWheel(s *container.Scroll) fyne.CanvasObject {
 	w := &wheelPass{target: s}
 	w.ExtendBaseWidget(w)
 	return container.NewStack(s, w)
