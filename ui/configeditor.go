@@ -3,7 +3,6 @@ package ui
 import (
 	"errors"
 	"fmt"
-	"go.starlark.net/starlark"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
+	"go.starlark.net/starlark"
+
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/projects"
 	"github.com/modex/modex/ui/widgets"

@@ -12,11 +12,14 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
+
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/seqchart"
+	"github.com/modex/modex/ui/timeline"
 	"github.com/modex/modex/ui/widgets"
 )
 
@@ -43,8 +46,8 @@ type OfflineView struct {
 	// results are the last suite run's cases; caseChart and traceChart
 	// draw the selected case's run and the replay as sequence charts.
 	results    []conform.CaseResult
-	caseChart  *SeqChart
-	traceChart *SeqChart
+	caseChart  *seqchart.Chart
+	traceChart *seqchart.Chart
 	content    fyne.CanvasObject // the controls (side panel)
 	suiteView  fyne.CanvasObject // the suite (central area)
 	replayView fyne.CanvasObject // the replay (central area)
@@ -128,9 +131,9 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 	// The cases above, the selected case's steps and result below, a
 	// divider between them the user moves (a long case needs the room).
 	var casePanel, tracePanel fyne.CanvasObject
-	ov.caseChart, casePanel = newSeqPanel(wb, "The selected case as it ran (Run the suite first). Click a message: its state in the graph.")
+	ov.caseChart, casePanel = seqchart.NewPanel(wb.saveSVG, "The selected case as it ran (Run the suite first). Click a message: its state in the graph.")
 	ov.caseChart.OnMessage = func(_ int, m *graph.Message) { ov.selectKey(m.State) }
-	ov.traceChart, tracePanel = newSeqPanel(wb, "The replay: threads as lifelines, the event that diverged in red. Click a message: the states up to it on the graph.")
+	ov.traceChart, tracePanel = seqchart.NewPanel(wb.saveSVG, "The replay: threads as lifelines, the event that diverged in red. Click a message: the states up to it on the graph.")
 	ov.traceChart.OnMessage = func(row int, _ *graph.Message) {
 		if ch := ov.traceChart.Chart(); ov.replay != nil && ch != nil {
 			ov.markReplay(min(row+ch.Dropped, len(ov.replay.Path)-1)) // the chart keeps the last rows
@@ -142,7 +145,7 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 		container.NewTabItem("Steps", container.NewVScroll(ov.caseInfo)), container.NewTabItem("Sequence", casePanel)))
 	caseSplit.Offset = 0.3
 	var timelinePanel fyne.CanvasObject
-	ov.hist.timeline, timelinePanel = newTimelinePanel(wb, "Point at a bar: what it is. Window… shows the timeline large.")
+	ov.hist.timeline, timelinePanel = timeline.NewPanel(wb.app, wb.saveSVG, "Point at a bar: what it is. Window… shows the timeline large.")
 	ov.hist.tab = container.NewTabItem("Timeline", timelinePanel)
 	ov.hist.tabs = container.NewAppTabs(container.NewTabItem("Events", ov.traceList), container.NewTabItem("Sequence", tracePanel), ov.hist.tab)
 	ov.content = container.NewVScroll(container.NewVBox(widgets.Heading("Test suite"), suiteBar, ov.summary, widget.NewSeparator(),

@@ -10,6 +10,7 @@ import (
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/ui/timeline"
 	"github.com/modex/modex/ui/widgets"
 )
 
@@ -18,7 +19,7 @@ import (
 type historyPart struct {
 	history  *conform.History
 	result   *conform.HistoryResult
-	timeline *TimelineView
+	timeline *timeline.View
 	tabs     *container.AppTabs
 	tab      *container.TabItem
 	button   *widgets.Button // Replay, or Stop while a search runs

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2/widget"
+
 	"github.com/modex/modex/engine/conform"
 )
 

@@ -12,11 +12,13 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
+
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
 	"github.com/modex/modex/ui/chart"
+	"github.com/modex/modex/ui/seqchart"
 	"github.com/modex/modex/ui/widgets"
 )
 
@@ -77,7 +79,7 @@ type TestView struct {
 	// seq draws the current run as a sequence chart, or the first failing
 	// run once one fails (seqPinned); seqSteps and seqNodes are that run's
 	// last steps and their graph nodes (UI goroutine).
-	seq        *SeqChart
+	seq        *seqchart.Chart
 	seqRun     int
 	seqSteps   []conform.StepRecord
 	seqNodes   []string

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/projects"
 )
@@ -188,7 +189,7 @@ func TestLiveOnlineTest(t *testing.T) {
 	}
 	b.wb.Graph().Select(-1)
 	prev := ch.Messages[len(ch.Messages)-2]
-	tv.seq.Tapped(&fyne.PointEvent{Position: fyne.NewPos(10, float32(tv.seq.lay.Y[len(ch.Messages)-2]))})
+	tv.seq.Tapped(&fyne.PointEvent{Position: fyne.NewPos(10, float32(tv.seq.MessageY(len(ch.Messages)-2)))})
 	if sel := b.wb.Graph().Selected(); sel < 0 || b.wb.Graph().Doc().States[sel].ID != prev.State {
 		t.Errorf("clicking the row of %s selected %d, want %s", prev.Label, sel, prev.State)
 	}

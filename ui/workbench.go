@@ -22,6 +22,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
+
 	"github.com/modex/modex/assets"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"

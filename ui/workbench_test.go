@@ -9,7 +9,6 @@ import (
 	"time"
 
 	_ "early.modex/localefix" // quiet Fyne under the C locale
-
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"

@@ -1,6 +1,8 @@
 package widgets
 
-import "fyne.io/fyne/v2"
+import (
+	"fyne.io/fyne/v2"
+)
 
 // Post runs f on the UI goroutine. It is fyne.Do; the workbench's tests
 // replace it with a queue that the test goroutine drains, because Fyne's test

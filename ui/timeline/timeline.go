@@ -1,4 +1,6 @@
-package ui
+// Package timeline draws a checked concurrent history (graph.Timeline): the
+// processes as lanes, the operations as bars, the linearization as marks.
+package timeline
 
 import (
 	"image/color"
@@ -17,11 +19,11 @@ import (
 	"github.com/modex/modex/ui/widgets"
 )
 
-// TimelineView shows a checked concurrent history (graph.Timeline): the
+// View shows a checked concurrent history (graph.Timeline): the
 // processes as lanes, operations as bars, the linearization as numbered
 // marks. Pointing at a bar says what it is (OnHover); clicking one calls
 // OnBar.
-type TimelineView struct {
+type View struct {
 	widget.BaseWidget
 	tl     *graph.Timeline
 	box    *fyne.Container
@@ -36,20 +38,20 @@ type TimelineView struct {
 	OnBar func(b *graph.TimelineBar)
 }
 
-// NewTimelineView makes an empty timeline view.
-func NewTimelineView() *TimelineView {
-	v := &TimelineView{box: container.NewWithoutLayout(), hover: -1}
+// New makes an empty timeline view.
+func New() *View {
+	v := &View{box: container.NewWithoutLayout(), hover: -1}
 	v.ExtendBaseWidget(v)
 	return v
 }
 
 // CreateRenderer draws the timeline's objects.
-func (v *TimelineView) CreateRenderer() fyne.WidgetRenderer {
+func (v *View) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(v.box)
 }
 
 // MinSize is the timeline's size (the scroll around it scrolls).
-func (v *TimelineView) MinSize() fyne.Size {
+func (v *View) MinSize() fyne.Size {
 	if v.tl == nil {
 		return fyne.NewSize(10, 10)
 	}
@@ -57,11 +59,16 @@ func (v *TimelineView) MinSize() fyne.Size {
 	return fyne.NewSize(float32(g.Width-timelineLeft), float32(g.Height-timelineHead))
 }
 
+// At is the point of the view where the timeline's SVG draws (x, y).
+func (v *View) At(x, y float64) fyne.Position {
+	return fyne.NewPos(float32(x-timelineLeft), float32(y-timelineHead))
+}
+
 // Timeline is the timeline shown (nil for none).
-func (v *TimelineView) Timeline() *graph.Timeline { return v.tl }
+func (v *View) Timeline() *graph.Timeline { return v.tl }
 
 // SetTimeline shows a timeline (nil: none), scrolled to the failure.
-func (v *TimelineView) SetTimeline(tl *graph.Timeline) {
+func (v *View) SetTimeline(tl *graph.Timeline) {
 	v.tl, v.hover = tl, -1
 	if v.win != nil {
 		v.win.Close() // it showed the timeline replaced
@@ -109,7 +116,7 @@ func timelineHeader(tl *graph.Timeline) string {
 // timelineBox is the view with the lane names beside, which stay while
 // the bars scroll, bottom below, and (with header) the title, what is drawn
 // and the failure above.
-func timelineBox(v *TimelineView, bottom fyne.CanvasObject, header bool) fyne.CanvasObject {
+func timelineBox(v *View, bottom fyne.CanvasObject, header bool) fyne.CanvasObject {
 	v.scroll = container.NewScroll(v)
 	v.scroll.SetMinSize(fyne.NewSize(120, 120))
 	var top fyne.CanvasObject
@@ -149,35 +156,35 @@ func (f *fixedWidth) MinSize(objs []fyne.CanvasObject) fyne.Size {
 }
 
 // draw builds the objects: the same picture as graph.Timeline.WriteSVG.
-func (v *TimelineView) draw() []fyne.CanvasObject {
+func (v *View) draw() []fyne.CanvasObject {
 	tl := v.tl
 	g := tl.Geometry()
-	ink, grey, red := rgb("#222222"), rgb("#9e9e9e"), rgb("#c62828")
+	ink, grey, red := widgets.RGB("#222222"), widgets.RGB("#9e9e9e"), widgets.RGB("#c62828")
 	bg := canvas.NewRectangle(color.White)
 	bg.Resize(fyne.NewSize(float32(g.Width), float32(g.Height)))
 	objs := []fyne.CanvasObject{bg}
 	bh := tl.BarHeight()
 	for i := range tl.Lanes {
 		y := tl.Y(i) + bh/2
-		objs = append(objs, chartLine(tl.X(0)-12, y, g.Width-12, y, rgb("#eeeeee"), 1))
+		objs = append(objs, widgets.Line(tl.X(0)-12, y, g.Width-12, y, widgets.RGB("#eeeeee"), 1))
 	}
 	if tl.Cut >= 0 {
 		x := tl.X(tl.Cut)
-		objs = append(objs, chartLine(x, tl.Y(0)-6, x, g.Height-12, red, 1))
+		objs = append(objs, widgets.Line(x, tl.Y(0)-6, x, g.Height-12, red, 1))
 	}
 	for _, b := range tl.Bars {
 		fill, stroke := graph.BarColors(b.State)
 		x1, x2, y := barSpan(tl, &b)
 		if b.Unknown && !b.Open {
-			objs = append(objs, chartLine(x2, y+bh/2, g.Width-12, y+bh/2, grey, 1))
+			objs = append(objs, widgets.Line(x2, y+bh/2, g.Width-12, y+bh/2, grey, 1))
 		}
-		r := canvas.NewRectangle(rgb(fill))
-		r.StrokeColor, r.StrokeWidth, r.CornerRadius = rgb(stroke), 1, 4
+		r := canvas.NewRectangle(widgets.RGB(fill))
+		r.StrokeColor, r.StrokeWidth, r.CornerRadius = widgets.RGB(stroke), 1, 4
 		r.Move(fyne.NewPos(float32(x1), float32(y)))
 		r.Resize(fyne.NewSize(float32(x2-x1), float32(bh)))
 		objs = append(objs, r)
 		if x2-x1 > 24 {
-			objs = append(objs, chartText(graph.FitLabel(b.Label, (x2-x1-6)*7/6), x1+3, y+bh-4, ink, 10, false, false))
+			objs = append(objs, widgets.Text(graph.FitLabel(b.Label, (x2-x1-6)*7/6), x1+3, y+bh-4, ink, 10, false, false))
 		}
 	}
 	return shift(append(objs, v.marks()...), timelineLeft, timelineHead)
@@ -214,7 +221,7 @@ func laneColumn(tl *graph.Timeline) []fyne.CanvasObject {
 	var objs []fyne.CanvasObject
 	for i, name := range tl.Lanes {
 		y := tl.Y(i) + tl.BarHeight()/2
-		objs = append(objs, chartText("process "+graph.FitLabel(name, 40), 8, y+5, theme.Color(theme.ColorNameForeground), 11, false, false))
+		objs = append(objs, widgets.Text("process "+graph.FitLabel(name, 40), 8, y+5, theme.Color(theme.ColorNameForeground), 11, false, false))
 	}
 	return shift(objs, 0, timelineHead)
 }
@@ -225,7 +232,7 @@ func barSpan(tl *graph.Timeline, b *graph.TimelineBar) (x1, x2, y float64) {
 }
 
 // marks draws the linearization: dots joined in order, numbered.
-func (v *TimelineView) marks() []fyne.CanvasObject {
+func (v *View) marks() []fyne.CanvasObject {
 	tl := v.tl
 	var pts []graph.TimelineBar
 	for _, b := range tl.Bars {
@@ -234,25 +241,25 @@ func (v *TimelineView) marks() []fyne.CanvasObject {
 		}
 	}
 	sort.Slice(pts, func(i, j int) bool { return pts[i].Order < pts[j].Order })
-	blue := rgb("#1f5fa8")
+	blue := widgets.RGB("#1f5fa8")
 	var objs []fyne.CanvasObject
 	bh := tl.BarHeight()
 	for k, b := range pts {
 		x, y := tl.X(b.Mark), tl.Y(b.Lane)+bh
 		if k > 0 && pts[k-1].Group == b.Group { // joined within a key
 			p := pts[k-1]
-			objs = append(objs, chartLine(tl.X(p.Mark), tl.Y(p.Lane)+bh, x, y, color.NRGBA{R: 0x1f, G: 0x5f, B: 0xa8, A: 0x80}, 1))
+			objs = append(objs, widgets.Line(tl.X(p.Mark), tl.Y(p.Lane)+bh, x, y, color.NRGBA{R: 0x1f, G: 0x5f, B: 0xa8, A: 0x80}, 1))
 		}
 		dot := canvas.NewCircle(blue)
 		dot.Move(fyne.NewPos(float32(x-3), float32(y-3)))
 		dot.Resize(fyne.NewSize(6, 6))
-		objs = append(objs, dot, chartText(strconv.Itoa(b.Order), x+4, y+10, blue, 9, false, false))
+		objs = append(objs, dot, widgets.Text(strconv.Itoa(b.Order), x+4, y+10, blue, 9, false, false))
 	}
 	return objs
 }
 
 // BarAt is the bar at a point, -1 for none.
-func (v *TimelineView) BarAt(p fyne.Position) int {
+func (v *View) BarAt(p fyne.Position) int {
 	if v.tl == nil {
 		return -1
 	}
@@ -268,17 +275,17 @@ func (v *TimelineView) BarAt(p fyne.Position) int {
 }
 
 // Tapped calls OnBar with the bar clicked.
-func (v *TimelineView) Tapped(e *fyne.PointEvent) {
+func (v *View) Tapped(e *fyne.PointEvent) {
 	if i := v.BarAt(e.Position); i >= 0 && v.OnBar != nil {
 		v.OnBar(&v.tl.Bars[i])
 	}
 }
 
 // MouseIn is part of desktop.Hoverable.
-func (v *TimelineView) MouseIn(e *desktop.MouseEvent) { v.MouseMoved(e) }
+func (v *View) MouseIn(e *desktop.MouseEvent) { v.MouseMoved(e) }
 
 // MouseMoved tells OnHover the bar under the pointer.
-func (v *TimelineView) MouseMoved(e *desktop.MouseEvent) {
+func (v *View) MouseMoved(e *desktop.MouseEvent) {
 	i := v.BarAt(e.Position)
 	if i == v.hover {
 		return
@@ -294,17 +301,19 @@ func (v *TimelineView) MouseMoved(e *desktop.MouseEvent) {
 }
 
 // MouseOut is part of desktop.Hoverable.
-func (v *TimelineView) MouseOut() {
+func (v *View) MouseOut() {
 	v.hover = -1
 	if v.OnHover != nil {
 		v.OnHover(nil)
 	}
 }
 
-// newTimelinePanel is a timeline in a scroll container with a line that
-// says what the pointer is on, and an Export SVG button.
-func newTimelinePanel(wb *Workbench, hint string) (*TimelineView, fyne.CanvasObject) {
-	v := NewTimelineView()
+// NewPanel is a timeline in a scroll container with a line that says what
+// the pointer is on, a Window… button that shows it large in a new window
+// of app (none when app is nil) and an Export SVG button that saves it
+// with save.
+func NewPanel(app fyne.App, save widgets.SaveSVG, hint string) (*View, fyne.CanvasObject) {
+	v := New()
 	h := widget.NewLabel(hint)
 	h.Wrapping = fyne.TextWrapWord
 	v.OnHover = func(b *graph.TimelineBar) {
@@ -314,28 +323,28 @@ func newTimelinePanel(wb *Workbench, hint string) (*TimelineView, fyne.CanvasObj
 			h.SetText(b.Tip)
 		}
 	}
-	export := exportSVGButton(wb, "the timeline", "Timeline", "timeline.svg", func() func(io.Writer) error {
+	export := widgets.ExportSVGButton(save, "the timeline", "Timeline", "timeline.svg", func() func(io.Writer) error {
 		if tl := v.Timeline(); tl != nil {
 			return tl.WriteSVG
 		}
 		return nil
 	})
 	window := widgets.NewButton("Window…", func() {
-		if tl := v.Timeline(); tl != nil && wb.app != nil {
+		if tl := v.Timeline(); tl != nil && app != nil {
 			if v.win != nil {
 				v.win.Close()
 			}
-			v.win = openTimelineWindow(wb.app, tl)
+			v.win = OpenWindow(app, tl)
 		}
 	})
 	return v, timelineBox(v, container.NewBorder(nil, nil, nil, container.NewHBox(window, export), h), false)
 }
 
-// openTimelineWindow shows a timeline in a window of its own, as large as
+// OpenWindow shows a timeline in a window of its own, as large as
 // a long history needs.
-func openTimelineWindow(a fyne.App, tl *graph.Timeline) fyne.Window {
+func OpenWindow(a fyne.App, tl *graph.Timeline) fyne.Window {
 	w := a.NewWindow("Timeline — " + tl.Title)
-	v := NewTimelineView()
+	v := New()
 	const hint = "Point at a bar: what it is."
 	tip := widget.NewLabel(hint)
 	tip.Wrapping = fyne.TextWrapWord
