@@ -100,7 +100,7 @@ func TestCampaignInTestTab(t *testing.T) {
 	// A state of the drawn run shows its variables and what the model
 	// enables there.
 	b.wb.graph.OnSelect(0)
-	if !pump(10*time.Second, func() bool { return len(b.wb.s.details.actions.Objects) > 0 }) {
+	if !pump(10*time.Second, func() bool { return len(b.wb.s.details.ActionRows()) > 0 }) {
 		t.Error("a state of the failing run shows no details")
 	}
 	// The correct implementation passes; nothing listed.

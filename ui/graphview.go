@@ -5,7 +5,6 @@ import (
 	"image"
 	"image/color"
 	"math"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/ui/graphview"
 	"github.com/modex/modex/ui/widgets"
 )
 
@@ -385,7 +385,7 @@ func (g *GraphView) tooltipAt(p fyne.Position) string {
 	}
 	lp := g.toLayout(p)
 	if i := g.lay.NodeAt(lp); i >= 0 {
-		return StateTooltip(&g.doc.States[g.lay.Nodes[i].State])
+		return graphview.StateTooltip(&g.doc.States[g.lay.Nodes[i].State])
 	}
 	if i := g.lay.EdgeAt(lp, 6/float64(g.zoom)); i >= 0 {
 		return arcTooltip(g.doc, &g.lay.Edges[i])
@@ -417,46 +417,6 @@ func arcTooltip(d *graph.Doc, e *graph.EdgeShape) string {
 			label = "timeout"
 		}
 		fmt.Fprintf(&b, "\n%s  (%s)", label, t.Kind)
-	}
-	return b.String()
-}
-
-// StateTooltip is the text shown when hovering a state: its id, label and
-// flags, then its variables pretty-printed.
-func StateTooltip(s *graph.State) string {
-	var b strings.Builder
-	flags := []string{s.Kind}
-	if s.Initial {
-		flags = append(flags, "initial")
-	}
-	if s.Accepting {
-		flags = append(flags, "accepting")
-	}
-	if s.Frontier {
-		flags = append(flags, "frontier: not explored further")
-	}
-	if s.Rim {
-		flags = append(flags, "more transitions outside this view")
-	}
-	if from, ok := strings.CutPrefix(s.ID, graph.FoldPrefix); ok { // a path view's folded moves: no state of their own
-		fmt.Fprintf(&b, "%s of %s, folded (click %s to follow one)", s.Label, from, from)
-		for _, v := range s.Vars {
-			fmt.Fprintf(&b, "\n%s. %s", v.Name, graph.Pretty(v.Value, 60))
-		}
-		return b.String()
-	}
-	fmt.Fprintf(&b, "%s  (%s)", s.ID, strings.Join(flags, ", "))
-	if s.Label != s.ID {
-		fmt.Fprintf(&b, "\nlabel: %s", graph.Pretty(s.Label, 60))
-	}
-	if s.Count > 0 {
-		fmt.Fprintf(&b, "\n%s in this class", countWords(s.Count))
-	}
-	if s.Error != "" {
-		fmt.Fprintf(&b, "\nerror: %s", wrapText(strings.SplitN(s.Error, "\n", 2)[0], 70, "       "))
-	}
-	for _, v := range s.Vars {
-		fmt.Fprintf(&b, "\n%s = %s", v.Name, graph.Pretty(v.Value, 60))
 	}
 	return b.String()
 }
@@ -683,27 +643,6 @@ func (r *graphRenderer) Refresh() {
 	canvas.Refresh(r.g)
 }
 
-// wrapText breaks s into lines of at most width characters at spaces,
-// indenting continuation lines.
-func wrapText(s string, width int, indent string) string {
-	var b strings.Builder
-	line := 0
-	for i, w := range strings.Fields(s) {
-		if i > 0 {
-			if line+1+len(w) > width {
-				b.WriteString("\n" + indent)
-				line = len(indent)
-			} else {
-				b.WriteByte(' ')
-				line++
-			}
-		}
-		b.WriteString(w)
-		line += len(w)
-	}
-	return b.String()
-}
-
 // wrapToWidth breaks lines longer than width allows in monospace text of
 // the given size.
 func wrapToWidth(lines []string, width, size float32) []string {
@@ -743,11 +682,3 @@ func (g *GraphView) MouseDown(e *desktop.MouseEvent) { g.modifier = e.Modifier }
 
 // MouseUp does nothing (see MouseDown).
 func (g *GraphView) MouseUp(*desktop.MouseEvent) {}
-
-// countWords says how many states a class holds: "1 state", "60 states".
-func countWords(n int) string {
-	if n == 1 {
-		return "1 state"
-	}
-	return strconv.Itoa(n) + " states"
-}

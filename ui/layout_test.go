@@ -16,6 +16,7 @@ import (
 
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/ui/graphview"
 	"github.com/modex/modex/ui/widgets"
 )
 
@@ -264,8 +265,8 @@ func TestSelectionBackFromTestTab(t *testing.T) {
 	if !b.wb.s.details.Shown() || b.wb.s.center != id {
 		t.Fatalf("back on the Configuration tab: details shown %v, centre %q (want %s)", b.wb.s.details.Shown(), b.wb.s.center, id)
 	}
-	if h, ok := b.wb.s.details.box.Objects[0].(*widget.Label); !ok || !strings.HasPrefix(h.Text, id+" ") {
-		t.Errorf("the details show %v", b.wb.s.details.box.Objects[0])
+	if h, ok := b.wb.s.details.Rows()[0].(*widget.Label); !ok || !strings.HasPrefix(h.Text, id+" ") {
+		t.Errorf("the details show %v", b.wb.s.details.Rows()[0])
 	}
 }
 
@@ -282,7 +283,7 @@ func TestTooltipWords(t *testing.T) {
 		{graph.State{ID: graph.FoldPrefix + "S1", Label: "2 other moves", Kind: "active", Rim: true,
 			Vars: graph.Vars{{Name: "1", Value: "d → S0"}}}, "2 other moves of S1, folded", graph.FoldPrefix},
 	} {
-		tip := StateTooltip(&tc.s)
+		tip := graphview.StateTooltip(&tc.s)
 		if !strings.Contains(tip, tc.has) || strings.Contains(tip, tc.not) {
 			t.Errorf("%s: %q", tc.s.ID, tip)
 		}

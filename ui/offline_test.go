@@ -156,7 +156,7 @@ func TestReplayFailingEventShowsTheModel(t *testing.T) {
 		t.Fatal("the inspector shows nothing")
 	}
 	var text []string
-	for _, o := range b.wb.s.details.box.Objects {
+	for _, o := range b.wb.s.details.Rows() {
 		if l, ok := o.(*widget.Label); ok {
 			text = append(text, l.Text)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/ui/configeditor"
 )
 
 // SelectState selects a state by id, moving the view to it when the graph
@@ -110,8 +111,8 @@ func (wb *Workbench) Find() {
 	}
 	expr, err := m.Compile(src, model.Pos{File: "find", Line: 1, Col: 1})
 	if err != nil {
-		wb.s.findErr.SetText(exprError(err))
-		wb.status.SetText("Find: " + exprError(err))
+		wb.s.findErr.SetText(configeditor.ExprError(err))
+		wb.status.SetText("Find: " + configeditor.ExprError(err))
 		return
 	}
 	wb.s.findErr.SetText("")

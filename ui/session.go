@@ -9,6 +9,8 @@ import (
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/configeditor"
+	"github.com/modex/modex/ui/graphview"
 	"github.com/modex/modex/ui/widgets"
 )
 
@@ -53,8 +55,8 @@ type session struct {
 	within      map[string]bool
 	withinLabel string
 
-	editor  *ConfigEditor
-	details *Details
+	editor  *configeditor.Editor
+	details *graphview.Inspector
 	test    *TestView
 	offline *OfflineView
 	find    *widgets.Entry
@@ -74,9 +76,9 @@ type session struct {
 // newSession builds the per-project panels for p (nil: no project yet).
 func newSession(wb *Workbench, p *projects.Project) *session {
 	s := &session{project: p, overview: overviewAuto, matchAt: -1, histAt: -1}
-	s.details = NewDetails()
+	s.details = graphview.NewInspector()
 	s.details.Goto = wb.SelectState
-	s.details.onChange = func() {
+	s.details.OnChange = func() {
 		if wb.s == s && wb.views != nil {
 			wb.arrange()
 		}

@@ -11,13 +11,14 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/modex/modex/ui/graphview"
 	"github.com/modex/modex/ui/widgets"
 )
 
 // detailsText is what the details panel says, its labels joined.
-func detailsText(d *Details) string {
+func detailsText(d *graphview.Inspector) string {
 	var sb strings.Builder
-	for _, o := range d.box.Objects {
+	for _, o := range d.Rows() {
 		if l, ok := o.(*widget.Label); ok {
 			sb.WriteString(l.Text + "\n")
 		}
@@ -161,7 +162,7 @@ func TestCompareAndPathReadable(t *testing.T) {
 	if !strings.Contains(text, "S4: ") || !strings.Contains(text, "S6: ") {
 		t.Errorf("comparison %q", text)
 	}
-	for _, o := range b.wb.s.details.box.Objects {
+	for _, o := range b.wb.s.details.Rows() {
 		if l, ok := o.(*widget.Label); ok && l.TextStyle.Monospace && l.Wrapping != fyne.TextWrapOff {
 			t.Errorf("the value %q wraps", l.Text)
 		}
@@ -169,7 +170,7 @@ func TestCompareAndPathReadable(t *testing.T) {
 	// S6 is reached through a timeout: the path lists it without a number.
 	b.wb.SelectState("S6")
 	var path []string
-	for _, o := range b.wb.s.details.box.Objects {
+	for _, o := range b.wb.s.details.Rows() {
 		if bt, ok := o.(*widgets.Button); ok && strings.HasSuffix(bt.Text, "(timeout)") && !strings.Contains(bt.Text, "→") {
 			path = append(path, bt.Text)
 		}
@@ -236,7 +237,7 @@ func TestWheelOverFieldsScrollsTheEditor(t *testing.T) {
 	b.open("../projects/chat/chat.toml")
 	b.wait()
 	ed := b.wb.s.editor
-	sc := ed.content.(*fyne.Container).Objects[0].(*container.Scroll)
+	sc := ed.Content().(*fyne.Container).Objects[0].(*container.Scroll)
 	f := ed.Field("filters.0")
 	if f == nil {
 		t.Fatal("no filters.0 field")
@@ -249,7 +250,7 @@ func TestWheelOverFieldsScrollsTheEditor(t *testing.T) {
 	}
 	// It takes no other event: clicks, hovering, dragging and the keyboard
 	// reach the fields under it.
-	var pass any = ed.content.(*fyne.Container).Objects[1]
+	var pass any = ed.Content().(*fyne.Container).Objects[1]
 	for name, takes := range map[string]bool{
 		"taps":     is[fyne.Tappable](pass),
 		"hovering": is[desktop.Hoverable](pass),

@@ -131,10 +131,10 @@ func TestLiveOnlineTest(t *testing.T) {
 	}
 	// Its details: the path the run took there, and what the model enables.
 	d := b.wb.s.details
-	if !pump(10*time.Second, func() bool { return len(d.actions.Objects) > 0 }) {
+	if !pump(10*time.Second, func() bool { return len(d.ActionRows()) > 0 }) {
 		t.Error("no enabled actions shown for the visited state")
 	}
-	for _, o := range d.box.Objects {
+	for _, o := range d.Rows() {
 		if l, ok := o.(*widget.Label); ok && strings.Contains(l.Text, "not reachable") {
 			t.Error("a visited state is shown as not reachable")
 		}
@@ -223,8 +223,8 @@ func TestShrinkButton(t *testing.T) {
 		t.Fatalf("no failure to shrink: %d runs, first %v", len(res.Runs), tv.firstFail)
 	}
 	// The details of an explored state would be stale beside the test's graph.
-	if l, ok := b.wb.s.details.box.Objects[0].(*widget.Label); !ok || !strings.Contains(l.Text, "test's graph") {
-		t.Errorf("the details panel still shows %v", b.wb.s.details.box.Objects[0])
+	if l, ok := b.wb.s.details.Rows()[0].(*widget.Label); !ok || !strings.Contains(l.Text, "test's graph") {
+		t.Errorf("the details panel still shows %v", b.wb.s.details.Rows()[0])
 	}
 	from := tv.firstFail.Failure.Step
 	tv.Shrink()

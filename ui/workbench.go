@@ -29,6 +29,8 @@ import (
 	"github.com/modex/modex/engine/privdir"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/configeditor"
+	"github.com/modex/modex/ui/modelview"
 	"github.com/modex/modex/ui/widgets"
 )
 
@@ -89,7 +91,7 @@ type Workbench struct {
 	status   *widgets.OneLine
 	note     *widget.Label
 	graph    *GraphView
-	model_   *ModelView
+	model_   *modelview.View
 	edHolder *fyne.Container
 	tabs     *container.AppTabs
 	radiusS  *widgets.Select
@@ -188,13 +190,13 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 		}
 		wb.SelectState(wb.graph.Doc().States[i].ID) // recentres a graph shown in part
 	}
-	wb.model_ = NewModelView(wb.Reload)
+	wb.model_ = modelview.New(wb.Reload)
 	wb.edHolder = container.NewStack()
 	wb.holders = newHolders()
 	wb.testTab = container.NewTabItem("Test", wb.testHolder)
 	wb.tabs = container.NewAppTabs(
 		container.NewTabItem("Configuration", wb.edHolder),
-		container.NewTabItem("Model", wb.model_.content),
+		container.NewTabItem("Model", wb.model_.Content()),
 		wb.testTab,
 		container.NewTabItem("Offline", wb.offlineHolder),
 	)
@@ -254,7 +256,7 @@ func (wb *Workbench) do(f func()) {
 func (wb *Workbench) Graph() *GraphView { return wb.graph }
 
 // Editor returns the configuration editor, or nil.
-func (wb *Workbench) Editor() *ConfigEditor { return wb.s.editor }
+func (wb *Workbench) Editor() *configeditor.Editor { return wb.s.editor }
 
 // Status returns the status line text.
 func (wb *Workbench) Status() string { return wb.status.Text }
@@ -403,8 +405,8 @@ func (wb *Workbench) rebuildEditor() {
 		return
 	}
 	wb.dropFocus()
-	wb.s.editor = NewConfigEditor(wb.s.project, wb.s.model, wb.s.config, wb.configEdited)
-	wb.s.editor.wb = wb
+	wb.s.editor = configeditor.New(wb.s.project, wb.s.model, wb.s.config, wb.configEdited)
+	wb.s.editor.Shortcut = wb.runShortcut
 	wb.s.editor.OnInvalid = func() { // half-typed: no re-exploration of an earlier prefix
 		if wb.exploreT != nil {
 			wb.exploreT.Stop()

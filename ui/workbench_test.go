@@ -10,11 +10,13 @@ import (
 
 	_ "early.modex/localefix" // quiet Fyne under the C locale
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/ui/graphview"
 	"github.com/modex/modex/ui/widgets"
 )
 
@@ -456,7 +458,7 @@ func TestOverviewOfLargeGraph(t *testing.T) {
 	if v == nil || len(v.States) == 0 || v.States[0].Count == 0 || !strings.Contains(b.wb.note.Text, "Overview by len(s.clients): 4 classes, 3 arcs — chosen from the model") {
 		t.Fatalf("no overview by the number of clients: note %q", b.wb.note.Text)
 	}
-	if tip := StateTooltip(&v.States[2]); !strings.Contains(tip, "100 states in this class") || !strings.Contains(tip, "sample = S") || !strings.Contains(tip, "clients = ") {
+	if tip := graphview.StateTooltip(&v.States[2]); !strings.Contains(tip, "100 states in this class") || !strings.Contains(tip, "sample = S") || !strings.Contains(tip, "clients = ") {
 		t.Errorf("class tooltip without count or sample state:\n%s", tip)
 	}
 	b.wb.overviewBy.SetText("len(s.clients)")
@@ -609,11 +611,11 @@ func TestFindListAndNavigation(t *testing.T) {
 	b.wb.Find()
 	pump(10*time.Second, func() bool { return strings.Contains(b.wb.Status(), "match") })
 	d := b.wb.s.details
-	if len(b.wb.s.matches) != 1000 || len(d.box.Objects) != 1+maxMatchesListed {
-		t.Fatalf("%d matches, %d rows listed", len(b.wb.s.matches), len(d.box.Objects))
+	if len(b.wb.s.matches) != 1000 || len(d.Rows()) != 1+graphview.MaxMatchesListed {
+		t.Fatalf("%d matches, %d rows listed", len(b.wb.s.matches), len(d.Rows()))
 	}
 	// Clicking the second match goes there: the neighbourhood moves.
-	test.Tap(d.box.Objects[2].(*widgets.Button))
+	test.Tap(d.Rows()[2].(*widgets.Button))
 	b.wait()
 	target := b.wb.s.matches[1]
 	if v := b.wb.Graph().Doc(); v == nil || v.StateIndex(target) < 0 || b.wb.s.center != target {
@@ -657,7 +659,7 @@ func TestCompareTwoStates(t *testing.T) {
 	g.MouseDown(&desktop.MouseEvent{})
 	d := b.wb.s.details
 	var texts []string
-	for _, o := range d.box.Objects {
+	for _, o := range d.Rows() {
 		switch x := o.(type) {
 		case *widget.Label:
 			texts = append(texts, x.Text)
@@ -979,8 +981,9 @@ func TestLayoutPersistsAndGraphFirst(t *testing.T) {
 		t.Errorf("restored %v %v %v", wb2.splits[0].Offset, wb2.splits[1].Offset, w2.Canvas().Size())
 	}
 	before := w2.Content().MinSize().Width
-	wb2.s.details.box.Objects = append(wb2.s.details.box.Objects, widget.NewLabel(strings.Repeat("a-very-long-value ", 200)))
-	wb2.s.details.box.Refresh()
+	box := wb2.s.details.Content().(*container.Scroll).Content.(*fyne.Container) // the inspector's rows
+	box.Objects = append(box.Objects, widget.NewLabel(strings.Repeat("a-very-long-value ", 200)))
+	box.Refresh()
 	if after := w2.Content().MinSize().Width; after > before+1 {
 		t.Errorf("a long value widened the window's minimum from %v to %v", before, after)
 	}

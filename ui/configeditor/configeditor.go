@@ -1,4 +1,7 @@
-package ui
+// Package configeditor is the configuration editor of the side panel: one
+// named configuration of a project, every expression compiled against the
+// model as it is typed.
+package configeditor
 
 import (
 	"errors"
@@ -18,17 +21,20 @@ import (
 	"github.com/modex/modex/ui/widgets"
 )
 
-// ConfigEditor edits one named configuration of a project. Every expression
+// Editor edits one named configuration of a project. Every expression
 // is compiled against the model as it is typed; an error is shown beside
 // its field and the configuration keeps its last valid value.
-type ConfigEditor struct {
+type Editor struct {
 	p        *projects.Project
 	m        model.Model
 	name     string
 	spec     *projects.ConfigSpec
 	resolved *projects.ConfigSpec
 	onChange func()
-	wb       *Workbench // for shortcuts in the fields (nil in tests that build an editor alone)
+	// Shortcut, when set, runs the workbench's Ctrl (Cmd) shortcut s typed
+	// in a field and reports whether there was one (nil in tests that
+	// build an editor alone).
+	Shortcut func(s fyne.Shortcut) bool
 	// OnInvalid, when set, is called after an edit that is not valid (a
 	// pending re-exploration of the previous valid text must not start).
 	OnInvalid func()
@@ -42,10 +48,10 @@ type Field struct {
 	Error *widget.Label
 }
 
-// NewConfigEditor builds an editor for configuration name of p; onChange is
+// New builds an editor for configuration name of p; onChange is
 // called after every valid edit.
-func NewConfigEditor(p *projects.Project, m model.Model, name string, onChange func()) *ConfigEditor {
-	ce := &ConfigEditor{p: p, m: m, name: name, onChange: onChange, fields: map[string]*Field{}}
+func New(p *projects.Project, m model.Model, name string, onChange func()) *Editor {
+	ce := &Editor{p: p, m: m, name: name, onChange: onChange, fields: map[string]*Field{}}
 	ce.spec = p.Configs[name]
 	if ce.spec == nil {
 		ce.spec = &projects.ConfigSpec{}
@@ -64,19 +70,20 @@ func NewConfigEditor(p *projects.Project, m model.Model, name string, onChange f
 }
 
 // Content is the editor's widget tree.
-func (ce *ConfigEditor) Content() fyne.CanvasObject { return ce.content }
+func (ce *Editor) Content() fyne.CanvasObject { return ce.content }
 
 // Field returns a field by path ("filters.0", "actions.Post.enabled",
 // "actions.Post.params.msg", "domains.Message", "max_states", ...), or nil.
-func (ce *ConfigEditor) Field(path string) *Field { return ce.fields[path] }
+func (ce *Editor) Field(path string) *Field { return ce.fields[path] }
 
-func (ce *ConfigEditor) changed() {
+func (ce *Editor) changed() {
 	if ce.onChange != nil {
 		ce.onChange()
 	}
 }
 
-func exprError(err error) string {
+// ExprError is an expression's error in a line: its column and message.
+func ExprError(err error) string {
 	var pe *model.PosError
 	if errors.As(err, &pe) {
 		msg := pe.Msg
@@ -90,8 +97,8 @@ func exprError(err error) string {
 
 // field makes an entry with an error label; check returns "" when the text
 // is acceptable, apply stores it.
-func (ce *ConfigEditor) field(path, value, placeholder string, multi bool, check func(string) string, apply func(string)) fyne.CanvasObject {
-	e := newEntryOf(func() *Workbench { return ce.wb })
+func (ce *Editor) field(path, value, placeholder string, multi bool, check func(string) string, apply func(string)) fyne.CanvasObject {
+	e := widgets.NewEntry(func(s fyne.Shortcut) bool { return ce.Shortcut != nil && ce.Shortcut(s) })
 	if multi {
 		e.MultiLine = true
 		e.Wrapping = fyne.TextWrapWord
@@ -120,17 +127,17 @@ func (ce *ConfigEditor) field(path, value, placeholder string, multi bool, check
 }
 
 // expr makes a field for a Starlark expression over s ("" allowed: unset).
-func (ce *ConfigEditor) expr(path, value, placeholder string, apply func(string)) fyne.CanvasObject {
+func (ce *Editor) expr(path, value, placeholder string, apply func(string)) fyne.CanvasObject {
 	return ce.field(path, value, placeholder, false, ce.checkExpr, apply)
 }
 
-func (ce *ConfigEditor) checkExpr(s string) string {
+func (ce *Editor) checkExpr(s string) string {
 	if strings.TrimSpace(s) == "" {
 		return ""
 	}
 	x, err := ce.m.Compile(s, model.Pos{File: ce.name, Line: 1, Col: 1})
 	if err != nil {
-		return exprError(err)
+		return ExprError(err)
 	}
 	return ce.evalOnInit(x)
 }
@@ -138,14 +145,14 @@ func (ce *ConfigEditor) checkExpr(s string) string {
 // evalOnInit runs an expression on the model's initial state at once, so
 // that one that compiles but fails when it runs (s.colour < 2 on a string)
 // shows its error under the field instead of as an error state.
-func (ce *ConfigEditor) evalOnInit(x model.Expr) string {
+func (ce *Editor) evalOnInit(x model.Expr) string {
 	_, msg := ce.valueOnInit(x)
 	return msg
 }
 
 // valueOnInit evaluates x on the initial state: its value, or why it
 // fails ("" and a nil value when the initial state cannot be had).
-func (ce *ConfigEditor) valueOnInit(x model.Expr) (model.Value, string) {
+func (ce *Editor) valueOnInit(x model.Expr) (model.Value, string) {
 	w, err := ce.m.NewWorker()
 	if err != nil {
 		return nil, ""
@@ -156,20 +163,20 @@ func (ce *ConfigEditor) valueOnInit(x model.Expr) (model.Value, string) {
 	}
 	v, err := w.Eval(x, st)
 	if err != nil {
-		return nil, "fails on the initial state: " + exprError(err)
+		return nil, "fails on the initial state: " + ExprError(err)
 	}
 	return v, ""
 }
 
 // checkWeight accepts a weight expression that compiles and, on the
 // initial state, gives a number, 0 or more.
-func (ce *ConfigEditor) checkWeight(s string) string {
+func (ce *Editor) checkWeight(s string) string {
 	if msg := ce.checkExpr(s); msg != "" || strings.TrimSpace(s) == "" {
 		return msg
 	}
 	x, err := ce.m.Compile(s, model.Pos{File: "weight", Line: 1, Col: 1})
 	if err != nil {
-		return exprError(err)
+		return ExprError(err)
 	}
 	v, msg := ce.valueOnInit(x)
 	if msg != "" || v == nil {
@@ -189,7 +196,7 @@ func (ce *ConfigEditor) checkWeight(s string) string {
 // Invalid lists the fields whose text has an error ("filters.0: column
 // 1: …"), sorted: what Save must not pass over, since the configuration
 // holds their last valid value, not what is on screen.
-func (ce *ConfigEditor) Invalid() []string {
+func (ce *Editor) Invalid() []string {
 	var out []string
 	for path, f := range ce.fields {
 		if f.Error != nil && f.Error.Visible() && f.Error.Text != "" {
@@ -200,7 +207,7 @@ func (ce *ConfigEditor) Invalid() []string {
 	return out
 }
 
-func (ce *ConfigEditor) checkDomain(s string) string {
+func (ce *Editor) checkDomain(s string) string {
 	if strings.HasPrefix(s, "@") {
 		if _, ok := ce.resolved.Domains[s[1:]]; !ok {
 			if _, ok := ce.spec.Domains[s[1:]]; !ok {
@@ -212,7 +219,7 @@ func (ce *ConfigEditor) checkDomain(s string) string {
 	return ce.checkExpr(s)
 }
 
-func (ce *ConfigEditor) build() fyne.CanvasObject {
+func (ce *Editor) build() fyne.CanvasObject {
 	s, r := ce.spec, ce.resolved
 	box := container.NewVBox()
 	add := func(objs ...fyne.CanvasObject) { box.Objects = append(box.Objects, objs...) }
@@ -264,7 +271,7 @@ func orDefault(v, d string) string {
 	return v
 }
 
-func (ce *ConfigEditor) check(label string, on bool, apply func(bool)) fyne.CanvasObject {
+func (ce *Editor) check(label string, on bool, apply func(bool)) fyne.CanvasObject {
 	c := widgets.NewCheck("", nil)
 	c.SetChecked(on)
 	c.OnChanged = func(b bool) {
@@ -276,7 +283,7 @@ func (ce *ConfigEditor) check(label string, on bool, apply func(bool)) fyne.Canv
 	return container.NewBorder(nil, nil, c, nil, widgets.HintLabel(label))
 }
 
-func (ce *ConfigEditor) intField(path string, own, inherited *int, apply func(*int)) fyne.CanvasObject {
+func (ce *Editor) intField(path string, own, inherited *int, apply func(*int)) fyne.CanvasObject {
 	val, ph := "", "0"
 	if own != nil {
 		val = strconv.Itoa(*own)
@@ -301,7 +308,7 @@ func (ce *ConfigEditor) intField(path string, own, inherited *int, apply func(*i
 	})
 }
 
-func (ce *ConfigEditor) floatField(path string, own, inherited *float64, apply func(*float64)) fyne.CanvasObject {
+func (ce *Editor) floatField(path string, own, inherited *float64, apply func(*float64)) fyne.CanvasObject {
 	val, ph := "", "0"
 	if own != nil {
 		val = strconv.FormatFloat(*own, 'g', -1, 64)
@@ -329,7 +336,7 @@ func (ce *ConfigEditor) floatField(path string, own, inherited *float64, apply f
 // list edits a list of expressions (filters, groupings): rows with a remove
 // button and an Add button. The configuration gets the non-empty entries
 // once all of them compile.
-func (ce *ConfigEditor) list(path string, own, inherited []string, apply func([]string)) fyne.CanvasObject {
+func (ce *Editor) list(path string, own, inherited []string, apply func([]string)) fyne.CanvasObject {
 	rows := container.NewVBox()
 	var entries []*widgets.Entry
 	values := own
@@ -381,7 +388,7 @@ func (ce *ConfigEditor) list(path string, own, inherited []string, apply func([]
 }
 
 // domains edits the named domains.
-func (ce *ConfigEditor) domains() fyne.CanvasObject {
+func (ce *Editor) domains() fyne.CanvasObject {
 	s := ce.spec
 	rows := container.NewVBox()
 	names := map[string]bool{}
@@ -447,7 +454,7 @@ func (ce *ConfigEditor) domains() fyne.CanvasObject {
 }
 
 // action edits one action's settings.
-func (ce *ConfigEditor) action(a model.ActionInfo) fyne.CanvasObject {
+func (ce *Editor) action(a model.ActionInfo) fyne.CanvasObject {
 	s := ce.spec
 	own := func() *projects.ActionSpec {
 		if s.Actions == nil {
@@ -520,7 +527,7 @@ func excludedIn(r *projects.ConfigSpec, ra *projects.ActionSpec, name string) bo
 }
 
 // paramField is the domain field of one parameter of an action.
-func (ce *ConfigEditor) paramField(p, param string, ra, oa *projects.ActionSpec, own func() *projects.ActionSpec) fyne.CanvasObject {
+func (ce *Editor) paramField(p, param string, ra, oa *projects.ActionSpec, own func() *projects.ActionSpec) fyne.CanvasObject {
 	ph := "the model's domain"
 	if v, ok := ra.Params[param]; ok {
 		ph = v
@@ -542,7 +549,7 @@ func (ce *ConfigEditor) paramField(p, param string, ra, oa *projects.ActionSpec,
 }
 
 // weightCount is the row of an action's weight and count fields.
-func (ce *ConfigEditor) weightCount(p string, ra, oa *projects.ActionSpec, own func() *projects.ActionSpec) fyne.CanvasObject {
+func (ce *Editor) weightCount(p string, ra, oa *projects.ActionSpec, own func() *projects.ActionSpec) fyne.CanvasObject {
 	countVal, countPH := "", "0"
 	if oa.Count != nil {
 		countVal = strconv.Itoa(*oa.Count)

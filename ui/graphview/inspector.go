@@ -1,4 +1,4 @@
-package ui
+package graphview
 
 import (
 	"fmt"
@@ -14,37 +14,38 @@ import (
 	"github.com/modex/modex/ui/widgets"
 )
 
-// Details shows the selected state: flags, variables, the shortest path
+// Inspector shows the selected state: flags, variables, the shortest path
 // from the initial state, its transitions, and why actions are disabled.
-type Details struct {
+type Inspector struct {
 	box     *fyne.Container
 	actions *fyne.Container
 	content fyne.CanvasObject
 	// Goto is called with a state id when the user follows a transition.
 	Goto func(id string)
 	// shown says the panel shows something (a state, a comparison,
-	// matches), not just a hint; onChange is called when that changes
-	// (the workbench shows the panel only then).
-	shown    bool
-	onChange func()
+	// matches), not just a hint.
+	shown bool
+	// OnChange is called when what Shown reports changes (the workbench
+	// shows the panel only while it shows something).
+	OnChange func()
 }
 
 // Shown reports whether the panel shows a state, a comparison or matches
 // (not just a hint).
-func (d *Details) Shown() bool { return d.shown }
+func (d *Inspector) Shown() bool { return d.shown }
 
-func (d *Details) setShown(on bool) {
+func (d *Inspector) setShown(on bool) {
 	if d.shown != on {
 		d.shown = on
-		if d.onChange != nil {
-			d.onChange()
+		if d.OnChange != nil {
+			d.OnChange()
 		}
 	}
 }
 
-// NewDetails returns an empty details panel.
-func NewDetails() *Details {
-	d := &Details{box: container.NewVBox(widgets.HintLabel(detailsHint))}
+// New returns an empty details panel.
+func NewInspector() *Inspector {
+	d := &Inspector{box: container.NewVBox(widgets.HintLabel(Hint))}
 	d.actions = container.NewVBox()
 	// Scrolling both ways: a long value scrolls in the panel instead of
 	// widening the window (a VScroll is as wide as its widest line).
@@ -53,22 +54,29 @@ func NewDetails() *Details {
 }
 
 // Content is the panel's widget tree.
-func (d *Details) Content() fyne.CanvasObject { return d.content }
+func (d *Inspector) Content() fyne.CanvasObject { return d.content }
+
+// Rows are what the panel shows, top down: headings, values, links.
+func (d *Inspector) Rows() []fyne.CanvasObject { return d.box.Objects }
+
+// ActionRows are the rows of the selected state's actions (why each is
+// enabled or not), once they are known.
+func (d *Inspector) ActionRows() []fyne.CanvasObject { return d.actions.Objects }
 
 // Clear empties the panel, saying what to do instead (another graph is
 // shown: the details of a state of the last one would be stale).
-func (d *Details) Clear(hint string) {
+func (d *Inspector) Clear(hint string) {
 	d.box.Objects = []fyne.CanvasObject{widgets.HintLabel(hint)}
 	d.box.Refresh()
 	d.setShown(false)
 }
 
-// detailsHint is what the panel says when no state is selected.
-const detailsHint = "Click a state to see its details."
+// Hint is what the inspector says when no state is selected.
+const Hint = "Click a state to see its details."
 
 // Show fills the panel for state i of the full document; path lists the
 // transitions (indices into doc.Transitions) from the initial state.
-func (d *Details) Show(doc *graph.Doc, i int, path []int) {
+func (d *Inspector) Show(doc *graph.Doc, i int, path []int) {
 	s := &doc.States[i]
 	objs := []fyne.CanvasObject{widgets.Heading(s.ID + " — " + strings.SplitN(StateTooltip(s), "\n", 2)[0][len(s.ID)+2:])}
 	if s.Label != s.ID {
@@ -123,7 +131,7 @@ func (d *Details) Show(doc *graph.Doc, i int, path []int) {
 }
 
 // ShowActions fills the "actions in this state" part.
-func (d *Details) ShowActions(st []explore.ActionStatus, err error) {
+func (d *Inspector) ShowActions(st []explore.ActionStatus, err error) {
 	var objs []fyne.CanvasObject
 	if err != nil {
 		objs = append(objs, widget.NewLabel(err.Error()))
@@ -159,7 +167,7 @@ func transLabel(t graph.Transition) string {
 
 // ShowDiff compares two states side by side: the variables that differ,
 // then the names of those that are equal.
-func (d *Details) ShowDiff(a, b *graph.State) {
+func (d *Inspector) ShowDiff(a, b *graph.State) {
 	objs := []fyne.CanvasObject{widgets.Heading(fmt.Sprintf("%s and %s: the variables that differ", a.ID, b.ID))}
 	bv := map[string]string{}
 	for _, v := range b.Vars {
@@ -201,13 +209,13 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// maxMatchesListed bounds the matches Find lists.
-const maxMatchesListed = 1000
+// MaxMatchesListed bounds the matches Find lists.
+const MaxMatchesListed = 1000
 
 // ShowModelStates shows states of the model that are not in the graph on
 // screen (where a replay left the model): a title, each state's variables,
 // then what they would have accepted.
-func (d *Details) ShowModelStates(title string, states [][]model.Var, expected []string) {
+func (d *Inspector) ShowModelStates(title string, states [][]model.Var, expected []string) {
 	objs := []fyne.CanvasObject{widgets.Heading(title)}
 	for i, vars := range states {
 		if i == 20 {
@@ -236,11 +244,11 @@ func (d *Details) ShowModelStates(title string, states [][]model.Var, expected [
 
 // ShowMatches lists the states Find matched (the first 1,000), each a link
 // that goes there.
-func (d *Details) ShowMatches(expr string, ids []string, label func(string) string) {
+func (d *Inspector) ShowMatches(expr string, ids []string, label func(string) string) {
 	objs := []fyne.CanvasObject{widgets.Heading(fmt.Sprintf("%d states match %s", len(ids), expr))}
 	for i, id := range ids {
-		if i == maxMatchesListed {
-			objs = append(objs, widget.NewLabel(fmt.Sprintf("… and %d more (the Find row's next button goes through all)", len(ids)-maxMatchesListed)))
+		if i == MaxMatchesListed {
+			objs = append(objs, widget.NewLabel(fmt.Sprintf("… and %d more (the Find row's next button goes through all)", len(ids)-MaxMatchesListed)))
 			break
 		}
 		text := id
@@ -256,7 +264,7 @@ func (d *Details) ShowMatches(expr string, ids []string, label func(string) stri
 	d.setShown(true)
 }
 
-func (d *Details) link(text, target string) fyne.CanvasObject {
+func (d *Inspector) link(text, target string) fyne.CanvasObject {
 	b := widgets.NewButton(text, func() {
 		if d.Goto != nil {
 			d.Goto(target)

@@ -1,4 +1,6 @@
-package ui
+// Package modelview shows a project's model source in the side panel, its
+// keywords highlighted and the line of an error marked.
+package modelview
 
 import (
 	"image/color"
@@ -34,18 +36,18 @@ var starBuiltins = map[string]bool{
 	"actions": true, "observables": true, "internal": true, "domains": true, "cleanup": true,
 }
 
-// ModelView shows a model's source with Starlark highlighting and marks an
+// View shows a model's source with Starlark highlighting and marks an
 // error line.
-type ModelView struct {
+type View struct {
 	grid    *widget.TextGrid
 	message *widget.Label
 	reload  *widgets.Button
 	content fyne.CanvasObject
 }
 
-// NewModelView builds the view; onReload is called by its Reload button.
-func NewModelView(onReload func()) *ModelView {
-	v := &ModelView{grid: widget.NewTextGrid()}
+// New builds the view; onReload is called by its Reload button.
+func New(onReload func()) *View {
+	v := &View{grid: widget.NewTextGrid()}
 	v.grid.ShowLineNumbers = true
 	v.message = widget.NewLabel("")
 	v.message.Wrapping = fyne.TextWrapWord
@@ -55,9 +57,12 @@ func NewModelView(onReload func()) *ModelView {
 	return v
 }
 
+// Content is the view's widget tree.
+func (v *View) Content() fyne.CanvasObject { return v.content }
+
 // SetSource shows source text; errLine (1-based, 0 for none) is marked
 // with msg.
-func (v *ModelView) SetSource(src string, errLine int, msg string) {
+func (v *View) SetSource(src string, errLine int, msg string) {
 	v.grid.SetText(src)
 	for i, line := range strings.Split(src, "\n") {
 		highlightLine(v.grid, i, line)
@@ -77,7 +82,7 @@ func (v *ModelView) SetSource(src string, errLine int, msg string) {
 }
 
 // Text returns the source shown.
-func (v *ModelView) Text() string { return v.grid.Text() }
+func (v *View) Text() string { return v.grid.Text() }
 
 // highlightLine colours one line of Starlark.
 func highlightLine(g *widget.TextGrid, row int, line string) {
