@@ -107,11 +107,11 @@ func TestEveryViewFits(t *testing.T) {
 	sizes := []fyne.Size{fyne.NewSize(1280, 720), MinWindow}
 	all := func(when string) {
 		t.Helper()
-		for _, v := range []int{viewGraph, viewRun, viewSuite, viewReplay} {
+		for _, v := range b.wb.views.Views() {
 			for _, beside := range []bool{false, true} {
-				b.wb.views.show(v, beside)
+				b.wb.views.Show(v, beside)
 				for _, s := range sizes {
-					checkFits(t, w, s, fmt.Sprintf("%s, view %s (beside %v)", when, viewNames[v], beside))
+					checkFits(t, w, s, fmt.Sprintf("%s, view %s (beside %v)", when, v.Title(), beside))
 				}
 			}
 		}
@@ -134,8 +134,8 @@ func TestEveryViewFits(t *testing.T) {
 	b.wait()
 	ov := b.wb.s.offline
 	ov.Generate()
-	if b.wb.views.cur != viewSuite || !b.wb.views.graphShown() {
-		t.Errorf("a generated suite is not shown beside the graph: view %d", b.wb.views.cur)
+	if b.wb.views.Current().Title() != "Suite" || !b.wb.views.GraphShown() {
+		t.Errorf("a generated suite is not shown beside the graph: view %s", b.wb.views.Current().Title())
 	}
 	ov.cases.Select(0)
 	all("a suite")
@@ -153,8 +153,8 @@ func TestEveryViewFits(t *testing.T) {
 	tv.steps.SetText("20")
 	tv.seed.SetText("1")
 	startAndWait(t, tv)
-	if b.wb.views.cur != viewRun {
-		t.Errorf("a test's run is not shown: view %d", b.wb.views.cur)
+	if b.wb.views.Current().Title() != "Test run" {
+		t.Errorf("a test's run is not shown: view %s", b.wb.views.Current().Title())
 	}
 	all("after a test")
 	if err := ov.LoadTrace(filepath.Join("..", "projects", "register", "histories", "etcd_002.log")); err != nil {
@@ -231,10 +231,10 @@ func TestOpenRecentIsLive(t *testing.T) {
 		return out
 	}
 	b.open("../projects/chat/chat.toml")
-	b.wb.views.show(viewRun, true)
+	b.wb.views.Show(b.wb.s.test.RunView(), true)
 	b.open("../projects/stack/stack.toml")
-	if b.wb.views.cur != viewGraph || b.wb.views.beside.Checked {
-		t.Errorf("a new project opens on the view %d (beside %v), not its graph", b.wb.views.cur, b.wb.views.beside.Checked)
+	if b.wb.views.Current().Title() != "Graph" || b.wb.views.Beside() {
+		t.Errorf("a new project opens on the view %s (beside %v), not its graph", b.wb.views.Current().Title(), b.wb.views.Beside())
 	}
 	got := recent()
 	if len(got) < 2 || !strings.HasSuffix(got[0], "stack.toml") || !strings.HasSuffix(got[1], "chat.toml") {

@@ -18,6 +18,7 @@ import (
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/area"
 	"github.com/modex/modex/ui/seqchart"
 	"github.com/modex/modex/ui/timeline"
 	"github.com/modex/modex/ui/widgets"
@@ -182,11 +183,11 @@ func (ov *OfflineView) setTraceText(text string) {
 
 // SuiteView is the Suite view of the central area: the cases, and the
 // selected case's plan and run.
-func (ov *OfflineView) SuiteView() fyne.CanvasObject { return ov.suiteView }
+func (ov *OfflineView) SuiteView() area.View { return area.Pane{Name: "Suite", Body: ov.suiteView} }
 
 // ReplayView is the Replay view of the central area: the trace's events,
 // its sequence chart and a history's timeline.
-func (ov *OfflineView) ReplayView() fyne.CanvasObject { return ov.replayView }
+func (ov *OfflineView) ReplayView() area.View { return area.Pane{Name: "Replay", Body: ov.replayView} }
 
 // onScreen reports whether this view belongs to the open project; a view of
 // a project that was closed must not touch the shared graph or status line.
@@ -247,7 +248,7 @@ func (ov *OfflineView) setSuite(s *explore.Suite) {
 	ov.caseChart.SetChart(nil)
 	ov.suite, ov.verdicts, ov.details = s, map[int]string{}, map[int]string{}
 	if ov.onScreen() {
-		ov.wb.views.open(viewSuite)
+		ov.wb.views.Open(ov.SuiteView())
 	}
 	ov.caseInfo.Hide()
 	text := s.Summary() + "."
@@ -436,7 +437,7 @@ func (ov *OfflineView) run() {
 		command = ""
 	}
 	ov.setSummary("Running the suite…")
-	ov.wb.views.open(viewSuite)
+	ov.wb.views.Open(ov.SuiteView())
 	ctx := ov.background()
 	go func() {
 		var res *conform.SuiteResult
@@ -491,7 +492,7 @@ func (ov *OfflineView) OpenTrace() {
 // LoadTrace reads a trace and shows it as a table.
 func (ov *OfflineView) LoadTrace(path string) error {
 	if ov.onScreen() {
-		ov.wb.views.open(viewReplay)
+		ov.wb.views.Open(ov.ReplayView())
 	}
 	if isHist, _ := conform.IsHistoryFile(path); isHist {
 		ov.loadHistory(path)
@@ -660,7 +661,7 @@ func (ov *OfflineView) Replay() {
 	}
 	recs, m := ov.trace, wb.s.model
 	ov.setTraceText("Replaying…")
-	ov.wb.views.open(viewReplay)
+	ov.wb.views.Open(ov.ReplayView())
 	ctx := ov.background()
 	go func() {
 		res, err := conform.Replay(ctx, m, cfg, recs, rc)

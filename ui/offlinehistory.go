@@ -190,5 +190,5 @@ func (ov *OfflineView) showHistoryResult(h *conform.History, res *conform.Histor
 	ov.traceList.Refresh()
 	ov.hist.timeline.SetTimeline(graph.HistoryTimeline(filepath.Base(ov.tracePath), h, res))
 	ov.hist.tabs.Select(ov.hist.tab)
-	ov.wb.views.open(viewReplay)
+	ov.wb.views.Open(ov.ReplayView())
 }

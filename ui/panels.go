@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/modex/modex/ui/area"
 	"github.com/modex/modex/ui/widgets"
 )
 
@@ -44,12 +45,18 @@ func (wb *Workbench) buildPanels() {
 	// taking room only while it has something to show.
 	right := container.NewHSplit(wb.center, widgets.AtLeast(fyne.NewSize(180, 0), wb.detailsHolder))
 	right.Offset = 0.75 // the graph first
-	wb.views = newViewArea([viewCount]fyne.CanvasObject{wb.graphHolder, wb.runHolder, wb.suiteHolder, wb.replayHolder})
-	split := container.NewHSplit(widgets.AtLeast(fyne.NewSize(260, 0), wb.tabs), wb.views.content)
+	wb.views = area.New(wb.graphPane(), wb.s.test.RunView(), wb.s.offline.SuiteView(), wb.s.offline.ReplayView())
+	split := container.NewHSplit(widgets.AtLeast(fyne.NewSize(260, 0), wb.tabs), wb.views.Content())
 	split.Offset = 0.25
 	wb.splits = [2]*container.Split{split, right}
 	wb.body = container.NewStack(split)
 	wb.arrange()
+}
+
+// graphPane is the graph's view of the central area: the graph's panel
+// (with the inspector beside the graph, see arrange).
+func (wb *Workbench) graphPane() area.View {
+	return area.Pane{Name: "Graph", Body: wb.graphHolder}
 }
 
 // Preference keys of the window's layout.
@@ -158,7 +165,7 @@ func (wb *Workbench) arrange() {
 		wb.graphHolder.Objects = []fyne.CanvasObject{graph}
 		wb.graphHolder.Refresh()
 	}
-	outer := wb.views.content
+	outer := wb.views.Content()
 	if !wb.hidePanel {
 		wb.splits[0].Trailing = outer
 		wb.splits[0].Refresh()

@@ -113,10 +113,10 @@ func (wb *Workbench) setSession(s *session) {
 	swap(wb.detailsHolder, s.details.Content())
 	swap(wb.testHolder, s.test.Content())
 	swap(wb.offlineHolder, s.offline.Content())
-	swap(wb.runHolder, s.test.Results())
-	swap(wb.suiteHolder, s.offline.SuiteView())
-	swap(wb.replayHolder, s.offline.ReplayView())
 	if wb.views != nil {
+		wb.views.Set(s.test.RunView())
+		wb.views.Set(s.offline.SuiteView())
+		wb.views.Set(s.offline.ReplayView())
 		wb.arrange() // the new session's inspector is empty
 	}
 	swap(wb.findHolder, s.find)
@@ -131,10 +131,10 @@ func (wb *Workbench) setSession(s *session) {
 
 // holders are the containers of the session's panels, whose content
 // setSession swaps: the side panel's tabs (test and offline controls), the
-// central area's result views, the inspector, Find.
+// inspector, Find (the central area's result views are swapped by the area,
+// see area.Set).
 type holders struct {
 	detailsHolder, testHolder, offlineHolder, findHolder, findErrHolder *fyne.Container
-	runHolder, suiteHolder, replayHolder                                *fyne.Container
 	// graphHolder holds the graph's panel: the graph alone, or the graph
 	// and the inspector (see arrange).
 	graphHolder *fyne.Container
@@ -143,5 +143,5 @@ type holders struct {
 func newHolders() holders {
 	st := container.NewStack
 	return holders{detailsHolder: st(), testHolder: st(), offlineHolder: st(), findHolder: st(), findErrHolder: st(),
-		runHolder: st(), suiteHolder: st(), replayHolder: st(), graphHolder: st()}
+		graphHolder: st()}
 }

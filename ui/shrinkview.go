@@ -155,7 +155,7 @@ func (tv *TestView) shrunk(gen int, res *conform.ShrinkResult, text string, d dr
 	tv.failure.SetText(tv.report)
 	tv.bottom.SelectIndex(1)
 	if tv.wb.s.test == tv {
-		tv.wb.views.open(viewRun)
+		tv.wb.views.Open(tv.RunView())
 	}
 	if !tv.onScreen() {
 		return

@@ -220,7 +220,7 @@ func TestLayoutMinimums(t *testing.T) {
 	offset := b.wb.splits[0].Offset
 	b.wb.togglePanel()
 	b.wb.toggleDetails()
-	if b.wb.body.Objects[0] != b.wb.views.content || b.wb.graphHolder.Objects[0] != b.wb.center {
+	if b.wb.body.Objects[0] != b.wb.views.Content() || b.wb.graphHolder.Objects[0] != b.wb.center {
 		t.Fatalf("with both panels hidden the window shows %T", b.wb.body.Objects[0])
 	}
 	b.wb.togglePanel()

@@ -17,6 +17,7 @@ import (
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/area"
 	"github.com/modex/modex/ui/chart"
 	"github.com/modex/modex/ui/seqchart"
 	"github.com/modex/modex/ui/widgets"
@@ -213,9 +214,9 @@ func (tv *TestView) setCounters(text string) {
 // Content is the side panel's Test tab: the settings and controls.
 func (tv *TestView) Content() fyne.CanvasObject { return tv.content }
 
-// Results is the Test run view of the central area: the coverage chart,
+// RunView is the Test run view of the central area: the coverage chart,
 // the step log, the failure and the sequence chart.
-func (tv *TestView) Results() fyne.CanvasObject { return tv.results }
+func (tv *TestView) RunView() area.View { return area.Pane{Name: "Test run", Body: tv.results} }
 
 // projectChanged fills the settings from the project's [test] and [adapter]
 // (through the same run setup the command line uses).
@@ -360,7 +361,7 @@ func (tv *TestView) clear(unit string) {
 		if tv.wb.tabs.Selected() != tv.wb.testTab {
 			tv.wb.tabs.Select(tv.wb.testTab) // a test is watched in its tab
 		}
-		tv.wb.views.open(viewRun) // beside its graph
+		tv.wb.views.Open(tv.RunView()) // beside its graph
 	}
 	tv.lines, tv.actions, tv.dropped, tv.runsDone = nil, 0, 0, 0
 	tv.setCounters("")

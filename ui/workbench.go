@@ -29,6 +29,7 @@ import (
 	"github.com/modex/modex/engine/privdir"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/area"
 	"github.com/modex/modex/ui/configeditor"
 	"github.com/modex/modex/ui/modelview"
 	"github.com/modex/modex/ui/widgets"
@@ -108,7 +109,7 @@ type Workbench struct {
 	// side panel's tabs, the central area's result views, the inspector
 	holders
 	// views is the central area: the graph and the result views.
-	views *viewArea
+	views *area.Area
 	// testTab is the Test tab: while it is selected the graph is the
 	// test's (when a test ran), elsewhere the exploration's.
 	testTab *container.TabItem
@@ -313,7 +314,7 @@ func (wb *Workbench) setProject(p *projects.Project) {
 	wb.graph.Reset("")
 	wb.note.Hide() // the closed project's overview note (a model that does not load shows none)
 	if wb.views != nil {
-		wb.views.show(viewGraph, false) // the new project's graph, not the closed one's empty result views
+		wb.views.Show(wb.graphPane(), false) // the new project's graph, not the closed one's empty result views
 	}
 	wb.title.SetText(p.Name)
 	wb.loadModel()
