@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image/color"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,6 +25,7 @@ import (
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
 	"github.com/modex/modex/ui/chart"
+	"github.com/modex/modex/ui/graphview"
 	"github.com/modex/modex/ui/widgets"
 )
 
@@ -410,12 +412,12 @@ func failureDrawing(m model.Model, f campaign.Failure, scale func(*graph.Layout)
 }
 
 // pathMarks marks a drawn run: its states orange, failures red.
-func pathMarks(view *graph.Doc) map[int]colorNRGBA {
-	marks := map[int]colorNRGBA{}
+func pathMarks(view *graph.Doc) map[int]color.NRGBA {
+	marks := map[int]color.NRGBA{}
 	for i, s := range view.States {
-		marks[i] = markPath
+		marks[i] = graphview.MarkPath
 		if s.Error != "" {
-			marks[i] = markCurrent
+			marks[i] = graphview.MarkCurrent
 		}
 	}
 	return marks

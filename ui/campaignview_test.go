@@ -18,6 +18,7 @@ import (
 
 	"github.com/modex/modex/campaign"
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/ui/graphview"
 )
 
 // campaignAndWait taps Campaign and waits for the campaign's end.
@@ -80,7 +81,7 @@ func TestCampaignInTestTab(t *testing.T) {
 	g := b.wb.Graph()
 	red := 0
 	for i, s := range g.Doc().States {
-		if s.Error != "" && g.marks[i] == markCurrent {
+		if s.Error != "" && g.Marks()[i] == graphview.MarkCurrent {
 			red++
 		}
 	}
@@ -251,7 +252,7 @@ func TestCampaignLateFailureOpens(t *testing.T) {
 	g := b.wb.Graph()
 	red := 0
 	for i, s := range g.Doc().States {
-		if s.Error != "" && g.marks[i] == markCurrent {
+		if s.Error != "" && g.Marks()[i] == graphview.MarkCurrent {
 			red++
 		}
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"image/color"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -202,13 +203,13 @@ func TestNoStuckPlaceholder(t *testing.T) {
 	if !pump(30*time.Second, func() bool { return done }) {
 		t.Fatal("the test never ended")
 	}
-	if err == nil || !strings.Contains(b.wb.graph.message, "The test did not run") {
-		t.Errorf("a test without an adapter: %v; the graph says %q", err, b.wb.graph.message)
+	if err == nil || !strings.Contains(b.wb.graph.Message(), "The test did not run") {
+		t.Errorf("a test without an adapter: %v; the graph says %q", err, b.wb.graph.Message())
 	}
 	b.wb.tabs.SelectIndex(0)
 	pump(10*time.Second, func() bool { return b.wb.graph.Doc() != nil })
 	if b.wb.graph.Doc() == nil || !strings.HasPrefix(b.wb.graph.Doc().States[0].ID, "S") {
-		t.Errorf("back on the Configuration tab the graph says %q", b.wb.graph.message)
+		t.Errorf("back on the Configuration tab the graph says %q", b.wb.graph.Message())
 	}
 }
 
@@ -309,8 +310,8 @@ func TestFindOnOverview(t *testing.T) {
 	b.wb.Find()
 	pump(10*time.Second, func() bool { return len(b.wb.s.matches) > 0 })
 	g := b.wb.Graph()
-	if len(b.wb.s.matches) != 10 || len(g.marks) != 1 || g.marks[1] != markFound || !strings.Contains(b.wb.Status(), "in 1 class of the overview") {
-		t.Fatalf("%d matches, marks %v, status %q", len(b.wb.s.matches), g.marks, b.wb.Status())
+	if len(b.wb.s.matches) != 10 || len(g.Marks()) != 1 || g.Marks()[1] != graphview.MarkFound || !strings.Contains(b.wb.Status(), "in 1 class of the overview") {
+		t.Fatalf("%d matches, marks %v, status %q", len(b.wb.s.matches), g.Marks(), b.wb.Status())
 	}
 	b.wb.NextMatch(1)
 	b.wait()
@@ -359,18 +360,18 @@ func TestTestOnExploredGraph(t *testing.T) {
 	tv.steps.SetText("20")
 	tv.seed.SetText("2")
 	res := startAndWait(t, tv)
-	pump(10*time.Second, func() bool { return len(b.wb.Graph().marks) > 0 })
+	pump(10*time.Second, func() bool { return len(b.wb.Graph().Marks()) > 0 })
 	g := b.wb.Graph()
 	v := g.Doc()
 	if v == nil || len(v.States) != explored || !strings.HasPrefix(v.States[1].ID, "S") {
 		t.Fatalf("not the explored graph: %v", v)
 	}
-	colours := map[colorNRGBA]int{}
-	for _, c := range g.marks {
+	colours := map[color.NRGBA]int{}
+	for _, c := range g.Marks() {
 		colours[c]++
 	}
 	failed := !res.Passed()
-	if colours[markPath] < 5 || colours[markSelected]+colours[markCurrent] == 0 || failed != (colours[markCurrent] > 0) {
+	if colours[graphview.MarkPath] < 5 || colours[graphview.MarkSelected]+colours[graphview.MarkCurrent] == 0 || failed != (colours[graphview.MarkCurrent] > 0) {
 		t.Errorf("marks %v (the test failed: %v)", colours, failed)
 	}
 	if !strings.Contains(b.wb.Status(), "on the explored graph") {
@@ -386,23 +387,23 @@ func TestTestOnExploredGraph(t *testing.T) {
 // when the pointer leaves the window, and one stayed on screen), and comes
 // back when the pointer moves over a state again.
 func TestTooltipGoesAway(t *testing.T) {
-	old := tooltipLinger
-	tooltipLinger = 100 * time.Millisecond
-	defer func() { tooltipLinger = old }()
+	old := widgets.TooltipLinger
+	widgets.TooltipLinger = 100 * time.Millisecond
+	defer func() { widgets.TooltipLinger = old }()
 	b := newBench(t)
 	b.open("../projects/chat/chat.toml")
 	b.wait()
 	g := b.wb.Graph()
-	n := g.lay.Nodes[len(g.lay.Nodes)-1]
+	n := g.Layout().Nodes[len(g.Layout().Nodes)-1]
 	abs := fyne.CurrentApp().Driver().AbsolutePositionForObject(g)
-	test.MoveMouse(b.win.Canvas(), abs.Add(g.toScreen(n.Center)))
+	test.MoveMouse(b.win.Canvas(), abs.Add(g.ToScreen(n.Center)))
 	if g.Tooltip() == "" {
 		t.Fatal("no tooltip over a state")
 	}
 	if !pump(5*time.Second, func() bool { return g.Tooltip() == "" }) {
 		t.Error("the tooltip stayed")
 	}
-	test.MoveMouse(b.win.Canvas(), abs.Add(g.toScreen(n.Center)).AddXY(1, 0))
+	test.MoveMouse(b.win.Canvas(), abs.Add(g.ToScreen(n.Center)).AddXY(1, 0))
 	if g.Tooltip() == "" {
 		t.Error("no tooltip when the pointer moves again")
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"image/color"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
 	"github.com/modex/modex/ui/area"
+	"github.com/modex/modex/ui/graphview"
 	"github.com/modex/modex/ui/seqchart"
 	"github.com/modex/modex/ui/timeline"
 	"github.com/modex/modex/ui/widgets"
@@ -269,12 +271,12 @@ func (ov *OfflineView) showCase(i int) {
 	if view == nil {
 		return
 	}
-	marks := map[int]colorNRGBA{}
+	marks := map[int]color.NRGBA{}
 	drawn := ov.wb.drawnIndex()
 	for _, st := range ov.suite.Cases[i].Steps {
 		for _, id := range []string{st.From, st.To} {
 			if j := drawn(id); j >= 0 {
-				marks[j] = markPath
+				marks[j] = graphview.MarkPath
 			}
 		}
 	}
@@ -751,11 +753,11 @@ func (ov *OfflineView) markReplay(k int) {
 		key := x.StateKey(int(s.Model))
 		byKey[key] = append(byKey[key], gi)
 	}
-	marks := map[int]colorNRGBA{}
+	marks := map[int]color.NRGBA{}
 	for j := 0; j <= k && j < len(ov.replay.Path); j++ {
-		c := markPath
+		c := graphview.MarkPath
 		if j == k {
-			c = markSelected
+			c = graphview.MarkSelected
 		}
 		for _, key := range ov.replay.Path[j].States {
 			for _, gi := range byKey[key] {
@@ -767,8 +769,8 @@ func (ov *OfflineView) markReplay(k int) {
 	}
 	if ov.replay.Failure != nil && k == len(ov.replay.Path)-1 {
 		for vi, c := range marks {
-			if c == markSelected {
-				marks[vi] = markCurrent
+			if c == graphview.MarkSelected {
+				marks[vi] = graphview.MarkCurrent
 			}
 		}
 	}

@@ -482,13 +482,6 @@ func (wb *Workbench) redraw() {
 	go wb.present(gen, seq, x, true)
 }
 
-// MaxImagePixels bounds the image drawn for the view (texture upload on the
-// UI goroutine grows with it); MaxImageSide keeps within GL texture limits.
-const (
-	MaxImagePixels = 4_000_000
-	MaxImageSide   = 8000
-)
-
 // How graphs too large to draw whole are shown.
 const (
 	largeOverview      = "overview"

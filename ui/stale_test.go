@@ -110,8 +110,8 @@ func TestFindMarksStayWhileStepping(t *testing.T) {
 	n := len(b.wb.s.matches)
 	found := func() int {
 		k := 0
-		for _, c := range b.wb.Graph().marks {
-			if c == markFound {
+		for _, c := range b.wb.Graph().Marks() {
+			if c == graphview.MarkFound {
 				k++
 			}
 		}
@@ -155,8 +155,8 @@ func TestCompareAndPathReadable(t *testing.T) {
 	}
 	b.wb.SelectState("S4")
 	g.OnCompare(a, c)
-	if g.marks[c] != markCompared {
-		t.Errorf("the compared state is not marked: %v", g.marks)
+	if g.Marks()[c] != graphview.MarkCompared {
+		t.Errorf("the compared state is not marked: %v", g.Marks())
 	}
 	text := detailsText(b.wb.s.details)
 	if !strings.Contains(text, "S4: ") || !strings.Contains(text, "S6: ") {

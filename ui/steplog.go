@@ -189,7 +189,7 @@ type tipLayer struct {
 	layer *fyne.Container
 	box   *fyne.Container
 	label *widget.Label
-	gen   int // tooltips shown: each goes after tooltipLinger unless another came
+	gen   int // tooltips shown: each goes after widgets.TooltipLinger unless another came
 }
 
 func newTipLayer() *tipLayer {
@@ -228,7 +228,7 @@ func (t *tipLayer) show(text string, o fyne.CanvasObject, style fyne.TextStyle) 
 	t.layer.Refresh()
 	t.gen++
 	gen := t.gen
-	time.AfterFunc(tooltipLinger, func() { // see GraphView.hoverGen
+	time.AfterFunc(widgets.TooltipLinger, func() { // see GraphView.hoverGen
 		widgets.Post(func() {
 			if t.gen == gen {
 				t.hide()

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"image/color"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/modex/modex/projects"
 	"github.com/modex/modex/ui/area"
 	"github.com/modex/modex/ui/chart"
+	"github.com/modex/modex/ui/graphview"
 	"github.com/modex/modex/ui/seqchart"
 	"github.com/modex/modex/ui/widgets"
 )
@@ -601,16 +603,16 @@ func (tv *TestView) show(d drawing, current int) {
 	if !g.UserZoomed() {
 		g.Fit()
 	}
-	marks := map[int]colorNRGBA{}
+	marks := map[int]color.NRGBA{}
 	for i, s := range d.view.States {
 		if s.Error != "" {
-			marks[i] = markCurrent
+			marks[i] = graphview.MarkCurrent
 		}
 	}
 	if current >= 0 {
 		if i := d.view.StateIndex(d.doc.States[current].ID); i >= 0 {
 			if d.doc.States[current].Error == "" {
-				marks[i] = markSelected
+				marks[i] = graphview.MarkSelected
 			}
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/graphview"
 )
 
 // startAndWait starts a test in the Test tab and waits for its result.
@@ -250,12 +251,12 @@ func TestShrinkButton(t *testing.T) {
 	g := b.wb.Graph()
 	red := 0
 	for i, s := range g.Doc().States {
-		if s.Error != "" && g.marks[i] == markCurrent {
+		if s.Error != "" && g.Marks()[i] == graphview.MarkCurrent {
 			red++
 		}
 	}
-	if red != 1 || len(g.marks) != len(g.Doc().States) || len(g.Doc().States) > 6 {
-		t.Errorf("shrunk run on the graph: %d red of %d states, %d marked", red, len(g.Doc().States), len(g.marks))
+	if red != 1 || len(g.Marks()) != len(g.Doc().States) || len(g.Doc().States) > 6 {
+		t.Errorf("shrunk run on the graph: %d red of %d states, %d marked", red, len(g.Doc().States), len(g.Marks()))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image/color"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -31,6 +32,7 @@ import (
 	"github.com/modex/modex/projects"
 	"github.com/modex/modex/ui/area"
 	"github.com/modex/modex/ui/configeditor"
+	"github.com/modex/modex/ui/graphview"
 	"github.com/modex/modex/ui/modelview"
 	"github.com/modex/modex/ui/widgets"
 )
@@ -91,7 +93,7 @@ type Workbench struct {
 	counts   *widget.Label
 	status   *widgets.OneLine
 	note     *widget.Label
-	graph    *GraphView
+	graph    *graphview.View
 	model_   *modelview.View
 	edHolder *fyne.Container
 	tabs     *container.AppTabs
@@ -164,12 +166,12 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb.note = widget.NewLabel("")
 	wb.note.Wrapping = fyne.TextWrapWord
 	wb.note.Hide()
-	wb.graph = NewGraphView()
+	wb.graph = graphview.New()
 	wb.graph.OnCompare = func(a, b int) {
 		if v := wb.graph.Doc(); v != nil {
 			wb.s.details.ShowDiff(&v.States[a], &v.States[b])
 			// Both states marked: the selected one, the compared one.
-			wb.graph.SetMarks(map[int]colorNRGBA{b: markCompared})
+			wb.graph.SetMarks(map[int]color.NRGBA{b: graphview.MarkCompared})
 			wb.status.SetText(fmt.Sprintf("Comparing %s with %s (Ctrl+click another state to compare it instead)", v.States[a].ID, v.States[b].ID))
 		}
 	}
@@ -254,7 +256,7 @@ func (wb *Workbench) do(f func()) {
 }
 
 // Graph returns the graph view.
-func (wb *Workbench) Graph() *GraphView { return wb.graph }
+func (wb *Workbench) Graph() *graphview.View { return wb.graph }
 
 // Editor returns the configuration editor, or nil.
 func (wb *Workbench) Editor() *configeditor.Editor { return wb.s.editor }

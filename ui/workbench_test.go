@@ -96,9 +96,9 @@ func TestOpenExploreHover(t *testing.T) {
 	g := wb.Graph()
 	var target fyne.Position
 	found := false
-	for _, n := range g.lay.Nodes {
-		if n.State >= 0 && g.doc.States[n.State].Kind == "passive" {
-			target, found = g.toScreen(n.Center), true
+	for _, n := range g.Layout().Nodes {
+		if n.State >= 0 && g.Doc().States[n.State].Kind == "passive" {
+			target, found = g.ToScreen(n.Center), true
 			break
 		}
 	}
@@ -119,8 +119,8 @@ func TestOpenExploreHover(t *testing.T) {
 	}
 	// Clicking a state fills the details panel and marks its path.
 	test.TapAt(g, target)
-	if g.Selected() < 0 || len(g.marks) == 0 {
-		t.Errorf("selection %d, marks %v", g.Selected(), g.marks)
+	if g.Selected() < 0 || len(g.Marks()) == 0 {
+		t.Errorf("selection %d, marks %v", g.Selected(), g.Marks())
 	}
 }
 
@@ -223,8 +223,8 @@ func TestFindStates(t *testing.T) {
 	b.wb.s.find.SetText("pending(s) == 1")
 	b.wb.Find()
 	pump(10*time.Second, func() bool { return strings.Contains(b.wb.Status(), "match") })
-	if !strings.Contains(b.wb.Status(), "4 states match") || len(b.wb.Graph().marks) != 4 {
-		t.Errorf("status %q, %d marks", b.wb.Status(), len(b.wb.Graph().marks))
+	if !strings.Contains(b.wb.Status(), "4 states match") || len(b.wb.Graph().Marks()) != 4 {
+		t.Errorf("status %q, %d marks", b.wb.Status(), len(b.wb.Graph().Marks()))
 	}
 	b.wb.s.find.SetText("pending(s) ==")
 	b.wb.Find()
@@ -413,35 +413,6 @@ func TestDialogsStartInProjectFolder(t *testing.T) {
 		if d != filepath.Dir(path) {
 			t.Errorf("a dialog starts in %q, not in the project's folder %q", d, filepath.Dir(path))
 		}
-	}
-}
-
-// A tooltip wider than the view is wrapped to fit it.
-func TestTooltipWrapsToView(t *testing.T) {
-	long := strings.Repeat("x", 300)
-	lines := wrapToWidth([]string{"short", long}, 400, 12)
-	if len(lines) < 3 || lines[0] != "short" {
-		t.Fatalf("lines %q", lines)
-	}
-	w := fyne.MeasureText("M", 12, fyne.TextStyle{Monospace: true}).Width
-	for _, l := range lines {
-		if float32(len([]rune(l)))*w > 400+w*2 {
-			t.Errorf("line of %d characters is wider than 400", len(l))
-		}
-	}
-	if strings.Join(lines[1:], "") != strings.Repeat("x", 300)+strings.Repeat("  ", len(lines)-2) && strings.ReplaceAll(strings.Join(lines[1:], ""), " ", "") != long {
-		t.Error("wrapping lost characters")
-	}
-	// Values break between their elements, not inside a name.
-	value := "clients = {" + strings.Repeat("Client1, ", 12) + "Client2}"
-	lines = wrapToWidth([]string{value}, 200, 12)
-	for i, l := range lines {
-		if i < len(lines)-1 && !strings.HasSuffix(l, ",") {
-			t.Errorf("line %d breaks inside a token: %q", i, l)
-		}
-	}
-	if strings.ReplaceAll(strings.Join(lines, ""), " ", "") != strings.ReplaceAll(value, " ", "") {
-		t.Errorf("wrapping changed the text: %q", lines)
 	}
 }
 
@@ -642,9 +613,9 @@ func TestCompareTwoStates(t *testing.T) {
 	g := b.wb.Graph()
 	at := func(id string) fyne.Position {
 		i := g.Doc().StateIndex(id)
-		for _, n := range g.lay.Nodes {
+		for _, n := range g.Layout().Nodes {
 			if n.State == i {
-				return g.toScreen(n.Center)
+				return g.ToScreen(n.Center)
 			}
 		}
 		t.Fatalf("no node %s", id)
@@ -675,47 +646,6 @@ func TestCompareTwoStates(t *testing.T) {
 	if !strings.Contains(all, "S5 and S7: the variables that differ") || !strings.Contains(all, "members") ||
 		!strings.Contains(all, "Equal: clients") || g.Selected() != g.Doc().StateIndex("S5") {
 		t.Errorf("comparison:\n%s", all)
-	}
-}
-
-// Zooming keeps the selected state where it is on screen (buttons and
-// keys), and the point under the pointer (Ctrl+wheel).
-func TestZoomKeepsAnchor(t *testing.T) {
-	b := newBench(t)
-	b.open("../projects/chat/chat.toml")
-	b.wb.configs.SetSelected("hi_bye")
-	b.wait()
-	g := b.wb.Graph()
-	screen := func(state int) fyne.Position {
-		for _, n := range g.lay.Nodes {
-			if n.State == state {
-				return g.toScreen(n.Center).Subtract(g.scroll.Offset)
-			}
-		}
-		t.Fatal("no node")
-		return fyne.Position{}
-	}
-	g.SetZoom(1.5)
-	g.selected = g.Doc().StateIndex("S12")
-	// Scroll the selection into the middle of the view.
-	view := g.scroll.Size()
-	g.setOffset(screen(g.selected).Add(g.scroll.Offset).Subtract(fyne.NewPos(view.Width/2, view.Height/2)))
-	before := screen(g.selected)
-	if before.X < 0 || before.Y < 0 || before.X > view.Width || before.Y > view.Height {
-		t.Fatalf("the selection is not on screen: %v in %v", before, view)
-	}
-	g.ZoomIn()
-	after := screen(g.selected)
-	if d := after.Subtract(before); d.X*d.X+d.Y*d.Y > 4 {
-		t.Errorf("the selection moved from %v to %v", before, after)
-	}
-	// The wheel: the layout point under the pointer stays under it.
-	at := fyne.NewPos(200, 150)
-	l := g.toLayout(g.scroll.Offset.Add(at))
-	g.zoomAround(g.Zoom()*1.25, at)
-	if m := g.toLayout(g.scroll.Offset.Add(at)); (m.X-l.X)*(m.X-l.X)+(m.Y-l.Y)*(m.Y-l.Y) > 1 {
-		dx, dy := m.X-l.X, m.Y-l.Y
-		t.Errorf("the point under the pointer moved by (%.1f, %.1f)", dx, dy)
 	}
 }
 

@@ -1,6 +1,8 @@
 package widgets
 
 import (
+	"time"
+
 	"fyne.io/fyne/v2"
 )
 
@@ -9,3 +11,7 @@ import (
 // driver runs fyne.Do callbacks on the calling goroutine, so background work
 // would touch widgets concurrently with the test.
 var Post = fyne.Do
+
+// TooltipLinger is how long a tooltip stays while the pointer does not
+// move.
+var TooltipLinger = 8 * time.Second

@@ -1,4 +1,4 @@
-package ui
+package graphview
 
 import (
 	"image"
@@ -32,7 +32,7 @@ type viewport struct {
 // scheduleViewport redraws the visible region after zoom and pan have
 // rested for viewportDelay, in the background. Nothing is drawn when the
 // whole-graph image already has the screen's resolution.
-func (g *GraphView) scheduleViewport() {
+func (g *View) scheduleViewport() {
 	vp := &g.vp
 	vp.gen++
 	if vp.timer != nil {
@@ -67,7 +67,7 @@ func (g *GraphView) scheduleViewport() {
 
 // visibleRegion returns the part of the layout on screen (origin and size
 // in layout points) and the pixels per layout point of the screen.
-func (g *GraphView) visibleRegion() (graph.Point, float64, float64, float64) {
+func (g *View) visibleRegion() (graph.Point, float64, float64, float64) {
 	view, off := g.scroll.Size(), g.scroll.Offset
 	z := float64(g.zoom)
 	px := z * float64(g.canvasScaleNow())
@@ -81,7 +81,7 @@ func (g *GraphView) visibleRegion() (graph.Point, float64, float64, float64) {
 
 // canvasScaleNow is the scale of the canvas showing the view, as its last
 // layout found it (1 before).
-func (g *GraphView) canvasScaleNow() float32 {
+func (g *View) canvasScaleNow() float32 {
 	if cs := math.Float32frombits(g.canvasScale.Load()); cs > 0 {
 		return cs
 	}

@@ -1,4 +1,7 @@
-package ui
+// Package graphview is the graph's view of the central area: the state
+// graph drawn and laid out (zoom, pan, tooltips, selection, marks) and the
+// inspector beside it, which shows the selected state.
+package graphview
 
 import (
 	"fmt"
@@ -17,29 +20,33 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/modex/modex/graph"
-	"github.com/modex/modex/ui/graphview"
 	"github.com/modex/modex/ui/widgets"
 )
 
-type colorNRGBA = color.NRGBA
+// MaxImagePixels bounds the image drawn for the view (texture upload on the
+// UI goroutine grows with it); MaxImageSide keeps within GL texture limits.
+const (
+	MaxImagePixels = 4_000_000
+	MaxImageSide   = 8000
+)
 
 // graphPad is the margin around a drawn graph, in Fyne units.
 const graphPad = 12
 
 // Colours of marks drawn over states.
 var (
-	markSelected = color.NRGBA{R: 30, G: 110, B: 230, A: 255}
-	markPath     = color.NRGBA{R: 250, G: 160, B: 20, A: 255}
-	markFound    = color.NRGBA{R: 40, G: 170, B: 80, A: 255}
-	markCurrent  = color.NRGBA{R: 230, G: 40, B: 40, A: 255}
-	markCompared = color.NRGBA{R: 150, G: 60, B: 200, A: 255}
+	MarkSelected = color.NRGBA{R: 30, G: 110, B: 230, A: 255}
+	MarkPath     = color.NRGBA{R: 250, G: 160, B: 20, A: 255}
+	MarkFound    = color.NRGBA{R: 40, G: 170, B: 80, A: 255}
+	MarkCurrent  = color.NRGBA{R: 230, G: 40, B: 40, A: 255}
+	MarkCompared = color.NRGBA{R: 150, G: 60, B: 200, A: 255}
 )
 
-// GraphView shows a laid-out state graph: zoom (buttons, keys, ctrl+wheel),
+// View shows a laid-out state graph: zoom (buttons, keys, ctrl+wheel),
 // pan (drag, scroll), a tooltip with a state's variables or a transition's
 // label under the mouse, and click to select a state. It lives inside a
 // scroll container: use Container to place it.
-type GraphView struct {
+type View struct {
 	widget.BaseWidget
 
 	doc    *graph.Doc
@@ -51,7 +58,7 @@ type GraphView struct {
 
 	hover   string // tooltip text, "" for none
 	hoverAt fyne.Position
-	// hoverGen counts tooltips shown: one lingers tooltipLinger, then goes
+	// hoverGen counts tooltips shown: one lingers widgets.TooltipLinger, then goes
 	// unless the pointer moved meanwhile (Fyne tells no widget that the
 	// pointer left the window, and a tooltip stayed on screen).
 	hoverGen int
@@ -81,9 +88,9 @@ type GraphView struct {
 	modifier fyne.KeyModifier
 }
 
-// NewGraphView returns an empty graph view.
-func NewGraphView() *GraphView {
-	g := &GraphView{zoom: 1, selected: -1}
+// New returns an empty graph view.
+func New() *View {
+	g := &View{zoom: 1, selected: -1}
 	g.ExtendBaseWidget(g)
 	g.scroll = container.NewScroll(g)
 	g.scroll.OnScrolled = func(fyne.Position) { g.scheduleViewport() }
@@ -92,7 +99,7 @@ func NewGraphView() *GraphView {
 
 // Container returns the view in its scroll container, in a frame that fits
 // the graph again when its room changes (unless the user zoomed by hand).
-func (g *GraphView) Container() fyne.CanvasObject {
+func (g *View) Container() fyne.CanvasObject {
 	if g.frame == nil {
 		g.frame = container.New(&refitLayout{g: g}, g.scroll)
 	}
@@ -103,7 +110,7 @@ func (g *GraphView) Container() fyne.CanvasObject {
 // that room changes (the window resized, a status line wrapped, a panel
 // moved) while the zoom is the fitted one: a fitted graph stays whole.
 type refitLayout struct {
-	g    *GraphView
+	g    *View
 	last fyne.Size
 }
 
@@ -127,7 +134,7 @@ func (l *refitLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 }
 
 // SetGraph shows a laid-out graph; img is the layout drawn at some scale.
-func (g *GraphView) SetGraph(doc *graph.Doc, lay *graph.Layout, img image.Image, scale float64) {
+func (g *View) SetGraph(doc *graph.Doc, lay *graph.Layout, img image.Image, scale float64) {
 	if doc != g.doc || g.selected >= len(doc.States) {
 		// Another graph: its state of the same index is another state.
 		// The caller selects by identity (Select) what it carries over.
@@ -144,7 +151,7 @@ func (g *GraphView) SetGraph(doc *graph.Doc, lay *graph.Layout, img image.Image,
 // DrawScale returns the scale to draw a new layout at so that it needs no
 // rescaling once shown: the fit zoom (or the user's zoom) times the canvas
 // scale, within the image caps. Safe from any goroutine.
-func (g *GraphView) DrawScale(l *graph.Layout) float64 {
+func (g *View) DrawScale(l *graph.Layout) float64 {
 	w, h := float64(g.viewW.Load()), float64(g.viewH.Load())
 	cs := float64(math.Float32frombits(g.canvasScale.Load()))
 	if cs == 0 {
@@ -167,7 +174,7 @@ func (g *GraphView) DrawScale(l *graph.Layout) float64 {
 }
 
 // SetMessage shows a message instead of a graph.
-func (g *GraphView) SetMessage(msg string) {
+func (g *View) SetMessage(msg string) {
 	g.doc, g.lay, g.img, g.message, g.hover = nil, nil, nil, msg, ""
 	g.vp = viewport{gen: g.vp.gen + 1}
 	g.Refresh()
@@ -176,14 +183,14 @@ func (g *GraphView) SetMessage(msg string) {
 
 // FitNext forgets a zoom set by hand: the next graph shown is fitted (a
 // graph of another kind, or another configuration's, starts fitted).
-func (g *GraphView) FitNext() {
+func (g *View) FitNext() {
 	g.userZoom = false
 	g.userZoomF.Store(0)
 }
 
 // Reset forgets the graph, the selection, the marks and a zoom set by hand:
 // the next graph shown is fitted (a new project starts here).
-func (g *GraphView) Reset(msg string) {
+func (g *View) Reset(msg string) {
 	g.userZoom = false
 	g.userZoomF.Store(0)
 	g.selected, g.marks = -1, nil
@@ -191,16 +198,16 @@ func (g *GraphView) Reset(msg string) {
 }
 
 // Doc returns the document shown, or nil.
-func (g *GraphView) Doc() *graph.Doc { return g.doc }
+func (g *View) Doc() *graph.Doc { return g.doc }
 
 // Tooltip returns the tooltip text shown now ("" when none).
-func (g *GraphView) Tooltip() string { return g.hover }
+func (g *View) Tooltip() string { return g.hover }
 
 // Zoom returns the zoom factor (1 = one Fyne unit per layout point).
-func (g *GraphView) Zoom() float32 { return g.zoom }
+func (g *View) Zoom() float32 { return g.zoom }
 
 // SetZoom sets the zoom factor, keeping it within 0.05 and 8.
-func (g *GraphView) SetZoom(z float32) {
+func (g *View) SetZoom(z float32) {
 	g.zoom = max(0.05, min(8, z))
 	if g.userZoom {
 		g.userZoomF.Store(math.Float32bits(g.zoom))
@@ -215,14 +222,14 @@ func (g *GraphView) SetZoom(z float32) {
 
 // ZoomIn and ZoomOut change the zoom by a step; Fit fits the graph into the
 // visible area.
-func (g *GraphView) ZoomIn() { g.zoomAround(g.zoom*1.25, g.anchor()) }
+func (g *View) ZoomIn() { g.zoomAround(g.zoom*1.25, g.anchor()) }
 
 // ZoomOut zooms out by a step.
-func (g *GraphView) ZoomOut() { g.zoomAround(g.zoom/1.25, g.anchor()) }
+func (g *View) ZoomOut() { g.zoomAround(g.zoom/1.25, g.anchor()) }
 
 // anchor is the point keys and buttons zoom around: the selected state when
 // it is on screen, else the middle of the view (in view coordinates).
-func (g *GraphView) anchor() fyne.Position {
+func (g *View) anchor() fyne.Position {
 	view := g.scroll.Size()
 	mid := fyne.NewPos(view.Width/2, view.Height/2)
 	if g.lay == nil || g.selected < 0 {
@@ -241,7 +248,7 @@ func (g *GraphView) anchor() fyne.Position {
 
 // zoomAround zooms to z keeping the layout point under the view position at
 // (view coordinates) where it is.
-func (g *GraphView) zoomAround(z float32, at fyne.Position) {
+func (g *View) zoomAround(z float32, at fyne.Position) {
 	g.userZoom = true
 	l := g.toLayout(g.scroll.Offset.Add(at))
 	g.SetZoom(z)
@@ -249,10 +256,10 @@ func (g *GraphView) zoomAround(z float32, at fyne.Position) {
 }
 
 // UserZoomed reports whether the user set the zoom by hand since the last Fit.
-func (g *GraphView) UserZoomed() bool { return g.userZoom }
+func (g *View) UserZoomed() bool { return g.userZoom }
 
 // Fit fits the graph into the visible area.
-func (g *GraphView) Fit() {
+func (g *View) Fit() {
 	g.userZoom = false
 	if g.lay == nil || g.lay.Width == 0 || g.lay.Height == 0 {
 		return
@@ -273,7 +280,7 @@ func fitZoom(w, h float64, l *graph.Layout) float64 {
 }
 
 // Select marks a state as selected and scrolls it into view.
-func (g *GraphView) Select(state int) {
+func (g *View) Select(state int) {
 	g.selected = state
 	g.Refresh()
 	if n := g.node(state); n != nil {
@@ -289,7 +296,7 @@ func (g *GraphView) Select(state int) {
 
 // SetSelected marks a state as selected without moving the view (-1:
 // none).
-func (g *GraphView) SetSelected(state int) {
+func (g *View) SetSelected(state int) {
 	if g.selected != state {
 		g.selected = state
 		g.Refresh()
@@ -297,15 +304,29 @@ func (g *GraphView) SetSelected(state int) {
 }
 
 // Selected returns the selected state's Doc index, or -1.
-func (g *GraphView) Selected() int { return g.selected }
+func (g *View) Selected() int { return g.selected }
+
+// Marks are the colours of the marked states, by Doc index.
+func (g *View) Marks() map[int]color.NRGBA { return g.marks }
+
+// Message is the message shown instead of a graph ("" while a graph is
+// shown).
+func (g *View) Message() string { return g.message }
+
+// Layout is the layout of the graph shown (nil for none).
+func (g *View) Layout() *graph.Layout { return g.lay }
+
+// ToScreen is where the layout's point p is drawn in the view (in the
+// coordinates of the view, which scrolls).
+func (g *View) ToScreen(p graph.Point) fyne.Position { return g.toScreen(p) }
 
 // SetMarks colours states (by Doc index); nil clears the marks.
-func (g *GraphView) SetMarks(m map[int]color.NRGBA) {
+func (g *View) SetMarks(m map[int]color.NRGBA) {
 	g.marks = m
 	g.Refresh()
 }
 
-func (g *GraphView) node(state int) *graph.NodeShape {
+func (g *View) node(state int) *graph.NodeShape {
 	if g.lay == nil {
 		return nil
 	}
@@ -317,17 +338,17 @@ func (g *GraphView) node(state int) *graph.NodeShape {
 	return nil
 }
 
-func (g *GraphView) toScreen(p graph.Point) fyne.Position {
+func (g *View) toScreen(p graph.Point) fyne.Position {
 	return fyne.NewPos(g.left()+float32(p.X)*g.zoom, graphPad+float32(p.Y)*g.zoom)
 }
 
-func (g *GraphView) toLayout(p fyne.Position) graph.Point {
+func (g *View) toLayout(p fyne.Position) graph.Point {
 	return graph.Point{X: float64((p.X - g.left()) / g.zoom), Y: float64((p.Y - graphPad) / g.zoom)}
 }
 
 // left is where the drawn graph starts across the view: centred when it is
 // narrower than the view, else after the margin.
-func (g *GraphView) left() float32 {
+func (g *View) left() float32 {
 	if g.lay == nil {
 		return graphPad
 	}
@@ -335,7 +356,7 @@ func (g *GraphView) left() float32 {
 }
 
 // MinSize is the drawn graph at the current zoom.
-func (g *GraphView) MinSize() fyne.Size {
+func (g *View) MinSize() fyne.Size {
 	if g.lay == nil {
 		return fyne.NewSize(100, 100)
 	}
@@ -343,10 +364,10 @@ func (g *GraphView) MinSize() fyne.Size {
 }
 
 // MouseIn is part of desktop.Hoverable.
-func (g *GraphView) MouseIn(e *desktop.MouseEvent) { g.MouseMoved(e) }
+func (g *View) MouseIn(e *desktop.MouseEvent) { g.MouseMoved(e) }
 
 // MouseMoved shows the tooltip of the state or transition under the mouse.
-func (g *GraphView) MouseMoved(e *desktop.MouseEvent) {
+func (g *View) MouseMoved(e *desktop.MouseEvent) {
 	text := g.tooltipAt(e.Position)
 	if text == g.hover && (text == "" || e.Position == g.hoverAt) {
 		return
@@ -355,7 +376,7 @@ func (g *GraphView) MouseMoved(e *desktop.MouseEvent) {
 	g.hoverGen++
 	if text != "" {
 		gen := g.hoverGen
-		time.AfterFunc(tooltipLinger, func() {
+		time.AfterFunc(widgets.TooltipLinger, func() {
 			widgets.Post(func() {
 				if g.hoverGen == gen && g.hover != "" {
 					g.hover = ""
@@ -367,25 +388,21 @@ func (g *GraphView) MouseMoved(e *desktop.MouseEvent) {
 	g.Refresh()
 }
 
-// tooltipLinger is how long a tooltip stays while the pointer does not
-// move.
-var tooltipLinger = 8 * time.Second
-
 // MouseOut hides the tooltip.
-func (g *GraphView) MouseOut() {
+func (g *View) MouseOut() {
 	if g.hover != "" {
 		g.hover = ""
 		g.Refresh()
 	}
 }
 
-func (g *GraphView) tooltipAt(p fyne.Position) string {
+func (g *View) tooltipAt(p fyne.Position) string {
 	if g.lay == nil || g.doc == nil {
 		return ""
 	}
 	lp := g.toLayout(p)
 	if i := g.lay.NodeAt(lp); i >= 0 {
-		return graphview.StateTooltip(&g.doc.States[g.lay.Nodes[i].State])
+		return StateTooltip(&g.doc.States[g.lay.Nodes[i].State])
 	}
 	if i := g.lay.EdgeAt(lp, 6/float64(g.zoom)); i >= 0 {
 		return arcTooltip(g.doc, &g.lay.Edges[i])
@@ -422,7 +439,7 @@ func arcTooltip(d *graph.Doc, e *graph.EdgeShape) string {
 }
 
 // Tapped selects the state under the mouse.
-func (g *GraphView) Tapped(e *fyne.PointEvent) {
+func (g *View) Tapped(e *fyne.PointEvent) {
 	if g.lay == nil {
 		return
 	}
@@ -442,16 +459,16 @@ func (g *GraphView) Tapped(e *fyne.PointEvent) {
 }
 
 // Dragged pans the view.
-func (g *GraphView) Dragged(e *fyne.DragEvent) {
+func (g *View) Dragged(e *fyne.DragEvent) {
 	off := g.scroll.Offset.Subtract(fyne.NewPos(e.Dragged.DX, e.Dragged.DY))
 	g.setOffset(off)
 }
 
 // DragEnd is part of fyne.Draggable.
-func (g *GraphView) DragEnd() {}
+func (g *View) DragEnd() {}
 
 // Scrolled zooms with ctrl held, scrolls otherwise.
-func (g *GraphView) Scrolled(e *fyne.ScrollEvent) {
+func (g *View) Scrolled(e *fyne.ScrollEvent) {
 	if ctrlHeld() {
 		// Around the pointer: the point under it stays under it.
 		at := e.Position.Subtract(g.scroll.Offset)
@@ -465,7 +482,7 @@ func (g *GraphView) Scrolled(e *fyne.ScrollEvent) {
 	g.setOffset(g.scroll.Offset.Subtract(fyne.NewPos(e.Scrolled.DX, e.Scrolled.DY)))
 }
 
-func (g *GraphView) setOffset(off fyne.Position) {
+func (g *View) setOffset(off fyne.Position) {
 	content, view := g.MinSize(), g.scroll.Size()
 	off.X = max(0, min(off.X, content.Width-view.Width))
 	off.Y = max(0, min(off.Y, content.Height-view.Height))
@@ -487,7 +504,7 @@ func ctrlHeld() bool {
 }
 
 // CreateRenderer is part of fyne.Widget.
-func (g *GraphView) CreateRenderer() fyne.WidgetRenderer {
+func (g *View) CreateRenderer() fyne.WidgetRenderer {
 	r := &graphRenderer{g: g, image: canvas.NewImageFromImage(nil)}
 	r.image.FillMode = canvas.ImageFillStretch
 	// Fastest: GL scales the texture. Smooth would rescale the whole image
@@ -507,7 +524,7 @@ func (g *GraphView) CreateRenderer() fyne.WidgetRenderer {
 }
 
 type graphRenderer struct {
-	g     *GraphView
+	g     *View
 	bg    *canvas.Rectangle
 	image *canvas.Image
 	vp    *canvas.Image
@@ -589,7 +606,7 @@ func (r *graphRenderer) Layout(size fyne.Size) {
 		}
 		c, ok := g.marks[n.State]
 		if n.State == g.selected {
-			c, ok = markSelected, true
+			c, ok = MarkSelected, true
 		}
 		if ok {
 			r.objs = append(r.objs, r.markRect(n, c, k))
@@ -678,7 +695,7 @@ func wrapToWidth(lines []string, width, size float32) []string {
 }
 
 // MouseDown notes the keys held, for Tapped (Ctrl+click compares).
-func (g *GraphView) MouseDown(e *desktop.MouseEvent) { g.modifier = e.Modifier }
+func (g *View) MouseDown(e *desktop.MouseEvent) { g.modifier = e.Modifier }
 
 // MouseUp does nothing (see MouseDown).
-func (g *GraphView) MouseUp(*desktop.MouseEvent) {}
+func (g *View) MouseUp(*desktop.MouseEvent) {}
