@@ -1,7 +1,15 @@
-// Package ui is the Modex workbench: Fyne widgets and screens. It talks to
-// the engine through its public API only and never blocks the UI goroutine:
+// Package ui is the Modex workbench: the window, its menus and panels, the
+// session of an open project, and the wiring of the views. It talks to the
+// engine through its public API only and never blocks the UI goroutine:
 // model loading, exploration, layout and drawing run in goroutines and hand
 // their results back with fyne.Do, newest first, superseded ones dropped.
+//
+// The views live in packages of their own, which never import ui: the
+// central area (area), the graph and its inspector (graphview), the
+// configuration editor (configeditor), the model's source (modelview), the
+// sequence chart (seqchart), the timeline (timeline), the coverage chart
+// (chart), and the small widgets they share (widgets). The test dashboard,
+// the offline suites and replay, and the campaign panel are still in ui.
 package ui
 
 import (
