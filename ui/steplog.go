@@ -228,7 +228,7 @@ func (t *tipLayer) show(text string, o fyne.CanvasObject, style fyne.TextStyle) 
 	t.layer.Refresh()
 	t.gen++
 	gen := t.gen
-	time.AfterFunc(widgets.TooltipLinger, func() { // see GraphView.hoverGen
+	time.AfterFunc(widgets.TooltipLinger, func() { // see graphview.View.hoverGen
 		widgets.Post(func() {
 			if t.gen == gen {
 				t.hide()

@@ -30,7 +30,9 @@ type View interface {
 // Pane is a View made of its title and content, for a part of a larger
 // view (an offline panel's suite and replay).
 type Pane struct {
+	// Name is the pane's title.
 	Name string
+	// Body is what the pane shows.
 	Body fyne.CanvasObject
 }
 

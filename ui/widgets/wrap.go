@@ -120,6 +120,7 @@ func (headLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 // lines took the room of the views above it).
 type OneLine struct{ widget.Label }
 
+// NewOneLine returns a one-line label showing text.
 func NewOneLine(text string) *OneLine {
 	l := &OneLine{}
 	l.Truncation = fyne.TextTruncateEllipsis
