@@ -76,7 +76,7 @@ FUZZTIME ?= 30s
 FUZZ := ./projects/conference/impl:FuzzDecodePDU ./engine/model:FuzzDecodeValue ./engine/explore:FuzzLoadModel ./engine/conform:FuzzParseTrace ./engine/conform:FuzzReadHistory ./engine/conform:FuzzFastJSON \
         ./engine/conform:FuzzReadSavedRun ./projects:FuzzParseProject ./projects:FuzzReadSuite \
         ./projects:FuzzPreserveLayout ./graph:FuzzPretty ./graph:FuzzAppendJSONString \
-        ./projects/campaign:FuzzExtractBundle ./projects/campaign:FuzzParseTrust \
+        ./campaign:FuzzExtractBundle ./campaign:FuzzParseTrust \
         ./internal/safetext:FuzzSafeText ./engine/codecov:FuzzReadGo ./engine/codecov:FuzzReadLCOV ./engine/codecov:FuzzReadCoveragePy
 
 fuzz: deps

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modex/modex/campaign"
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/internal/safetext"
 	"github.com/modex/modex/projects"
-	"github.com/modex/modex/projects/campaign"
 )
 
 // cmdCampaign runs a test campaign on NATS JetStream: on the user's server

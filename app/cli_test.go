@@ -18,10 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modex/modex/campaign"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
-	"github.com/modex/modex/projects/campaign"
 )
 
 func cli(args ...string) (stdout, stderr string, code int) {

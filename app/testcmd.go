@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/modex/modex/campaign"
 	"github.com/modex/modex/engine/adapter"
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
@@ -20,7 +21,6 @@ import (
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/internal/safetext"
 	"github.com/modex/modex/projects"
-	"github.com/modex/modex/projects/campaign"
 )
 
 // oneProcessor runs the caller on one processor, unless GOMAXPROCS says

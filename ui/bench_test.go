@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"

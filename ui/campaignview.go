@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image/color"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,20 +19,23 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/modex/modex/campaign"
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
-	"github.com/modex/modex/projects/campaign"
+	"github.com/modex/modex/ui/chart"
+	"github.com/modex/modex/ui/graphview"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // campaignPanel is the Test tab's campaign part: how many local workers,
 // which NATS server, the button, and the failures received (UI goroutine).
 type campaignPanel struct {
-	workers *Entry
-	nats    *Entry
-	button  *escButton
-	shrink  *escCheck
+	workers *widgets.Entry
+	nats    *widgets.Entry
+	button  *widgets.Button
+	shrink  *widgets.Check
 	fails   []campaign.Failure
 	// unlisted counts the failures beyond maxListedFailures, not listed.
 	unlisted int
@@ -49,8 +53,8 @@ func (tv *TestView) campaignRow() fyne.CanvasObject {
 	c.workers.SetText("2")
 	c.nats = newEntry(tv.wb)
 	c.nats.PlaceHolder = "NATS URL (optional)"
-	c.button = newButton("Campaign", tv.StartCampaign)
-	c.shrink = newCheck("shrink", nil) // each job's first failing run, on its worker
+	c.button = widgets.NewButton("Campaign", tv.StartCampaign)
+	c.shrink = widgets.NewCheck("shrink", nil) // each job's first failing run, on its worker
 	// Two rows: the side panel is narrow.
 	return container.NewVBox(
 		container.NewHBox(widget.NewLabel("local workers"), container.NewGridWrap(fyne.NewSize(50, c.workers.MinSize().Height), c.workers)),
@@ -178,7 +182,7 @@ func (tv *TestView) startCampaign(workers int) {
 
 // running switches the buttons between a job running and none.
 func (tv *TestView) running(on bool) {
-	for _, b := range []*escButton{tv.startB, tv.camp.button} {
+	for _, b := range []*widgets.Button{tv.startB, tv.camp.button} {
 		if on {
 			b.Disable()
 		} else {
@@ -201,8 +205,8 @@ func (tv *TestView) campaignProgress(gen int, pr campaign.Progress) {
 		pr.Done, pr.Jobs, pr.Runs, float64(pr.Runs)/max(pr.Seconds, 0.001), pr.Steps, pr.Failures, pr.States, pr.Seconds))
 	tv.camp.perWorker = pr.PerWorker
 	tv.verdicts.SetText(workerLines(pr.PerWorker))
-	if n := pr.Done - len(tv.chart.points); n > 0 { // a point per job done
-		tv.chart.Add(slices.Repeat([]ChartPoint{{States: pr.States, Trans: -1}}, n)...)
+	if n := pr.Done - tv.chart.Len(); n > 0 { // a point per job done
+		tv.chart.Add(slices.Repeat([]chart.Point{{States: pr.States, Trans: -1}}, n)...)
 	}
 	for _, f := range pr.New {
 		if len(tv.camp.fails) >= maxListedFailures {
@@ -408,12 +412,12 @@ func failureDrawing(m model.Model, f campaign.Failure, scale func(*graph.Layout)
 }
 
 // pathMarks marks a drawn run: its states orange, failures red.
-func pathMarks(view *graph.Doc) map[int]colorNRGBA {
-	marks := map[int]colorNRGBA{}
+func pathMarks(view *graph.Doc) map[int]color.NRGBA {
+	marks := map[int]color.NRGBA{}
 	for i, s := range view.States {
-		marks[i] = markPath
+		marks[i] = graphview.MarkPath
 		if s.Error != "" {
-			marks[i] = markCurrent
+			marks[i] = graphview.MarkCurrent
 		}
 	}
 	return marks

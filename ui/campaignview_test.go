@@ -16,8 +16,9 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/modex/modex/campaign"
 	"github.com/modex/modex/engine/conform"
-	"github.com/modex/modex/projects/campaign"
+	"github.com/modex/modex/ui/graphview"
 )
 
 // campaignAndWait taps Campaign and waits for the campaign's end.
@@ -70,8 +71,8 @@ func TestCampaignInTestTab(t *testing.T) {
 	if shrunk != 4 { // the first failure of each job
 		t.Errorf("%d failures say they shrank to 2 steps, want 4", shrunk)
 	}
-	if len(fails) != 12 || len(tv.chart.points) != 4 || tv.chart.Unit != "jobs done" || !strings.Contains(tv.report, "output-mismatch") {
-		t.Fatalf("%d failures listed of %d lines, %d chart points, report %q", len(fails), len(tv.lines), len(tv.chart.points), tv.report)
+	if len(fails) != 12 || tv.chart.Len() != 4 || tv.chart.Unit != "jobs done" || !strings.Contains(tv.report, "output-mismatch") {
+		t.Fatalf("%d failures listed of %d lines, %d chart points, report %q", len(fails), len(tv.lines), tv.chart.Len(), tv.report)
 	}
 	tv.log.Select(widget.TableCellID{Row: fails[0]})
 	if !pump(30*time.Second, func() bool { return strings.Contains(tv.report, "rerun its steps") }) {
@@ -80,7 +81,7 @@ func TestCampaignInTestTab(t *testing.T) {
 	g := b.wb.Graph()
 	red := 0
 	for i, s := range g.Doc().States {
-		if s.Error != "" && g.marks[i] == markCurrent {
+		if s.Error != "" && g.Marks()[i] == graphview.MarkCurrent {
 			red++
 		}
 	}
@@ -100,7 +101,7 @@ func TestCampaignInTestTab(t *testing.T) {
 	// A state of the drawn run shows its variables and what the model
 	// enables there.
 	b.wb.graph.OnSelect(0)
-	if !pump(10*time.Second, func() bool { return len(b.wb.s.details.actions.Objects) > 0 }) {
+	if !pump(10*time.Second, func() bool { return len(b.wb.s.details.ActionRows()) > 0 }) {
 		t.Error("a state of the failing run shows no details")
 	}
 	// The correct implementation passes; nothing listed.
@@ -146,7 +147,7 @@ func TestCampaignStopAndBadSettings(t *testing.T) {
 	stopped := false
 	tv.camp.OnDone = func(*campaign.Summary, error) { stopped = true }
 	test.Tap(tv.camp.button)
-	if !pump(60*time.Second, func() bool { return len(tv.chart.points) >= 2 }) {
+	if !pump(60*time.Second, func() bool { return tv.chart.Len() >= 2 }) {
 		t.Fatal("no job done")
 	}
 	test.Tap(tv.stop)
@@ -162,7 +163,7 @@ func TestCampaignStopAndBadSettings(t *testing.T) {
 	ended := false
 	tv.camp.OnDone = func(_ *campaign.Summary, err error) { endErr, ended = err, true }
 	test.Tap(tv.camp.button)
-	if !pump(60*time.Second, func() bool { return len(tv.chart.points) >= 1 }) {
+	if !pump(60*time.Second, func() bool { return tv.chart.Len() >= 1 }) {
 		t.Fatal("no job done")
 	}
 	b.open("../projects/chat/chat.toml")
@@ -251,7 +252,7 @@ func TestCampaignLateFailureOpens(t *testing.T) {
 	g := b.wb.Graph()
 	red := 0
 	for i, s := range g.Doc().States {
-		if s.Error != "" && g.marks[i] == markCurrent {
+		if s.Error != "" && g.Marks()[i] == graphview.MarkCurrent {
 			red++
 		}
 	}

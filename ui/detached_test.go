@@ -6,6 +6,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
+
+	"github.com/modex/modex/ui/widgets"
 )
 
 // A drop-down taken out of the window while it has the keyboard focus (a
@@ -19,15 +21,15 @@ func TestDetachedSelectDoesNotCrash(t *testing.T) {
 	w := a.NewWindow("t")
 	w.Resize(fyne.NewSize(400, 300))
 	// As the desktop driver: an object on no canvas once out of the tree.
-	old := canvasFor
-	defer func() { canvasFor = old }()
-	canvasFor = func(o fyne.CanvasObject) fyne.Canvas {
+	old := widgets.CanvasFor
+	defer func() { widgets.CanvasFor = old }()
+	widgets.CanvasFor = func(o fyne.CanvasObject) fyne.Canvas {
 		if within(w.Content(), o) {
 			return w.Canvas()
 		}
 		return nil
 	}
-	s := newSelect([]string{"a", "b"}, nil)
+	s := widgets.NewSelect([]string{"a", "b"}, nil)
 	holder := container.NewStack(s)
 	w.SetContent(holder)
 	w.Canvas().Focus(s)

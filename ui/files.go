@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/storage"
 
 	"github.com/modex/modex/engine/privdir"
+	"github.com/modex/modex/projects"
 )
 
 // Dialogs opens and saves files. The app supplies native dialogs; FyneDialogs
@@ -114,3 +117,23 @@ func addRecent(a fyne.App, path string) {
 }
 
 func userCacheDir() (string, error) { return privdir.CacheDir() }
+
+// saveSVG saves a picture as SVG under a name the user picks, in the
+// project's folder (see widgets.SaveSVG); the status line says where.
+func (wb *Workbench) saveSVG(what, Picture, name string, write func(io.Writer) error) {
+	wb.dialogs.Save("Export "+what, filepath.Join(wb.projectDir(), name), []string{"svg"}, func(path string) {
+		if path == "" {
+			return
+		}
+		var b bytes.Buffer
+		err := write(&b)
+		if err == nil {
+			err = projects.WriteFileAtomic(path, b.Bytes())
+		}
+		if err != nil {
+			wb.status.SetText("Export: " + err.Error())
+			return
+		}
+		wb.status.SetText(Picture + " written to " + path)
+	})
+}

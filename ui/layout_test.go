@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"image/color"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,8 +14,11 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/ui/graphview"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // MinWindow is the smallest window the workbench fits: every control and
@@ -59,11 +63,11 @@ func describe(o fyne.CanvasObject) string {
 	switch x := o.(type) {
 	case *widget.Label:
 		return fmt.Sprintf("label %q", x.Text)
-	case *escButton:
+	case *widgets.Button:
 		return fmt.Sprintf("button %q", x.Text)
 	case *widget.Button:
 		return fmt.Sprintf("button %q", x.Text)
-	case *escCheck:
+	case *widgets.Check:
 		return fmt.Sprintf("check %q", x.Text)
 	}
 	return typeName(o)
@@ -104,11 +108,11 @@ func TestEveryViewFits(t *testing.T) {
 	sizes := []fyne.Size{fyne.NewSize(1280, 720), MinWindow}
 	all := func(when string) {
 		t.Helper()
-		for _, v := range []int{viewGraph, viewRun, viewSuite, viewReplay} {
+		for _, v := range b.wb.views.Views() {
 			for _, beside := range []bool{false, true} {
-				b.wb.views.show(v, beside)
+				b.wb.views.Show(v, beside)
 				for _, s := range sizes {
-					checkFits(t, w, s, fmt.Sprintf("%s, view %s (beside %v)", when, viewNames[v], beside))
+					checkFits(t, w, s, fmt.Sprintf("%s, view %s (beside %v)", when, v.Title(), beside))
 				}
 			}
 		}
@@ -131,8 +135,8 @@ func TestEveryViewFits(t *testing.T) {
 	b.wait()
 	ov := b.wb.s.offline
 	ov.Generate()
-	if b.wb.views.cur != viewSuite || !b.wb.views.graphShown() {
-		t.Errorf("a generated suite is not shown beside the graph: view %d", b.wb.views.cur)
+	if b.wb.views.Current().Title() != "Suite" || !b.wb.views.GraphShown() {
+		t.Errorf("a generated suite is not shown beside the graph: view %s", b.wb.views.Current().Title())
 	}
 	ov.cases.Select(0)
 	all("a suite")
@@ -150,8 +154,8 @@ func TestEveryViewFits(t *testing.T) {
 	tv.steps.SetText("20")
 	tv.seed.SetText("1")
 	startAndWait(t, tv)
-	if b.wb.views.cur != viewRun {
-		t.Errorf("a test's run is not shown: view %d", b.wb.views.cur)
+	if b.wb.views.Current().Title() != "Test run" {
+		t.Errorf("a test's run is not shown: view %s", b.wb.views.Current().Title())
 	}
 	all("after a test")
 	if err := ov.LoadTrace(filepath.Join("..", "projects", "register", "histories", "etcd_002.log")); err != nil {
@@ -199,13 +203,13 @@ func TestNoStuckPlaceholder(t *testing.T) {
 	if !pump(30*time.Second, func() bool { return done }) {
 		t.Fatal("the test never ended")
 	}
-	if err == nil || !strings.Contains(b.wb.graph.message, "The test did not run") {
-		t.Errorf("a test without an adapter: %v; the graph says %q", err, b.wb.graph.message)
+	if err == nil || !strings.Contains(b.wb.graph.Message(), "The test did not run") {
+		t.Errorf("a test without an adapter: %v; the graph says %q", err, b.wb.graph.Message())
 	}
 	b.wb.tabs.SelectIndex(0)
 	pump(10*time.Second, func() bool { return b.wb.graph.Doc() != nil })
 	if b.wb.graph.Doc() == nil || !strings.HasPrefix(b.wb.graph.Doc().States[0].ID, "S") {
-		t.Errorf("back on the Configuration tab the graph says %q", b.wb.graph.message)
+		t.Errorf("back on the Configuration tab the graph says %q", b.wb.graph.Message())
 	}
 }
 
@@ -228,10 +232,10 @@ func TestOpenRecentIsLive(t *testing.T) {
 		return out
 	}
 	b.open("../projects/chat/chat.toml")
-	b.wb.views.show(viewRun, true)
+	b.wb.views.Show(b.wb.s.test.RunView(), true)
 	b.open("../projects/stack/stack.toml")
-	if b.wb.views.cur != viewGraph || b.wb.views.beside.Checked {
-		t.Errorf("a new project opens on the view %d (beside %v), not its graph", b.wb.views.cur, b.wb.views.beside.Checked)
+	if b.wb.views.Current().Title() != "Graph" || b.wb.views.Beside() {
+		t.Errorf("a new project opens on the view %s (beside %v), not its graph", b.wb.views.Current().Title(), b.wb.views.Beside())
 	}
 	got := recent()
 	if len(got) < 2 || !strings.HasSuffix(got[0], "stack.toml") || !strings.HasSuffix(got[1], "chat.toml") {
@@ -262,8 +266,8 @@ func TestSelectionBackFromTestTab(t *testing.T) {
 	if !b.wb.s.details.Shown() || b.wb.s.center != id {
 		t.Fatalf("back on the Configuration tab: details shown %v, centre %q (want %s)", b.wb.s.details.Shown(), b.wb.s.center, id)
 	}
-	if h, ok := b.wb.s.details.box.Objects[0].(*widget.Label); !ok || !strings.HasPrefix(h.Text, id+" ") {
-		t.Errorf("the details show %v", b.wb.s.details.box.Objects[0])
+	if h, ok := b.wb.s.details.Rows()[0].(*widget.Label); !ok || !strings.HasPrefix(h.Text, id+" ") {
+		t.Errorf("the details show %v", b.wb.s.details.Rows()[0])
 	}
 }
 
@@ -280,7 +284,7 @@ func TestTooltipWords(t *testing.T) {
 		{graph.State{ID: graph.FoldPrefix + "S1", Label: "2 other moves", Kind: "active", Rim: true,
 			Vars: graph.Vars{{Name: "1", Value: "d → S0"}}}, "2 other moves of S1, folded", graph.FoldPrefix},
 	} {
-		tip := StateTooltip(&tc.s)
+		tip := graphview.StateTooltip(&tc.s)
 		if !strings.Contains(tip, tc.has) || strings.Contains(tip, tc.not) {
 			t.Errorf("%s: %q", tc.s.ID, tip)
 		}
@@ -306,8 +310,8 @@ func TestFindOnOverview(t *testing.T) {
 	b.wb.Find()
 	pump(10*time.Second, func() bool { return len(b.wb.s.matches) > 0 })
 	g := b.wb.Graph()
-	if len(b.wb.s.matches) != 10 || len(g.marks) != 1 || g.marks[1] != markFound || !strings.Contains(b.wb.Status(), "in 1 class of the overview") {
-		t.Fatalf("%d matches, marks %v, status %q", len(b.wb.s.matches), g.marks, b.wb.Status())
+	if len(b.wb.s.matches) != 10 || len(g.Marks()) != 1 || g.Marks()[1] != graphview.MarkFound || !strings.Contains(b.wb.Status(), "in 1 class of the overview") {
+		t.Fatalf("%d matches, marks %v, status %q", len(b.wb.s.matches), g.Marks(), b.wb.Status())
 	}
 	b.wb.NextMatch(1)
 	b.wait()
@@ -356,18 +360,18 @@ func TestTestOnExploredGraph(t *testing.T) {
 	tv.steps.SetText("20")
 	tv.seed.SetText("2")
 	res := startAndWait(t, tv)
-	pump(10*time.Second, func() bool { return len(b.wb.Graph().marks) > 0 })
+	pump(10*time.Second, func() bool { return len(b.wb.Graph().Marks()) > 0 })
 	g := b.wb.Graph()
 	v := g.Doc()
 	if v == nil || len(v.States) != explored || !strings.HasPrefix(v.States[1].ID, "S") {
 		t.Fatalf("not the explored graph: %v", v)
 	}
-	colours := map[colorNRGBA]int{}
-	for _, c := range g.marks {
+	colours := map[color.NRGBA]int{}
+	for _, c := range g.Marks() {
 		colours[c]++
 	}
 	failed := !res.Passed()
-	if colours[markPath] < 5 || colours[markSelected]+colours[markCurrent] == 0 || failed != (colours[markCurrent] > 0) {
+	if colours[graphview.MarkPath] < 5 || colours[graphview.MarkSelected]+colours[graphview.MarkCurrent] == 0 || failed != (colours[graphview.MarkCurrent] > 0) {
 		t.Errorf("marks %v (the test failed: %v)", colours, failed)
 	}
 	if !strings.Contains(b.wb.Status(), "on the explored graph") {
@@ -383,23 +387,23 @@ func TestTestOnExploredGraph(t *testing.T) {
 // when the pointer leaves the window, and one stayed on screen), and comes
 // back when the pointer moves over a state again.
 func TestTooltipGoesAway(t *testing.T) {
-	old := tooltipLinger
-	tooltipLinger = 100 * time.Millisecond
-	defer func() { tooltipLinger = old }()
+	old := widgets.TooltipLinger
+	widgets.TooltipLinger = 100 * time.Millisecond
+	defer func() { widgets.TooltipLinger = old }()
 	b := newBench(t)
 	b.open("../projects/chat/chat.toml")
 	b.wait()
 	g := b.wb.Graph()
-	n := g.lay.Nodes[len(g.lay.Nodes)-1]
+	n := g.Layout().Nodes[len(g.Layout().Nodes)-1]
 	abs := fyne.CurrentApp().Driver().AbsolutePositionForObject(g)
-	test.MoveMouse(b.win.Canvas(), abs.Add(g.toScreen(n.Center)))
+	test.MoveMouse(b.win.Canvas(), abs.Add(g.ToScreen(n.Center)))
 	if g.Tooltip() == "" {
 		t.Fatal("no tooltip over a state")
 	}
 	if !pump(5*time.Second, func() bool { return g.Tooltip() == "" }) {
 		t.Error("the tooltip stayed")
 	}
-	test.MoveMouse(b.win.Canvas(), abs.Add(g.toScreen(n.Center)).AddXY(1, 0))
+	test.MoveMouse(b.win.Canvas(), abs.Add(g.ToScreen(n.Center)).AddXY(1, 0))
 	if g.Tooltip() == "" {
 		t.Error("no tooltip when the pointer moves again")
 	}

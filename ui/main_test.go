@@ -4,6 +4,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/modex/modex/ui/widgets"
 )
 
 // uiq holds the UI callbacks of background work; the test goroutine, which
@@ -12,7 +14,7 @@ import (
 var uiq = make(chan func(), 1<<16)
 
 func TestMain(m *testing.M) {
-	post = func(f func()) { uiq <- f }
+	widgets.Post = func(f func()) { uiq <- f }
 	// Saved failures and other cache files go to a folder of the tests.
 	cache, err := os.MkdirTemp("", "modex-ui-test-cache")
 	if err == nil {

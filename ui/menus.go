@@ -15,6 +15,7 @@ import (
 
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/widgets"
 )
 
 func (wb *Workbench) installMenus() {
@@ -93,7 +94,7 @@ func (wb *Workbench) installMenus() {
 	short(fyne.KeyR, wb.Reload)
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: fyne.KeyModifierAlt}, func(fyne.Shortcut) { wb.Back() })
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyRight, Modifier: fyne.KeyModifierAlt}, func(fyne.Shortcut) { wb.Forward() })
-	onEscape = func() {
+	widgets.OnEscape = func() {
 		if !wb.modalKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) {
 			wb.Cancel()
 		}

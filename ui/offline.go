@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"image/color"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -12,11 +13,17 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
+
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/area"
+	"github.com/modex/modex/ui/graphview"
+	"github.com/modex/modex/ui/seqchart"
+	"github.com/modex/modex/ui/timeline"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // OfflineView holds offline test suites and recorded traces: generate,
@@ -25,7 +32,7 @@ import (
 // highlighted, the divergence in red).
 type OfflineView struct {
 	wb       *Workbench
-	coverage *escSelect
+	coverage *widgets.Select
 	cases    *widget.List
 	suite    *explore.Suite
 	verdicts map[int]string
@@ -42,8 +49,8 @@ type OfflineView struct {
 	// results are the last suite run's cases; caseChart and traceChart
 	// draw the selected case's run and the replay as sequence charts.
 	results    []conform.CaseResult
-	caseChart  *SeqChart
-	traceChart *SeqChart
+	caseChart  *seqchart.Chart
+	traceChart *seqchart.Chart
 	content    fyne.CanvasObject // the controls (side panel)
 	suiteView  fyne.CanvasObject // the suite (central area)
 	replayView fyne.CanvasObject // the replay (central area)
@@ -74,7 +81,7 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 	ov.caseInfo.Wrapping = fyne.TextWrapWord
 	ov.caseInfo.Selectable = true
 	ov.caseInfo.Hide()
-	ov.coverage = newSelect([]string{"transitions", "states", "strategies"}, nil)
+	ov.coverage = widgets.NewSelect([]string{"transitions", "states", "strategies"}, nil)
 	ov.coverage.SetSelected("transitions")
 	ov.summary = widget.NewLabel("Generate a suite from the explored graph, or load one.")
 	ov.summary.Wrapping = fyne.TextWrapWord
@@ -120,16 +127,16 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 		l.SetText(r.text)
 	})
 	ov.traceList.OnSelected = ov.selectTraceRow
-	suiteBar := wrapRow(container.NewHBox(widget.NewLabel("coverage"), ov.coverage),
-		container.NewHBox(newButton("Generate", ov.Generate), newButton("Load…", ov.Load), newButton("Save…", ov.Save), newButton("Run", ov.Run)))
-	ov.hist.button = newButton("Replay", ov.Replay)
-	traceBar := wrapRow(newButton("Open trace…", ov.OpenTrace), newButton("Events…", ov.EditMapping), ov.hist.button)
+	suiteBar := widgets.WrapRow(container.NewHBox(widget.NewLabel("coverage"), ov.coverage),
+		container.NewHBox(widgets.NewButton("Generate", ov.Generate), widgets.NewButton("Load…", ov.Load), widgets.NewButton("Save…", ov.Save), widgets.NewButton("Run", ov.Run)))
+	ov.hist.button = widgets.NewButton("Replay", ov.Replay)
+	traceBar := widgets.WrapRow(widgets.NewButton("Open trace…", ov.OpenTrace), widgets.NewButton("Events…", ov.EditMapping), ov.hist.button)
 	// The cases above, the selected case's steps and result below, a
 	// divider between them the user moves (a long case needs the room).
 	var casePanel, tracePanel fyne.CanvasObject
-	ov.caseChart, casePanel = newSeqPanel(wb, "The selected case as it ran (Run the suite first). Click a message: its state in the graph.")
+	ov.caseChart, casePanel = seqchart.NewPanel(wb.saveSVG, "The selected case as it ran (Run the suite first). Click a message: its state in the graph.")
 	ov.caseChart.OnMessage = func(_ int, m *graph.Message) { ov.selectKey(m.State) }
-	ov.traceChart, tracePanel = newSeqPanel(wb, "The replay: threads as lifelines, the event that diverged in red. Click a message: the states up to it on the graph.")
+	ov.traceChart, tracePanel = seqchart.NewPanel(wb.saveSVG, "The replay: threads as lifelines, the event that diverged in red. Click a message: the states up to it on the graph.")
 	ov.traceChart.OnMessage = func(row int, _ *graph.Message) {
 		if ch := ov.traceChart.Chart(); ov.replay != nil && ch != nil {
 			ov.markReplay(min(row+ch.Dropped, len(ov.replay.Path)-1)) // the chart keeps the last rows
@@ -141,14 +148,14 @@ func NewOfflineView(wb *Workbench) *OfflineView {
 		container.NewTabItem("Steps", container.NewVScroll(ov.caseInfo)), container.NewTabItem("Sequence", casePanel)))
 	caseSplit.Offset = 0.3
 	var timelinePanel fyne.CanvasObject
-	ov.hist.timeline, timelinePanel = newTimelinePanel(wb, "Point at a bar: what it is. Window… shows the timeline large.")
+	ov.hist.timeline, timelinePanel = timeline.NewPanel(wb.app, wb.saveSVG, "Point at a bar: what it is. Window… shows the timeline large.")
 	ov.hist.tab = container.NewTabItem("Timeline", timelinePanel)
 	ov.hist.tabs = container.NewAppTabs(container.NewTabItem("Events", ov.traceList), container.NewTabItem("Sequence", tracePanel), ov.hist.tab)
-	ov.content = container.NewVScroll(container.NewVBox(heading("Test suite"), suiteBar, ov.summary, widget.NewSeparator(),
-		heading("Recorded trace or history"), traceBar, ov.traceLabel))
-	ov.suiteHead, ov.replayHead = hintLabel(ov.summary.Text), hintLabel(ov.traceLabel.Text)
-	ov.suiteView = headAbove(ov.suiteHead, caseSplit)
-	ov.replayView = headAbove(ov.replayHead, ov.hist.tabs)
+	ov.content = container.NewVScroll(container.NewVBox(widgets.Heading("Test suite"), suiteBar, ov.summary, widget.NewSeparator(),
+		widgets.Heading("Recorded trace or history"), traceBar, ov.traceLabel))
+	ov.suiteHead, ov.replayHead = widgets.HintLabel(ov.summary.Text), widgets.HintLabel(ov.traceLabel.Text)
+	ov.suiteView = widgets.HeadAbove(ov.suiteHead, caseSplit)
+	ov.replayView = widgets.HeadAbove(ov.replayHead, ov.hist.tabs)
 	return ov
 }
 
@@ -178,11 +185,11 @@ func (ov *OfflineView) setTraceText(text string) {
 
 // SuiteView is the Suite view of the central area: the cases, and the
 // selected case's plan and run.
-func (ov *OfflineView) SuiteView() fyne.CanvasObject { return ov.suiteView }
+func (ov *OfflineView) SuiteView() area.View { return area.Pane{Name: "Suite", Body: ov.suiteView} }
 
 // ReplayView is the Replay view of the central area: the trace's events,
 // its sequence chart and a history's timeline.
-func (ov *OfflineView) ReplayView() fyne.CanvasObject { return ov.replayView }
+func (ov *OfflineView) ReplayView() area.View { return area.Pane{Name: "Replay", Body: ov.replayView} }
 
 // onScreen reports whether this view belongs to the open project; a view of
 // a project that was closed must not touch the shared graph or status line.
@@ -243,7 +250,7 @@ func (ov *OfflineView) setSuite(s *explore.Suite) {
 	ov.caseChart.SetChart(nil)
 	ov.suite, ov.verdicts, ov.details = s, map[int]string{}, map[int]string{}
 	if ov.onScreen() {
-		ov.wb.views.open(viewSuite)
+		ov.wb.views.Open(ov.SuiteView())
 	}
 	ov.caseInfo.Hide()
 	text := s.Summary() + "."
@@ -264,12 +271,12 @@ func (ov *OfflineView) showCase(i int) {
 	if view == nil {
 		return
 	}
-	marks := map[int]colorNRGBA{}
+	marks := map[int]color.NRGBA{}
 	drawn := ov.wb.drawnIndex()
 	for _, st := range ov.suite.Cases[i].Steps {
 		for _, id := range []string{st.From, st.To} {
 			if j := drawn(id); j >= 0 {
-				marks[j] = markPath
+				marks[j] = graphview.MarkPath
 			}
 		}
 	}
@@ -432,7 +439,7 @@ func (ov *OfflineView) run() {
 		command = ""
 	}
 	ov.setSummary("Running the suite…")
-	ov.wb.views.open(viewSuite)
+	ov.wb.views.Open(ov.SuiteView())
 	ctx := ov.background()
 	go func() {
 		var res *conform.SuiteResult
@@ -487,7 +494,7 @@ func (ov *OfflineView) OpenTrace() {
 // LoadTrace reads a trace and shows it as a table.
 func (ov *OfflineView) LoadTrace(path string) error {
 	if ov.onScreen() {
-		ov.wb.views.open(viewReplay)
+		ov.wb.views.Open(ov.ReplayView())
 	}
 	if isHist, _ := conform.IsHistoryFile(path); isHist {
 		ov.loadHistory(path)
@@ -557,8 +564,8 @@ func (ov *OfflineView) EditMapping() {
 		if spec == nil {
 			spec = &projects.EventSpec{}
 		}
-		role := newSelect([]string{conform.RoleAction, conform.RoleEvent, conform.RoleIgnore}, nil)
-		action := newSelect(actions, nil)
+		role := widgets.NewSelect([]string{conform.RoleAction, conform.RoleEvent, conform.RoleIgnore}, nil)
+		action := widgets.NewSelect(actions, nil)
 		def := n
 		if spec.Action != "" {
 			def = spec.Action
@@ -656,7 +663,7 @@ func (ov *OfflineView) Replay() {
 	}
 	recs, m := ov.trace, wb.s.model
 	ov.setTraceText("Replaying…")
-	ov.wb.views.open(viewReplay)
+	ov.wb.views.Open(ov.ReplayView())
 	ctx := ov.background()
 	go func() {
 		res, err := conform.Replay(ctx, m, cfg, recs, rc)
@@ -746,11 +753,11 @@ func (ov *OfflineView) markReplay(k int) {
 		key := x.StateKey(int(s.Model))
 		byKey[key] = append(byKey[key], gi)
 	}
-	marks := map[int]colorNRGBA{}
+	marks := map[int]color.NRGBA{}
 	for j := 0; j <= k && j < len(ov.replay.Path); j++ {
-		c := markPath
+		c := graphview.MarkPath
 		if j == k {
-			c = markSelected
+			c = graphview.MarkSelected
 		}
 		for _, key := range ov.replay.Path[j].States {
 			for _, gi := range byKey[key] {
@@ -762,8 +769,8 @@ func (ov *OfflineView) markReplay(k int) {
 	}
 	if ov.replay.Failure != nil && k == len(ov.replay.Path)-1 {
 		for vi, c := range marks {
-			if c == markSelected {
-				marks[vi] = markCurrent
+			if c == graphview.MarkSelected {
+				marks[vi] = graphview.MarkCurrent
 			}
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/modex/modex/ui/graphview"
 )
 
 func TestOfflineSuitesAndTraces(t *testing.T) {
@@ -27,8 +29,8 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 		t.Fatalf("generate: %q", ov.summary.Text)
 	}
 	ov.cases.Select(1)
-	if len(b.wb.Graph().marks) < 3 || !strings.Contains(b.wb.Status(), "Create()/Client1") {
-		t.Errorf("the case's path is not shown: %d marks, status %q", len(b.wb.Graph().marks), b.wb.Status())
+	if len(b.wb.Graph().Marks()) < 3 || !strings.Contains(b.wb.Status(), "Create()/Client1") {
+		t.Errorf("the case's path is not shown: %d marks, status %q", len(b.wb.Graph().Marks()), b.wb.Status())
 	}
 	done := 0
 	ov.OnDone = func() { done++ }
@@ -95,8 +97,8 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 			// verdict names the event as the command line does.
 			ov.traceList.Select(i)
 			red := 0
-			for _, c := range b.wb.Graph().marks {
-				if c == markCurrent {
+			for _, c := range b.wb.Graph().Marks() {
+				if c == graphview.MarkCurrent {
 					red++
 				}
 			}
@@ -156,7 +158,7 @@ func TestReplayFailingEventShowsTheModel(t *testing.T) {
 		t.Fatal("the inspector shows nothing")
 	}
 	var text []string
-	for _, o := range b.wb.s.details.box.Objects {
+	for _, o := range b.wb.s.details.Rows() {
 		if l, ok := o.(*widget.Label); ok {
 			text = append(text, l.Text)
 		}

@@ -10,6 +10,8 @@ import (
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/ui/timeline"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // historyPart is the Offline tab's part for concurrent histories: the
@@ -17,11 +19,11 @@ import (
 type historyPart struct {
 	history  *conform.History
 	result   *conform.HistoryResult
-	timeline *TimelineView
+	timeline *timeline.View
 	tabs     *container.AppTabs
 	tab      *container.TabItem
-	button   *escButton    // Replay, or Stop while a search runs
-	running  chan struct{} // closed when the search in progress ends
+	button   *widgets.Button // Replay, or Stop while a search runs
+	running  chan struct{}   // closed when the search in progress ends
 	// loading numbers the history being read (0: none); replayAfter is
 	// a Replay asked for meanwhile.
 	loading     int
@@ -188,5 +190,5 @@ func (ov *OfflineView) showHistoryResult(h *conform.History, res *conform.Histor
 	ov.traceList.Refresh()
 	ov.hist.timeline.SetTimeline(graph.HistoryTimeline(filepath.Base(ov.tracePath), h, res))
 	ov.hist.tabs.Select(ov.hist.tab)
-	ov.wb.views.open(viewReplay)
+	ov.wb.views.Open(ov.ReplayView())
 }

@@ -71,8 +71,8 @@ func TestOfflineHistory(t *testing.T) {
 		}
 	}
 	// (The view shows the SVG's drawing without its header and lane names.)
-	y := float32(tl.Y(bar.Lane) + tl.BarHeight()/2 - timelineHead)
-	ov.hist.timeline.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(float32(tl.X(bar.Start)-timelineLeft), y)}})
+	at := ov.hist.timeline.At(tl.X(bar.Start), tl.Y(bar.Lane)+tl.BarHeight()/2)
+	ov.hist.timeline.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: at}})
 	if !strings.Contains(said, "read() → 2 by process 11, lines 85–86") {
 		t.Errorf("hover says %q", said)
 	}

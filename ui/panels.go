@@ -7,47 +7,56 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/modex/modex/ui/area"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // buildPanels builds the graph's panel (its controls, the graph, Find) and
 // puts it between the side panel and the details panel.
 func (wb *Workbench) buildPanels() {
-	wb.largeMode = newSelect([]string{largeOverview, largeNeighbourhood, largeWhole}, wb.setLargeMode)
+	wb.largeMode = widgets.NewSelect([]string{largeOverview, largeNeighbourhood, largeWhole}, wb.setLargeMode)
 	wb.overviewBy = newEntry(wb)
 	wb.overviewBy.SetPlaceHolder("by: chosen from the model")
 	wb.overviewBy.OnSubmitted = func(string) { wb.setLargeMode(largeOverview) }
 	wb.largeMode.SetSelected(largeOverview)
 	wb.minimal = widget.NewCheck("minimised", wb.setMinimal)
-	wb.byMenu = newButton("by…", wb.showOverviewChoices)
-	wb.pathMode = newSelect([]string{pathNone, pathToHere, pathToError, pathAccepting}, wb.showPath)
+	wb.byMenu = widgets.NewButton("by…", wb.showOverviewChoices)
+	wb.pathMode = widgets.NewSelect([]string{pathNone, pathToHere, pathToError, pathAccepting}, wb.showPath)
 	wb.pathMode.SetSelected(pathNone)
 	// The graph's controls in groups that wrap onto a second row when the
 	// panel is narrow (the window's minimum width does not depend on them).
-	zoom := wrapRow(
-		container.NewHBox(newButton("−", wb.graph.ZoomOut), newButton("Fit", wb.graph.Fit), newButton("+", wb.graph.ZoomIn)),
+	zoom := widgets.WrapRow(
+		container.NewHBox(widgets.NewButton("−", wb.graph.ZoomOut), widgets.NewButton("Fit", wb.graph.Fit), widgets.NewButton("+", wb.graph.ZoomIn)),
 		container.NewHBox(widget.NewLabel("large graphs:"), wb.largeMode),
 		container.NewHBox(container.NewGridWrap(fyne.NewSize(170, 36), wb.overviewBy), wb.byMenu),
 		container.NewHBox(widget.NewLabel("steps:"), wb.radiusS),
 		wb.minimal,
 		container.NewHBox(widget.NewLabel("path:"), wb.pathMode))
-	findRow := container.NewBorder(nil, wb.findErrHolder, nil, container.NewHBox(newButton("Find", wb.Find),
-		newButtonWithIcon("", theme.NavigateBackIcon(), func() { wb.NextMatch(-1) }), newButtonWithIcon("", theme.NavigateNextIcon(), func() { wb.NextMatch(1) })), wb.findHolder)
+	findRow := container.NewBorder(nil, wb.findErrHolder, nil, container.NewHBox(widgets.NewButton("Find", wb.Find),
+		widgets.NewButtonWithIcon("", theme.NavigateBackIcon(), func() { wb.NextMatch(-1) }), widgets.NewButtonWithIcon("", theme.NavigateNextIcon(), func() { wb.NextMatch(1) })), wb.findHolder)
 	center := container.NewBorder(container.NewVBox(zoom, wb.note), findRow, nil, nil, wb.graph.Container())
 	// The panels have a width below which they do not go (so that their
 	// text does not wrap a character a line): together they make the
 	// window's minimum size, which no content changes (see fixedMin).
-	onWrap(zoom, center.Refresh)
-	wb.center = atLeast(fyne.NewSize(240, 200), center)
+	widgets.OnWrap(zoom, center.Refresh)
+	wb.center = widgets.AtLeast(fyne.NewSize(240, 200), center)
 	// The inspector (the selected state's details) beside the graph,
 	// taking room only while it has something to show.
-	right := container.NewHSplit(wb.center, atLeast(fyne.NewSize(180, 0), wb.detailsHolder))
+	right := container.NewHSplit(wb.center, widgets.AtLeast(fyne.NewSize(180, 0), wb.detailsHolder))
 	right.Offset = 0.75 // the graph first
-	wb.views = newViewArea([viewCount]fyne.CanvasObject{wb.graphHolder, wb.runHolder, wb.suiteHolder, wb.replayHolder})
-	split := container.NewHSplit(atLeast(fyne.NewSize(260, 0), wb.tabs), wb.views.content)
+	wb.views = area.New(wb.graphPane(), wb.s.test.RunView(), wb.s.offline.SuiteView(), wb.s.offline.ReplayView())
+	split := container.NewHSplit(widgets.AtLeast(fyne.NewSize(260, 0), wb.tabs), wb.views.Content())
 	split.Offset = 0.25
 	wb.splits = [2]*container.Split{split, right}
 	wb.body = container.NewStack(split)
 	wb.arrange()
+}
+
+// graphPane is the graph's view of the central area: the graph's panel
+// (with the inspector beside the graph, see arrange).
+func (wb *Workbench) graphPane() area.View {
+	return area.Pane{Name: "Graph", Body: wb.graphHolder}
 }
 
 // Preference keys of the window's layout.
@@ -156,7 +165,7 @@ func (wb *Workbench) arrange() {
 		wb.graphHolder.Objects = []fyne.CanvasObject{graph}
 		wb.graphHolder.Refresh()
 	}
-	outer := wb.views.content
+	outer := wb.views.Content()
 	if !wb.hidePanel {
 		wb.splits[0].Trailing = outer
 		wb.splits[0].Refresh()
@@ -175,22 +184,6 @@ func (wb *Workbench) savePanels() {
 		pr.SetBool(prefHidePanel, wb.hidePanel)
 		pr.SetBool(prefHideDetails, wb.hideDetails)
 	}
-}
-
-// atLeast gives o a minimum size (the larger of its own and min).
-func atLeast(min fyne.Size, o fyne.CanvasObject) fyne.CanvasObject {
-	return container.New(minLayout{min}, o)
-}
-
-type minLayout struct{ min fyne.Size }
-
-func (l minLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	return l.min.Max(objs[0].MinSize())
-}
-
-func (l minLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	objs[0].Move(fyne.NewPos(0, 0))
-	objs[0].Resize(size)
 }
 
 // tabChanged shows the graph that belongs to the tab: the test's graph in

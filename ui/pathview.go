@@ -3,9 +3,11 @@ package ui
 import (
 	"context"
 	"fmt"
+	"image/color"
 	"strings"
 
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/ui/graphview"
 )
 
 // The path views the graph's "path:" menu offers for the selected state.
@@ -60,10 +62,10 @@ func (wb *Workbench) showPath(which string) {
 			wb.graph.SetGraph(view, lay, lay.Draw(scale, nil), scale)
 			// The chain marked as a path (the marks of the graph shown
 			// before name its states by index).
-			marks := map[int]colorNRGBA{}
+			marks := map[int]color.NRGBA{}
 			for i, s := range view.States {
 				if !strings.HasPrefix(s.ID, graph.FoldPrefix) && s.ID != center {
-					marks[i] = markPath
+					marks[i] = graphview.MarkPath
 				}
 			}
 			wb.graph.SetMarks(marks)

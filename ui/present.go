@@ -11,6 +11,8 @@ import (
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/graph"
+	"github.com/modex/modex/ui/configeditor"
+	"github.com/modex/modex/ui/graphview"
 )
 
 // drawing is a laid-out view ready for the UI goroutine.
@@ -150,7 +152,7 @@ func prepare(ctx context.Context, x *explore.Exploration, vs viewSpec, scale fun
 func overviewOf(x *explore.Exploration, by string, d *drawing) bool {
 	q, class, err := x.QuotientBy(by, "overview")
 	if err != nil {
-		d.note = fmt.Sprintf("Overview by %s: %s. ", by, exprError(err))
+		d.note = fmt.Sprintf("Overview by %s: %s. ", by, configeditor.ExprError(err))
 		return false
 	}
 	if len(q.States) > DrawLimit {
@@ -465,7 +467,7 @@ func (wb *Workbench) refreshDetails() {
 		wb.selectDocState(id)
 		return
 	}
-	wb.s.details.Clear(detailsHint)
+	wb.s.details.Clear(graphview.Hint)
 }
 
 // redraw shows the last exploration again (after the view settings changed).
@@ -479,13 +481,6 @@ func (wb *Workbench) redraw() {
 	seq := wb.nextSeq()
 	go wb.present(gen, seq, x, true)
 }
-
-// MaxImagePixels bounds the image drawn for the view (texture upload on the
-// UI goroutine grows with it); MaxImageSide keeps within GL texture limits.
-const (
-	MaxImagePixels = 4_000_000
-	MaxImageSide   = 8000
-)
 
 // How graphs too large to draw whole are shown.
 const (

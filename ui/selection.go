@@ -2,10 +2,13 @@ package ui
 
 import (
 	"fmt"
+	"image/color"
 	"strings"
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/ui/configeditor"
+	"github.com/modex/modex/ui/graphview"
 )
 
 // SelectState selects a state by id, moving the view to it when the graph
@@ -58,19 +61,19 @@ func (wb *Workbench) selectDocState(id string) {
 	}
 	path := full.PathTo(i)
 	wb.s.details.Show(doc, i, path)
-	marks := map[int]colorNRGBA{}
+	marks := map[int]color.NRGBA{}
 	if v := wb.graph.Doc(); v != nil {
 		// Find's matches stay marked while ▶ steps through them; the path
 		// to the selected state is drawn over them.
 		drawn := wb.drawnIndex() // a state, or its overview's class
 		for _, m := range wb.s.matches {
 			if j := drawn(m); j >= 0 {
-				marks[j] = markFound
+				marks[j] = graphview.MarkFound
 			}
 		}
 		for _, ti := range path {
 			if j := v.StateIndex(doc.Transitions[ti].From); j >= 0 {
-				marks[j] = markPath
+				marks[j] = graphview.MarkPath
 			}
 		}
 	}
@@ -110,8 +113,8 @@ func (wb *Workbench) Find() {
 	}
 	expr, err := m.Compile(src, model.Pos{File: "find", Line: 1, Col: 1})
 	if err != nil {
-		wb.s.findErr.SetText(exprError(err))
-		wb.status.SetText("Find: " + exprError(err))
+		wb.s.findErr.SetText(configeditor.ExprError(err))
+		wb.status.SetText("Find: " + configeditor.ExprError(err))
 		return
 	}
 	wb.s.findErr.SetText("")
@@ -130,7 +133,7 @@ func (wb *Workbench) Find() {
 			for _, i := range found {
 				models[int32(i)] = true
 			}
-			marks := map[int]colorNRGBA{}
+			marks := map[int]color.NRGBA{}
 			var matches []string     // graph state ids, in graph order
 			drawn := wb.drawnIndex() // a state, or the overview's class that holds it
 			shown := 0
@@ -140,7 +143,7 @@ func (wb *Workbench) Find() {
 				}
 				matches = append(matches, full.States[gi].ID)
 				if j := drawn(full.States[gi].ID); j >= 0 {
-					marks[j] = markFound
+					marks[j] = graphview.MarkFound
 					shown++
 				}
 			}

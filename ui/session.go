@@ -4,10 +4,14 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
+
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/configeditor"
+	"github.com/modex/modex/ui/graphview"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // session is everything that belongs to one opened project: the project and
@@ -51,11 +55,11 @@ type session struct {
 	within      map[string]bool
 	withinLabel string
 
-	editor  *ConfigEditor
-	details *Details
+	editor  *configeditor.Editor
+	details *graphview.Inspector
 	test    *TestView
 	offline *OfflineView
-	find    *Entry
+	find    *widgets.Entry
 	matches []string // the states Find matched (graph ids)
 	// matchesOf is the exploration matches belong to.
 	matchesOf *explore.Exploration
@@ -72,9 +76,9 @@ type session struct {
 // newSession builds the per-project panels for p (nil: no project yet).
 func newSession(wb *Workbench, p *projects.Project) *session {
 	s := &session{project: p, overview: overviewAuto, matchAt: -1, histAt: -1}
-	s.details = NewDetails()
+	s.details = graphview.NewInspector()
 	s.details.Goto = wb.SelectState
-	s.details.onChange = func() {
+	s.details.OnChange = func() {
 		if wb.s == s && wb.views != nil {
 			wb.arrange()
 		}
@@ -109,10 +113,10 @@ func (wb *Workbench) setSession(s *session) {
 	swap(wb.detailsHolder, s.details.Content())
 	swap(wb.testHolder, s.test.Content())
 	swap(wb.offlineHolder, s.offline.Content())
-	swap(wb.runHolder, s.test.Results())
-	swap(wb.suiteHolder, s.offline.SuiteView())
-	swap(wb.replayHolder, s.offline.ReplayView())
 	if wb.views != nil {
+		wb.views.Set(s.test.RunView())
+		wb.views.Set(s.offline.SuiteView())
+		wb.views.Set(s.offline.ReplayView())
 		wb.arrange() // the new session's inspector is empty
 	}
 	swap(wb.findHolder, s.find)
@@ -127,10 +131,10 @@ func (wb *Workbench) setSession(s *session) {
 
 // holders are the containers of the session's panels, whose content
 // setSession swaps: the side panel's tabs (test and offline controls), the
-// central area's result views, the inspector, Find.
+// inspector, Find (the central area's result views are swapped by the area,
+// see area.Set).
 type holders struct {
 	detailsHolder, testHolder, offlineHolder, findHolder, findErrHolder *fyne.Container
-	runHolder, suiteHolder, replayHolder                                *fyne.Container
 	// graphHolder holds the graph's panel: the graph alone, or the graph
 	// and the inspector (see arrange).
 	graphHolder *fyne.Container
@@ -139,5 +143,5 @@ type holders struct {
 func newHolders() holders {
 	st := container.NewStack
 	return holders{detailsHolder: st(), testHolder: st(), offlineHolder: st(), findHolder: st(), findErrHolder: st(),
-		runHolder: st(), suiteHolder: st(), replayHolder: st(), graphHolder: st()}
+		graphHolder: st()}
 }

@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2/widget"
+
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/ui/graphview"
 )
 
 // Opening another project replaces everything that belonged to the first:
@@ -21,7 +23,7 @@ func TestProjectSwitchLeavesNothingStale(t *testing.T) {
 
 	// Details of a chat state.
 	b.wb.SelectState("S1")
-	if len(chat.details.box.Objects) < 2 {
+	if len(chat.details.Rows()) < 2 {
 		t.Fatal("selecting a chat state shows no details")
 	}
 	// A Find with an error.
@@ -59,7 +61,7 @@ func TestProjectSwitchLeavesNothingStale(t *testing.T) {
 		ok   bool
 		what string
 	}{
-		"details": {len(s.details.box.Objects) == 1 && b.wb.detailsHolder.Objects[0] == s.details.Content(),
+		"details": {len(s.details.Rows()) == 1 && b.wb.detailsHolder.Objects[0] == s.details.Content(),
 			"the details panel still shows the previous project's state"},
 		"test": {len(s.test.lines) == 0 && s.test.verdicts.Text == "" && b.wb.testHolder.Objects[0] == s.test.Content() &&
 			!strings.Contains(s.test.adapter.Text, "chat"), "the Test tab keeps the previous project's runs or adapter"},
@@ -80,8 +82,8 @@ func TestProjectSwitchLeavesNothingStale(t *testing.T) {
 	if strings.Contains(s.offline.summary.Text, "adapter") {
 		t.Errorf("the offline run used a stale suite: %q", s.offline.summary.Text)
 	}
-	if l, ok := s.details.box.Objects[0].(*widget.Label); !ok || !strings.Contains(l.Text, "Click a state") {
-		t.Errorf("details panel: %#v", s.details.box.Objects[0])
+	if l, ok := s.details.Rows()[0].(*widget.Label); !ok || !strings.Contains(l.Text, "Click a state") {
+		t.Errorf("details panel: %#v", s.details.Rows()[0])
 	}
 }
 
@@ -138,7 +140,7 @@ func TestNewExplorationRefreshesDetails(t *testing.T) {
 	b.wb.SelectState("S3")
 	labels := func() string {
 		var all []string
-		for _, o := range b.wb.s.details.box.Objects {
+		for _, o := range b.wb.s.details.Rows() {
 			if l, ok := o.(*widget.Label); ok {
 				all = append(all, l.Text)
 			}
@@ -161,7 +163,7 @@ func TestNewExplorationRefreshesDetails(t *testing.T) {
 		if i := doc.StateIndex(id); i < 0 || !strings.Contains(now, doc.States[i].Vars[0].Value) {
 			t.Errorf("the details do not show more_items' %s:\n%s", id, now)
 		}
-	} else if !strings.Contains(now, detailsHint) {
+	} else if !strings.Contains(now, graphview.Hint) {
 		t.Errorf("nothing selected, yet the details show:\n%s", now)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // shrinkRepeats is K for the Shrink button: runs per candidate.
@@ -15,8 +16,8 @@ const shrinkRepeats = 4
 
 // newShrinkButton is the failure panel's Shrink button: it shrinks the
 // test's first failing run against the implementation (see Shrink).
-func (tv *TestView) newShrinkButton() *escButton {
-	b := newButton("Shrink", tv.Shrink)
+func (tv *TestView) newShrinkButton() *widgets.Button {
+	b := widgets.NewButton("Shrink", tv.Shrink)
 	b.Disable()
 	return b
 }
@@ -154,7 +155,7 @@ func (tv *TestView) shrunk(gen int, res *conform.ShrinkResult, text string, d dr
 	tv.failure.SetText(tv.report)
 	tv.bottom.SelectIndex(1)
 	if tv.wb.s.test == tv {
-		tv.wb.views.open(viewRun)
+		tv.wb.views.Open(tv.RunView())
 	}
 	if !tv.onScreen() {
 		return

@@ -10,12 +10,15 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/modex/modex/ui/graphview"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // detailsText is what the details panel says, its labels joined.
-func detailsText(d *Details) string {
+func detailsText(d *graphview.Inspector) string {
 	var sb strings.Builder
-	for _, o := range d.box.Objects {
+	for _, o := range d.Rows() {
 		if l, ok := o.(*widget.Label); ok {
 			sb.WriteString(l.Text + "\n")
 		}
@@ -107,8 +110,8 @@ func TestFindMarksStayWhileStepping(t *testing.T) {
 	n := len(b.wb.s.matches)
 	found := func() int {
 		k := 0
-		for _, c := range b.wb.Graph().marks {
-			if c == markFound {
+		for _, c := range b.wb.Graph().Marks() {
+			if c == graphview.MarkFound {
 				k++
 			}
 		}
@@ -152,14 +155,14 @@ func TestCompareAndPathReadable(t *testing.T) {
 	}
 	b.wb.SelectState("S4")
 	g.OnCompare(a, c)
-	if g.marks[c] != markCompared {
-		t.Errorf("the compared state is not marked: %v", g.marks)
+	if g.Marks()[c] != graphview.MarkCompared {
+		t.Errorf("the compared state is not marked: %v", g.Marks())
 	}
 	text := detailsText(b.wb.s.details)
 	if !strings.Contains(text, "S4: ") || !strings.Contains(text, "S6: ") {
 		t.Errorf("comparison %q", text)
 	}
-	for _, o := range b.wb.s.details.box.Objects {
+	for _, o := range b.wb.s.details.Rows() {
 		if l, ok := o.(*widget.Label); ok && l.TextStyle.Monospace && l.Wrapping != fyne.TextWrapOff {
 			t.Errorf("the value %q wraps", l.Text)
 		}
@@ -167,8 +170,8 @@ func TestCompareAndPathReadable(t *testing.T) {
 	// S6 is reached through a timeout: the path lists it without a number.
 	b.wb.SelectState("S6")
 	var path []string
-	for _, o := range b.wb.s.details.box.Objects {
-		if bt, ok := o.(*escButton); ok && strings.HasSuffix(bt.Text, "(timeout)") && !strings.Contains(bt.Text, "→") {
+	for _, o := range b.wb.s.details.Rows() {
+		if bt, ok := o.(*widgets.Button); ok && strings.HasSuffix(bt.Text, "(timeout)") && !strings.Contains(bt.Text, "→") {
 			path = append(path, bt.Text)
 		}
 	}
@@ -217,7 +220,7 @@ func TestLayoutMinimums(t *testing.T) {
 	offset := b.wb.splits[0].Offset
 	b.wb.togglePanel()
 	b.wb.toggleDetails()
-	if b.wb.body.Objects[0] != b.wb.views.content || b.wb.graphHolder.Objects[0] != b.wb.center {
+	if b.wb.body.Objects[0] != b.wb.views.Content() || b.wb.graphHolder.Objects[0] != b.wb.center {
 		t.Fatalf("with both panels hidden the window shows %T", b.wb.body.Objects[0])
 	}
 	b.wb.togglePanel()
@@ -234,7 +237,7 @@ func TestWheelOverFieldsScrollsTheEditor(t *testing.T) {
 	b.open("../projects/chat/chat.toml")
 	b.wait()
 	ed := b.wb.s.editor
-	sc := ed.content.(*fyne.Container).Objects[0].(*container.Scroll)
+	sc := ed.Content().(*fyne.Container).Objects[0].(*container.Scroll)
 	f := ed.Field("filters.0")
 	if f == nil {
 		t.Fatal("no filters.0 field")
@@ -247,7 +250,7 @@ func TestWheelOverFieldsScrollsTheEditor(t *testing.T) {
 	}
 	// It takes no other event: clicks, hovering, dragging and the keyboard
 	// reach the fields under it.
-	var pass any = ed.content.(*fyne.Container).Objects[1]
+	var pass any = ed.Content().(*fyne.Container).Objects[1]
 	for name, takes := range map[string]bool{
 		"taps":     is[fyne.Tappable](pass),
 		"hovering": is[desktop.Hoverable](pass),

@@ -11,8 +11,10 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // logColumns are the step log's columns, with their widths.
@@ -187,7 +189,7 @@ type tipLayer struct {
 	layer *fyne.Container
 	box   *fyne.Container
 	label *widget.Label
-	gen   int // tooltips shown: each goes after tooltipLinger unless another came
+	gen   int // tooltips shown: each goes after widgets.TooltipLinger unless another came
 }
 
 func newTipLayer() *tipLayer {
@@ -226,8 +228,8 @@ func (t *tipLayer) show(text string, o fyne.CanvasObject, style fyne.TextStyle) 
 	t.layer.Refresh()
 	t.gen++
 	gen := t.gen
-	time.AfterFunc(tooltipLinger, func() { // see GraphView.hoverGen
-		post(func() {
+	time.AfterFunc(widgets.TooltipLinger, func() { // see graphview.View.hoverGen
+		widgets.Post(func() {
 			if t.gen == gen {
 				t.hide()
 			}

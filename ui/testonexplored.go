@@ -2,9 +2,11 @@ package ui
 
 import (
 	"fmt"
+	"image/color"
 
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
+	"github.com/modex/modex/ui/graphview"
 )
 
 // A test can be watched on the explored graph instead of its own graph of
@@ -89,21 +91,21 @@ func (tv *TestView) remark() {
 	x, full := wb.s.last, wb.s.full
 	wb.mu.Unlock()
 	drawn := wb.drawnIndex()
-	marks := map[int]colorNRGBA{}
+	marks := map[int]color.NRGBA{}
 	for _, s := range full.States {
 		key := x.StateKey(int(s.Model))
-		c, ok := markPath, vk.all[key]
+		c, ok := graphview.MarkPath, vk.all[key]
 		switch {
 		case vk.failed[key]:
-			c, ok = markCurrent, true
+			c, ok = graphview.MarkCurrent, true
 		case key == vk.current:
-			c = markSelected
+			c = graphview.MarkSelected
 		}
 		if !ok {
 			continue
 		}
 		if i := drawn(s.ID); i >= 0 {
-			if old, had := marks[i]; !had || old == markPath {
+			if old, had := marks[i]; !had || old == graphview.MarkPath {
 				marks[i] = c
 			}
 		}

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"image/color"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,10 +13,16 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
+
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/area"
+	"github.com/modex/modex/ui/chart"
+	"github.com/modex/modex/ui/graphview"
+	"github.com/modex/modex/ui/seqchart"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // TestView runs online tests from the workbench and shows them live: the
@@ -23,16 +30,16 @@ import (
 // red; a step log, counters and a coverage chart follow the run.
 type TestView struct {
 	wb       *Workbench
-	runs     *Entry
-	steps    *Entry
-	seed     *Entry
-	strategy *escSelect
-	adapter  *Entry
-	startB   *escButton
-	stop     *escButton
+	runs     *widgets.Entry
+	steps    *widgets.Entry
+	seed     *widgets.Entry
+	strategy *widgets.Select
+	adapter  *widgets.Entry
+	startB   *widgets.Button
+	stop     *widgets.Button
 	counters *widget.Label
 	verdicts *widget.Label
-	chart    *CoverageChart
+	chart    *chart.Coverage
 	log      *widget.Table
 	tips     *tipLayer // the step log's tooltips
 	lines    []logLine // UI goroutine only
@@ -41,7 +48,7 @@ type TestView struct {
 	failure *widget.Entry
 	report  string // the failure panel's text; UI goroutine only
 	bottom  *container.AppTabs
-	shrinkB *escButton
+	shrinkB *widgets.Button
 	// The test's first failing run, its test and saved file, for Shrink
 	// (UI goroutine).
 	firstFail *conform.RunResult
@@ -65,7 +72,7 @@ type TestView struct {
 	// explored, when ticked, shows the test on the explored graph
 	// (testonexplored.go); marked is what it marks there, config the
 	// configuration the test runs.
-	explored *escCheck
+	explored *widgets.Check
 	marked   *visitedKeys
 	config   string
 	// failNote says, beside the Shrink button, how the shrinking goes.
@@ -75,7 +82,7 @@ type TestView struct {
 	// seq draws the current run as a sequence chart, or the first failing
 	// run once one fails (seqPinned); seqSteps and seqNodes are that run's
 	// last steps and their graph nodes (UI goroutine).
-	seq        *SeqChart
+	seq        *seqchart.Chart
 	seqRun     int
 	seqSteps   []conform.StepRecord
 	seqNodes   []string
@@ -137,25 +144,25 @@ func NewTestView(wb *Workbench) *TestView {
 	for _, st := range conform.Strategies() {
 		strategies = append(strategies, string(st))
 	}
-	tv.strategy = newSelect(strategies, nil)
+	tv.strategy = widgets.NewSelect(strategies, nil)
 	tv.strategy.SetSelected(strategies[0])
 	tv.adapter = newEntry(wb)
 	tv.adapter.PlaceHolder = "adapter command (from the project)"
-	tv.startB = newButton("Start", tv.Start)
+	tv.startB = widgets.NewButton("Start", tv.Start)
 	tv.startB.Importance = widget.HighImportance
-	tv.stop = newButton("Stop", tv.Stop)
+	tv.stop = widgets.NewButton("Stop", tv.Stop)
 	tv.stop.Disable()
 	tv.counters = widget.NewLabel("")
 	tv.counters.Wrapping = fyne.TextWrapWord
 	tv.verdicts = widget.NewLabel("")
 	tv.verdicts.Wrapping = fyne.TextWrapWord
-	tv.chart = NewCoverageChart()
+	tv.chart = chart.NewCoverage()
 	tv.tips = newTipLayer()
 	tv.log = tv.newStepLog()
 	// A label and its field a row: the side panel is narrow.
 	form := container.New(layout.NewFormLayout(), widget.NewLabel("runs"), tv.runs, widget.NewLabel("steps per run"), tv.steps,
 		widget.NewLabel("seed"), tv.seed, widget.NewLabel("strategy"), tv.strategy, widget.NewLabel("adapter"), tv.adapter)
-	tv.explored = newCheck("on the explored graph", tv.setOnExplored)
+	tv.explored = widgets.NewCheck("on the explored graph", tv.setOnExplored)
 	top := container.NewVBox(form, container.NewHBox(tv.startB, tv.stop), tv.explored, tv.campaignRow(), tv.verdicts)
 	// The failure panel: the first failure of a test, whole, selectable and
 	// copyable (read-only: edits are undone), with the saved run and the
@@ -169,7 +176,7 @@ func NewTestView(wb *Workbench) *TestView {
 			tv.failure.SetText(tv.report)
 		}
 	}
-	copyB := newButton("Copy", func() {
+	copyB := widgets.NewButton("Copy", func() {
 		if a := fyne.CurrentApp(); a != nil {
 			a.Clipboard().SetContent(tv.report)
 		}
@@ -187,7 +194,7 @@ func NewTestView(wb *Workbench) *TestView {
 	// the chart above, the log, failure and sequence chart below, a divider
 	// the user moves. The chart's part holds the counters and the chart
 	// (its legend and x axis say what it counts).
-	chart := headAbove(tv.counters, tv.chart)
+	chart := widgets.HeadAbove(tv.counters, tv.chart)
 	tv.chartPanel = chart
 	lower := container.NewVSplit(chart, tv.bottom)
 	lower.Offset = 0.42
@@ -209,9 +216,9 @@ func (tv *TestView) setCounters(text string) {
 // Content is the side panel's Test tab: the settings and controls.
 func (tv *TestView) Content() fyne.CanvasObject { return tv.content }
 
-// Results is the Test run view of the central area: the coverage chart,
+// RunView is the Test run view of the central area: the coverage chart,
 // the step log, the failure and the sequence chart.
-func (tv *TestView) Results() fyne.CanvasObject { return tv.results }
+func (tv *TestView) RunView() area.View { return area.Pane{Name: "Test run", Body: tv.results} }
 
 // projectChanged fills the settings from the project's [test] and [adapter]
 // (through the same run setup the command line uses).
@@ -356,7 +363,7 @@ func (tv *TestView) clear(unit string) {
 		if tv.wb.tabs.Selected() != tv.wb.testTab {
 			tv.wb.tabs.Select(tv.wb.testTab) // a test is watched in its tab
 		}
-		tv.wb.views.open(viewRun) // beside its graph
+		tv.wb.views.Open(tv.RunView()) // beside its graph
 	}
 	tv.lines, tv.actions, tv.dropped, tv.runsDone = nil, 0, 0, 0
 	tv.setCounters("")
@@ -461,7 +468,7 @@ func (tv *TestView) flush(ri runInfo) {
 		return
 	}
 	var lines []logLine
-	var points []ChartPoint
+	var points []chart.Point
 	var seq []seqItem
 	report := "" // the first failure among these
 	var first *conform.RunResult
@@ -477,7 +484,7 @@ func (tv *TestView) flush(ri runInfo) {
 			n := v.Add(it)
 			if it.Step > 0 { // a timeout is not a step
 				steps++
-				points = append(points, ChartPoint{v.ModelStates(), v.Transitions()}) // the chart counts steps too
+				points = append(points, chart.Point{States: v.ModelStates(), Trans: v.Transitions()}) // the chart counts steps too
 			}
 			id := v.ID(n)
 			lines = append(lines, logLine{cells: stepCells(it, id), node: id})
@@ -596,16 +603,16 @@ func (tv *TestView) show(d drawing, current int) {
 	if !g.UserZoomed() {
 		g.Fit()
 	}
-	marks := map[int]colorNRGBA{}
+	marks := map[int]color.NRGBA{}
 	for i, s := range d.view.States {
 		if s.Error != "" {
-			marks[i] = markCurrent
+			marks[i] = graphview.MarkCurrent
 		}
 	}
 	if current >= 0 {
 		if i := d.view.StateIndex(d.doc.States[current].ID); i >= 0 {
 			if d.doc.States[current].Error == "" {
-				marks[i] = markSelected
+				marks[i] = graphview.MarkSelected
 			}
 		}
 	}

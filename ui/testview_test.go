@@ -13,8 +13,10 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/graphview"
 )
 
 // startAndWait starts a test in the Test tab and waits for its result.
@@ -130,10 +132,10 @@ func TestLiveOnlineTest(t *testing.T) {
 	}
 	// Its details: the path the run took there, and what the model enables.
 	d := b.wb.s.details
-	if !pump(10*time.Second, func() bool { return len(d.actions.Objects) > 0 }) {
+	if !pump(10*time.Second, func() bool { return len(d.ActionRows()) > 0 }) {
 		t.Error("no enabled actions shown for the visited state")
 	}
-	for _, o := range d.box.Objects {
+	for _, o := range d.Rows() {
 		if l, ok := o.(*widget.Label); ok && strings.Contains(l.Text, "not reachable") {
 			t.Error("a visited state is shown as not reachable")
 		}
@@ -188,7 +190,7 @@ func TestLiveOnlineTest(t *testing.T) {
 	}
 	b.wb.Graph().Select(-1)
 	prev := ch.Messages[len(ch.Messages)-2]
-	tv.seq.Tapped(&fyne.PointEvent{Position: fyne.NewPos(10, float32(tv.seq.lay.Y[len(ch.Messages)-2]))})
+	tv.seq.Tapped(&fyne.PointEvent{Position: fyne.NewPos(10, float32(tv.seq.MessageY(len(ch.Messages)-2)))})
 	if sel := b.wb.Graph().Selected(); sel < 0 || b.wb.Graph().Doc().States[sel].ID != prev.State {
 		t.Errorf("clicking the row of %s selected %d, want %s", prev.Label, sel, prev.State)
 	}
@@ -222,8 +224,8 @@ func TestShrinkButton(t *testing.T) {
 		t.Fatalf("no failure to shrink: %d runs, first %v", len(res.Runs), tv.firstFail)
 	}
 	// The details of an explored state would be stale beside the test's graph.
-	if l, ok := b.wb.s.details.box.Objects[0].(*widget.Label); !ok || !strings.Contains(l.Text, "test's graph") {
-		t.Errorf("the details panel still shows %v", b.wb.s.details.box.Objects[0])
+	if l, ok := b.wb.s.details.Rows()[0].(*widget.Label); !ok || !strings.Contains(l.Text, "test's graph") {
+		t.Errorf("the details panel still shows %v", b.wb.s.details.Rows()[0])
 	}
 	from := tv.firstFail.Failure.Step
 	tv.Shrink()
@@ -249,12 +251,12 @@ func TestShrinkButton(t *testing.T) {
 	g := b.wb.Graph()
 	red := 0
 	for i, s := range g.Doc().States {
-		if s.Error != "" && g.marks[i] == markCurrent {
+		if s.Error != "" && g.Marks()[i] == graphview.MarkCurrent {
 			red++
 		}
 	}
-	if red != 1 || len(g.marks) != len(g.Doc().States) || len(g.Doc().States) > 6 {
-		t.Errorf("shrunk run on the graph: %d red of %d states, %d marked", red, len(g.Doc().States), len(g.marks))
+	if red != 1 || len(g.Marks()) != len(g.Doc().States) || len(g.Doc().States) > 6 {
+		t.Errorf("shrunk run on the graph: %d red of %d states, %d marked", red, len(g.Doc().States), len(g.Marks()))
 	}
 }
 
@@ -293,13 +295,14 @@ func checkDashboard(t *testing.T, b *bench, tv *TestView) {
 		t.Error("the tooltip stays after the mouse left")
 	}
 	ch := tv.chart
-	if ch.total != tv.actions || ch.last.States < 2 || ch.last.Trans < ch.last.States-1 {
-		t.Errorf("chart: %d steps (log %d), last %+v", ch.total, tv.actions, ch.last)
+	if ch.Steps() != tv.actions || ch.Last().States < 2 || ch.Last().Trans < ch.Last().States-1 {
+		t.Errorf("chart: %d steps (log %d), last %+v", ch.Steps(), tv.actions, ch.Last())
 	}
-	r := test.WidgetRenderer(ch).(*chartRenderer)
-	top, _ := strconv.Atoi(r.texts[txTop].Text)
-	if top < ch.last.Trans || top < ch.last.States || r.texts[txEnd].Text != strconv.Itoa(ch.total) || r.texts[txUnit].Text != "steps" {
-		t.Errorf("axes: top %q, end %q, unit %q for %+v after %d", r.texts[txTop].Text, r.texts[txEnd].Text, r.texts[txUnit].Text, ch.last, ch.total)
+	test.WidgetRenderer(ch) // drawn
+	topText, end, unit := ch.Axes()
+	top, _ := strconv.Atoi(topText)
+	if top < ch.Last().Trans || top < ch.Last().States || end != strconv.Itoa(ch.Steps()) || unit != "steps" {
+		t.Errorf("axes: top %q, end %q, unit %q for %+v after %d", topText, end, unit, ch.Last(), ch.Steps())
 	}
 	b.wb.tabs.SelectIndex(2) // the Test tab, laid out
 	if ch.Size().Height < 100 {

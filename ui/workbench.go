@@ -1,13 +1,22 @@
-// Package ui is the Modex workbench: Fyne widgets and screens. It talks to
-// the engine through its public API only and never blocks the UI goroutine:
+// Package ui is the Modex workbench: the window, its menus and panels, the
+// session of an open project, and the wiring of the views. It talks to the
+// engine through its public API only and never blocks the UI goroutine:
 // model loading, exploration, layout and drawing run in goroutines and hand
 // their results back with fyne.Do, newest first, superseded ones dropped.
+//
+// The views live in packages of their own, which never import ui: the
+// central area (area), the graph and its inspector (graphview), the
+// configuration editor (configeditor), the model's source (modelview), the
+// sequence chart (seqchart), the timeline (timeline), the coverage chart
+// (chart), and the small widgets they share (widgets). The test dashboard,
+// the offline suites and replay, and the campaign panel are still in ui.
 package ui
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"image/color"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -22,12 +31,18 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
+
 	"github.com/modex/modex/assets"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/engine/privdir"
 	"github.com/modex/modex/graph"
 	"github.com/modex/modex/projects"
+	"github.com/modex/modex/ui/area"
+	"github.com/modex/modex/ui/configeditor"
+	"github.com/modex/modex/ui/graphview"
+	"github.com/modex/modex/ui/modelview"
+	"github.com/modex/modex/ui/widgets"
 )
 
 // DrawLimit is the largest graph (in states) drawn whole at all; larger
@@ -62,15 +77,15 @@ type Workbench struct {
 
 	// widgets
 	title   *widget.Label
-	configs *escSelect
-	explore *escButton
-	stop    *escButton
+	configs *widgets.Select
+	explore *widgets.Button
+	stop    *widgets.Button
 	// bound is the workbench's own bound on the states of an exploration
 	// whose configuration sets none (a preference; DefaultStateBound);
 	// continueB raises it and explores again, shown when it was reached.
 	bound     int
 	usedBound int
-	continueB *escButton
+	continueB *widgets.Button
 	// splits are the panels' dividers (tabs | graph, graph | details),
 	// kept in the preferences with the window's size.
 	splits [2]*container.Split
@@ -84,27 +99,27 @@ type Workbench struct {
 	// under software rendering takes the CPU the exploration needs.
 	progress *widget.ProgressBar
 	counts   *widget.Label
-	status   *oneLine
+	status   *widgets.OneLine
 	note     *widget.Label
-	graph    *GraphView
-	model_   *ModelView
+	graph    *graphview.View
+	model_   *modelview.View
 	edHolder *fyne.Container
 	tabs     *container.AppTabs
-	radiusS  *escSelect
-	minimal  *widget.Check // show the minimised graph
-	byMenu   *escButton    // the overviews the model suggests
-	pathMode *escSelect    // path views of the selected state
+	radiusS  *widgets.Select
+	minimal  *widget.Check   // show the minimised graph
+	byMenu   *widgets.Button // the overviews the model suggests
+	pathMode *widgets.Select // path views of the selected state
 	// pathShown says the graph shows a path view (see showPath).
 	pathShown bool
 	// largeMode and overviewBy choose how graphs too large to draw whole
 	// are shown: an overview (by an expression) or a neighbourhood.
-	largeMode  *escSelect
-	overviewBy *Entry
+	largeMode  *widgets.Select
+	overviewBy *widgets.Entry
 	// holders of the session's panels, swapped when a project opens: the
 	// side panel's tabs, the central area's result views, the inspector
 	holders
 	// views is the central area: the graph and the result views.
-	views *viewArea
+	views *area.Area
 	// testTab is the Test tab: while it is selected the graph is the
 	// test's (when a test ran), elsewhere the exploration's.
 	testTab *container.TabItem
@@ -137,34 +152,34 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 	wb := &Workbench{win: win, app: a, dialogs: dialogs, radius: 2, consent: DefaultConsent()}
 	wb.confirm = wb.confirmDialog
 	wb.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	wb.configs = newSelect(nil, nil)
+	wb.configs = widgets.NewSelect(nil, nil)
 	wb.configs.OnChanged = wb.selectConfig
-	cfgMenu := newButton("…", wb.configMenu)
-	wb.explore = newButton("Explore", wb.Explore)
+	cfgMenu := widgets.NewButton("…", wb.configMenu)
+	wb.explore = widgets.NewButton("Explore", wb.Explore)
 	wb.explore.Importance = widget.HighImportance
-	wb.stop = newButton("Cancel", wb.Cancel)
+	wb.stop = widgets.NewButton("Cancel", wb.Cancel)
 	wb.stop.Disable()
 	wb.bound = DefaultStateBound
 	if a != nil {
 		wb.bound = a.Preferences().IntWithFallback(stateBoundKey, DefaultStateBound)
 	}
-	wb.continueB = newButton("Continue", wb.continueExploring)
+	wb.continueB = widgets.NewButton("Continue", wb.continueExploring)
 	wb.continueB.Hide()
 	wb.progress = widget.NewProgressBar()
 	wb.progress.TextFormatter = func() string { return "" } // a bar, not a button-like label: the counts say what runs
 	wb.progress.Hide()
 	wb.counts = widget.NewLabel("")
-	wb.status = newOneLine("Open a project to begin.")
+	wb.status = widgets.NewOneLine("Open a project to begin.")
 	wb.status.Truncation = fyne.TextTruncateEllipsis
 	wb.note = widget.NewLabel("")
 	wb.note.Wrapping = fyne.TextWrapWord
 	wb.note.Hide()
-	wb.graph = NewGraphView()
+	wb.graph = graphview.New()
 	wb.graph.OnCompare = func(a, b int) {
 		if v := wb.graph.Doc(); v != nil {
 			wb.s.details.ShowDiff(&v.States[a], &v.States[b])
 			// Both states marked: the selected one, the compared one.
-			wb.graph.SetMarks(map[int]colorNRGBA{b: markCompared})
+			wb.graph.SetMarks(map[int]color.NRGBA{b: graphview.MarkCompared})
 			wb.status.SetText(fmt.Sprintf("Comparing %s with %s (Ctrl+click another state to compare it instead)", v.States[a].ID, v.States[b].ID))
 		}
 	}
@@ -186,19 +201,19 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 		}
 		wb.SelectState(wb.graph.Doc().States[i].ID) // recentres a graph shown in part
 	}
-	wb.model_ = NewModelView(wb.Reload)
+	wb.model_ = modelview.New(wb.Reload)
 	wb.edHolder = container.NewStack()
 	wb.holders = newHolders()
 	wb.testTab = container.NewTabItem("Test", wb.testHolder)
 	wb.tabs = container.NewAppTabs(
 		container.NewTabItem("Configuration", wb.edHolder),
-		container.NewTabItem("Model", wb.model_.content),
+		container.NewTabItem("Model", wb.model_.Content()),
 		wb.testTab,
 		container.NewTabItem("Offline", wb.offlineHolder),
 	)
 	wb.tabs.OnSelected = wb.tabChanged
 	wb.setSession(newSession(wb, nil))
-	wb.radiusS = newSelect([]string{"1", "2", "3", "4", "6"}, func(v string) {
+	wb.radiusS = widgets.NewSelect([]string{"1", "2", "3", "4", "6"}, func(v string) {
 		n, _ := strconv.Atoi(v)
 		wb.mu.Lock()
 		changed := n != wb.radius
@@ -235,7 +250,7 @@ func (wb *Workbench) MaxUIWork() time.Duration { return time.Duration(wb.maxUIWo
 
 // do runs f on the UI goroutine and records how long it took.
 func (wb *Workbench) do(f func()) {
-	post(func() {
+	widgets.Post(func() {
 		start := time.Now()
 		f()
 		d := int64(time.Since(start))
@@ -249,10 +264,10 @@ func (wb *Workbench) do(f func()) {
 }
 
 // Graph returns the graph view.
-func (wb *Workbench) Graph() *GraphView { return wb.graph }
+func (wb *Workbench) Graph() *graphview.View { return wb.graph }
 
 // Editor returns the configuration editor, or nil.
-func (wb *Workbench) Editor() *ConfigEditor { return wb.s.editor }
+func (wb *Workbench) Editor() *configeditor.Editor { return wb.s.editor }
 
 // Status returns the status line text.
 func (wb *Workbench) Status() string { return wb.status.Text }
@@ -309,7 +324,7 @@ func (wb *Workbench) setProject(p *projects.Project) {
 	wb.graph.Reset("")
 	wb.note.Hide() // the closed project's overview note (a model that does not load shows none)
 	if wb.views != nil {
-		wb.views.show(viewGraph, false) // the new project's graph, not the closed one's empty result views
+		wb.views.Show(wb.graphPane(), false) // the new project's graph, not the closed one's empty result views
 	}
 	wb.title.SetText(p.Name)
 	wb.loadModel()
@@ -401,8 +416,8 @@ func (wb *Workbench) rebuildEditor() {
 		return
 	}
 	wb.dropFocus()
-	wb.s.editor = NewConfigEditor(wb.s.project, wb.s.model, wb.s.config, wb.configEdited)
-	wb.s.editor.wb = wb
+	wb.s.editor = configeditor.New(wb.s.project, wb.s.model, wb.s.config, wb.configEdited)
+	wb.s.editor.Shortcut = wb.runShortcut
 	wb.s.editor.OnInvalid = func() { // half-typed: no re-exploration of an earlier prefix
 		if wb.exploreT != nil {
 			wb.exploreT.Stop()
@@ -426,7 +441,7 @@ func (wb *Workbench) configEdited() {
 
 // dropFocus takes the keyboard focus from whatever has it, before the
 // widgets it may be among are replaced: a removed widget kept the focus
-// and took the next keys (see onCanvas).
+// and took the next keys (see widgets.OnCanvas).
 func (wb *Workbench) dropFocus() {
 	if c := wb.win.Canvas(); c != nil && c.Focused() != nil {
 		c.Unfocus()
@@ -729,7 +744,7 @@ func Run(a fyne.App, path, config, trace string, dialogs func(fyne.Window) Dialo
 		a.Lifecycle().SetOnStarted(func() {
 			wb.fitScreen()
 			mon = StartStallMonitor(5 * time.Millisecond)
-			time.AfterFunc(500*time.Millisecond, func() { post(func() { mon.Reset(); wb.Explore() }) })
+			time.AfterFunc(500*time.Millisecond, func() { widgets.Post(func() { mon.Reset(); wb.Explore() }) })
 		})
 		defer func() {
 			if mon != nil {

@@ -9,13 +9,15 @@ import (
 	"time"
 
 	_ "early.modex/localefix" // quiet Fyne under the C locale
-
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/modex/modex/engine/conform"
+	"github.com/modex/modex/ui/graphview"
+	"github.com/modex/modex/ui/widgets"
 )
 
 type bench struct {
@@ -94,9 +96,9 @@ func TestOpenExploreHover(t *testing.T) {
 	g := wb.Graph()
 	var target fyne.Position
 	found := false
-	for _, n := range g.lay.Nodes {
-		if n.State >= 0 && g.doc.States[n.State].Kind == "passive" {
-			target, found = g.toScreen(n.Center), true
+	for _, n := range g.Layout().Nodes {
+		if n.State >= 0 && g.Doc().States[n.State].Kind == "passive" {
+			target, found = g.ToScreen(n.Center), true
 			break
 		}
 	}
@@ -117,8 +119,8 @@ func TestOpenExploreHover(t *testing.T) {
 	}
 	// Clicking a state fills the details panel and marks its path.
 	test.TapAt(g, target)
-	if g.Selected() < 0 || len(g.marks) == 0 {
-		t.Errorf("selection %d, marks %v", g.Selected(), g.marks)
+	if g.Selected() < 0 || len(g.Marks()) == 0 {
+		t.Errorf("selection %d, marks %v", g.Selected(), g.Marks())
 	}
 }
 
@@ -221,8 +223,8 @@ func TestFindStates(t *testing.T) {
 	b.wb.s.find.SetText("pending(s) == 1")
 	b.wb.Find()
 	pump(10*time.Second, func() bool { return strings.Contains(b.wb.Status(), "match") })
-	if !strings.Contains(b.wb.Status(), "4 states match") || len(b.wb.Graph().marks) != 4 {
-		t.Errorf("status %q, %d marks", b.wb.Status(), len(b.wb.Graph().marks))
+	if !strings.Contains(b.wb.Status(), "4 states match") || len(b.wb.Graph().Marks()) != 4 {
+		t.Errorf("status %q, %d marks", b.wb.Status(), len(b.wb.Graph().Marks()))
 	}
 	b.wb.s.find.SetText("pending(s) ==")
 	b.wb.Find()
@@ -414,35 +416,6 @@ func TestDialogsStartInProjectFolder(t *testing.T) {
 	}
 }
 
-// A tooltip wider than the view is wrapped to fit it.
-func TestTooltipWrapsToView(t *testing.T) {
-	long := strings.Repeat("x", 300)
-	lines := wrapToWidth([]string{"short", long}, 400, 12)
-	if len(lines) < 3 || lines[0] != "short" {
-		t.Fatalf("lines %q", lines)
-	}
-	w := fyne.MeasureText("M", 12, fyne.TextStyle{Monospace: true}).Width
-	for _, l := range lines {
-		if float32(len([]rune(l)))*w > 400+w*2 {
-			t.Errorf("line of %d characters is wider than 400", len(l))
-		}
-	}
-	if strings.Join(lines[1:], "") != strings.Repeat("x", 300)+strings.Repeat("  ", len(lines)-2) && strings.ReplaceAll(strings.Join(lines[1:], ""), " ", "") != long {
-		t.Error("wrapping lost characters")
-	}
-	// Values break between their elements, not inside a name.
-	value := "clients = {" + strings.Repeat("Client1, ", 12) + "Client2}"
-	lines = wrapToWidth([]string{value}, 200, 12)
-	for i, l := range lines {
-		if i < len(lines)-1 && !strings.HasSuffix(l, ",") {
-			t.Errorf("line %d breaks inside a token: %q", i, l)
-		}
-	}
-	if strings.ReplaceAll(strings.Join(lines, ""), " ", "") != strings.ReplaceAll(value, " ", "") {
-		t.Errorf("wrapping changed the text: %q", lines)
-	}
-}
-
 // A graph too large to draw whole shows as an overview: by the default
 // expression at first, then by one the user types; clicking a class shows
 // its states.
@@ -456,7 +429,7 @@ func TestOverviewOfLargeGraph(t *testing.T) {
 	if v == nil || len(v.States) == 0 || v.States[0].Count == 0 || !strings.Contains(b.wb.note.Text, "Overview by len(s.clients): 4 classes, 3 arcs — chosen from the model") {
 		t.Fatalf("no overview by the number of clients: note %q", b.wb.note.Text)
 	}
-	if tip := StateTooltip(&v.States[2]); !strings.Contains(tip, "100 states in this class") || !strings.Contains(tip, "sample = S") || !strings.Contains(tip, "clients = ") {
+	if tip := graphview.StateTooltip(&v.States[2]); !strings.Contains(tip, "100 states in this class") || !strings.Contains(tip, "sample = S") || !strings.Contains(tip, "clients = ") {
 		t.Errorf("class tooltip without count or sample state:\n%s", tip)
 	}
 	b.wb.overviewBy.SetText("len(s.clients)")
@@ -609,11 +582,11 @@ func TestFindListAndNavigation(t *testing.T) {
 	b.wb.Find()
 	pump(10*time.Second, func() bool { return strings.Contains(b.wb.Status(), "match") })
 	d := b.wb.s.details
-	if len(b.wb.s.matches) != 1000 || len(d.box.Objects) != 1+maxMatchesListed {
-		t.Fatalf("%d matches, %d rows listed", len(b.wb.s.matches), len(d.box.Objects))
+	if len(b.wb.s.matches) != 1000 || len(d.Rows()) != 1+graphview.MaxMatchesListed {
+		t.Fatalf("%d matches, %d rows listed", len(b.wb.s.matches), len(d.Rows()))
 	}
 	// Clicking the second match goes there: the neighbourhood moves.
-	test.Tap(d.box.Objects[2].(*escButton))
+	test.Tap(d.Rows()[2].(*widgets.Button))
 	b.wait()
 	target := b.wb.s.matches[1]
 	if v := b.wb.Graph().Doc(); v == nil || v.StateIndex(target) < 0 || b.wb.s.center != target {
@@ -640,9 +613,9 @@ func TestCompareTwoStates(t *testing.T) {
 	g := b.wb.Graph()
 	at := func(id string) fyne.Position {
 		i := g.Doc().StateIndex(id)
-		for _, n := range g.lay.Nodes {
+		for _, n := range g.Layout().Nodes {
 			if n.State == i {
-				return g.toScreen(n.Center)
+				return g.ToScreen(n.Center)
 			}
 		}
 		t.Fatalf("no node %s", id)
@@ -657,7 +630,7 @@ func TestCompareTwoStates(t *testing.T) {
 	g.MouseDown(&desktop.MouseEvent{})
 	d := b.wb.s.details
 	var texts []string
-	for _, o := range d.box.Objects {
+	for _, o := range d.Rows() {
 		switch x := o.(type) {
 		case *widget.Label:
 			texts = append(texts, x.Text)
@@ -673,47 +646,6 @@ func TestCompareTwoStates(t *testing.T) {
 	if !strings.Contains(all, "S5 and S7: the variables that differ") || !strings.Contains(all, "members") ||
 		!strings.Contains(all, "Equal: clients") || g.Selected() != g.Doc().StateIndex("S5") {
 		t.Errorf("comparison:\n%s", all)
-	}
-}
-
-// Zooming keeps the selected state where it is on screen (buttons and
-// keys), and the point under the pointer (Ctrl+wheel).
-func TestZoomKeepsAnchor(t *testing.T) {
-	b := newBench(t)
-	b.open("../projects/chat/chat.toml")
-	b.wb.configs.SetSelected("hi_bye")
-	b.wait()
-	g := b.wb.Graph()
-	screen := func(state int) fyne.Position {
-		for _, n := range g.lay.Nodes {
-			if n.State == state {
-				return g.toScreen(n.Center).Subtract(g.scroll.Offset)
-			}
-		}
-		t.Fatal("no node")
-		return fyne.Position{}
-	}
-	g.SetZoom(1.5)
-	g.selected = g.Doc().StateIndex("S12")
-	// Scroll the selection into the middle of the view.
-	view := g.scroll.Size()
-	g.setOffset(screen(g.selected).Add(g.scroll.Offset).Subtract(fyne.NewPos(view.Width/2, view.Height/2)))
-	before := screen(g.selected)
-	if before.X < 0 || before.Y < 0 || before.X > view.Width || before.Y > view.Height {
-		t.Fatalf("the selection is not on screen: %v in %v", before, view)
-	}
-	g.ZoomIn()
-	after := screen(g.selected)
-	if d := after.Subtract(before); d.X*d.X+d.Y*d.Y > 4 {
-		t.Errorf("the selection moved from %v to %v", before, after)
-	}
-	// The wheel: the layout point under the pointer stays under it.
-	at := fyne.NewPos(200, 150)
-	l := g.toLayout(g.scroll.Offset.Add(at))
-	g.zoomAround(g.Zoom()*1.25, at)
-	if m := g.toLayout(g.scroll.Offset.Add(at)); (m.X-l.X)*(m.X-l.X)+(m.Y-l.Y)*(m.Y-l.Y) > 1 {
-		dx, dy := m.X-l.X, m.Y-l.Y
-		t.Errorf("the point under the pointer moved by (%.1f, %.1f)", dx, dy)
 	}
 }
 
@@ -786,7 +718,7 @@ func TestEscapeCancelsWhateverHasTheFocus(t *testing.T) {
 	b := newBench(t)
 	b.wb.AutoExplore = false
 	b.open("testdata/counter.star")
-	for _, f := range []fyne.Focusable{b.wb.configs, newCheck("c", nil), newEntry(b.wb), b.wb.explore} {
+	for _, f := range []fyne.Focusable{b.wb.configs, widgets.NewCheck("c", nil), newEntry(b.wb), b.wb.explore} {
 		b.wb.Explore()
 		pump(30*time.Second, func() bool {
 			var n int
@@ -910,19 +842,19 @@ func TestDomainsRemovableAndMenusHonest(t *testing.T) {
 		t.Fatal("figure1 has no Message domain field")
 	}
 	// The row of the Message domain: its label and its Remove button.
-	var remove *escButton
+	var remove *widgets.Button
 	for _, o := range test.LaidOutObjects(ed.Content()) {
 		c, ok := o.(*fyne.Container)
 		if !ok {
 			continue
 		}
 		var label bool
-		var bt *escButton
+		var bt *widgets.Button
 		for _, x := range c.Objects {
 			if l, ok := x.(*widget.Label); ok && l.Text == "Message =" {
 				label = true
 			}
-			if e, ok := x.(*escButton); ok && e.Text == "Remove" {
+			if e, ok := x.(*widgets.Button); ok && e.Text == "Remove" {
 				bt = e
 			}
 		}
@@ -979,8 +911,9 @@ func TestLayoutPersistsAndGraphFirst(t *testing.T) {
 		t.Errorf("restored %v %v %v", wb2.splits[0].Offset, wb2.splits[1].Offset, w2.Canvas().Size())
 	}
 	before := w2.Content().MinSize().Width
-	wb2.s.details.box.Objects = append(wb2.s.details.box.Objects, widget.NewLabel(strings.Repeat("a-very-long-value ", 200)))
-	wb2.s.details.box.Refresh()
+	box := wb2.s.details.Content().(*container.Scroll).Content.(*fyne.Container) // the inspector's rows
+	box.Objects = append(box.Objects, widget.NewLabel(strings.Repeat("a-very-long-value ", 200)))
+	box.Refresh()
 	if after := w2.Content().MinSize().Width; after > before+1 {
 		t.Errorf("a long value widened the window's minimum from %v to %v", before, after)
 	}

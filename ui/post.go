@@ -1,9 +1,0 @@
-package ui
-
-import "fyne.io/fyne/v2"
-
-// post runs f on the UI goroutine. It is fyne.Do; the package's tests
-// replace it with a queue that the test goroutine drains, because Fyne's test
-// driver runs fyne.Do callbacks on the calling goroutine, so background work
-// would touch widgets concurrently with the test.
-var post = fyne.Do
