@@ -159,13 +159,6 @@ func codeFeedback(tc *conform.TestConfig, cov *projects.Coverage) error {
 	if cov == nil {
 		return usagef("--strategy code follows the implementation's code coverage: measure it (--cover, and an implementation built for it: docs/coverage.md)")
 	}
-	cov.Always = true
-	reached := 0
-	tc.CodeFeedback = func() int {
-		count, _ := cov.Profile.Summary()
-		gained := count.Reached - reached
-		reached = count.Reached
-		return max(gained, 0)
-	}
+	tc.CodeFeedback = cov.Feedback()
 	return nil
 }

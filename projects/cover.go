@@ -116,6 +116,20 @@ func within(dir, path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
+// Feedback is the code strategy's (conform.TestConfig.CodeFeedback): the
+// statements the last run reached for the first time. It makes the
+// measurement run after every run.
+func (c *Coverage) Feedback() func() int {
+	c.Always = true
+	reached := 0
+	return func() int {
+		count, _ := c.Profile.Summary()
+		gained := count.Reached - reached
+		reached = count.Reached
+		return max(gained, 0)
+	}
+}
+
 // Close removes the folder.
 func (c *Coverage) Close() { os.RemoveAll(c.Dir) }
 

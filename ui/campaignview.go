@@ -114,6 +114,10 @@ func (tv *TestView) startCampaign(workers int) {
 	if !ok {
 		return
 	}
+	if tc.Strategy == conform.StrategyCode {
+		tv.verdicts.SetText("A campaign cannot use the code strategy: its workers do not measure the implementation's code coverage (run a test with it).")
+		return
+	}
 	command := tv.command()
 	// Jobs of at most 10 runs, at least two per worker.
 	jobRuns := max(1, min(10, tc.Runs/max(1, 2*workers)))

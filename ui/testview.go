@@ -40,6 +40,7 @@ type TestView struct {
 	counters *widget.Label
 	verdicts *widget.Label
 	chart    *chart.Coverage
+	cover    testCover
 	log      *widget.Table
 	tips     *tipLayer // the step log's tooltips
 	lines    []logLine // UI goroutine only
@@ -163,7 +164,7 @@ func NewTestView(wb *Workbench) *TestView {
 	form := container.New(layout.NewFormLayout(), widget.NewLabel("runs"), tv.runs, widget.NewLabel("steps per run"), tv.steps,
 		widget.NewLabel("seed"), tv.seed, widget.NewLabel("strategy"), tv.strategy, widget.NewLabel("adapter"), tv.adapter)
 	tv.explored = widgets.NewCheck("on the explored graph", tv.setOnExplored)
-	top := container.NewVBox(form, container.NewHBox(tv.startB, tv.stop), tv.explored, tv.campaignRow(), tv.verdicts)
+	top := container.NewVBox(form, tv.coverRow(), container.NewHBox(tv.startB, tv.stop), tv.explored, tv.campaignRow(), tv.verdicts)
 	// The failure panel: the first failure of a test, whole, selectable and
 	// copyable (read-only: edits are undone), with the saved run and the
 	// command that reruns it.
@@ -236,6 +237,7 @@ func (tv *TestView) projectChanged() {
 	tv.runs.SetText(strconv.Itoa(tc.Runs))
 	tv.steps.SetText(strconv.Itoa(tc.Steps))
 	tv.adapter.SetText(p.AdapterCommandLine())
+	tv.coverChanged(p)
 }
 
 // setup reads the settings fields into a test configuration: what the user
@@ -324,6 +326,13 @@ func (tv *TestView) start() {
 	wb.graph.FitNext() // the visited graph starts fitted, not at the last graph's zoom
 	tc.OnStep = func(s conform.StepRecord) { tv.push(s) }
 	tc.OnRun = func(r conform.RunResult) { tv.push(r) }
+	var impl conform.Implementation
+	env, err := tv.beginCover(ctx, &tc, func() conform.Implementation { return impl })
+	if err != nil {
+		tv.verdicts.SetText(err.Error())
+		tv.running(false)
+		return
+	}
 	command := tv.command()
 	started := time.Now()
 	done := make(chan struct{})
@@ -338,9 +347,12 @@ func (tv *TestView) start() {
 	}()
 	go func() {
 		var res *conform.TestResult
-		impl, err := p.Connect(ctx, m.Info(), command, "")
+		var err error
+		impl, err = p.ConnectWith(ctx, m.Info(), command, "", env)
+		code := ""
 		if err == nil {
 			res, err = conform.Test(ctx, m, cfg, impl, tc)
+			code = tv.endCover(ctx, impl)
 			impl.Close()
 		}
 		var size conform.ModelSize
@@ -352,7 +364,7 @@ func (tv *TestView) start() {
 		stopped := ctx.Err() != nil
 		close(done)
 		<-pumped // the last steps and failures are on screen before the verdict
-		wb.do(func() { tv.finished(gen, res, size, err, stopped, tc.Runs) })
+		wb.do(func() { tv.finished(gen, res, size, err, stopped, tc.Runs, code) })
 	}()
 }
 
@@ -484,7 +496,7 @@ func (tv *TestView) flush(ri runInfo) {
 			n := v.Add(it)
 			if it.Step > 0 { // a timeout is not a step
 				steps++
-				points = append(points, chart.Point{States: v.ModelStates(), Trans: v.Transitions()}) // the chart counts steps too
+				points = append(points, chart.Point{States: v.ModelStates(), Trans: v.Transitions(), Code: tv.cover.percent()}) // the chart counts steps too
 			}
 			id := v.ID(n)
 			lines = append(lines, logLine{cells: stepCells(it, id), node: id})
@@ -662,7 +674,7 @@ func (tv *TestView) jump(id string) {
 }
 
 // finished runs on the UI goroutine when the test ends.
-func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.ModelSize, err error, stopped bool, planned int) {
+func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.ModelSize, err error, stopped bool, planned int, code string) {
 	if gen != tv.gen {
 		return
 	}
@@ -674,7 +686,7 @@ func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.Mode
 			tv.wb.graph.SetMessage("The test did not run: " + err.Error())
 		}
 	default:
-		tv.verdicts.SetText(testHeadline(res, size, stopped, planned))
+		tv.verdicts.SetText(strings.TrimSpace(testHeadline(res, size, stopped, planned) + " " + code))
 	}
 	if tv.onScreen() {
 		tv.wb.status.SetText(tv.verdicts.Text)

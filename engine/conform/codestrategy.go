@@ -10,7 +10,8 @@ import (
 // coverage: after each run, TestConfig.CodeFeedback says how many
 // statements of the implementation it reached for the first time; the
 // controllable steps of a run that reached new code earn a reward (per
-// model state, action and arguments), which decays by half each run. The
+// model state, action and arguments), which decays by half each run and
+// goes when a run takes the step again and finds nothing new. The
 // tester prefers the candidates with the largest reward (at least half the
 // best), and, where none has one, the transitions not taken yet (the
 // coverage strategy). Given the seed and what the implementation does, it
@@ -48,9 +49,11 @@ func (t *tester) feedback() {
 			t.reward[k] = v
 		}
 	}
-	if gained > 0 {
-		for _, k := range t.runKeys {
+	for _, k := range t.runKeys {
+		if gained > 0 {
 			t.reward[k] += float64(gained)
+		} else {
+			delete(t.reward, k) // taken again, it found nothing new
 		}
 	}
 	t.runKeys = t.runKeys[:0]

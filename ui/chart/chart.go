@@ -18,8 +18,13 @@ import (
 const MaxPoints = 2048
 
 // Point is what a coverage chart plots after a step: the distinct
-// states and transitions covered so far (Trans < 0: not counted).
-type Point struct{ States, Trans int }
+// states and transitions covered so far (Trans < 0: not counted), and the
+// implementation's code coverage in percent (drawn when the chart's Code
+// is set).
+type Point struct {
+	States, Trans int
+	Code          float64
+}
 
 // Coverage plots coverage over steps (or jobs): the distinct states
 // covered and, when counted, the distinct transitions, with axes that say
@@ -38,6 +43,9 @@ type Coverage struct {
 	// Unit names the x axis's points: "steps" (a test), "jobs" (a
 	// campaign); the default is steps.
 	Unit string
+	// Code draws the implementation's code coverage too, against its own
+	// scale (0 to 100 %, at the right).
+	Code bool
 }
 
 // NewCoverage returns an empty chart.
@@ -105,6 +113,9 @@ func (c *Coverage) Caption() string {
 	if c.last.Trans >= 0 {
 		s += fmt.Sprintf(", %d transitions", c.last.Trans)
 	}
+	if c.Code {
+		s += fmt.Sprintf(", %.1f %% of the implementation's code", c.last.Code)
+	}
 	return s + fmt.Sprintf(" covered after %d %s", c.total, c.unit())
 }
 
@@ -139,6 +150,7 @@ var (
 	chartAxis   = color.NRGBA{R: 120, G: 124, B: 132, A: 255}
 	chartStates = color.NRGBA{R: 90, G: 200, B: 120, A: 255}
 	chartTrans  = color.NRGBA{R: 100, G: 160, B: 240, A: 255}
+	chartCode   = color.NRGBA{R: 240, G: 180, B: 70, A: 255}
 )
 
 // The chart's texts: y top, y middle, y zero, x end, x unit, legend
@@ -151,6 +163,8 @@ const (
 	txUnit
 	txStates
 	txTrans
+	txCode
+	txCodeTop
 	txCount
 )
 
@@ -224,20 +238,24 @@ func (r *chartRenderer) Layout(size fyne.Size) {
 	if c.last.Trans >= 0 && c.total > 0 {
 		put(txTrans, fmt.Sprintf("■ transitions %d", c.last.Trans), left+120, 3, fyne.TextAlignLeading, chartTrans)
 	}
+	if c.Code && c.total > 0 {
+		put(txCode, fmt.Sprintf("■ code %.1f %%", c.last.Code), left+260, 3, fyne.TextAlignLeading, chartCode)
+		put(txCodeTop, "100 %", right, up+2, fyne.TextAlignTrailing, chartCode)
+	}
 	if len(c.points) == 0 {
 		return
 	}
 	// At most n segments a series; x runs from step 0 to the last step.
 	const n = 120
 	pts := c.points
-	at := func(i int, v int) fyne.Position {
+	at := func(i int, v float64) fyne.Position {
 		x := float32((i+1)*c.stride) / float32(max(c.total, 1)) * (right - left)
 		y := down - float32(v)/float32(top)*(down-up)
 		return fyne.NewPos(left+x, y)
 	}
 	step := max(1, len(pts)/n)
 	k := 0
-	series := func(col color.Color, val func(Point) int) {
+	series := func(col color.Color, val func(Point) float64) {
 		prev := fyne.NewPos(left, down)
 		for i := 0; i < len(pts); i += step {
 			if i+step >= len(pts) {
@@ -258,7 +276,10 @@ func (r *chartRenderer) Layout(size fyne.Size) {
 		}
 	}
 	if c.last.Trans >= 0 {
-		series(chartTrans, func(p Point) int { return p.Trans })
+		series(chartTrans, func(p Point) float64 { return float64(p.Trans) })
 	}
-	series(chartStates, func(p Point) int { return p.States })
+	if c.Code {
+		series(chartCode, func(p Point) float64 { return p.Code / 100 * float64(top) })
+	}
+	series(chartStates, func(p Point) float64 { return float64(p.States) })
 }
