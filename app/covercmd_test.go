@@ -110,6 +110,15 @@ func TestCoverReportedByTheAdapter(t *testing.T) {
 	if code != 0 || reported(t, out) != 66.7 || !strings.Contains(out, "66.7 % of 3 statements") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
+	// An offline suite's run measures it too.
+	suite := filepath.Join(t.TempDir(), "suite.json")
+	if out, errOut, code := cli("gen", "../projects/stack/stack.toml", "--out", suite); code != 0 {
+		t.Fatalf("gen: %s%s", out, errOut)
+	}
+	out, errOut, code = cli("run", "../projects/stack/stack.toml", suite, "--adapter", bin+" coverage-lcov", "--cover")
+	if code != 0 || !strings.Contains(out, "code coverage of the implementation: 66.7 % of 3 statements") {
+		t.Fatalf("modex run --cover: exit %d\n%s%s", code, out, errOut)
+	}
 	// Without --cover, no coverage request reaches the adapter.
 	out, _, _ = cli("test", "../projects/stack/stack.toml", "--runs", "1", "--seed", "1", "--adapter", bin+" coverage-lcov")
 	if strings.Contains(out, "code coverage") {
