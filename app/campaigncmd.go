@@ -44,6 +44,7 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 	maxDeliver := intFlag(fs, "max-deliver", 3, 1, math.MaxInt, "at least 1", "times a job is handed out before it is given up, at least 1")
 	replicas := intFlag(fs, "replicas", 1, 1, 5, "1 to 5 (NATS keeps a stream on at most 5 servers)", "servers of a NATS cluster that keep each stream, 1 to 5 (3: the campaign survives a node's loss)")
 	sh := addShrinkFlags(fs, "each job's first failing run, on its worker,")
+	cover := addCoverFlags(fs)
 	saveDir := fs.String("save-failures", "", "save the failing runs in folder `DIR` (default: modex/failures in the user's cache folder)")
 	keyFile := fs.String("key", "", "the coordinator's signing key `FILE`, from modex keygen (default: with --nats, modex/coordinator.nk in the user's config folder; else a fresh key)")
 	var trustWorkers listFlag
@@ -84,6 +85,7 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 	if sh.on {
 		spec.Shrink = &campaign.Shrinking{Repeats: sh.repeats, Runs: sh.runs, Seconds: sh.seconds}
 	}
+	spec.Cover, spec.CoverInclude = cover.spec(p)
 	if err := spec.Check(); err != nil {
 		return usagef("%v", err)
 	}
@@ -110,13 +112,13 @@ func cmdCampaign(args []string, stdout, stderr io.Writer) error {
 		// done were withdrawn.
 		sig := orDefault(stopSignal(ctx), "a stop")
 		fmt.Fprintf(stdout, "%s; the others were withdrawn from the queue\n", stoppedAfter(sum.Done, sum.Jobs, "job", sig, false))
-		reportCampaign(stdout, p, spec, path, *saveDir, sum)
+		reportCampaign(stdout, p, spec, path, *saveDir, sum, *cover.out)
 		return stopErr("campaign stopped by %s after %d of %d jobs%s", sig, sum.Done, sum.Jobs, failedBefore(sum.Tally))
 	}
 	if err != nil {
 		return orStopped(ctx, err, "campaign", "")
 	}
-	return reportCampaign(stdout, p, spec, path, *saveDir, sum)
+	return reportCampaign(stdout, p, spec, path, *saveDir, sum, *cover.out)
 }
 
 // campaignWhere completes where a campaign runs: its local workers'
@@ -179,8 +181,11 @@ func campaignKeys(spec *campaign.Spec, keyFile string, trustWorkers listFlag, na
 // how to run its choices again). What the workers sent (errors, failures'
 // kinds and messages, notes) is escaped for the terminal: a worker is a
 // network peer.
-func reportCampaign(stdout io.Writer, p *projects.Project, spec campaign.Spec, path, saveDir string, sum *campaign.Summary) error {
+func reportCampaign(stdout io.Writer, p *projects.Project, spec campaign.Spec, path, saveDir string, sum *campaign.Summary, coverOut string) error {
 	config := spec.Config
+	if err := writeProfile(stdout, sum.Code, coverOut); err != nil {
+		return err
+	}
 	for _, e := range sum.JobErrors {
 		fmt.Fprintf(stdout, "job error: %s\n", safetext.Term(e))
 	}

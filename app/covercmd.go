@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/modex/modex/engine/codecov"
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/model"
 	"github.com/modex/modex/internal/safetext"
@@ -31,14 +32,11 @@ func addCoverFlags(fs *flag.FlagSet) *coverFlags {
 	}
 }
 
-// start makes the measurement when the flags or the project ask for it
-// (nil when neither does).
-func (f *coverFlags) start(p *projects.Project) (*projects.Coverage, error) {
-	on := *f.on || *f.out != "" || *f.includes != "" || (p.Coverage != nil && p.Coverage.Enabled)
-	if !on {
-		return nil, nil
-	}
-	include := p.CoverageIncludes()
+// spec says whether the flags or the project ask for the measurement, and
+// the implementation's files.
+func (f *coverFlags) spec(p *projects.Project) (on bool, include []string) {
+	on = *f.on || *f.out != "" || *f.includes != "" || (p.Coverage != nil && p.Coverage.Enabled)
+	include = p.CoverageIncludes()
 	if *f.includes != "" {
 		include = nil
 		for _, s := range strings.Split(*f.includes, ",") {
@@ -46,6 +44,16 @@ func (f *coverFlags) start(p *projects.Project) (*projects.Coverage, error) {
 				include = append(include, s)
 			}
 		}
+	}
+	return on, include
+}
+
+// start makes the measurement when the flags or the project ask for it
+// (nil when neither does).
+func (f *coverFlags) start(p *projects.Project) (*projects.Coverage, error) {
+	on, include := f.spec(p)
+	if !on {
+		return nil, nil
 	}
 	return projects.NewCoverage(include)
 }
@@ -110,13 +118,22 @@ func finishCoverage(ctx context.Context, stdout io.Writer, c *projects.Coverage,
 		}
 	}
 	fmt.Fprintln(stdout, safetext.Term(c.Report()))
+	return writeProfile(stdout, c.Profile, out)
+}
+
+// writeProfile writes a coverage profile to --cover-out's file ("": none):
+// Go's text format, or LCOV for .lcov and .info.
+func writeProfile(stdout io.Writer, p *codecov.Profile, out string) error {
 	if out == "" {
 		return nil
 	}
+	if p == nil {
+		p = codecov.New("")
+	}
 	var buf bytes.Buffer
-	write := c.Profile.WriteGo
+	write := p.WriteGo
 	if ext := strings.ToLower(filepath.Ext(out)); ext == ".lcov" || ext == ".info" {
-		write = c.Profile.WriteLCOV
+		write = p.WriteLCOV
 	}
 	if err := write(&buf); err != nil {
 		return err

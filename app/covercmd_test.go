@@ -125,3 +125,28 @@ func TestCoverReportedByTheAdapter(t *testing.T) {
 		t.Errorf("measured without --cover:\n%s", out)
 	}
 }
+
+// A campaign's workers measure their implementations' code coverage and
+// the coordinator merges it: the summary's figure is go tool cover
+// -func's on the merged profile --cover-out wrote.
+func TestCampaignCoverage(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "campaign.cov")
+	out, errOut, code := cli("campaign", "../projects/chat/chat.toml", "--config", "hi_bye", "--runs", "20", "--workers", "2", "--seed", "1",
+		"--adapter", "go run -cover -covermode=atomic impl/main.go impl/server.go impl/adapter.go impl/modexadapter.go adapter --fixed",
+		"--cover-include", "server.go", "--cover-out", prof)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	m := regexp.MustCompile(`code coverage of the implementation: ([0-9.]+) % of 72 statements`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no code coverage in the summary:\n%s", out)
+	}
+	fn, err := exec.Command("go", "tool", "cover", "-func", prof).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool cover -func: %v\n%s", err, fn)
+	}
+	if !strings.Contains(string(fn), m[1]+"%") || !strings.Contains(string(fn), "server.go") {
+		t.Errorf("the summary says %s %%, go tool cover -func:\n%s", m[1], fn)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/modex/modex/engine/codecov"
 	"net"
 	"slices"
 	"strings"
@@ -74,6 +75,11 @@ type Spec struct {
 	// DefaultJobTTL, at most MaxJobTTL): its expiry is signed with it, a
 	// worker refuses it afterwards, and the coordinator gives it up.
 	JobTTL time.Duration
+	// Cover has each worker measure its implementation's code coverage
+	// (docs/coverage.md), counting the files CoverInclude names (none:
+	// all); the summary merges it.
+	Cover        bool
+	CoverInclude []string
 }
 
 // Bounds of a campaign: its runs, the runs of one job (a worker's bound
@@ -113,6 +119,10 @@ type Job struct {
 	EndWait  float64 `json:"end_wait"`
 	// Shrink is set when the job shrinks its first failing run.
 	Shrink *Shrinking `json:"shrink,omitempty"`
+	// Cover has the worker measure its implementation's code coverage,
+	// of the files CoverInclude names (Spec.Cover).
+	Cover        bool     `json:"cover,omitempty"`
+	CoverInclude []string `json:"cover_include,omitempty"`
 	// Nonce binds the job's result to it: a result counts only with it.
 	Nonce string `json:"nonce"`
 	// Expires is when the job stops being valid (Unix seconds): signed
@@ -145,6 +155,11 @@ type Result struct {
 	// Skipped are the controllable actions the worker's adapter does not
 	// implement (conform.TestResult.Skipped).
 	Skipped []string `json:"skipped,omitempty"`
+	// Code is the code coverage of the worker's implementation so far (a
+	// job with Cover), at most maxCodeBlocks blocks; CodeNote says why
+	// there is none, or what was left out.
+	Code     []codecov.Block `json:"code,omitempty"`
+	CodeNote string          `json:"code_note,omitempty"`
 }
 
 // Failure is a failing run of a job, with its saved run (modex test
@@ -256,7 +271,7 @@ func (s Spec) jobCount() int { return (s.Runs + s.JobRuns - 1) / s.JobRuns }
 func (s Spec) job(campaign, bundleHash string, i int, expires int64) Job {
 	first := i * s.JobRuns
 	return Job{Campaign: campaign, ID: i, Bundle: bundleHash, Config: s.Config, Seed: s.Seed + uint64(first),
-		Runs: min(s.JobRuns, s.Runs-first), Steps: s.Steps, Strategy: s.Strategy, EndWait: s.EndWait, Shrink: s.Shrink,
+		Runs: min(s.JobRuns, s.Runs-first), Steps: s.Steps, Strategy: s.Strategy, EndWait: s.EndWait, Shrink: s.Shrink, Cover: s.Cover, CoverInclude: s.CoverInclude,
 		Nonce: nonce(s.Key, campaign, i), Expires: expires}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/modex/modex/engine/codecov"
 	"slices"
 	"sort"
 	"strings"
@@ -36,6 +37,11 @@ type Summary struct {
 	JobErrors                          []string // why jobs could not run
 	Workers                            map[string]int
 	Seconds                            float64
+	// Code is the implementation's code coverage the workers measured
+	// (a campaign with Spec.Cover), merged; CodeNote says why a worker
+	// sent none (the first such note).
+	Code     *codecov.Profile
+	CodeNote string
 	// Skipped are the controllable actions some worker's adapter does
 	// not implement (a result from the network names at most
 	// maxSkipped, each a short name).
@@ -457,6 +463,9 @@ func prepare(ctx context.Context, js jetstream.JetStream, spec Spec, bundle []by
 }
 
 // add merges a job's result.
+// maxSummaryBlocks bounds the code coverage blocks a summary merges.
+const maxSummaryBlocks = 1_000_000
+
 // maxSkipped bounds the skipped actions one result may name.
 const maxSkipped = 64
 
@@ -476,6 +485,15 @@ func (s *Summary) add(r *Result) {
 	}
 	s.Runs += r.Runs
 	s.Steps += r.Steps
+	if len(r.Code) > 0 && s.Code.Len() < maxSummaryBlocks {
+		if s.Code == nil {
+			s.Code = codecov.New("")
+		}
+		s.Code.AddBlocks(r.Code)
+	}
+	if r.CodeNote != "" && s.CodeNote == "" {
+		s.CodeNote = fmt.Sprintf("%s: %s", safetext.Term(r.Worker), safetext.Term(cut(r.CodeNote, 300)))
+	}
 	for i, name := range r.Skipped {
 		if i < maxSkipped && len(name) <= 128 && !slices.Contains(s.Skipped, name) {
 			s.Skipped = append(s.Skipped, name)

@@ -30,7 +30,19 @@ func (s *Summary) String() string {
 	}
 	return fmt.Sprintf("campaign %s: %d of %d jobs done, %d given up%s, %d duplicate results dropped%s; %d runs: %s; %d steps; %s; %.1f s (%.0f runs/s); jobs per worker: %s",
 		safetext.Term(s.Campaign), s.Done, s.Jobs, s.GivenUp, expired, s.Duplicates, untrusted, s.Runs, s.Tally, s.Steps,
-		s.Covered.Coverage(s.Size), s.Seconds, float64(s.Runs)/max(s.Seconds, 0.001), strings.Join(workers, ", ")) + s.skippedNote()
+		s.Covered.Coverage(s.Size), s.Seconds, float64(s.Runs)/max(s.Seconds, 0.001), strings.Join(workers, ", ")) + s.codeNote() + s.skippedNote()
+}
+
+// codeNote is the implementation's code coverage the workers measured
+// ("" when the campaign did not measure it).
+func (s *Summary) codeNote() string {
+	if c, _ := s.Code.Summary(); c.Total > 0 {
+		return "; code coverage of the implementation: " + c.String()
+	}
+	if s.CodeNote != "" {
+		return "; no code coverage: " + s.CodeNote
+	}
+	return ""
 }
 
 // skippedNote names the actions the workers' adapters do not implement

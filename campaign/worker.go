@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -84,6 +85,7 @@ type Worker struct {
 	// noted holds the bundles whose own [adapter] section was reported
 	// as ignored.
 	noted map[string]bool
+	cov   *projects.Coverage // the implementation's code coverage (jobs with Cover)
 	// messageLimit, when set, lowers the message size the worker's
 	// results are fitted to (tests).
 	messageLimit int
@@ -96,7 +98,7 @@ func (w *Worker) connectImpl(ctx context.Context, p *projects.Project, job Job, 
 	if err != nil {
 		return nil, err
 	}
-	key := job.Bundle + "\x00" + job.Config + "\x00" + strings.Join(argv, "\x00")
+	key := job.Bundle + "\x00" + job.Config + "\x00" + strings.Join(argv, "\x00") + fmt.Sprintf("\x00%v%q", job.Cover, job.CoverInclude)
 	if w.impl != nil && w.implKey == key {
 		return w.impl, nil
 	}
@@ -112,8 +114,15 @@ func (w *Worker) connectImpl(ctx context.Context, p *projects.Project, job Job, 
 	// The implementation outlives the job: it is bound to the worker's
 	// run, not to ctx of one job.
 	var impl conform.Implementation
+	var env []string
+	if job.Cover {
+		if w.cov, err = projects.NewCoverage(job.CoverInclude); err != nil {
+			return nil, err
+		}
+		env = w.cov.Env()
+	}
 	if len(argv) > 0 {
-		impl, err = adapter.StartProcess(context.WithoutCancel(ctx), adapter.HelloFor(info), argv, w.Dir, timeout)
+		impl, err = adapter.StartProcess(context.WithoutCancel(ctx), adapter.HelloFor(info), argv, w.Dir, timeout, adapter.WithEnv(env...))
 	} else if w.Address != "" {
 		impl, err = adapter.Dial(context.WithoutCancel(ctx), adapter.HelloFor(info), projects.ExpandWorker(w.Address, w.Index), timeout)
 	} else {
@@ -179,6 +188,33 @@ func (w *Worker) closeImpl() {
 	if w.impl != nil {
 		w.impl.Close()
 		w.impl, w.implKey = nil, ""
+	}
+	if w.cov != nil {
+		w.cov.Close()
+		w.cov = nil
+	}
+}
+
+// maxCodeBlocks bounds the code coverage blocks a result carries.
+const maxCodeBlocks = 50_000
+
+// measure adds the code coverage of the worker's implementation so far to
+// a job's result (a job with Cover).
+func (w *Worker) measure(ctx context.Context, impl conform.Implementation, res *Result) {
+	if w.cov == nil {
+		return
+	}
+	if _, _, err := w.cov.Measure(ctx, impl, true); err != nil {
+		res.CodeNote = err.Error()
+		return
+	}
+	res.Code = w.cov.Profile.Blocks()
+	if len(res.Code) == 0 {
+		res.CodeNote = w.cov.Report()
+	}
+	if n := len(res.Code); n > maxCodeBlocks {
+		res.Code = res.Code[:maxCodeBlocks]
+		res.CodeNote = fmt.Sprintf("%d of %d code blocks sent (at most %d a result)", maxCodeBlocks, n, maxCodeBlocks)
 	}
 }
 
@@ -427,6 +463,7 @@ func (w *Worker) run(ctx context.Context, obj jetstream.ObjectStore, job Job) (r
 			break
 		}
 	}
+	w.measure(ctx, impl, &res)
 	res.Runs, res.Steps = len(tr.Runs), tr.Steps
 	for _, sk := range tr.Skipped {
 		res.Skipped = append(res.Skipped, sk.Action)
@@ -472,6 +509,9 @@ func (j *Job) check() error {
 		return fmt.Errorf("job %d out of bounds: %d runs (1 to %d), %d steps (0 to %d), end wait %g s (0 to 3600)",
 			j.ID, j.Runs, maxJobRuns, j.Steps, maxJobSteps, j.EndWait)
 	}
+	if len(j.CoverInclude) > 32 || slices.ContainsFunc(j.CoverInclude, func(s string) bool { return len(s) > 256 }) {
+		return fmt.Errorf("job %d out of bounds: at most 32 coverage file patterns of 256 bytes", j.ID)
+	}
 	return nil
 }
 
@@ -514,6 +554,10 @@ func rawRun(s *conform.SavedRun) json.RawMessage {
 func fit(res *Result, limit int) []byte {
 	data, _ := json.Marshal(res)
 	limit -= 1024 // the message's headers
+	if len(data) > limit && res.Code != nil {
+		res.Code, res.CodeNote = nil, "the code coverage was left out: the result would exceed the server's message size"
+		data, _ = json.Marshal(res)
+	}
 	for _, drop := range shedders {
 		for i := len(res.Failures) - 1; i >= 0 && len(data) > limit; i-- {
 			if drop(&res.Failures[i]) {

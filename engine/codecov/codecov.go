@@ -194,3 +194,44 @@ func numbers(s string) []int {
 	}
 	return out
 }
+
+// Block is a unit of a profile and whether it was reached: a profile sent
+// over the network (a campaign worker's to its coordinator).
+type Block struct {
+	File    string `json:"f"`
+	Pos     string `json:"p"`
+	Stmts   int    `json:"n"`
+	Reached bool   `json:"r,omitempty"`
+}
+
+// Blocks lists the profile's units, by file and position.
+func (p *Profile) Blocks() []Block {
+	if p == nil {
+		return nil
+	}
+	us := p.sortedUnits()
+	out := make([]Block, len(us))
+	for i, u := range us {
+		out[i] = Block{File: u.File, Pos: u.Pos, Stmts: u.Stmts, Reached: p.units[u]}
+	}
+	return out
+}
+
+// AddBlocks merges blocks into the profile; statement counts are bounded
+// (a block from the network claims at most 1<<20).
+func (p *Profile) AddBlocks(bs []Block) {
+	for _, b := range bs {
+		if b.Stmts < 0 || b.Stmts > 1<<20 {
+			continue
+		}
+		p.Add(Unit{File: b.File, Pos: b.Pos, Stmts: b.Stmts}, b.Reached)
+	}
+}
+
+// Len is the number of units.
+func (p *Profile) Len() int {
+	if p == nil {
+		return 0
+	}
+	return len(p.units)
+}
