@@ -17,11 +17,11 @@ func TestCoverageChartBounded(t *testing.T) {
 		for step := 1; step <= n; step += 1000 {
 			batch := make([]Point, 0, 1000)
 			for v := step; v < step+1000 && v <= n; v++ {
-				batch = append(batch, Point{v, 2 * v}) // the values are the step's number
+				batch = append(batch, Point{States: v, Trans: 2 * v}) // the values are the step's number
 			}
 			c.add(batch...)
 		}
-		if c.total != n || c.last != (Point{n, 2 * n}) {
+		if c.total != n || c.last != (Point{States: n, Trans: 2 * n}) {
 			t.Errorf("%d steps: total %d, last %d", n, c.total, c.last)
 		}
 		if len(c.points) >= MaxPoints || len(c.points) == 0 {
