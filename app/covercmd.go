@@ -89,21 +89,19 @@ func connectCovered(ctx context.Context, stdout io.Writer, p *projects.Project, 
 	}, cov, nil
 }
 
-// measureRun measures after a run ("" without a measurement): the words
-// for the run's line, "code 63.2 %".
-func measureRun(ctx context.Context, c *projects.Coverage, impl conform.Implementation, last bool) string {
+// measureRun measures after a run (last: the last planned one, measured
+// now): the code coverage so far, and whether it was measured after this
+// run (false without a measurement).
+func measureRun(ctx context.Context, c *projects.Coverage, impl conform.Implementation, last bool) (codecov.Count, bool) {
 	if c == nil || ctx.Err() != nil {
-		return ""
+		return codecov.Count{}, false
 	}
 	count, now, err := c.Measure(ctx, impl, last)
 	if err != nil {
 		c.Note = err.Error()
-		return ""
+		return codecov.Count{}, false
 	}
-	if count.Total == 0 || !now {
-		return ""
-	}
-	return fmt.Sprintf("code %.1f %%", count.Percent())
+	return count, now && count.Total > 0
 }
 
 // finishCoverage measures once more, prints the summary line and writes

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -148,5 +149,55 @@ func TestCampaignCoverage(t *testing.T) {
 	}
 	if !strings.Contains(string(fn), m[1]+"%") || !strings.Contains(string(fn), "server.go") {
 		t.Errorf("the summary says %s %%, go tool cover -func:\n%s", m[1], fn)
+	}
+}
+
+// modex test --format json writes the report as JSON on standard output
+// (the words go to standard error): each run with its verdict and the code
+// coverage so far, and the summary with the model's and the code's.
+func TestTestJSONReport(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "fakeadapter")
+	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	out, errOut, code := cli("test", "../projects/stack/stack.toml", "--runs", "3", "--seed", "5", "--adapter", bin+" coverage-lcov", "--cover", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	var doc struct {
+		Format string `json:"format"`
+		Seed   uint64 `json:"seed"`
+		Runs   []struct {
+			Run     int    `json:"run"`
+			Verdict string `json:"verdict"`
+			Code    *struct {
+				Percent float64 `json:"percent"`
+			} `json:"code"`
+		} `json:"runs"`
+		Summary struct {
+			Pass   int `json:"pass"`
+			States int `json:"states"`
+			Code   struct {
+				Reached, Total int
+				Files          []struct{ File string }
+			} `json:"code"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if doc.Format != TestReportFormat || doc.Seed != 5 || len(doc.Runs) != 3 || doc.Summary.Pass != 3 || doc.Summary.States == 0 {
+		t.Errorf("%+v", doc)
+	}
+	for _, r := range doc.Runs {
+		if r.Verdict != "pass" || r.Code == nil || r.Code.Percent <= 0 {
+			t.Errorf("run %+v", r)
+		}
+	}
+	if c := doc.Summary.Code; c.Reached != 2 || c.Total != 3 || len(c.Files) != 1 || c.Files[0].File != "fake/stack.go" {
+		t.Errorf("summary code %+v", c)
+	}
+	if !strings.Contains(errOut, "run 3/3 (seed 7): pass") || !strings.Contains(errOut, "code coverage of the implementation: 66.7 %") {
+		t.Errorf("the words are not on standard error:\n%s", errOut)
 	}
 }

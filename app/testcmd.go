@@ -15,6 +15,7 @@ import (
 
 	"github.com/modex/modex/campaign"
 	"github.com/modex/modex/engine/adapter"
+	"github.com/modex/modex/engine/codecov"
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
@@ -71,6 +72,10 @@ func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	json, stdout, err := f.jsonOut(stdout, stderr)
+	if err != nil {
+		return err
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	phase := "while loading the model"
@@ -85,17 +90,9 @@ func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	tc.KeepFailingSteps = projects.MaxSavedFailures // the runs saved keep their whole log
 	tc.KeepPassingSteps = *chart != ""              // a chart of the last run when none fails
-	var saved *conform.SavedRun
-	if *rerunFile != "" {
-		if saved, err = readSavedRun(*rerunFile, p.Name); err != nil {
-			return err
-		}
-		if *config == "" {
-			if p, m, cfg, name, err = openConfig(ctx, path, saved.Config); err != nil {
-				return err
-			}
-		}
-		tc.Runs, tc.Seed, tc.Strategy, tc.Steps, tc.Script = 1, saved.Seed, saved.Strategy, saved.Steps, saved.Script()
+	saved, err := loadRerun(ctx, path, *config, *rerunFile, &p, &m, &cfg, &name, &tc)
+	if err != nil {
+		return err
 	}
 	phase = "while starting the implementation, before any run"
 	impl, closeImpl, cov, err := connectCovered(ctx, stdout, p, m.Info(), *adapterCmd, *address, *oneCPUFlag, f.cover, &tc)
@@ -125,8 +122,8 @@ func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	// Each run is reported as it ends (its line, its failure, where it was
 	// saved): a test of 5,000 runs is not silent until its end.
-	rep := testReport{path: path, project: p.Name, config: name, saveDir: *saveDir, rerun: saved != nil,
-		measure: func(last bool) string { return measureRun(ctx, cov, impl, last) }}
+	rep := testReport{path: path, project: p.Name, config: name, saveDir: *saveDir, rerun: saved != nil, codes: map[int]codecov.Count{},
+		measure: func(last bool) (codecov.Count, bool) { return measureRun(ctx, cov, impl, last) }}
 	counts := conform.Tally{}
 	tc.OnRun = func(r conform.RunResult) { reportRun(stdout, r, tc, &rep, counts) }
 	res, err := conform.Test(ctx, m, cfg, impl, tc)
@@ -139,6 +136,9 @@ func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	if err := writeJUnit(*junit, p.Name, name, res, testProperties(res, cov)...); err != nil {
+		return err
+	}
+	if err := writeTestJSON(json, p.Name, name, tc, res, rep.codes, cov); err != nil {
 		return err
 	}
 	if err := runChart(stdout, *chart, p.Name, name, res, &rep); err != nil {
@@ -159,6 +159,26 @@ func cmdTest(args []string, stdout, stderr io.Writer) (err error) {
 		}
 	}
 	return exitVerdict(counts, len(res.Runs), res.Halt, tc.Runs)
+}
+
+// loadRerun reads --rerun's saved run (nil without one) and sets the test
+// up to drive it: its configuration (unless --config names one), seed,
+// strategy, steps and script.
+func loadRerun(ctx context.Context, path, config, file string, p **projects.Project, m **model.StarModel, cfg **explore.Config, name *string, tc *conform.TestConfig) (*conform.SavedRun, error) {
+	if file == "" {
+		return nil, nil
+	}
+	saved, err := readSavedRun(file, (*p).Name)
+	if err != nil {
+		return nil, err
+	}
+	if config == "" {
+		if *p, *m, *cfg, *name, err = openConfig(ctx, path, saved.Config); err != nil {
+			return nil, err
+		}
+	}
+	tc.Runs, tc.Seed, tc.Strategy, tc.Steps, tc.Script = 1, saved.Seed, saved.Strategy, saved.Steps, saved.Script()
+	return saved, nil
 }
 
 // printTestSummary prints a test's summary line: the runs done (and, when
@@ -197,6 +217,7 @@ type testFlags struct {
 	sh                                                                               *shrinkFlags
 	oneCPU                                                                           *bool
 	cover                                                                            *coverFlags
+	format                                                                           *string
 }
 
 // newTestFlags declares modex test's flags on fs.
@@ -222,7 +243,20 @@ func newTestFlags(fs *flag.FlagSet) *testFlags {
 	f.sh = addShrinkFlags(fs, "the first failing run (or the --rerun file)")
 	f.oneCPU = addOneCPUFlag(fs)
 	f.cover = addCoverFlags(fs)
+	f.format = fs.String("format", "", "json: write the test's report as JSON (runs, verdicts, model and code coverage) on standard output, and what it prints on the way on standard error")
 	return f
+}
+
+// jsonOut is where --format json writes (nil without it) and where the
+// words go: standard error, with it.
+func (f *testFlags) jsonOut(stdout, stderr io.Writer) (io.Writer, io.Writer, error) {
+	switch *f.format {
+	case "":
+		return nil, stdout, nil
+	case "json":
+		return rawOut(stdout), stderr, nil
+	}
+	return nil, nil, usagef("--format %q: want json (or leave it out)", *f.format)
 }
 
 // testReport is what the run report needs besides the result.
@@ -237,9 +271,10 @@ type testReport struct {
 	// projects.MaxSavedFailures).
 	saved int
 	// measure measures the implementation's code coverage after a run
-	// (the last planned one: now), for the run's line ("" when not
-	// measured); nil without a measurement.
-	measure func(last bool) string
+	// (the last planned one: now): the coverage so far, and whether it was
+	// measured after this run; codes keeps what it measured, by run.
+	measure func(last bool) (codecov.Count, bool)
+	codes   map[int]codecov.Count
 }
 
 // reportRun prints a run's verdict as it ends and, for a failure, the
@@ -257,8 +292,9 @@ func reportRun(stdout io.Writer, r conform.RunResult, tc conform.TestConfig, rep
 		line += " (" + safetext.Term(r.Reason) + ")"
 	}
 	if rep.measure != nil {
-		if code := rep.measure(r.Run == tc.Runs); code != "" {
-			line += "; " + code
+		if c, ok := rep.measure(r.Run == tc.Runs); ok {
+			line += fmt.Sprintf("; code %.1f %%", c.Percent())
+			rep.codes[r.Run] = c
 		}
 	}
 	fmt.Fprintln(stdout, line)
