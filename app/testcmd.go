@@ -243,7 +243,7 @@ func newTestFlags(fs *flag.FlagSet) *testFlags {
 	f.sh = addShrinkFlags(fs, "the first failing run (or the --rerun file)")
 	f.oneCPU = addOneCPUFlag(fs)
 	f.cover = addCoverFlags(fs)
-	f.format = fs.String("format", "", "json: write the test's report as JSON (runs, verdicts, model and code coverage) on standard output, and what it prints on the way on standard error")
+	f.format = fs.String("format", "", "`FORMAT` json: write the test's report as JSON (runs, verdicts, model and code coverage) on standard output, and what it prints on the way on standard error")
 	return f
 }
 
