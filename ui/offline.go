@@ -412,11 +412,7 @@ func (ov *OfflineView) Run() {
 	if ov.suite == nil || wb.s.model == nil {
 		return
 	}
-	command := wb.s.test.adapter.Text
-	if command == wb.s.project.AdapterCommandLine() {
-		command = ""
-	}
-	wb.consented(command, ov.run)
+	wb.consented(wb.s.test.Command(), ov.run)
 }
 
 func (ov *OfflineView) run() {
@@ -434,10 +430,7 @@ func (ov *OfflineView) run() {
 		ov.setSummary(err.Error())
 		return
 	}
-	command := wb.s.test.adapter.Text
-	if command == p.AdapterCommandLine() {
-		command = ""
-	}
+	command := wb.s.test.Command()
 	ov.setSummary("Running the suite…")
 	ov.wb.views.Open(ov.SuiteView())
 	ctx := ov.background()

@@ -34,7 +34,7 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 	}
 	done := 0
 	ov.OnDone = func() { done++ }
-	b.wb.s.test.adapter.SetText(bin + " adapter --fixed")
+	b.wb.s.test.Fields().Adapter.SetText(bin + " adapter --fixed")
 	ov.Run()
 	if !pump(60*time.Second, func() bool { return done == 1 }) {
 		t.Fatal("the suite never finished")

@@ -11,6 +11,7 @@ import (
 	"github.com/modex/modex/projects"
 	"github.com/modex/modex/ui/configeditor"
 	"github.com/modex/modex/ui/graphview"
+	"github.com/modex/modex/ui/testview"
 	"github.com/modex/modex/ui/widgets"
 )
 
@@ -57,7 +58,7 @@ type session struct {
 
 	editor  *configeditor.Editor
 	details *graphview.Inspector
-	test    *TestView
+	test    *testview.TestView
 	offline *OfflineView
 	find    *widgets.Entry
 	matches []string // the states Find matched (graph ids)
@@ -85,7 +86,7 @@ func newSession(wb *Workbench, p *projects.Project) *session {
 	}
 	// The views reach the session through the workbench: wb.s must be s
 	// before they are used (setSession).
-	s.test = NewTestView(wb)
+	s.test = testview.New(viewHost{wb, s})
 	s.offline = NewOfflineView(wb)
 	s.find = newEntry(wb)
 	s.find.PlaceHolder = "find states: expression over s, e.g. pending(s) == 1"

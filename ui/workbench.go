@@ -54,9 +54,6 @@ const DrawLimit = 300
 // whole graph at Fit is a knot of arcs, and the overview reads better.
 const OverviewAbove = 100
 
-// LiveLimit is the largest partial graph drawn while exploration runs.
-const LiveLimit = 150
-
 // Workbench is the main window's content: a project, its model, a
 // configuration, and the explored graph.
 type Workbench struct {
@@ -195,8 +192,8 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 			}
 			return
 		}
-		if wb.s.test != nil && wb.graph.Doc() != nil && wb.s.test.showing(wb.graph.Doc()) {
-			wb.s.test.jump(wb.graph.Doc().States[i].ID)
+		if wb.s.test != nil && wb.graph.Doc() != nil && wb.s.test.Showing(wb.graph.Doc()) {
+			wb.s.test.Jump(wb.graph.Doc().States[i].ID)
 			return
 		}
 		wb.SelectState(wb.graph.Doc().States[i].ID) // recentres a graph shown in part
@@ -328,7 +325,7 @@ func (wb *Workbench) setProject(p *projects.Project) {
 	}
 	wb.title.SetText(p.Name)
 	wb.loadModel()
-	wb.s.test.projectChanged()
+	wb.s.test.ProjectChanged()
 	wb.configs.Options = p.ConfigNames()
 	wb.s.config = ""
 	wb.configs.SetSelected(p.Default) // builds the editor and explores
@@ -502,7 +499,7 @@ func (wb *Workbench) Explore() {
 		})
 	}
 	cfg.Snapshot = func(x *explore.Exploration) {
-		if len(x.States) <= LiveLimit {
+		if len(x.States) <= graphview.LiveLimit {
 			pending.Store(x)
 			select {
 			case wake <- struct{}{}:

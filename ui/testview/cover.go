@@ -1,4 +1,4 @@
-package ui
+package testview
 
 import (
 	"context"
@@ -29,7 +29,7 @@ type testCover struct {
 // coverRow builds the tab's row: the check box, then the files.
 func (tv *TestView) coverRow() fyne.CanvasObject {
 	tv.cover.check = widgets.NewCheck("code coverage", nil)
-	tv.cover.files = newEntry(tv.wb)
+	tv.cover.files = tv.newEntry()
 	tv.cover.files.PlaceHolder = "implementation files: server.go"
 	return container.NewVBox(tv.cover.check, tv.cover.files)
 }

@@ -1,4 +1,4 @@
-package ui
+package testview
 
 import (
 	"fmt"
@@ -37,8 +37,8 @@ func (tv *TestView) failed(ri runInfo, r conform.RunResult, saved string) {
 // the saved file) is added to the failure panel and drawn on the graph, the
 // failing step in red.
 func (tv *TestView) Shrink() {
-	wb := tv.wb
-	p, m, r := wb.s.project, wb.s.model, tv.firstFail
+	wb := tv.host
+	p, m, r := wb.Project(), wb.Model(), tv.firstFail
 	if p == nil || m == nil || r == nil {
 		return
 	}
@@ -48,7 +48,7 @@ func (tv *TestView) Shrink() {
 		tv.verdicts.SetText("Configuration error: " + err.Error())
 		return
 	}
-	command := tv.command()
+	command := tv.Command()
 	ctx, gen := tv.newJob(nil)
 	tv.running(true)
 	tv.shrinking(true)
@@ -62,7 +62,7 @@ func (tv *TestView) Shrink() {
 		if err == nil {
 			res, err = conform.Shrink(ctx, m, cfg, impl, tc, saved, conform.ShrinkConfig{Repeats: shrinkRepeats,
 				Progress: func(pr conform.ShrinkProgress) {
-					wb.do(func() {
+					wb.Do(func() {
 						if gen == tv.gen {
 							tv.shrinkNote(fmt.Sprintf("Shrinking run %d: %d runs, %d controllable steps so far (%s)…", r.Run, pr.Runs, pr.Steps, pr.Phase))
 						}
@@ -74,9 +74,9 @@ func (tv *TestView) Shrink() {
 		var d drawing
 		if err == nil {
 			text = shrinkReport(ri, file, saved, res)
-			d, err = shrunkDrawing(m, res, tv.wb.graph.DrawScale)
+			d, err = shrunkDrawing(m, res, tv.host.Graph().DrawScale)
 		}
-		wb.do(func() { tv.shrunk(gen, res, text, d, err) })
+		wb.Do(func() { tv.shrunk(gen, res, text, d, err) })
 	}()
 }
 
@@ -100,7 +100,7 @@ func (tv *TestView) shrinkNote(text string) {
 	tv.failNote.SetText(text)
 	tv.failNote.Show()
 	if tv.onScreen() {
-		tv.wb.status.SetText(text)
+		tv.host.SetStatus(text)
 	}
 }
 
@@ -154,19 +154,19 @@ func (tv *TestView) shrunk(gen int, res *conform.ShrinkResult, text string, d dr
 	tv.report = strings.TrimPrefix(text, "\n") + "\n— the run it was shrunk from —\n" + tv.report
 	tv.failure.SetText(tv.report)
 	tv.bottom.SelectIndex(1)
-	if tv.wb.s.test == tv {
-		tv.wb.views.Open(tv.RunView())
+	if tv.host.Active() {
+		tv.host.Open(tv.RunView())
 	}
 	if !tv.onScreen() {
 		return
 	}
-	tv.wb.status.SetText(tv.verdicts.Text)
+	tv.host.SetStatus(tv.verdicts.Text)
 	tv.mu.Lock()
 	tv.doc = d.doc
 	tv.mu.Unlock()
-	tv.wb.graph.FitNext()
+	tv.host.Graph().FitNext()
 	tv.newGraph(fmt.Sprintf("The shrunk run (%d steps), its path in orange and its failure in red.", res.Steps))
 	tv.show(d, -1)
 	// The path in orange, the failure in red.
-	tv.wb.graph.SetMarks(pathMarks(d.view))
+	tv.host.Graph().SetMarks(pathMarks(d.view))
 }

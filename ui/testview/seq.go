@@ -1,4 +1,4 @@
-package ui
+package testview
 
 import (
 	"strconv"
@@ -14,10 +14,10 @@ import (
 // state in the test's graph.
 func (tv *TestView) seqChartPanel() fyne.CanvasObject {
 	var panel fyne.CanvasObject
-	tv.seq, panel = seqchart.NewPanel(tv.wb.saveSVG, "The current run, or the first that failed. Click a message: its state in the graph.")
+	tv.seq, panel = seqchart.NewPanel(tv.host.SaveSVG, "The current run, or the first that failed. Click a message: its state in the graph.")
 	tv.seq.OnMessage = func(_ int, m *graph.Message) {
 		if m.State != "" {
-			tv.jump(m.State)
+			tv.Jump(m.State)
 		}
 	}
 	return panel

@@ -1,4 +1,4 @@
-package ui
+package testview
 
 import (
 	"image/color"
@@ -139,7 +139,7 @@ func (tv *TestView) newStepLog() *widget.Table {
 		case tv.lines[i].camp > 0:
 			tv.showCampaignFailure(tv.lines[i].camp - 1)
 		case tv.lines[i].node != "":
-			tv.jump(tv.lines[i].node)
+			tv.Jump(tv.lines[i].node)
 		}
 	}
 	return t
