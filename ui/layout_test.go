@@ -138,7 +138,7 @@ func TestEveryViewFits(t *testing.T) {
 	if b.wb.views.Current().Title() != "Suite" || !b.wb.views.GraphShown() {
 		t.Errorf("a generated suite is not shown beside the graph: view %s", b.wb.views.Current().Title())
 	}
-	ov.cases.Select(0)
+	ov.SelectCase(0)
 	all("a suite")
 	tv := b.wb.s.test
 	b.wb.configs.SetSelected("hi_bye")
@@ -161,7 +161,7 @@ func TestEveryViewFits(t *testing.T) {
 	if err := ov.LoadTrace(filepath.Join("..", "projects", "register", "histories", "etcd_002.log")); err != nil {
 		t.Fatal(err)
 	}
-	pump(30*time.Second, func() bool { return !strings.HasPrefix(ov.traceLabel.Text, "Reading") })
+	pump(30*time.Second, func() bool { return !strings.HasPrefix(ov.TraceText(), "Reading") })
 	all("a history")
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/modex/modex/projects"
 	"github.com/modex/modex/ui/configeditor"
 	"github.com/modex/modex/ui/graphview"
+	"github.com/modex/modex/ui/offline"
 	"github.com/modex/modex/ui/testview"
 	"github.com/modex/modex/ui/widgets"
 )
@@ -59,7 +60,7 @@ type session struct {
 	editor  *configeditor.Editor
 	details *graphview.Inspector
 	test    *testview.TestView
-	offline *OfflineView
+	offline *offline.View
 	find    *widgets.Entry
 	matches []string // the states Find matched (graph ids)
 	// matchesOf is the exploration matches belong to.
@@ -87,7 +88,7 @@ func newSession(wb *Workbench, p *projects.Project) *session {
 	// The views reach the session through the workbench: wb.s must be s
 	// before they are used (setSession).
 	s.test = testview.New(viewHost{wb, s})
-	s.offline = NewOfflineView(wb)
+	s.offline = offline.New(viewHost{wb, s})
 	s.find = newEntry(wb)
 	s.find.PlaceHolder = "find states: expression over s, e.g. pending(s) == 1"
 	s.find.OnSubmitted = func(string) { wb.Find() }

@@ -36,7 +36,7 @@ func TestProjectSwitchLeavesNothingStale(t *testing.T) {
 	b.wb.configs.SetSelected("offline")
 	b.wait()
 	chat.offline.Generate()
-	if chat.offline.suite == nil {
+	if chat.offline.Suite() == nil {
 		t.Fatal("no suite generated")
 	}
 	// A test run in the Test tab.
@@ -65,7 +65,7 @@ func TestProjectSwitchLeavesNothingStale(t *testing.T) {
 			"the details panel still shows the previous project's state"},
 		"test": {s.test.LogLines() == 0 && s.test.Verdicts() == "" && b.wb.testHolder.Objects[0] == s.test.Content() &&
 			!strings.Contains(s.test.Fields().Adapter.Text, "chat"), "the Test tab keeps the previous project's runs or adapter"},
-		"offline": {s.offline.suite == nil && b.wb.offlineHolder.Objects[0] == s.offline.Content(),
+		"offline": {s.offline.Suite() == nil && b.wb.offlineHolder.Objects[0] == s.offline.Content(),
 			"the Offline tab keeps the previous project's suite"},
 		"find": {s.find.Text == "" && s.findErr.Text == "" && b.wb.findHolder.Objects[0] == s.find,
 			"Find keeps its text or error"},
@@ -79,8 +79,8 @@ func TestProjectSwitchLeavesNothingStale(t *testing.T) {
 	// Running the Offline tab does nothing without a suite of this project
 	// (before, it ran chat's suite against the thread pool).
 	s.offline.Run()
-	if strings.Contains(s.offline.summary.Text, "adapter") {
-		t.Errorf("the offline run used a stale suite: %q", s.offline.summary.Text)
+	if strings.Contains(s.offline.Summary(), "adapter") {
+		t.Errorf("the offline run used a stale suite: %q", s.offline.Summary())
 	}
 	if l, ok := s.details.Rows()[0].(*widget.Label); !ok || !strings.Contains(l.Text, "Click a state") {
 		t.Errorf("details panel: %#v", s.details.Rows()[0])

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
@@ -13,7 +14,7 @@ import (
 )
 
 // viewHost is the workbench as the views of one session (a project's test
-// dashboard) see it: what they need of the workbench, and nothing of a
+// dashboard and Offline tab: testview.Host, offline.Host) see it: what they need of the workbench, and nothing of a
 // later session (Active says whether s is still the open one).
 type viewHost struct {
 	wb *Workbench
@@ -60,4 +61,20 @@ func (h viewHost) Explored() (*explore.Exploration, *explore.Graph, string) {
 	h.wb.mu.Lock()
 	defer h.wb.mu.Unlock()
 	return h.s.last, h.s.full, h.s.config
+}
+
+func (h viewHost) SelectState(id string)                        { h.wb.SelectState(id) }
+func (h viewHost) AdapterCommand() string                       { return h.s.test.Command() }
+func (h viewHost) Edited()                                      { h.wb.setDirty(true) }
+func (h viewHost) App() fyne.App                                { return h.wb.app }
+func (h viewHost) Window() fyne.Window                          { return h.wb.win }
+func (h viewHost) ShowKeyed(d dialog.Dialog, ok, cancel func()) { h.wb.showKeyed(d, ok, cancel) }
+func (h viewHost) ProjectDir() string                           { return h.wb.projectDir() }
+
+func (h viewHost) OpenFile(title, dir string, exts []string, done func(string)) {
+	h.wb.dialogs.Open(title, dir, exts, done)
+}
+
+func (h viewHost) SaveFile(title, suggested string, exts []string, done func(string)) {
+	h.wb.dialogs.Save(title, suggested, exts, done)
 }

@@ -314,9 +314,8 @@ func (wb *Workbench) setProject(p *projects.Project) {
 		wb.exploreT.Stop()
 	}
 	wb.s.test.Stop()
-	wb.s.offline.Stop()
-	wb.s.offline.hist.timeline.SetTimeline(nil) // and its window, if shown
-	wb.built.drop(nil)                          // the closed project's graph and document
+	wb.s.offline.Close()
+	wb.built.drop(nil) // the closed project's graph and document
 	wb.setSession(newSession(wb, p))
 	wb.graph.Reset("")
 	wb.note.Hide() // the closed project's overview note (a model that does not load shows none)

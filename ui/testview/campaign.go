@@ -75,9 +75,9 @@ const campaignReportEvery = 200 * time.Millisecond
 // runs/s, each worker's rate, states covered over time, failures as they
 // arrive (click one to draw it).
 func (tv *TestView) StartCampaign() {
-	wb := tv.host
-	p := wb.Project()
-	if p == nil || wb.Model() == nil {
+	host := tv.host
+	p := host.Project()
+	if p == nil || host.Model() == nil {
 		return
 	}
 	if p.Path == "" {
@@ -101,13 +101,13 @@ func (tv *TestView) StartCampaign() {
 		return
 	}
 	command := tv.Command()
-	wb.Consented(command, func() { tv.startCampaign(workers) })
+	host.Consented(command, func() { tv.startCampaign(workers) })
 }
 
 func (tv *TestView) startCampaign(workers int) {
-	wb := tv.host
-	p := wb.Project()
-	config := wb.Config()
+	host := tv.host
+	p := host.Project()
+	config := host.Config()
 	cfg, tc, ok := tv.prepare()
 	if !ok {
 		return
@@ -157,8 +157,8 @@ func (tv *TestView) startCampaign(workers int) {
 	tv.clear("jobs done")
 	tv.setCounters(fmt.Sprintf("Campaign: %d runs of %d steps in jobs of %d, seed %d, %d local workers, %s…", spec.Runs, spec.Steps, jobRuns, spec.Seed, workers, on))
 	tv.verdicts.SetText("")
-	wb.Details().Clear("Click a failure to draw its run.")
-	wb.StopExploring()
+	host.Details().Clear("Click a failure to draw its run.")
+	host.StopExploring()
 	var mu sync.Mutex
 	var errs []string
 	where.WorkerError = func(name string, err error) {
@@ -173,12 +173,12 @@ func (tv *TestView) startCampaign(workers int) {
 				return
 			}
 			last = time.Now()
-			wb.Do(func() { tv.campaignProgress(gen, pr) })
+			host.Do(func() { tv.campaignProgress(gen, pr) })
 		})
 		mu.Lock()
 		werrs := strings.Join(errs, "\n")
 		mu.Unlock()
-		wb.Do(func() { tv.campaignFinished(gen, sum, werrs, err) })
+		host.Do(func() { tv.campaignFinished(gen, sum, werrs, err) })
 	}()
 }
 

@@ -56,11 +56,11 @@ func keysOf(v *conform.Visited) visitedKeys {
 // onExplored reports whether the test is watched on the explored graph:
 // asked for, and the exploration on screen is of the test's configuration.
 func (tv *TestView) onExplored() bool {
-	wb := tv.host
-	if tv.explored == nil || !tv.explored.Checked || !wb.Active() {
+	host := tv.host
+	if tv.explored == nil || !tv.explored.Checked || !host.Active() {
 		return false
 	}
-	x, full, config := wb.Explored()
+	x, full, config := host.Explored()
 	return x != nil && full != nil && tv.config == config
 }
 
@@ -85,9 +85,9 @@ func (tv *TestView) Remark() {
 	if vk == nil || !tv.onExplored() || !tv.onScreen() {
 		return
 	}
-	wb := tv.host
-	x, full, _ := wb.Explored()
-	drawn := wb.DrawnIndex()
+	host := tv.host
+	x, full, _ := host.Explored()
+	drawn := host.DrawnIndex()
 	marks := map[int]color.NRGBA{}
 	for _, s := range full.States {
 		key := x.StateKey(int(s.Model))
@@ -107,8 +107,8 @@ func (tv *TestView) Remark() {
 			}
 		}
 	}
-	wb.Graph().SetMarks(marks)
-	wb.SetStatus(fmt.Sprintf("The test on the explored graph: %s visited (orange), the current one blue, where runs failed red.",
+	host.Graph().SetMarks(marks)
+	host.SetStatus(fmt.Sprintf("The test on the explored graph: %s visited (orange), the current one blue, where runs failed red.",
 		explore.Count(len(vk.all), "model state")))
 }
 

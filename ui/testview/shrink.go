@@ -37,8 +37,8 @@ func (tv *TestView) failed(ri runInfo, r conform.RunResult, saved string) {
 // the saved file) is added to the failure panel and drawn on the graph, the
 // failing step in red.
 func (tv *TestView) Shrink() {
-	wb := tv.host
-	p, m, r := wb.Project(), wb.Model(), tv.firstFail
+	host := tv.host
+	p, m, r := host.Project(), host.Model(), tv.firstFail
 	if p == nil || m == nil || r == nil {
 		return
 	}
@@ -62,7 +62,7 @@ func (tv *TestView) Shrink() {
 		if err == nil {
 			res, err = conform.Shrink(ctx, m, cfg, impl, tc, saved, conform.ShrinkConfig{Repeats: shrinkRepeats,
 				Progress: func(pr conform.ShrinkProgress) {
-					wb.Do(func() {
+					host.Do(func() {
 						if gen == tv.gen {
 							tv.shrinkNote(fmt.Sprintf("Shrinking run %d: %d runs, %d controllable steps so far (%s)…", r.Run, pr.Runs, pr.Steps, pr.Phase))
 						}
@@ -76,7 +76,7 @@ func (tv *TestView) Shrink() {
 			text = shrinkReport(ri, file, saved, res)
 			d, err = shrunkDrawing(m, res, tv.host.Graph().DrawScale)
 		}
-		wb.Do(func() { tv.shrunk(gen, res, text, d, err) })
+		host.Do(func() { tv.shrunk(gen, res, text, d, err) })
 	}()
 }
 

@@ -317,8 +317,8 @@ func (tv *TestView) prepare() (*explore.Config, conform.TestConfig, bool) {
 }
 
 func (tv *TestView) start() {
-	wb := tv.host
-	p, m := wb.Project(), wb.Model()
+	host := tv.host
+	p, m := host.Project(), host.Model()
 	cfg, tc, ok := tv.prepare()
 	if !ok {
 		return
@@ -333,11 +333,11 @@ func (tv *TestView) start() {
 		tv.visited, tv.cfg = visited, cfg
 	})
 	tv.clear("steps")
-	tv.config = wb.Config()
-	tv.verdicts.SetText(fmt.Sprintf("Testing %s [%s], seed %d…", p.Name, wb.Config(), tc.Seed))
-	wb.Details().Clear("Click a state of the test's graph to see its details.")
-	wb.StopExploring()   // an exploration would fight over the graph view
-	wb.Graph().FitNext() // the visited graph starts fitted, not at the last graph's zoom
+	tv.config = host.Config()
+	tv.verdicts.SetText(fmt.Sprintf("Testing %s [%s], seed %d…", p.Name, host.Config(), tc.Seed))
+	host.Details().Clear("Click a state of the test's graph to see its details.")
+	host.StopExploring()   // an exploration would fight over the graph view
+	host.Graph().FitNext() // the visited graph starts fitted, not at the last graph's zoom
 	tc.OnStep = func(s conform.StepRecord) { tv.push(s) }
 	tc.OnRun = func(r conform.RunResult) { tv.push(r) }
 	var impl conform.Implementation
@@ -356,7 +356,7 @@ func (tv *TestView) start() {
 		if path == "" {
 			path = p.ModelPath()
 		}
-		tv.pump(runInfo{gen: gen, started: started, project: p.Name, path: path, config: wb.Config(), tc: tc}, done)
+		tv.pump(runInfo{gen: gen, started: started, project: p.Name, path: path, config: host.Config(), tc: tc}, done)
 		close(pumped)
 	}()
 	go func() {
@@ -378,7 +378,7 @@ func (tv *TestView) start() {
 		stopped := ctx.Err() != nil
 		close(done)
 		<-pumped // the last steps and failures are on screen before the verdict
-		wb.Do(func() { tv.finished(gen, res, size, err, stopped, tc.Runs, code) })
+		host.Do(func() { tv.finished(gen, res, size, err, stopped, tc.Runs, code) })
 	}()
 }
 
