@@ -59,7 +59,7 @@ type session struct {
 
 	editor  *configeditor.Editor
 	details *graphview.Inspector
-	test    *testview.TestView
+	test    *testview.View
 	offline *offline.View
 	find    *widgets.Entry
 	matches []string // the states Find matched (graph ids)

@@ -20,7 +20,7 @@ import (
 // tests here drive it inside the workbench.
 
 // startAndWait starts a test in the Test tab and waits for its result.
-func startAndWait(t *testing.T, tv *testview.TestView) *conform.TestResult {
+func startAndWait(t *testing.T, tv *testview.View) *conform.TestResult {
 	t.Helper()
 	return runAndWait(t, &tv.OnDone, tv.Start, "test", 60*time.Second)
 }

@@ -45,7 +45,7 @@ type campaignPanel struct {
 }
 
 // campaignRow builds the campaign controls.
-func (tv *TestView) campaignRow() fyne.CanvasObject {
+func (tv *View) campaignRow() fyne.CanvasObject {
 	c := &tv.camp
 	c.workers = tv.newEntry()
 	c.workers.SetText("2")
@@ -74,7 +74,7 @@ const campaignReportEvery = 200 * time.Millisecond
 // count: the workbench trusts only its own workers), watched live: jobs,
 // runs/s, each worker's rate, states covered over time, failures as they
 // arrive (click one to draw it).
-func (tv *TestView) StartCampaign() {
+func (tv *View) StartCampaign() {
 	host := tv.host
 	p := host.Project()
 	if p == nil || host.Model() == nil {
@@ -104,7 +104,7 @@ func (tv *TestView) StartCampaign() {
 	host.Consented(command, func() { tv.startCampaign(workers) })
 }
 
-func (tv *TestView) startCampaign(workers int) {
+func (tv *View) startCampaign(workers int) {
 	host := tv.host
 	p := host.Project()
 	config := host.Config()
@@ -183,7 +183,7 @@ func (tv *TestView) startCampaign(workers int) {
 }
 
 // running switches the buttons between a job running and none.
-func (tv *TestView) running(on bool) {
+func (tv *View) running(on bool) {
 	for _, b := range []*widgets.Button{tv.startB, tv.camp.button} {
 		if on {
 			b.Disable()
@@ -199,7 +199,7 @@ func (tv *TestView) running(on bool) {
 }
 
 // campaignProgress shows a campaign's report (UI goroutine).
-func (tv *TestView) campaignProgress(gen int, pr campaign.Progress) {
+func (tv *View) campaignProgress(gen int, pr campaign.Progress) {
 	if gen != tv.gen {
 		return
 	}
@@ -252,7 +252,7 @@ func workerLines(per map[string]campaign.WorkerStat) string {
 }
 
 // campaignFinished shows a campaign's end (UI goroutine).
-func (tv *TestView) campaignFinished(gen int, sum *campaign.Summary, workerErrs string, err error) {
+func (tv *View) campaignFinished(gen int, sum *campaign.Summary, workerErrs string, err error) {
 	if gen != tv.gen {
 		return
 	}
@@ -312,7 +312,7 @@ func keptText(sum *campaign.Summary, unlisted int) string {
 // with the command that reruns it, in the failure panel. A failure kept
 // without its run in memory is read from the file the campaign kept it in;
 // one whose run was not kept says why, and how to run its choices again.
-func (tv *TestView) showCampaignFailure(i int) {
+func (tv *View) showCampaignFailure(i int) {
 	if i < 0 || i >= len(tv.camp.fails) || tv.host.Model() == nil {
 		return
 	}
@@ -380,7 +380,7 @@ func (tv *TestView) showCampaignFailure(i int) {
 // campaignFailureLost says, in the failure panel and on the graph, why a
 // campaign failure's run cannot be drawn, with the command that runs its
 // choices again (UI goroutine).
-func (tv *TestView) campaignFailureLost(gen int, f campaign.Failure, why error) {
+func (tv *View) campaignFailureLost(gen int, f campaign.Failure, why error) {
 	if gen != tv.gen || !tv.onScreen() {
 		return
 	}

@@ -20,7 +20,7 @@ import (
 )
 
 // campaignAndWait taps Campaign and waits for the campaign's end.
-func campaignAndWait(t *testing.T, tv *TestView) *campaign.Summary {
+func campaignAndWait(t *testing.T, tv *View) *campaign.Summary {
 	t.Helper()
 	return runAndWait(t, &tv.OnCampaignDone, func() {
 		test.Tap(tv.camp.button)

@@ -18,22 +18,22 @@ type Fields struct {
 }
 
 // Fields are the settings' widgets.
-func (tv *TestView) Fields() Fields {
+func (tv *View) Fields() Fields {
 	return Fields{Runs: tv.runs, Steps: tv.steps, Seed: tv.seed, Adapter: tv.adapter, Strategy: tv.strategy, OnExplored: tv.explored,
 		Workers: tv.camp.workers, NATS: tv.camp.nats, Campaign: tv.camp.button}
 }
 
 // Verdicts is what the last test or campaign said (the side panel's
 // verdicts).
-func (tv *TestView) Verdicts() string { return tv.verdicts.Text }
+func (tv *View) Verdicts() string { return tv.verdicts.Text }
 
 // Counters is what the running or last test or campaign has done so far
 // (above its chart).
-func (tv *TestView) Counters() string { return tv.counters.Text }
+func (tv *View) Counters() string { return tv.counters.Text }
 
 // LogLines is the number of lines in the step log.
-func (tv *TestView) LogLines() int { return len(tv.lines) }
+func (tv *View) LogLines() int { return len(tv.lines) }
 
 // OnGraph reports whether the graph view shows the test's graph or its
 // placeholder (not the exploration's).
-func (tv *TestView) OnGraph() bool { return tv.onGraph }
+func (tv *View) OnGraph() bool { return tv.onGraph }

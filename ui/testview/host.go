@@ -74,7 +74,7 @@ type Host interface {
 
 // newEntry is a single-line field whose Ctrl (Cmd) shortcuts are the
 // workbench's.
-func (tv *TestView) newEntry() *widgets.Entry { return widgets.NewEntry(tv.host.Shortcut) }
+func (tv *View) newEntry() *widgets.Entry { return widgets.NewEntry(tv.host.Shortcut) }
 
 // drawing is a laid-out graph of the test, ready for the UI goroutine.
 type drawing struct {

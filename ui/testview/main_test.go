@@ -74,7 +74,7 @@ type host struct {
 // side panel's settings, the graph and the run view side by side.
 type dash struct {
 	*host
-	tv  *TestView
+	tv  *View
 	win fyne.Window
 }
 

@@ -55,7 +55,7 @@ func keysOf(v *conform.Visited) visitedKeys {
 
 // onExplored reports whether the test is watched on the explored graph:
 // asked for, and the exploration on screen is of the test's configuration.
-func (tv *TestView) onExplored() bool {
+func (tv *View) onExplored() bool {
 	host := tv.host
 	if tv.explored == nil || !tv.explored.Checked || !host.Active() {
 		return false
@@ -66,7 +66,7 @@ func (tv *TestView) onExplored() bool {
 
 // showOnExplored marks the visited states on the exploration's graph,
 // drawing it first when the test's own graph is on screen.
-func (tv *TestView) showOnExplored(vk visitedKeys) {
+func (tv *View) showOnExplored(vk visitedKeys) {
 	tv.marked = &vk
 	if !tv.onScreen() {
 		return
@@ -80,7 +80,7 @@ func (tv *TestView) showOnExplored(vk visitedKeys) {
 }
 
 // Remark puts the test's marks on the exploration's graph just drawn.
-func (tv *TestView) Remark() {
+func (tv *View) Remark() {
 	vk := tv.marked
 	if vk == nil || !tv.onExplored() || !tv.onScreen() {
 		return
@@ -114,7 +114,7 @@ func (tv *TestView) Remark() {
 
 // setOnExplored switches between the test's own graph and the explored
 // graph with the test's marks.
-func (tv *TestView) setOnExplored(on bool) {
+func (tv *View) setOnExplored(on bool) {
 	if !tv.onScreen() {
 		return
 	}

@@ -16,14 +16,14 @@ const shrinkRepeats = 4
 
 // newShrinkButton is the failure panel's Shrink button: it shrinks the
 // test's first failing run against the implementation (see Shrink).
-func (tv *TestView) newShrinkButton() *widgets.Button {
+func (tv *View) newShrinkButton() *widgets.Button {
 	b := widgets.NewButton("Shrink", tv.Shrink)
 	b.Disable()
 	return b
 }
 
 // failed records the test's first failing run for Shrink (UI goroutine).
-func (tv *TestView) failed(ri runInfo, r conform.RunResult, saved string) {
+func (tv *View) failed(ri runInfo, r conform.RunResult, saved string) {
 	if tv.firstFail != nil || r.Verdict != conform.Fail {
 		return
 	}
@@ -36,7 +36,7 @@ func (tv *TestView) failed(ri runInfo, r conform.RunResult, saved string) {
 // cancels, and the result (trace, model state, what the model allowed,
 // the saved file) is added to the failure panel and drawn on the graph, the
 // failing step in red.
-func (tv *TestView) Shrink() {
+func (tv *View) Shrink() {
 	host := tv.host
 	p, m, r := host.Project(), host.Model(), tv.firstFail
 	if p == nil || m == nil || r == nil {
@@ -82,7 +82,7 @@ func (tv *TestView) Shrink() {
 
 // shrinking turns the Shrink button into the shrinking's Stop (on) and
 // back: progress and cancel where the user asked for it.
-func (tv *TestView) shrinking(on bool) {
+func (tv *View) shrinking(on bool) {
 	if on {
 		tv.shrinkB.SetText("Stop shrinking")
 		tv.shrinkB.OnTapped = tv.Stop
@@ -95,7 +95,7 @@ func (tv *TestView) shrinking(on bool) {
 
 // shrinkNote shows the shrinking's progress in the verdicts, above the
 // failure it shrinks and on the status line.
-func (tv *TestView) shrinkNote(text string) {
+func (tv *View) shrinkNote(text string) {
 	tv.verdicts.SetText(text)
 	tv.failNote.SetText(text)
 	tv.failNote.Show()
@@ -139,7 +139,7 @@ func shrunkDrawing(m model.Model, res *conform.ShrinkResult, scale func(*graph.L
 }
 
 // shrunk shows the result of Shrink (UI goroutine).
-func (tv *TestView) shrunk(gen int, res *conform.ShrinkResult, text string, d drawing, err error) {
+func (tv *View) shrunk(gen int, res *conform.ShrinkResult, text string, d drawing, err error) {
 	if gen != tv.gen {
 		return
 	}

@@ -102,7 +102,7 @@ func (l *logLine) cell(col int) string {
 
 // newStepLog is the step log's table: one row a line, a header naming the
 // columns, and cells cut with "…" whose whole text shows when hovered.
-func (tv *TestView) newStepLog() *widget.Table {
+func (tv *View) newStepLog() *widget.Table {
 	t := widget.NewTableWithHeaders(
 		func() (int, int) { return len(tv.lines), len(logColumns) },
 		func() fyne.CanvasObject { return newLogCell(tv.tips) },

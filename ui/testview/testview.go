@@ -36,10 +36,10 @@ import (
 	"github.com/modex/modex/ui/widgets"
 )
 
-// TestView runs online tests from the workbench and shows them live: the
+// View runs online tests from the workbench and shows them live: the
 // graph of visited states grows, the current state is marked, failures are
 // red; a step log, counters and a coverage chart follow the run.
-type TestView struct {
+type View struct {
 	host     Host
 	runs     *widgets.Entry
 	steps    *widgets.Entry
@@ -132,7 +132,7 @@ type logLine struct {
 const MaxLogLines = 10_000
 
 // appendLines adds lines to the log, within MaxLogLines (UI goroutine).
-func (tv *TestView) appendLines(lines ...logLine) {
+func (tv *View) appendLines(lines ...logLine) {
 	tv.lines = append(tv.lines, lines...)
 	if len(tv.lines) <= MaxLogLines {
 		return
@@ -149,8 +149,8 @@ func (tv *TestView) appendLines(lines ...logLine) {
 }
 
 // New builds a project's test dashboard, in the workbench host.
-func New(host Host) *TestView {
-	tv := &TestView{host: host}
+func New(host Host) *View {
+	tv := &View{host: host}
 	tv.runs = tv.newEntry()
 	tv.steps = tv.newEntry()
 	tv.seed = tv.newEntry()
@@ -221,7 +221,7 @@ func New(host Host) *TestView {
 // setCounters says what the test or campaign has done so far, above its
 // chart, laid out again for the lines the text now takes (a label's new
 // height did not reach its panel, and the chart hid the second line).
-func (tv *TestView) setCounters(text string) {
+func (tv *View) setCounters(text string) {
 	tv.counters.SetText(text)
 	if tv.chartPanel != nil {
 		tv.chartPanel.Refresh()
@@ -229,15 +229,15 @@ func (tv *TestView) setCounters(text string) {
 }
 
 // Content is the side panel's Test tab: the settings and controls.
-func (tv *TestView) Content() fyne.CanvasObject { return tv.content }
+func (tv *View) Content() fyne.CanvasObject { return tv.content }
 
 // RunView is the Test run view of the central area: the coverage chart,
 // the step log, the failure and the sequence chart.
-func (tv *TestView) RunView() area.View { return area.Pane{Name: "Test run", Body: tv.results} }
+func (tv *View) RunView() area.View { return area.Pane{Name: "Test run", Body: tv.results} }
 
 // ProjectChanged fills the settings from the project's [test] and [adapter]
 // (through the same run setup the command line uses).
-func (tv *TestView) ProjectChanged() {
+func (tv *View) ProjectChanged() {
 	p := tv.host.Project()
 	tc, fromClock, err := p.TestSetup(projects.NoOverrides())
 	if err != nil {
@@ -257,7 +257,7 @@ func (tv *TestView) ProjectChanged() {
 // setup reads the settings fields into a test configuration: what the user
 // typed overrides the project's [test] (total_steps and end_wait come from
 // there), which overrides the defaults.
-func (tv *TestView) setup() (conform.TestConfig, error) {
+func (tv *View) setup() (conform.TestConfig, error) {
 	runs, err1 := strconv.Atoi(tv.runs.Text)
 	steps, err2 := strconv.Atoi(tv.steps.Text)
 	if err1 != nil || err2 != nil || runs <= 0 || steps <= 0 {
@@ -279,7 +279,7 @@ func (tv *TestView) setup() (conform.TestConfig, error) {
 
 // Start runs online testing in the background, once the user allowed the
 // adapter command to run (see Consent).
-func (tv *TestView) Start() {
+func (tv *View) Start() {
 	if tv.host.Project() == nil || tv.host.Model() == nil {
 		return
 	}
@@ -289,7 +289,7 @@ func (tv *TestView) Start() {
 
 // Command is the adapter command typed in the tab, "" when it is the
 // project's own (the offline suites run with it too).
-func (tv *TestView) Command() string {
+func (tv *View) Command() string {
 	if c := tv.adapter.Text; c != tv.host.Project().AdapterCommandLine() {
 		return c
 	}
@@ -298,7 +298,7 @@ func (tv *TestView) Command() string {
 
 // prepare builds the selected configuration and reads the settings for a
 // test or campaign; false (the reason shown) when it cannot start.
-func (tv *TestView) prepare() (*explore.Config, conform.TestConfig, bool) {
+func (tv *View) prepare() (*explore.Config, conform.TestConfig, bool) {
 	p, m := tv.host.Project(), tv.host.Model()
 	if p == nil || m == nil {
 		return nil, conform.TestConfig{}, false
@@ -316,7 +316,7 @@ func (tv *TestView) prepare() (*explore.Config, conform.TestConfig, bool) {
 	return cfg, tc, true
 }
 
-func (tv *TestView) start() {
+func (tv *View) start() {
 	host := tv.host
 	p, m := host.Project(), host.Model()
 	cfg, tc, ok := tv.prepare()
@@ -384,7 +384,7 @@ func (tv *TestView) start() {
 
 // clear empties the log, failure panel and chart for a new test or
 // campaign (its chart counting unit) and marks it running.
-func (tv *TestView) clear(unit string) {
+func (tv *View) clear(unit string) {
 	if tv.host.Active() {
 		if !tv.host.TabShown() {
 			tv.host.ShowTab() // a test is watched in its tab
@@ -423,7 +423,7 @@ func (tv *TestView) clear(unit string) {
 // newJob cancels what the tab was running and starts a new job: its context
 // (Stop cancels it) and generation (results of older jobs are dropped);
 // with tv.mu held, it runs also.
-func (tv *TestView) newJob(also func()) (context.Context, int) {
+func (tv *View) newJob(also func()) (context.Context, int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	tv.mu.Lock()
 	defer tv.mu.Unlock()
@@ -438,14 +438,14 @@ func (tv *TestView) newJob(also func()) (context.Context, int) {
 	return ctx, tv.gen
 }
 
-func (tv *TestView) push(x any) {
+func (tv *View) push(x any) {
 	tv.mu.Lock()
 	tv.queue = append(tv.queue, x)
 	tv.mu.Unlock()
 }
 
 // Stop cancels the running test; the run in progress ends inconclusive.
-func (tv *TestView) Stop() {
+func (tv *View) Stop() {
 	tv.mu.Lock()
 	if tv.cancel != nil {
 		tv.cancel()
@@ -464,7 +464,7 @@ type runInfo struct {
 	tc                    conform.TestConfig
 }
 
-func (tv *TestView) pump(ri runInfo, done chan struct{}) {
+func (tv *View) pump(ri runInfo, done chan struct{}) {
 	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -479,7 +479,7 @@ func (tv *TestView) pump(ri runInfo, done chan struct{}) {
 }
 
 // flush applies queued steps (off the UI goroutine), then shows the result.
-func (tv *TestView) flush(ri runInfo) {
+func (tv *View) flush(ri runInfo) {
 	gen, started := ri.gen, ri.started
 	tv.mu.Lock()
 	if gen != tv.gen {
@@ -586,12 +586,12 @@ func prepareDoc(doc *graph.Doc, center string, radius int, scale func(*graph.Lay
 
 // onScreen reports whether this view belongs to the open project; a view of
 // a project that was closed must not touch the shared graph or status line.
-func (tv *TestView) onScreen() bool {
+func (tv *View) onScreen() bool {
 	return tv.host.Active() && tv.host.TabShown()
 }
 
 // show puts the visited graph on screen with the current state marked.
-func (tv *TestView) show(d drawing, current int) {
+func (tv *View) show(d drawing, current int) {
 	tv.shown, tv.shownCur = &d, current
 	if !tv.onScreen() {
 		return
@@ -631,7 +631,7 @@ func (tv *TestView) show(d drawing, current int) {
 
 // Jump selects the state id of the test's graph on screen and shows its
 // details: the path the test took there and what the model enables.
-func (tv *TestView) Jump(id string) {
+func (tv *View) Jump(id string) {
 	g := tv.host.Graph()
 	v := g.Doc()
 	if v == nil {
@@ -668,7 +668,7 @@ func (tv *TestView) Jump(id string) {
 }
 
 // finished runs on the UI goroutine when the test ends.
-func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.ModelSize, err error, stopped bool, planned int, code string) {
+func (tv *View) finished(gen int, res *conform.TestResult, size conform.ModelSize, err error, stopped bool, planned int, code string) {
 	if gen != tv.gen {
 		return
 	}
@@ -692,7 +692,7 @@ func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.Mode
 
 // Showing reports whether the graph view shows this view's visited graph
 // (or a neighbourhood of it).
-func (tv *TestView) Showing(view *graph.Doc) bool {
+func (tv *View) Showing(view *graph.Doc) bool {
 	tv.mu.Lock()
 	doc := tv.doc
 	tv.mu.Unlock()
@@ -705,18 +705,18 @@ func (tv *TestView) Showing(view *graph.Doc) bool {
 // LeaveGraph is told that the Test tab was left; it reports whether the
 // test's graph (or its placeholder) was on screen, so that the
 // exploration's must come back.
-func (tv *TestView) LeaveGraph() bool {
+func (tv *View) LeaveGraph() bool {
 	was := tv.onGraph
 	tv.onGraph = false
 	return was
 }
 
 // Running reports whether a test, a shrinking or a campaign runs.
-func (tv *TestView) Running() bool { return !tv.stop.Disabled() }
+func (tv *View) Running() bool { return !tv.stop.Disabled() }
 
 // Reshow puts the test's last graph back on screen (the Test tab came
 // back); false when the test has none.
-func (tv *TestView) Reshow() bool {
+func (tv *View) Reshow() bool {
 	if tv.marked != nil && tv.onExplored() {
 		tv.onGraph = true // the exploration's graph, drawn again, then marked
 		tv.showOnExplored(*tv.marked)
@@ -740,7 +740,7 @@ func (tv *TestView) Reshow() bool {
 // newGraph starts a graph of another run (a shrunk run, a campaign
 // failure): its node names are its own, so nothing selected in the last
 // graph stays selected, and the details say what is now on screen.
-func (tv *TestView) newGraph(what string) {
+func (tv *View) newGraph(what string) {
 	tv.selID = ""
 	tv.host.Graph().SetSelected(-1)
 	tv.host.Details().Clear(what + " Click one of its states to see its details.")

@@ -20,7 +20,7 @@ import (
 )
 
 // startAndWait starts a test in the Test tab and waits for its result.
-func startAndWait(t *testing.T, tv *TestView) *conform.TestResult {
+func startAndWait(t *testing.T, tv *View) *conform.TestResult {
 	t.Helper()
 	return runAndWait(t, &tv.OnDone, tv.Start, "test", 60*time.Second)
 }
@@ -256,7 +256,7 @@ func TestShrinkButton(t *testing.T) {
 // hold the steps' parts, a cut cell shows its whole text when hovered (and
 // only a cut one), and the chart counts states and transitions on axes
 // that reach its values.
-func checkDashboard(t *testing.T, b *dash, tv *TestView) {
+func checkDashboard(t *testing.T, b *dash, tv *View) {
 	t.Helper()
 	var step *logLine
 	for i := range tv.lines {
