@@ -7,9 +7,13 @@
 // The views live in packages of their own, which never import ui: the
 // central area (area), the graph and its inspector (graphview), the
 // configuration editor (configeditor), the model's source (modelview), the
-// sequence chart (seqchart), the timeline (timeline), the coverage chart
-// (chart), and the small widgets they share (widgets). The test dashboard,
-// the offline suites and replay, and the campaign panel are still in ui.
+// test dashboard with its campaigns (testview), the offline suites, replay
+// and histories (offline), the sequence chart (seqchart), the timeline
+// (timeline), the coverage chart (chart), and the small widgets they share
+// (widgets). A project's test dashboard and Offline tab see the workbench
+// through a host interface of their package (testview.Host, offline.Host),
+// which the session's viewHost implements; they claim the central area
+// through it, with area.Opener's Open.
 package ui
 
 import (
