@@ -138,21 +138,21 @@ func TestEveryViewFits(t *testing.T) {
 	if b.wb.views.Current().Title() != "Suite" || !b.wb.views.GraphShown() {
 		t.Errorf("a generated suite is not shown beside the graph: view %s", b.wb.views.Current().Title())
 	}
-	ov.cases.Select(0)
+	ov.SelectCase(0)
 	all("a suite")
 	tv := b.wb.s.test
 	b.wb.configs.SetSelected("hi_bye")
 	b.wait()
-	tv.adapter.SetText(bin + " adapter")
-	tv.runs.SetText("abc")
+	tv.Fields().Adapter.SetText(bin + " adapter")
+	tv.Fields().Runs.SetText("abc")
 	tv.Start()
-	if !strings.Contains(tv.verdicts.Text, "whole numbers") {
-		t.Errorf("a wrong runs field says %q", tv.verdicts.Text)
+	if !strings.Contains(tv.Verdicts(), "whole numbers") {
+		t.Errorf("a wrong runs field says %q", tv.Verdicts())
 	}
 	checkFits(t, w, MinWindow, "runs abc")
-	tv.runs.SetText("4")
-	tv.steps.SetText("20")
-	tv.seed.SetText("1")
+	tv.Fields().Runs.SetText("4")
+	tv.Fields().Steps.SetText("20")
+	tv.Fields().Seed.SetText("1")
 	startAndWait(t, tv)
 	if b.wb.views.Current().Title() != "Test run" {
 		t.Errorf("a test's run is not shown: view %s", b.wb.views.Current().Title())
@@ -161,7 +161,7 @@ func TestEveryViewFits(t *testing.T) {
 	if err := ov.LoadTrace(filepath.Join("..", "projects", "register", "histories", "etcd_002.log")); err != nil {
 		t.Fatal(err)
 	}
-	pump(30*time.Second, func() bool { return !strings.HasPrefix(ov.traceLabel.Text, "Reading") })
+	pump(30*time.Second, func() bool { return !strings.HasPrefix(ov.TraceText(), "Reading") })
 	all("a history")
 }
 
@@ -198,7 +198,7 @@ func TestNoStuckPlaceholder(t *testing.T) {
 	var err error
 	done := false
 	tv.OnDone = func(_ *conform.TestResult, e error) { err, done = e, true }
-	tv.adapter.SetText("")
+	tv.Fields().Adapter.SetText("")
 	tv.Start()
 	if !pump(30*time.Second, func() bool { return done }) {
 		t.Fatal("the test never ended")
@@ -253,12 +253,12 @@ func TestSelectionBackFromTestTab(t *testing.T) {
 	id := b.wb.Graph().Doc().States[2].ID
 	b.wb.SelectState(id)
 	tv := b.wb.s.test
-	tv.adapter.SetText(bin + " good")
-	tv.runs.SetText("2")
-	tv.steps.SetText("5")
-	tv.seed.SetText("1")
+	tv.Fields().Adapter.SetText(bin + " good")
+	tv.Fields().Runs.SetText("2")
+	tv.Fields().Steps.SetText("5")
+	tv.Fields().Seed.SetText("1")
 	startAndWait(t, tv)
-	if !tv.onGraph {
+	if !tv.OnGraph() {
 		t.Fatal("the test's graph is not on screen")
 	}
 	b.wb.tabs.SelectIndex(0)
@@ -354,11 +354,11 @@ func TestTestOnExploredGraph(t *testing.T) {
 	b.wait()
 	explored := len(b.wb.Graph().Doc().States)
 	tv := b.wb.s.test
-	tv.explored.SetChecked(true)
-	tv.adapter.SetText(bin + " adapter")
-	tv.runs.SetText("6")
-	tv.steps.SetText("20")
-	tv.seed.SetText("2")
+	tv.Fields().OnExplored.SetChecked(true)
+	tv.Fields().Adapter.SetText(bin + " adapter")
+	tv.Fields().Runs.SetText("6")
+	tv.Fields().Steps.SetText("20")
+	tv.Fields().Seed.SetText("2")
 	res := startAndWait(t, tv)
 	pump(10*time.Second, func() bool { return len(b.wb.Graph().Marks()) > 0 })
 	g := b.wb.Graph()
@@ -377,7 +377,7 @@ func TestTestOnExploredGraph(t *testing.T) {
 	if !strings.Contains(b.wb.Status(), "on the explored graph") {
 		t.Errorf("status %q", b.wb.Status())
 	}
-	tv.explored.SetChecked(false)
+	tv.Fields().OnExplored.SetChecked(false)
 	if v := g.Doc(); v == nil || !strings.HasPrefix(v.States[0].ID, "V") {
 		t.Errorf("unticked: the graph shows %v", v)
 	}

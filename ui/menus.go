@@ -289,7 +289,7 @@ func exportDoc(doc *graph.Doc, format, path string) error {
 // confirmDiscard runs f, first asking when there are unsaved changes:
 // Save (then go on, unless saving fails), Don't Save, or Cancel.
 func (wb *Workbench) confirmDiscard(f func()) {
-	if tv := wb.s.test; tv != nil && !tv.stop.Disabled() {
+	if tv := wb.s.test; tv != nil && tv.Running() {
 		// A test or campaign running is not dropped without asking.
 		d := dialog.NewCustomConfirm("A test is running", "Stop it and go on", "Cancel",
 			widget.NewLabel("A test is running in the Test tab: stop it (what it did is kept in its report) and go on?"),

@@ -193,15 +193,14 @@ func (wb *Workbench) savePanels() {
 func (wb *Workbench) tabChanged(item *container.TabItem) {
 	tv := wb.s.test
 	if item == wb.testTab {
-		if tv != nil && tv.reshow() {
+		if tv != nil && tv.Reshow() {
 			wb.status.SetText("The test's graph: the states and steps it visited.")
 		}
 		return
 	}
-	if tv == nil || !tv.onGraph {
+	if tv == nil || !tv.LeaveGraph() {
 		return // the exploration's graph is on screen already
 	}
-	tv.onGraph = false
 	wb.note.Hide()
 	wb.graph.FitNext()
 	wb.s.details.Clear("Click a state to see its details.")

@@ -440,7 +440,7 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 	wb.graph.SetMarks(nil)
 	wb.resetPathMode()
 	if tv := wb.s.test; tv != nil {
-		defer tv.remark() // a test watched on the explored graph marks it again
+		defer tv.Remark() // a test watched on the explored graph marks it again
 	}
 	if !wb.graph.UserZoomed() {
 		wb.graph.Fit()

@@ -11,6 +11,8 @@ import (
 	"github.com/modex/modex/projects"
 	"github.com/modex/modex/ui/configeditor"
 	"github.com/modex/modex/ui/graphview"
+	"github.com/modex/modex/ui/offline"
+	"github.com/modex/modex/ui/testview"
 	"github.com/modex/modex/ui/widgets"
 )
 
@@ -57,8 +59,8 @@ type session struct {
 
 	editor  *configeditor.Editor
 	details *graphview.Inspector
-	test    *TestView
-	offline *OfflineView
+	test    *testview.View
+	offline *offline.View
 	find    *widgets.Entry
 	matches []string // the states Find matched (graph ids)
 	// matchesOf is the exploration matches belong to.
@@ -85,8 +87,8 @@ func newSession(wb *Workbench, p *projects.Project) *session {
 	}
 	// The views reach the session through the workbench: wb.s must be s
 	// before they are used (setSession).
-	s.test = NewTestView(wb)
-	s.offline = NewOfflineView(wb)
+	s.test = testview.New(viewHost{wb, s})
+	s.offline = offline.New(viewHost{wb, s})
 	s.find = newEntry(wb)
 	s.find.PlaceHolder = "find states: expression over s, e.g. pending(s) == 1"
 	s.find.OnSubmitted = func(string) { wb.Find() }

@@ -36,17 +36,17 @@ func TestProjectSwitchLeavesNothingStale(t *testing.T) {
 	b.wb.configs.SetSelected("offline")
 	b.wait()
 	chat.offline.Generate()
-	if chat.offline.suite == nil {
+	if chat.offline.Suite() == nil {
 		t.Fatal("no suite generated")
 	}
 	// A test run in the Test tab.
 	b.wb.configs.SetSelected("figure1")
 	b.wait()
-	chat.test.adapter.SetText(bin + " adapter --fixed")
-	chat.test.runs.SetText("1")
-	chat.test.steps.SetText("5")
-	chat.test.seed.SetText("1")
-	if res := startAndWait(t, chat.test); res == nil || len(chat.test.lines) == 0 {
+	chat.test.Fields().Adapter.SetText(bin + " adapter --fixed")
+	chat.test.Fields().Runs.SetText("1")
+	chat.test.Fields().Steps.SetText("5")
+	chat.test.Fields().Seed.SetText("1")
+	if res := startAndWait(t, chat.test); res == nil || chat.test.LogLines() == 0 {
 		t.Fatal("the chat test left no log")
 	}
 	b.wb.graph.ZoomIn()
@@ -63,9 +63,9 @@ func TestProjectSwitchLeavesNothingStale(t *testing.T) {
 	}{
 		"details": {len(s.details.Rows()) == 1 && b.wb.detailsHolder.Objects[0] == s.details.Content(),
 			"the details panel still shows the previous project's state"},
-		"test": {len(s.test.lines) == 0 && s.test.verdicts.Text == "" && b.wb.testHolder.Objects[0] == s.test.Content() &&
-			!strings.Contains(s.test.adapter.Text, "chat"), "the Test tab keeps the previous project's runs or adapter"},
-		"offline": {s.offline.suite == nil && b.wb.offlineHolder.Objects[0] == s.offline.Content(),
+		"test": {s.test.LogLines() == 0 && s.test.Verdicts() == "" && b.wb.testHolder.Objects[0] == s.test.Content() &&
+			!strings.Contains(s.test.Fields().Adapter.Text, "chat"), "the Test tab keeps the previous project's runs or adapter"},
+		"offline": {s.offline.Suite() == nil && b.wb.offlineHolder.Objects[0] == s.offline.Content(),
 			"the Offline tab keeps the previous project's suite"},
 		"find": {s.find.Text == "" && s.findErr.Text == "" && b.wb.findHolder.Objects[0] == s.find,
 			"Find keeps its text or error"},
@@ -79,8 +79,8 @@ func TestProjectSwitchLeavesNothingStale(t *testing.T) {
 	// Running the Offline tab does nothing without a suite of this project
 	// (before, it ran chat's suite against the thread pool).
 	s.offline.Run()
-	if strings.Contains(s.offline.summary.Text, "adapter") {
-		t.Errorf("the offline run used a stale suite: %q", s.offline.summary.Text)
+	if strings.Contains(s.offline.Summary(), "adapter") {
+		t.Errorf("the offline run used a stale suite: %q", s.offline.Summary())
 	}
 	if l, ok := s.details.Rows()[0].(*widget.Label); !ok || !strings.Contains(l.Text, "Click a state") {
 		t.Errorf("details panel: %#v", s.details.Rows()[0])
@@ -97,11 +97,11 @@ func TestAdapterCommandConsent(t *testing.T) {
 	b.open("../projects/chat/chat.toml")
 	b.wb.configs.SetSelected("figure1")
 	tv := b.wb.s.test
-	tv.runs.SetText("1")
-	tv.steps.SetText("3")
-	tv.seed.SetText("1")
+	tv.Fields().Runs.SetText("1")
+	tv.Fields().Steps.SetText("3")
+	tv.Fields().Seed.SetText("1")
 	cmd := bin + " adapter --fixed"
-	tv.adapter.SetText(cmd)
+	tv.Fields().Adapter.SetText(cmd)
 	startAndWait(t, tv)
 	if len(b.asked) != 1 || !strings.Contains(b.asked[0], cmd) || !strings.Contains(b.asked[0], "projects/chat") {
 		t.Fatalf("prompts %q, want one showing %q and the folder", b.asked, cmd)
@@ -110,16 +110,16 @@ func TestAdapterCommandConsent(t *testing.T) {
 	if len(b.asked) != 1 {
 		t.Errorf("asked again for the same command: %d prompts", len(b.asked))
 	}
-	tv.adapter.SetText(cmd + " ")
+	tv.Fields().Adapter.SetText(cmd + " ")
 	startAndWait(t, tv) // the same argv: strings.Fields
-	tv.adapter.SetText(bin + " adapter")
+	tv.Fields().Adapter.SetText(bin + " adapter")
 	startAndWait(t, tv)
 	if len(b.asked) != 2 {
 		t.Errorf("a changed command: %d prompts, want 2", len(b.asked))
 	}
 	// Cancel: nothing runs.
 	b.wb.confirm = func(title, msg string, ok func()) { b.asked = append(b.asked, msg) }
-	tv.adapter.SetText(bin + " adapter --fixed --other")
+	tv.Fields().Adapter.SetText(bin + " adapter --fixed --other")
 	ran := false
 	tv.OnDone = func(*conform.TestResult, error) { ran = true }
 	tv.Start()

@@ -49,10 +49,10 @@ func TestTabsShowTheirOwnGraph(t *testing.T) {
 		t.Fatalf("details of S4: %q", detailsText(b.wb.s.details))
 	}
 	tv := b.wb.s.test
-	tv.adapter.SetText(bin + " adapter --fixed")
-	tv.runs.SetText("2")
-	tv.steps.SetText("20")
-	tv.seed.SetText("1")
+	tv.Fields().Adapter.SetText(bin + " adapter --fixed")
+	tv.Fields().Runs.SetText("2")
+	tv.Fields().Steps.SetText("20")
+	tv.Fields().Seed.SetText("1")
 	if res := startAndWait(t, tv); res == nil || !res.Passed() {
 		t.Fatalf("test: %+v", res)
 	}
@@ -62,7 +62,7 @@ func TestTabsShowTheirOwnGraph(t *testing.T) {
 	if b.wb.Graph().Selected() >= 0 || strings.Contains(detailsText(b.wb.s.details), "S4") {
 		t.Errorf("the exploration's selection shows on the test's graph: selected %d, details %q", b.wb.Graph().Selected(), detailsText(b.wb.s.details))
 	}
-	tv.jump("V3")
+	tv.Jump("V3")
 	if !strings.Contains(detailsText(b.wb.s.details), "V3") {
 		t.Fatalf("details of V3: %q", detailsText(b.wb.s.details))
 	}
@@ -86,14 +86,14 @@ func TestTabsShowTheirOwnGraph(t *testing.T) {
 
 	// A new test starts from nothing: no graph, counters or verdicts of
 	// the last one while the implementation starts.
-	tv.runs.SetText("1")
+	tv.Fields().Runs.SetText("1")
 	tv.OnDone = nil
 	tv.Start()
-	if firstID(b) != "" || tv.counters.Text != "" || strings.Contains(tv.verdicts.Text, "2 runs") {
-		t.Errorf("a new test shows the last one's graph %q, counters %q, verdicts %q", firstID(b), tv.counters.Text, tv.verdicts.Text)
+	if firstID(b) != "" || tv.Counters() != "" || strings.Contains(tv.Verdicts(), "2 runs") {
+		t.Errorf("a new test shows the last one's graph %q, counters %q, verdicts %q", firstID(b), tv.Counters(), tv.Verdicts())
 	}
 	tv.Stop()
-	pump(30*time.Second, func() bool { return tv.stop.Disabled() })
+	pump(30*time.Second, func() bool { return !tv.Running() })
 }
 
 // Find's matches stay marked while the arrows step through them, and Back

@@ -1,26 +1,26 @@
 package ui
 
 import (
-	"fmt"
-	"os"
+	"context"
+	"errors"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
+	"regexp"
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
+	"github.com/modex/modex/campaign"
 	"github.com/modex/modex/engine/conform"
-	"github.com/modex/modex/projects"
-	"github.com/modex/modex/ui/graphview"
+	"github.com/modex/modex/ui/testview"
 )
 
+// The test dashboard alone is tested in its package (ui/testview); the
+// tests here drive it inside the workbench.
+
 // startAndWait starts a test in the Test tab and waits for its result.
-func startAndWait(t *testing.T, tv *TestView) *conform.TestResult {
+func startAndWait(t *testing.T, tv *testview.View) *conform.TestResult {
 	t.Helper()
 	return runAndWait(t, &tv.OnDone, tv.Start, "test", 60*time.Second)
 }
@@ -53,262 +53,45 @@ func buildChat(t *testing.T) string {
 	return bin
 }
 
-// The Test tab sets runs up through the same run setup as the command line:
-// the project's total_steps and end_wait hold in the workbench too.
-func TestTestTabHonoursProjectSettings(t *testing.T) {
-	bin := buildChat(t)
-	b := newBench(t)
-	b.wb.AutoExplore = false
-	b.open("../projects/chat/chat.toml")
-	b.wb.configs.SetSelected("hi_bye")
-	b.wb.s.project.Test = &projects.TestSpec{Runs: 6, Steps: 5, TotalSteps: 7, EndWait: 0.3, Seed: 9}
-	tv := b.wb.s.test
-	tv.projectChanged()
-	if tv.runs.Text != "6" || tv.steps.Text != "5" || tv.seed.Text != "9" {
-		t.Fatalf("fields not filled from [test]: runs %q steps %q seed %q", tv.runs.Text, tv.steps.Text, tv.seed.Text)
+// buildFakeAdapter builds the adapter of engine/adapter's tests into dir.
+func buildFakeAdapter(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "fakeadapter")
+	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
 	}
-	tc, err := tv.setup()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tc.TotalSteps != 7 || tc.EndWait != 300*time.Millisecond || tc.Seed != 9 {
-		t.Fatalf("setup ignores the project: %+v", tc)
-	}
-	tv.adapter.SetText(bin + " adapter --fixed")
-	res := startAndWait(t, tv)
-	// Six runs of five steps would take 30 steps; total_steps stops new runs
-	// once 7 were taken (the run in progress still ends in its cleanup).
-	if res == nil || len(res.Runs) >= 6 || len(res.Runs) == 0 {
-		t.Fatalf("total_steps not honoured: %+v", res)
-	}
+	return bin
 }
 
-func TestLiveOnlineTest(t *testing.T) {
-	bin := buildChat(t)
-	b := newBench(t)
-	b.wb.AutoExplore = false
-	b.open("../projects/chat/chat.toml")
-	b.wb.configs.SetSelected("hi_bye")
-	tv := b.wb.s.test
-	if tv.adapter.Text != "go run impl/main.go impl/server.go impl/adapter.go impl/modexadapter.go adapter" || tv.runs.Text != "20" {
-		t.Errorf("settings not taken from the project: adapter %q runs %q", tv.adapter.Text, tv.runs.Text)
-	}
-	run := func(fixed bool, runs string) *conform.TestResult {
-		cmd := bin + " adapter"
-		if fixed {
-			cmd += " --fixed"
-		}
-		tv.adapter.SetText(cmd)
-		tv.runs.SetText(runs)
-		tv.steps.SetText("30")
-		tv.seed.SetText("4")
-		return startAndWait(t, tv)
-	}
-	res := run(true, "3")
-	if res == nil || !res.Passed() {
-		t.Fatalf("fixed server: %+v", res)
-	}
-	if len(tv.lines) < 30 || !strings.Contains(tv.lines[0].text, "run 1") {
-		t.Errorf("log has %d lines, first %q", len(tv.lines), tv.lines[0].text)
-	}
-	view := b.wb.Graph().Doc()
-	if view == nil || len(view.States) < 5 || !strings.HasPrefix(view.States[0].ID, "V") {
-		t.Fatalf("the visited graph is not shown: %+v", view)
-	}
-	passive := 0
-	for _, s := range view.States {
-		if s.Kind == "passive" {
-			passive++
-		}
-	}
-	if passive == 0 || !strings.Contains(tv.counters.Text, "steps/s") || !strings.Contains(tv.verdicts.Text, "3 runs: 3 pass") {
-		t.Errorf("passive %d, counters %q, verdicts %q", passive, tv.counters.Text, tv.verdicts.Text)
-	}
-	checkDashboard(t, b, tv)
-	// Clicking a log line selects its state in the graph.
-	tv.log.Select(widget.TableCellID{Row: 3})
-	if b.wb.Graph().Selected() < 0 {
-		t.Error("the log line did not select a state")
-	}
-	// Its details: the path the run took there, and what the model enables.
-	d := b.wb.s.details
-	if !pump(10*time.Second, func() bool { return len(d.ActionRows()) > 0 }) {
-		t.Error("no enabled actions shown for the visited state")
-	}
-	for _, o := range d.Rows() {
-		if l, ok := o.(*widget.Label); ok && strings.Contains(l.Text, "not reachable") {
-			t.Error("a visited state is shown as not reachable")
-		}
-	}
-	// The buggy server: a failing run shows a red failure node.
-	for attempt := 0; attempt < 4; attempt++ {
-		res = run(false, "40")
-		if !res.Passed() {
-			break
-		}
-	}
-	if res.Passed() {
-		t.Fatal("160 runs against the buggy server passed")
-	}
-	doc := tv.doc
-	found := false
-	for _, s := range doc.States {
-		if strings.HasPrefix(s.ID, "F") && s.Error != "" && strings.Contains(s.Error, "?Deliver(") && len(s.Vars) > 0 {
-			found = true
-		}
-	}
-	if !found || !strings.Contains(tv.verdicts.Text, "failed: unexpected-observable") {
-		t.Errorf("no failure node; verdicts %q", tv.verdicts.Text)
-	}
-	// The failure panel: the whole failure, selectable and copyable, with
-	// the saved run and the command that reruns it; edits are undone.
-	for _, want := range []string{"FAIL unexpected-observable at step", "model state: clients = ", "the model allowed: ?Deliver(", "rerun its steps: modex test ../projects/chat/chat.toml --rerun "} {
-		if !strings.Contains(tv.report, want) {
-			t.Errorf("failure panel lacks %q:\n%s", want, tv.report)
-		}
-	}
-	if tv.bottom.SelectedIndex() != 1 || tv.failure.Text != tv.report {
-		t.Error("the failure panel is not shown")
-	}
-	tv.failure.SetText("edited")
-	if tv.failure.Text != tv.report {
-		t.Error("the failure panel can be edited")
-	}
-	// The sequence chart: the first failing run, its failing delivery in
-	// red between the two clients; clicking its last step selects that
-	// step's state in the graph.
-	ch := tv.seq.Chart()
-	if ch == nil || len(ch.Messages) < 5 || !strings.HasPrefix(ch.Verdict, "fail at step") {
-		t.Fatalf("no chart of the failing run: %+v", ch)
-	}
-	last := ch.Messages[len(ch.Messages)-1]
-	if !last.Failed || !strings.Contains(last.Label, "?Deliver(") || !strings.HasPrefix(ch.Lifelines[last.From], "Client") || !strings.HasPrefix(ch.Lifelines[last.To], "Client") {
-		t.Errorf("the failing row %+v between %q and %q", last, ch.Lifelines[last.From], ch.Lifelines[last.To])
-	}
-	if tv.firstFail == nil || ch.Title != fmt.Sprintf("run %d", tv.firstFail.Run) {
-		t.Errorf("chart %q is not of the first failing run", ch.Title)
-	}
-	b.wb.Graph().Select(-1)
-	prev := ch.Messages[len(ch.Messages)-2]
-	tv.seq.Tapped(&fyne.PointEvent{Position: fyne.NewPos(10, float32(tv.seq.MessageY(len(ch.Messages)-2)))})
-	if sel := b.wb.Graph().Selected(); sel < 0 || b.wb.Graph().Doc().States[sel].ID != prev.State {
-		t.Errorf("clicking the row of %s selected %d, want %s", prev.Label, sel, prev.State)
-	}
-	saved := tv.report[strings.Index(tv.report, "saved: ")+len("saved: "):]
-	saved = saved[:strings.Index(saved, "\n")]
-	if _, err := os.Stat(saved); err != nil {
-		t.Errorf("the failing run was not saved: %v", err)
-	}
-}
-
-// After a test fails, Shrink finds a shorter run that fails the same way,
-// adds it to the failure panel (saved next to the first) and draws it on
-// the graph: its path marked, the failure in red. The stack's adapter
-// whose Pop answers 42 fails at its first Pop: the shortest failing run is
-// one Push, then the cleanup phase's Pop.
-func TestShrinkButton(t *testing.T) {
-	bin := buildFakeAdapter(t, t.TempDir())
+// Opening another project stops a campaign running in the Test tab (its
+// workers and the server in Modex with it); the new project's Test tab is
+// idle.
+func TestCampaignStopsWithItsProject(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", dir)
+	bin := buildFakeAdapter(t, dir)
 	b := newBench(t)
 	b.wb.AutoExplore = false
 	b.open("../projects/stack/stack.toml")
 	tv := b.wb.s.test
-	tv.adapter.SetText(bin + " wrong-pop")
-	tv.runs.SetText("5")
-	tv.steps.SetText("20")
-	tv.seed.SetText("4")
-	if !tv.shrinkB.Disabled() {
-		t.Fatal("Shrink is enabled before any failure")
+	f := tv.Fields()
+	f.Adapter.SetText(bin + " good")
+	f.Runs.SetText("5000")
+	f.Workers.SetText("1")
+	f.NATS.SetText("")
+	var endErr error
+	ended := false
+	tv.OnCampaignDone = func(_ *campaign.Summary, err error) { endErr, ended = err, true }
+	test.Tap(f.Campaign)
+	jobDone := regexp.MustCompile(`^[1-9]\d* of \d+ jobs`)
+	if !pump(60*time.Second, func() bool { return jobDone.MatchString(tv.Counters()) }) {
+		t.Fatalf("no job done: %q", tv.Counters())
 	}
-	res := startAndWait(t, tv)
-	if res.Passed() || tv.firstFail == nil || tv.shrinkB.Disabled() {
-		t.Fatalf("no failure to shrink: %d runs, first %v", len(res.Runs), tv.firstFail)
+	b.open("../projects/chat/chat.toml")
+	if !pump(30*time.Second, func() bool { return ended }) {
+		t.Fatal("the campaign went on after the project was closed")
 	}
-	// The details of an explored state would be stale beside the test's graph.
-	if l, ok := b.wb.s.details.Rows()[0].(*widget.Label); !ok || !strings.Contains(l.Text, "test's graph") {
-		t.Errorf("the details panel still shows %v", b.wb.s.details.Rows()[0])
-	}
-	from := tv.firstFail.Failure.Step
-	tv.Shrink()
-	// Its progress where it was asked for, and its Stop there.
-	if tv.shrinkB.Text != "Stop shrinking" || tv.shrinkB.Disabled() || !tv.failNote.Visible() || !strings.HasPrefix(tv.failNote.Text, "Shrinking run") {
-		t.Errorf("while shrinking: button %q (disabled %v), note %q", tv.shrinkB.Text, tv.shrinkB.Disabled(), tv.failNote.Text)
-	}
-	if !pump(60*time.Second, func() bool { return !tv.startB.Disabled() }) {
-		t.Fatal("shrinking never finished")
-	}
-	if tv.shrinkB.Text != "Shrink" || !strings.HasPrefix(tv.failNote.Text, "Shrunk: ") || !strings.HasPrefix(b.wb.Status(), "Shrunk: ") {
-		t.Errorf("after shrinking: button %q, note %q, status %q", tv.shrinkB.Text, tv.failNote.Text, b.wb.Status())
-	}
-	var n, was int
-	fmt.Sscanf(tv.verdicts.Text, "Shrunk: %d steps (from %d)", &n, &was)
-	if n != 2 || was != from || !strings.Contains(tv.report, "shrunk: 2 steps") || !strings.Contains(tv.report, "-shrunk.json") {
-		t.Fatalf("%q, first failure at step %d:\n%s", tv.verdicts.Text, from, tv.report)
-	}
-	if from <= 2 {
-		t.Fatalf("the first failure is at step %d: nothing to shrink (pick another seed)", from)
-	}
-	// The graph shows the shrunk run alone, its failure marked red.
-	g := b.wb.Graph()
-	red := 0
-	for i, s := range g.Doc().States {
-		if s.Error != "" && g.Marks()[i] == graphview.MarkCurrent {
-			red++
-		}
-	}
-	if red != 1 || len(g.Marks()) != len(g.Doc().States) || len(g.Doc().States) > 6 {
-		t.Errorf("shrunk run on the graph: %d red of %d states, %d marked", red, len(g.Doc().States), len(g.Marks()))
-	}
-}
-
-// checkDashboard checks a finished test's dashboard: the log's columns
-// hold the steps' parts, a cut cell shows its whole text when hovered (and
-// only a cut one), and the chart counts states and transitions on axes
-// that reach its values.
-func checkDashboard(t *testing.T, b *bench, tv *TestView) {
-	t.Helper()
-	var step *logLine
-	for i := range tv.lines {
-		if l := &tv.lines[i]; l.cells != nil && l.cells[colKind] == "input" {
-			step = l
-			break
-		}
-	}
-	if step == nil || step.cells[colRun] != "1" || step.cells[colAction] == "" || !strings.HasPrefix(step.cells[colStates], "V") {
-		t.Fatalf("no step of run 1 with its columns in the log: %+v", step)
-	}
-	c := newLogCell(tv.tips)
-	c.Resize(fyne.NewSize(60, 30))
-	tv.tips.layer.Resize(fyne.NewSize(400, 400))
-	c.SetText("short")
-	c.MouseIn(nil)
-	if got := tv.tips.text(); got != "" {
-		t.Errorf("a cell that is not cut shows the tooltip %q", got)
-	}
-	long := "Deliver(Client1, Client2, \"a long message that no column holds\")"
-	c.SetText(long)
-	c.MouseIn(nil)
-	if got := tv.tips.text(); got != long {
-		t.Errorf("a cut cell's tooltip is %q", got)
-	}
-	c.MouseOut()
-	if tv.tips.text() != "" {
-		t.Error("the tooltip stays after the mouse left")
-	}
-	ch := tv.chart
-	if ch.Steps() != tv.actions || ch.Last().States < 2 || ch.Last().Trans < ch.Last().States-1 {
-		t.Errorf("chart: %d steps (log %d), last %+v", ch.Steps(), tv.actions, ch.Last())
-	}
-	test.WidgetRenderer(ch) // drawn
-	topText, end, unit := ch.Axes()
-	top, _ := strconv.Atoi(topText)
-	if top < ch.Last().Trans || top < ch.Last().States || end != strconv.Itoa(ch.Steps()) || unit != "steps" {
-		t.Errorf("axes: top %q, end %q, unit %q for %+v after %d", topText, end, unit, ch.Last(), ch.Steps())
-	}
-	b.wb.tabs.SelectIndex(2) // the Test tab, laid out
-	if ch.Size().Height < 100 {
-		t.Errorf("the chart is %v high", ch.Size())
-	}
-	if !strings.Contains(tv.counters.Text, "runs/s") {
-		t.Errorf("counters %q", tv.counters.Text)
+	if !errors.Is(endErr, context.Canceled) || b.wb.s.test == tv || b.wb.s.test.Running() {
+		t.Errorf("after opening another project: %v", endErr)
 	}
 }

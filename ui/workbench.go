@@ -7,9 +7,13 @@
 // The views live in packages of their own, which never import ui: the
 // central area (area), the graph and its inspector (graphview), the
 // configuration editor (configeditor), the model's source (modelview), the
-// sequence chart (seqchart), the timeline (timeline), the coverage chart
-// (chart), and the small widgets they share (widgets). The test dashboard,
-// the offline suites and replay, and the campaign panel are still in ui.
+// test dashboard with its campaigns (testview), the offline suites, replay
+// and histories (offline), the sequence chart (seqchart), the timeline
+// (timeline), the coverage chart (chart), and the small widgets they share
+// (widgets). A project's test dashboard and Offline tab see the workbench
+// through a host interface of their package (testview.Host, offline.Host),
+// which the session's viewHost implements; they claim the central area
+// through it, with area.Opener's Open.
 package ui
 
 import (
@@ -53,9 +57,6 @@ const DrawLimit = 300
 // the whole graph (large graphs: whole graph): past about a hundred states a
 // whole graph at Fit is a knot of arcs, and the overview reads better.
 const OverviewAbove = 100
-
-// LiveLimit is the largest partial graph drawn while exploration runs.
-const LiveLimit = 150
 
 // Workbench is the main window's content: a project, its model, a
 // configuration, and the explored graph.
@@ -195,8 +196,8 @@ func NewWorkbench(win fyne.Window, a fyne.App, dialogs Dialogs) *Workbench {
 			}
 			return
 		}
-		if wb.s.test != nil && wb.graph.Doc() != nil && wb.s.test.showing(wb.graph.Doc()) {
-			wb.s.test.jump(wb.graph.Doc().States[i].ID)
+		if wb.s.test != nil && wb.graph.Doc() != nil && wb.s.test.Showing(wb.graph.Doc()) {
+			wb.s.test.Jump(wb.graph.Doc().States[i].ID)
 			return
 		}
 		wb.SelectState(wb.graph.Doc().States[i].ID) // recentres a graph shown in part
@@ -317,9 +318,8 @@ func (wb *Workbench) setProject(p *projects.Project) {
 		wb.exploreT.Stop()
 	}
 	wb.s.test.Stop()
-	wb.s.offline.Stop()
-	wb.s.offline.hist.timeline.SetTimeline(nil) // and its window, if shown
-	wb.built.drop(nil)                          // the closed project's graph and document
+	wb.s.offline.Close()
+	wb.built.drop(nil) // the closed project's graph and document
 	wb.setSession(newSession(wb, p))
 	wb.graph.Reset("")
 	wb.note.Hide() // the closed project's overview note (a model that does not load shows none)
@@ -328,7 +328,7 @@ func (wb *Workbench) setProject(p *projects.Project) {
 	}
 	wb.title.SetText(p.Name)
 	wb.loadModel()
-	wb.s.test.projectChanged()
+	wb.s.test.ProjectChanged()
 	wb.configs.Options = p.ConfigNames()
 	wb.s.config = ""
 	wb.configs.SetSelected(p.Default) // builds the editor and explores
@@ -502,7 +502,7 @@ func (wb *Workbench) Explore() {
 		})
 	}
 	cfg.Snapshot = func(x *explore.Exploration) {
-		if len(x.States) <= LiveLimit {
+		if len(x.States) <= graphview.LiveLimit {
 			pending.Store(x)
 			select {
 			case wake <- struct{}{}:

@@ -15,7 +15,6 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/ui/graphview"
 	"github.com/modex/modex/ui/widgets"
 )
@@ -871,23 +870,6 @@ func TestDomainsRemovableAndMenusHonest(t *testing.T) {
 	}
 	if why := b.wb.s.project.CannotDelete("figure1"); !strings.Contains(why, "hi_bye extends") {
 		t.Errorf("figure1, which hi_bye extends: %q", why)
-	}
-}
-
-// A finished test's headline names a crash as such with the end of the
-// implementation's standard error, and a stopped test says it was stopped
-// and how many of its runs it did.
-func TestTestHeadline(t *testing.T) {
-	crash := &conform.TestResult{Runs: []conform.RunResult{{Run: 1, Seed: 7, Verdict: conform.Fail,
-		Failure: &conform.Failure{Kind: conform.FailCrash, Step: 3, Message: "the implementation exited (signal: killed); its last output on stderr:\nstarting\nlistening on :9000\npanic: boom"}}}}
-	got := testHeadline(crash, conform.ModelSize{}, false, 1)
-	if !strings.Contains(got, "run 1 (seed 7): the implementation crashed at step 3: the implementation exited (signal: killed).") ||
-		!strings.Contains(got, "its standard error ended with: starting | listening on :9000 | panic: boom") {
-		t.Errorf("%s", got)
-	}
-	stopped := &conform.TestResult{Runs: []conform.RunResult{{Run: 1, Verdict: conform.Pass}, {Run: 2, Verdict: conform.Inconclusive}}}
-	if got := testHeadline(stopped, conform.ModelSize{}, true, 20); !strings.HasPrefix(got, "Stopped after 2 of 20 runs: ") {
-		t.Errorf("%s", got)
 	}
 }
 

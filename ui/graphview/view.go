@@ -30,6 +30,11 @@ const (
 	MaxImageSide   = 8000
 )
 
+// LiveLimit is the largest graph drawn whole while it grows (a partial
+// exploration, a running test's visited states); a test's larger graph
+// shows the neighbourhood of its current state.
+const LiveLimit = 150
+
 // graphPad is the margin around a drawn graph, in Fyne units.
 const graphPad = 12
 

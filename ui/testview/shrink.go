@@ -1,4 +1,4 @@
-package ui
+package testview
 
 import (
 	"fmt"
@@ -16,14 +16,14 @@ const shrinkRepeats = 4
 
 // newShrinkButton is the failure panel's Shrink button: it shrinks the
 // test's first failing run against the implementation (see Shrink).
-func (tv *TestView) newShrinkButton() *widgets.Button {
+func (tv *View) newShrinkButton() *widgets.Button {
 	b := widgets.NewButton("Shrink", tv.Shrink)
 	b.Disable()
 	return b
 }
 
 // failed records the test's first failing run for Shrink (UI goroutine).
-func (tv *TestView) failed(ri runInfo, r conform.RunResult, saved string) {
+func (tv *View) failed(ri runInfo, r conform.RunResult, saved string) {
 	if tv.firstFail != nil || r.Verdict != conform.Fail {
 		return
 	}
@@ -36,9 +36,9 @@ func (tv *TestView) failed(ri runInfo, r conform.RunResult, saved string) {
 // cancels, and the result (trace, model state, what the model allowed,
 // the saved file) is added to the failure panel and drawn on the graph, the
 // failing step in red.
-func (tv *TestView) Shrink() {
-	wb := tv.wb
-	p, m, r := wb.s.project, wb.s.model, tv.firstFail
+func (tv *View) Shrink() {
+	host := tv.host
+	p, m, r := host.Project(), host.Model(), tv.firstFail
 	if p == nil || m == nil || r == nil {
 		return
 	}
@@ -48,7 +48,7 @@ func (tv *TestView) Shrink() {
 		tv.verdicts.SetText("Configuration error: " + err.Error())
 		return
 	}
-	command := tv.command()
+	command := tv.Command()
 	ctx, gen := tv.newJob(nil)
 	tv.running(true)
 	tv.shrinking(true)
@@ -62,7 +62,7 @@ func (tv *TestView) Shrink() {
 		if err == nil {
 			res, err = conform.Shrink(ctx, m, cfg, impl, tc, saved, conform.ShrinkConfig{Repeats: shrinkRepeats,
 				Progress: func(pr conform.ShrinkProgress) {
-					wb.do(func() {
+					host.Do(func() {
 						if gen == tv.gen {
 							tv.shrinkNote(fmt.Sprintf("Shrinking run %d: %d runs, %d controllable steps so far (%s)…", r.Run, pr.Runs, pr.Steps, pr.Phase))
 						}
@@ -74,15 +74,15 @@ func (tv *TestView) Shrink() {
 		var d drawing
 		if err == nil {
 			text = shrinkReport(ri, file, saved, res)
-			d, err = shrunkDrawing(m, res, tv.wb.graph.DrawScale)
+			d, err = shrunkDrawing(m, res, tv.host.Graph().DrawScale)
 		}
-		wb.do(func() { tv.shrunk(gen, res, text, d, err) })
+		host.Do(func() { tv.shrunk(gen, res, text, d, err) })
 	}()
 }
 
 // shrinking turns the Shrink button into the shrinking's Stop (on) and
 // back: progress and cancel where the user asked for it.
-func (tv *TestView) shrinking(on bool) {
+func (tv *View) shrinking(on bool) {
 	if on {
 		tv.shrinkB.SetText("Stop shrinking")
 		tv.shrinkB.OnTapped = tv.Stop
@@ -95,12 +95,12 @@ func (tv *TestView) shrinking(on bool) {
 
 // shrinkNote shows the shrinking's progress in the verdicts, above the
 // failure it shrinks and on the status line.
-func (tv *TestView) shrinkNote(text string) {
+func (tv *View) shrinkNote(text string) {
 	tv.verdicts.SetText(text)
 	tv.failNote.SetText(text)
 	tv.failNote.Show()
 	if tv.onScreen() {
-		tv.wb.status.SetText(text)
+		tv.host.SetStatus(text)
 	}
 }
 
@@ -139,7 +139,7 @@ func shrunkDrawing(m model.Model, res *conform.ShrinkResult, scale func(*graph.L
 }
 
 // shrunk shows the result of Shrink (UI goroutine).
-func (tv *TestView) shrunk(gen int, res *conform.ShrinkResult, text string, d drawing, err error) {
+func (tv *View) shrunk(gen int, res *conform.ShrinkResult, text string, d drawing, err error) {
 	if gen != tv.gen {
 		return
 	}
@@ -154,19 +154,19 @@ func (tv *TestView) shrunk(gen int, res *conform.ShrinkResult, text string, d dr
 	tv.report = strings.TrimPrefix(text, "\n") + "\n— the run it was shrunk from —\n" + tv.report
 	tv.failure.SetText(tv.report)
 	tv.bottom.SelectIndex(1)
-	if tv.wb.s.test == tv {
-		tv.wb.views.Open(tv.RunView())
+	if tv.host.Active() {
+		tv.host.Open(tv.RunView())
 	}
 	if !tv.onScreen() {
 		return
 	}
-	tv.wb.status.SetText(tv.verdicts.Text)
+	tv.host.SetStatus(tv.verdicts.Text)
 	tv.mu.Lock()
 	tv.doc = d.doc
 	tv.mu.Unlock()
-	tv.wb.graph.FitNext()
+	tv.host.Graph().FitNext()
 	tv.newGraph(fmt.Sprintf("The shrunk run (%d steps), its path in orange and its failure in red.", res.Steps))
 	tv.show(d, -1)
 	// The path in orange, the failure in red.
-	tv.wb.graph.SetMarks(pathMarks(d.view))
+	tv.host.Graph().SetMarks(pathMarks(d.view))
 }

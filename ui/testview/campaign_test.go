@@ -1,8 +1,6 @@
-package ui
+package testview
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,9 +20,9 @@ import (
 )
 
 // campaignAndWait taps Campaign and waits for the campaign's end.
-func campaignAndWait(t *testing.T, tv *TestView) *campaign.Summary {
+func campaignAndWait(t *testing.T, tv *View) *campaign.Summary {
 	t.Helper()
-	return runAndWait(t, &tv.camp.OnDone, func() {
+	return runAndWait(t, &tv.OnCampaignDone, func() {
 		test.Tap(tv.camp.button)
 		if !tv.startB.Disabled() || !tv.camp.button.Disabled() || tv.stop.Disabled() {
 			t.Error("the buttons do not say a campaign runs")
@@ -40,10 +38,8 @@ func TestCampaignInTestTab(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", dir)
 	bin := buildFakeAdapter(t, dir)
-	b := newBench(t)
-	b.wb.AutoExplore = false
-	b.open("../projects/stack/stack.toml")
-	tv := b.wb.s.test
+	b := newDash(t, "../../projects/stack/stack.toml", "")
+	tv := b.tv
 	tv.adapter.SetText(bin + " wrong-pop")
 	tv.runs.SetText("12")
 	tv.steps.SetText("20")
@@ -78,7 +74,7 @@ func TestCampaignInTestTab(t *testing.T) {
 	if !pump(30*time.Second, func() bool { return strings.Contains(tv.report, "rerun its steps") }) {
 		t.Fatalf("the failure was not shown: %q", tv.report)
 	}
-	g := b.wb.Graph()
+	g := b.graph
 	red := 0
 	for i, s := range g.Doc().States {
 		if s.Error != "" && g.Marks()[i] == graphview.MarkCurrent {
@@ -100,8 +96,8 @@ func TestCampaignInTestTab(t *testing.T) {
 	}
 	// A state of the drawn run shows its variables and what the model
 	// enables there.
-	b.wb.graph.OnSelect(0)
-	if !pump(10*time.Second, func() bool { return len(b.wb.s.details.ActionRows()) > 0 }) {
+	b.graph.OnSelect(0)
+	if !pump(10*time.Second, func() bool { return len(b.details.ActionRows()) > 0 }) {
 		t.Error("a state of the failing run shows no details")
 	}
 	// The correct implementation passes; nothing listed.
@@ -121,10 +117,8 @@ func TestCampaignInTestTab(t *testing.T) {
 func TestCampaignStopAndBadSettings(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", dir)
-	b := newBench(t)
-	b.wb.AutoExplore = false
-	b.open("../projects/stack/stack.toml")
-	tv := b.wb.s.test
+	b := newDash(t, "../../projects/stack/stack.toml", "")
+	tv := b.tv
 	for _, tc := range []struct{ workers, nats, want string }{
 		{"x", "", "whole number from 0 to 64"},
 		{"65", "", "whole number from 0 to 64"},
@@ -145,7 +139,7 @@ func TestCampaignStopAndBadSettings(t *testing.T) {
 	tv.camp.workers.SetText("1")
 	tv.camp.nats.SetText("")
 	stopped := false
-	tv.camp.OnDone = func(*campaign.Summary, error) { stopped = true }
+	tv.OnCampaignDone = func(*campaign.Summary, error) { stopped = true }
 	test.Tap(tv.camp.button)
 	if !pump(60*time.Second, func() bool { return tv.chart.Len() >= 2 }) {
 		t.Fatal("no job done")
@@ -157,30 +151,12 @@ func TestCampaignStopAndBadSettings(t *testing.T) {
 	if !strings.Contains(tv.verdicts.Text, "Campaign stopped: ") || !strings.Contains(tv.verdicts.Text, "withdrawn") || tv.camp.button.Disabled() {
 		t.Errorf("stopped: %q", tv.verdicts.Text)
 	}
-	// Opening another project stops the campaign (its workers and the
-	// server in Modex with it); the new project's Test tab is idle.
-	var endErr error
-	ended := false
-	tv.camp.OnDone = func(_ *campaign.Summary, err error) { endErr, ended = err, true }
-	test.Tap(tv.camp.button)
-	if !pump(60*time.Second, func() bool { return tv.chart.Len() >= 1 }) {
-		t.Fatal("no job done")
-	}
-	b.open("../projects/chat/chat.toml")
-	if !pump(30*time.Second, func() bool { return ended }) {
-		t.Fatal("the campaign went on after the project was closed")
-	}
-	if !errors.Is(endErr, context.Canceled) || b.wb.s.test == tv || b.wb.s.test.startB.Disabled() {
-		t.Errorf("after opening another project: %v", endErr)
-	}
-	b.open("../projects/stack/stack.toml")
-	tv = b.wb.s.test
 	// A server nobody listens on: the campaign ends with the error.
 	tv.adapter.SetText(bin + " good")
 	tv.camp.workers.SetText("1")
 	tv.camp.nats.SetText("nats://user:secret@127.0.0.1:1")
 	done := false
-	tv.camp.OnDone = func(*campaign.Summary, error) { done = true }
+	tv.OnCampaignDone = func(*campaign.Summary, error) { done = true }
 	test.Tap(tv.camp.button)
 	if !pump(30*time.Second, func() bool { return done }) {
 		t.Fatal("the campaign never ended")
@@ -194,7 +170,7 @@ func TestCampaignStopAndBadSettings(t *testing.T) {
 func buildFakeAdapter(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "fakeadapter")
-	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
+	if msg, err := exec.Command("go", "build", "-o", bin, "../../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, msg)
 	}
 	return bin
@@ -209,10 +185,8 @@ func TestCampaignLateFailureOpens(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", dir)
 	bin := buildFakeAdapter(t, dir)
-	b := newBench(t)
-	b.wb.AutoExplore = false
-	b.open("../projects/stack/stack.toml")
-	tv := b.wb.s.test
+	b := newDash(t, "../../projects/stack/stack.toml", "")
+	tv := b.tv
 	tv.adapter.SetText(bin + " wrong-pop")
 	runs := campaign.MaxDetailedFailures + 40
 	tv.runs.SetText(strconv.Itoa(runs))
@@ -249,7 +223,7 @@ func TestCampaignLateFailureOpens(t *testing.T) {
 	if !pump(30*time.Second, func() bool { return strings.Contains(tv.report, "rerun its steps") }) {
 		t.Fatalf("the late failure was not shown: %q", tv.report)
 	}
-	g := b.wb.Graph()
+	g := b.graph
 	red := 0
 	for i, s := range g.Doc().States {
 		if s.Error != "" && g.Marks()[i] == graphview.MarkCurrent {
@@ -258,8 +232,8 @@ func TestCampaignLateFailureOpens(t *testing.T) {
 	}
 	want := fmt.Sprintf("campaign failure, seed %d", f.Seed)
 	if ch := tv.seq.Chart(); red != 1 || ch == nil || ch.Title != want || len(ch.Messages) == 0 || !strings.Contains(tv.report, "output-mismatch") ||
-		!strings.Contains(b.wb.status.Text, fmt.Sprintf("seed %d", f.Seed)) {
-		t.Errorf("the late failure: %d red states, chart %+v, report %q, status %q", red, ch, tv.report, b.wb.status.Text)
+		!strings.Contains(b.status, fmt.Sprintf("seed %d", f.Seed)) {
+		t.Errorf("the late failure: %d red states, chart %+v, report %q, status %q", red, ch, tv.report, b.status)
 	}
 	t.Logf("drawn after %v", time.Since(start))
 	// Its file gone: why, and the command that runs its choices again.

@@ -1,4 +1,4 @@
-package ui
+package offline
 
 import (
 	"fmt"
@@ -33,8 +33,8 @@ type historyPart struct {
 // loadHistory reads a concurrent history in the background (a history
 // may be long): one row per operation. A Replay asked for meanwhile runs
 // once it is read.
-func (ov *OfflineView) loadHistory(path string) {
-	wb := ov.wb
+func (ov *View) loadHistory(path string) {
+	host := ov.host
 	ov.trace, ov.tracePath, ov.replay = nil, path, nil
 	ov.hist.history, ov.hist.result = nil, nil
 	ov.traceChart.SetChart(nil)
@@ -55,7 +55,7 @@ func (ov *OfflineView) loadHistory(path string) {
 				procs[h.Ops[i].Process] = true
 			}
 		}
-		wb.do(func() {
+		host.Do(func() {
 			if loading != ov.hist.loading || ov.tracePath != path {
 				return // another file was opened meanwhile
 			}
@@ -88,14 +88,14 @@ func historyRowText(h *conform.History, i int) string {
 
 // checkHistory checks the loaded history in the background; the rows say
 // where each operation went, the timeline draws it.
-func (ov *OfflineView) checkHistory() {
-	wb := ov.wb
+func (ov *View) checkHistory() {
+	host := ov.host
 	h := ov.hist.history
 	cfg, rc, ok := ov.replaySetup()
 	if !ok {
 		return
 	}
-	m := wb.s.model
+	m := host.Model()
 	ov.setTraceText("Searching for a linearization…")
 	ctx := ov.background()
 	running := make(chan struct{})
@@ -112,7 +112,7 @@ func (ov *OfflineView) checkHistory() {
 				return
 			case <-tick.C:
 				secs := int(time.Since(start).Seconds())
-				wb.do(func() {
+				host.Do(func() {
 					if ov.hist.running == running {
 						ov.setTraceText(fmt.Sprintf("Searching for a linearization… %d s (of the budget of %s; Stop ends it, inconclusive)", secs, budgetText(rc)))
 					}
@@ -123,7 +123,7 @@ func (ov *OfflineView) checkHistory() {
 	go func() {
 		res, err := conform.CheckHistory(ctx, m, cfg, h, rc)
 		close(running)
-		wb.do(func() {
+		host.Do(func() {
 			defer ov.done()
 			if ov.hist.running == running {
 				ov.hist.running = nil
@@ -150,7 +150,7 @@ func budgetText(rc conform.ReplayConfig) string {
 }
 
 // showHistoryResult marks the rows and draws the timeline.
-func (ov *OfflineView) showHistoryResult(h *conform.History, res *conform.HistoryResult) {
+func (ov *View) showHistoryResult(h *conform.History, res *conform.HistoryResult) {
 	ov.hist.result = res
 	for i := range ov.traceRows {
 		ov.traceRows[i] = traceRow{text: historyRowText(h, i), state: -1}
@@ -190,5 +190,5 @@ func (ov *OfflineView) showHistoryResult(h *conform.History, res *conform.Histor
 	ov.traceList.Refresh()
 	ov.hist.timeline.SetTimeline(graph.HistoryTimeline(filepath.Base(ov.tracePath), h, res))
 	ov.hist.tabs.Select(ov.hist.tab)
-	ov.wb.views.Open(ov.ReplayView())
+	ov.host.Open(ov.ReplayView())
 }

@@ -1,4 +1,4 @@
-package ui
+package offline
 
 import (
 	"fmt"
@@ -15,26 +15,21 @@ import (
 
 func TestOfflineSuitesAndTraces(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "chatimpl")
-	if msg, err := exec.Command("go", "build", "-o", bin, "../projects/chat/impl").CombinedOutput(); err != nil {
+	if msg, err := exec.Command("go", "build", "-o", bin, "../../projects/chat/impl").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, msg)
 	}
-	b := newBench(t)
-	b.open("../projects/chat/chat.toml")
-	b.wait()
-	b.wb.configs.SetSelected("offline")
-	b.wait()
-	ov := b.wb.s.offline
+	ov, b := newView(t, "../../projects/chat/chat.toml", "offline")
 	ov.Generate()
 	if ov.suite == nil || len(ov.suite.Cases) == 0 || !strings.Contains(ov.summary.Text, "covering 18 of 18 transitions") {
 		t.Fatalf("generate: %q", ov.summary.Text)
 	}
 	ov.cases.Select(1)
-	if len(b.wb.Graph().Marks()) < 3 || !strings.Contains(b.wb.Status(), "Create()/Client1") {
-		t.Errorf("the case's path is not shown: %d marks, status %q", len(b.wb.Graph().Marks()), b.wb.Status())
+	if len(b.graph.Marks()) < 3 || !strings.Contains(b.status, "Create()/Client1") {
+		t.Errorf("the case's path is not shown: %d marks, status %q", len(b.graph.Marks()), b.status)
 	}
 	done := 0
 	ov.OnDone = func() { done++ }
-	b.wb.s.test.adapter.SetText(bin + " adapter --fixed")
+	b.adapter = bin + " adapter --fixed"
 	ov.Run()
 	if !pump(60*time.Second, func() bool { return done == 1 }) {
 		t.Fatal("the suite never finished")
@@ -54,7 +49,7 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 		t.Fatalf("case chart: %+v", ch)
 	}
 	ov.caseChart.OnMessage(1, &ch.Messages[1])
-	if sel := b.wb.Graph().Selected(); sel < 0 {
+	if sel := b.graph.Selected(); sel < 0 {
 		t.Error("a case chart's message selects nothing")
 	}
 	// A strategy suite: each case's plan is shown with it; against the
@@ -76,11 +71,9 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 		t.Errorf("strategy suite against the fixed server: %q", ov.summary.Text)
 	}
 	// A recorded trace of the buggy thread pool.
-	b.open("../projects/threadpool/threadpool.toml")
-	b.wait()
-	ov = b.wb.s.offline // the threadpool's tab
+	ov, b = newView(t, "../../projects/threadpool/threadpool.toml", "") // the threadpool's tab
 	ov.OnDone = func() { done++ }
-	if err := ov.LoadTrace("../projects/threadpool/traces/buggy-1.xml"); err != nil {
+	if err := ov.LoadTrace("../../projects/threadpool/traces/buggy-1.xml"); err != nil {
 		t.Fatal(err)
 	}
 	ov.Replay()
@@ -97,13 +90,13 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 			// verdict names the event as the command line does.
 			ov.traceList.Select(i)
 			red := 0
-			for _, c := range b.wb.Graph().Marks() {
+			for _, c := range b.graph.Marks() {
 				if c == graphview.MarkCurrent {
 					red++
 				}
 			}
-			if red == 0 && !strings.Contains(b.wb.Status(), "not in the explored graph") {
-				t.Errorf("clicking the failing event marks nothing red and says %q", b.wb.Status())
+			if red == 0 && !strings.Contains(b.status, "not in the explored graph") {
+				t.Errorf("clicking the failing event marks nothing red and says %q", b.status)
 			}
 			if !strings.Contains(ov.traceLabel.Text, fmt.Sprintf("Diverges at event %d (line ", i+1)) {
 				t.Errorf("the verdict does not name event %d: %q", i+1, ov.traceLabel.Text)
@@ -132,11 +125,8 @@ func TestOfflineSuitesAndTraces(t *testing.T) {
 // 11: its thread ids are not in the configuration's domains): it drew
 // nothing and the status kept the previous event's words.
 func TestReplayFailingEventShowsTheModel(t *testing.T) {
-	b := newBench(t)
-	b.open("../projects/threadpool/threadpool.toml")
-	b.wait()
-	ov := b.wb.s.offline
-	if err := ov.LoadTrace("../projects/threadpool/traces/buggy-1.xml"); err != nil {
+	ov, b := newView(t, "../../projects/threadpool/threadpool.toml", "")
+	if err := ov.LoadTrace("../../projects/threadpool/traces/buggy-1.xml"); err != nil {
 		t.Fatal(err)
 	}
 	done := false
@@ -147,18 +137,18 @@ func TestReplayFailingEventShowsTheModel(t *testing.T) {
 	}
 	f := ov.replay.Failure
 	ov.traceList.Select(f.Index - 1)
-	if !strings.HasPrefix(b.wb.Status(), fmt.Sprintf("Event %d:", f.Index)) {
-		t.Errorf("the event before: %q", b.wb.Status())
+	if !strings.HasPrefix(b.status, fmt.Sprintf("Event %d:", f.Index)) {
+		t.Errorf("the event before: %q", b.status)
 	}
 	ov.traceList.Select(f.Index)
-	if !strings.HasPrefix(b.wb.Status(), fmt.Sprintf("Where the model was when event %d", f.Index+1)) {
-		t.Errorf("the failing event: %q", b.wb.Status())
+	if !strings.HasPrefix(b.status, fmt.Sprintf("Where the model was when event %d", f.Index+1)) {
+		t.Errorf("the failing event: %q", b.status)
 	}
-	if !b.wb.s.details.Shown() {
+	if !b.details.Shown() {
 		t.Fatal("the inspector shows nothing")
 	}
 	var text []string
-	for _, o := range b.wb.s.details.Rows() {
+	for _, o := range b.details.Rows() {
 		if l, ok := o.(*widget.Label); ok {
 			text = append(text, l.Text)
 		}

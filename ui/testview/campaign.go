@@ -1,4 +1,4 @@
-package ui
+package testview
 
 import (
 	"bytes"
@@ -42,16 +42,14 @@ type campaignPanel struct {
 	// perWorker is the last report's figures per worker.
 	perWorker map[string]campaign.WorkerStat
 	info      runInfo // the campaign's project, configuration and settings
-	// OnDone, when set, is called on the UI goroutine when a campaign ends.
-	OnDone func(*campaign.Summary, error)
 }
 
 // campaignRow builds the campaign controls.
-func (tv *TestView) campaignRow() fyne.CanvasObject {
+func (tv *View) campaignRow() fyne.CanvasObject {
 	c := &tv.camp
-	c.workers = newEntry(tv.wb)
+	c.workers = tv.newEntry()
 	c.workers.SetText("2")
-	c.nats = newEntry(tv.wb)
+	c.nats = tv.newEntry()
 	c.nats.PlaceHolder = "NATS URL (optional)"
 	c.button = widgets.NewButton("Campaign", tv.StartCampaign)
 	c.shrink = widgets.NewCheck("shrink", nil) // each job's first failing run, on its worker
@@ -76,10 +74,10 @@ const campaignReportEvery = 200 * time.Millisecond
 // count: the workbench trusts only its own workers), watched live: jobs,
 // runs/s, each worker's rate, states covered over time, failures as they
 // arrive (click one to draw it).
-func (tv *TestView) StartCampaign() {
-	wb := tv.wb
-	p := wb.s.project
-	if p == nil || wb.s.model == nil {
+func (tv *View) StartCampaign() {
+	host := tv.host
+	p := host.Project()
+	if p == nil || host.Model() == nil {
 		return
 	}
 	if p.Path == "" {
@@ -102,14 +100,14 @@ func (tv *TestView) StartCampaign() {
 			"(modex campaign --nats URL --trust-worker KEY counts other workers').")
 		return
 	}
-	command := tv.command()
-	wb.consented(command, func() { tv.startCampaign(workers) })
+	command := tv.Command()
+	host.Consented(command, func() { tv.startCampaign(workers) })
 }
 
-func (tv *TestView) startCampaign(workers int) {
-	wb := tv.wb
-	p := wb.s.project
-	config := wb.configs.Selected
+func (tv *View) startCampaign(workers int) {
+	host := tv.host
+	p := host.Project()
+	config := host.Config()
 	cfg, tc, ok := tv.prepare()
 	if !ok {
 		return
@@ -118,7 +116,7 @@ func (tv *TestView) startCampaign(workers int) {
 		tv.verdicts.SetText("A campaign cannot use the code strategy: its workers do not measure the implementation's code coverage (run a test with it).")
 		return
 	}
-	command := tv.command()
+	command := tv.Command()
 	// Jobs of at most 10 runs, at least two per worker.
 	jobRuns := max(1, min(10, tc.Runs/max(1, 2*workers)))
 	spec := campaign.Spec{ProjectFile: p.Path, Config: config, Runs: tc.Runs, Steps: tc.Steps, Seed: tc.Seed, Strategy: string(tc.Strategy),
@@ -159,8 +157,8 @@ func (tv *TestView) startCampaign(workers int) {
 	tv.clear("jobs done")
 	tv.setCounters(fmt.Sprintf("Campaign: %d runs of %d steps in jobs of %d, seed %d, %d local workers, %s…", spec.Runs, spec.Steps, jobRuns, spec.Seed, workers, on))
 	tv.verdicts.SetText("")
-	wb.s.details.Clear("Click a failure to draw its run.")
-	wb.Cancel()
+	host.Details().Clear("Click a failure to draw its run.")
+	host.StopExploring()
 	var mu sync.Mutex
 	var errs []string
 	where.WorkerError = func(name string, err error) {
@@ -175,17 +173,17 @@ func (tv *TestView) startCampaign(workers int) {
 				return
 			}
 			last = time.Now()
-			wb.do(func() { tv.campaignProgress(gen, pr) })
+			host.Do(func() { tv.campaignProgress(gen, pr) })
 		})
 		mu.Lock()
 		werrs := strings.Join(errs, "\n")
 		mu.Unlock()
-		wb.do(func() { tv.campaignFinished(gen, sum, werrs, err) })
+		host.Do(func() { tv.campaignFinished(gen, sum, werrs, err) })
 	}()
 }
 
 // running switches the buttons between a job running and none.
-func (tv *TestView) running(on bool) {
+func (tv *View) running(on bool) {
 	for _, b := range []*widgets.Button{tv.startB, tv.camp.button} {
 		if on {
 			b.Disable()
@@ -201,7 +199,7 @@ func (tv *TestView) running(on bool) {
 }
 
 // campaignProgress shows a campaign's report (UI goroutine).
-func (tv *TestView) campaignProgress(gen int, pr campaign.Progress) {
+func (tv *View) campaignProgress(gen int, pr campaign.Progress) {
 	if gen != tv.gen {
 		return
 	}
@@ -254,7 +252,7 @@ func workerLines(per map[string]campaign.WorkerStat) string {
 }
 
 // campaignFinished shows a campaign's end (UI goroutine).
-func (tv *TestView) campaignFinished(gen int, sum *campaign.Summary, workerErrs string, err error) {
+func (tv *View) campaignFinished(gen int, sum *campaign.Summary, workerErrs string, err error) {
 	if gen != tv.gen {
 		return
 	}
@@ -283,10 +281,10 @@ func (tv *TestView) campaignFinished(gen int, sum *campaign.Summary, workerErrs 
 	}
 	tv.verdicts.SetText(text)
 	if tv.onScreen() {
-		tv.wb.status.SetText(strings.SplitN(text, "\n", 2)[0])
+		tv.host.SetStatus(strings.SplitN(text, "\n", 2)[0])
 	}
-	if tv.camp.OnDone != nil {
-		tv.camp.OnDone(sum, err)
+	if tv.OnCampaignDone != nil {
+		tv.OnCampaignDone(sum, err)
 	}
 }
 
@@ -314,16 +312,16 @@ func keptText(sum *campaign.Summary, unlisted int) string {
 // with the command that reruns it, in the failure panel. A failure kept
 // without its run in memory is read from the file the campaign kept it in;
 // one whose run was not kept says why, and how to run its choices again.
-func (tv *TestView) showCampaignFailure(i int) {
-	if i < 0 || i >= len(tv.camp.fails) || tv.wb.s.model == nil {
+func (tv *View) showCampaignFailure(i int) {
+	if i < 0 || i >= len(tv.camp.fails) || tv.host.Model() == nil {
 		return
 	}
-	f, ri, m := tv.camp.fails[i], tv.camp.info, tv.wb.s.model
+	f, ri, m := tv.camp.fails[i], tv.camp.info, tv.host.Model()
 	gen := tv.gen
 	go func() {
 		whole, err := f.Load()
 		if err != nil {
-			tv.wb.do(func() { tv.campaignFailureLost(gen, f, err) })
+			tv.host.Do(func() { tv.campaignFailureLost(gen, f, err) })
 			return
 		}
 		f = whole
@@ -348,11 +346,11 @@ func (tv *TestView) showCampaignFailure(i int) {
 		if saved, err := conform.ReadSavedRun(bytes.NewReader(f.Saved)); err == nil {
 			chart = graph.SavedChart(fmt.Sprintf("campaign failure, seed %d", f.Seed), saved)
 		}
-		v, d, err := failureDrawing(m, f, tv.wb.graph.DrawScale)
+		v, d, err := failureDrawing(m, f, tv.host.Graph().DrawScale)
 		if err != nil && chart != nil {
 			err = fmt.Errorf("%v; its steps are in the sequence chart", err)
 		}
-		tv.wb.do(func() {
+		tv.host.Do(func() {
 			if gen != tv.gen || !tv.onScreen() {
 				return
 			}
@@ -363,18 +361,18 @@ func (tv *TestView) showCampaignFailure(i int) {
 				tv.seq.SetChart(chart)
 			}
 			if err != nil {
-				tv.wb.graph.SetMessage("The failing run cannot be drawn: " + err.Error())
+				tv.host.Graph().SetMessage("The failing run cannot be drawn: " + err.Error())
 				tv.onGraph = true
 				return
 			}
 			tv.mu.Lock()
 			tv.visited, tv.doc = v, d.doc
 			tv.mu.Unlock()
-			tv.wb.graph.FitNext()
+			tv.host.Graph().FitNext()
 			tv.newGraph(fmt.Sprintf("The failing run of seed %d, its path in orange and its failure in red.", f.Seed))
 			tv.show(d, -1)
-			tv.wb.graph.SetMarks(pathMarks(d.view))
-			tv.wb.status.SetText(fmt.Sprintf("Campaign failure: seed %d, %s at step %d", f.Seed, f.Kind, f.Step))
+			tv.host.Graph().SetMarks(pathMarks(d.view))
+			tv.host.SetStatus(fmt.Sprintf("Campaign failure: seed %d, %s at step %d", f.Seed, f.Kind, f.Step))
 		})
 	}()
 }
@@ -382,7 +380,7 @@ func (tv *TestView) showCampaignFailure(i int) {
 // campaignFailureLost says, in the failure panel and on the graph, why a
 // campaign failure's run cannot be drawn, with the command that runs its
 // choices again (UI goroutine).
-func (tv *TestView) campaignFailureLost(gen int, f campaign.Failure, why error) {
+func (tv *View) campaignFailureLost(gen int, f campaign.Failure, why error) {
 	if gen != tv.gen || !tv.onScreen() {
 		return
 	}
@@ -392,9 +390,9 @@ func (tv *TestView) campaignFailureLost(gen int, f campaign.Failure, why error) 
 		"Run its choices again (against your implementation as it is now): %s\n", f.Seed, f.Kind, f.Step, f.Message, why, again)
 	tv.report = text
 	tv.failure.SetText(text)
-	tv.wb.graph.SetMessage(fmt.Sprintf("The failing run of seed %d cannot be drawn: %v. Run its choices again: %s", f.Seed, why, again))
+	tv.host.Graph().SetMessage(fmt.Sprintf("The failing run of seed %d cannot be drawn: %v. Run its choices again: %s", f.Seed, why, again))
 	tv.onGraph = true
-	tv.wb.status.SetText(fmt.Sprintf("Campaign failure: seed %d, %s at step %d (its run was not kept)", f.Seed, f.Kind, f.Step))
+	tv.host.SetStatus(fmt.Sprintf("Campaign failure: seed %d, %s at step %d (its run was not kept)", f.Seed, f.Kind, f.Step))
 }
 
 // failureDrawing lays out a campaign failure's run alone.

@@ -1,4 +1,4 @@
-package ui
+package testview
 
 import (
 	"context"
@@ -27,15 +27,15 @@ type testCover struct {
 }
 
 // coverRow builds the tab's row: the check box, then the files.
-func (tv *TestView) coverRow() fyne.CanvasObject {
+func (tv *View) coverRow() fyne.CanvasObject {
 	tv.cover.check = widgets.NewCheck("code coverage", nil)
-	tv.cover.files = newEntry(tv.wb)
+	tv.cover.files = tv.newEntry()
 	tv.cover.files.PlaceHolder = "implementation files: server.go"
 	return container.NewVBox(tv.cover.check, tv.cover.files)
 }
 
 // coverChanged fills the row from the project's [coverage].
-func (tv *TestView) coverChanged(p *projects.Project) {
+func (tv *View) coverChanged(p *projects.Project) {
 	tv.cover.check.SetChecked(p.Coverage != nil && p.Coverage.Enabled)
 	tv.cover.files.SetText(strings.Join(p.CoverageIncludes(), ", "))
 }
@@ -43,7 +43,7 @@ func (tv *TestView) coverChanged(p *projects.Project) {
 // beginCover starts the measurement when the box is ticked: the
 // implementation's environment for it, and tc's hooks (the code strategy's
 // feedback); an error when the code strategy lacks it.
-func (tv *TestView) beginCover(ctx context.Context, tc *conform.TestConfig, impl func() conform.Implementation) ([]string, error) {
+func (tv *View) beginCover(ctx context.Context, tc *conform.TestConfig, impl func() conform.Implementation) ([]string, error) {
 	c := &tv.cover
 	c.cov = nil
 	c.code.Store(math.Float64bits(0))
@@ -88,7 +88,7 @@ func (c *testCover) percent() float64 { return math.Float64frombits(c.code.Load(
 
 // endCover measures once more and says the coverage ("" when not
 // measured), then removes the measurement's folder.
-func (tv *TestView) endCover(ctx context.Context, impl conform.Implementation) string {
+func (tv *View) endCover(ctx context.Context, impl conform.Implementation) string {
 	cov := tv.cover.cov
 	if cov == nil {
 		return ""

@@ -1,4 +1,4 @@
-package ui
+package testview
 
 import (
 	"strconv"
@@ -12,12 +12,12 @@ import (
 
 // seqChartPanel is the Test tab's chart: clicking a message selects its
 // state in the test's graph.
-func (tv *TestView) seqChartPanel() fyne.CanvasObject {
+func (tv *View) seqChartPanel() fyne.CanvasObject {
 	var panel fyne.CanvasObject
-	tv.seq, panel = seqchart.NewPanel(tv.wb.saveSVG, "The current run, or the first that failed. Click a message: its state in the graph.")
+	tv.seq, panel = seqchart.NewPanel(tv.host.SaveSVG, "The current run, or the first that failed. Click a message: its state in the graph.")
 	tv.seq.OnMessage = func(_ int, m *graph.Message) {
 		if m.State != "" {
-			tv.jump(m.State)
+			tv.Jump(m.State)
 		}
 	}
 	return panel
@@ -32,7 +32,7 @@ type seqItem struct {
 
 // addSeq follows the current run on the sequence chart until a run fails,
 // then keeps showing that run (UI goroutine).
-func (tv *TestView) addSeq(items []seqItem) {
+func (tv *View) addSeq(items []seqItem) {
 	if tv.seqPinned || len(items) == 0 {
 		return
 	}

@@ -1,4 +1,4 @@
-package ui
+package testview
 
 import (
 	"image/color"
@@ -102,7 +102,7 @@ func (l *logLine) cell(col int) string {
 
 // newStepLog is the step log's table: one row a line, a header naming the
 // columns, and cells cut with "…" whose whole text shows when hovered.
-func (tv *TestView) newStepLog() *widget.Table {
+func (tv *View) newStepLog() *widget.Table {
 	t := widget.NewTableWithHeaders(
 		func() (int, int) { return len(tv.lines), len(logColumns) },
 		func() fyne.CanvasObject { return newLogCell(tv.tips) },
@@ -139,7 +139,7 @@ func (tv *TestView) newStepLog() *widget.Table {
 		case tv.lines[i].camp > 0:
 			tv.showCampaignFailure(tv.lines[i].camp - 1)
 		case tv.lines[i].node != "":
-			tv.jump(tv.lines[i].node)
+			tv.Jump(tv.lines[i].node)
 		}
 	}
 	return t

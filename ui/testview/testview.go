@@ -1,4 +1,14 @@
-package ui
+// Package testview is the workbench's test dashboard: the Test tab's
+// settings in the side panel and the Test run view of the central area.
+// Online tests run live there (the visited graph grows on the workbench's
+// graph view, with a step log, counters, a coverage chart, the first
+// failure whole and a sequence chart); a failing run is shrunk; a test may
+// be watched on the explored graph instead of its own, with the
+// implementation's code coverage measured. Campaigns on NATS JetStream run
+// from the same tab (campaign.go) and share its log, chart and failure
+// panel. The dashboard reaches the workbench only through its Host, and
+// never imports package ui.
+package testview
 
 import (
 	"context"
@@ -14,6 +24,7 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/modex/modex/campaign"
 	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/graph"
@@ -25,11 +36,11 @@ import (
 	"github.com/modex/modex/ui/widgets"
 )
 
-// TestView runs online tests from the workbench and shows them live: the
+// View runs online tests from the workbench and shows them live: the
 // graph of visited states grows, the current state is marked, failures are
 // red; a step log, counters and a coverage chart follow the run.
-type TestView struct {
-	wb       *Workbench
+type View struct {
+	host     Host
 	runs     *widgets.Entry
 	steps    *widgets.Entry
 	seed     *widgets.Entry
@@ -100,6 +111,9 @@ type TestView struct {
 
 	// OnDone, when set, is called on the UI goroutine when a test ends.
 	OnDone func(*conform.TestResult, error)
+	// OnCampaignDone, when set, is called on the UI goroutine when a
+	// campaign ends.
+	OnCampaignDone func(*campaign.Summary, error)
 }
 
 type logLine struct {
@@ -118,7 +132,7 @@ type logLine struct {
 const MaxLogLines = 10_000
 
 // appendLines adds lines to the log, within MaxLogLines (UI goroutine).
-func (tv *TestView) appendLines(lines ...logLine) {
+func (tv *View) appendLines(lines ...logLine) {
 	tv.lines = append(tv.lines, lines...)
 	if len(tv.lines) <= MaxLogLines {
 		return
@@ -134,12 +148,12 @@ func (tv *TestView) appendLines(lines ...logLine) {
 	tv.lines = append([]logLine{notice}, body[drop:]...)
 }
 
-// NewTestView builds the Test tab of a workbench.
-func NewTestView(wb *Workbench) *TestView {
-	tv := &TestView{wb: wb}
-	tv.runs = newEntry(wb)
-	tv.steps = newEntry(wb)
-	tv.seed = newEntry(wb)
+// New builds a project's test dashboard, in the workbench host.
+func New(host Host) *View {
+	tv := &View{host: host}
+	tv.runs = tv.newEntry()
+	tv.steps = tv.newEntry()
+	tv.seed = tv.newEntry()
 	tv.seed.PlaceHolder = "from the clock"
 	var strategies []string
 	for _, st := range conform.Strategies() {
@@ -147,7 +161,7 @@ func NewTestView(wb *Workbench) *TestView {
 	}
 	tv.strategy = widgets.NewSelect(strategies, nil)
 	tv.strategy.SetSelected(strategies[0])
-	tv.adapter = newEntry(wb)
+	tv.adapter = tv.newEntry()
 	tv.adapter.PlaceHolder = "adapter command (from the project)"
 	tv.startB = widgets.NewButton("Start", tv.Start)
 	tv.startB.Importance = widget.HighImportance
@@ -207,7 +221,7 @@ func NewTestView(wb *Workbench) *TestView {
 // setCounters says what the test or campaign has done so far, above its
 // chart, laid out again for the lines the text now takes (a label's new
 // height did not reach its panel, and the chart hid the second line).
-func (tv *TestView) setCounters(text string) {
+func (tv *View) setCounters(text string) {
 	tv.counters.SetText(text)
 	if tv.chartPanel != nil {
 		tv.chartPanel.Refresh()
@@ -215,16 +229,16 @@ func (tv *TestView) setCounters(text string) {
 }
 
 // Content is the side panel's Test tab: the settings and controls.
-func (tv *TestView) Content() fyne.CanvasObject { return tv.content }
+func (tv *View) Content() fyne.CanvasObject { return tv.content }
 
 // RunView is the Test run view of the central area: the coverage chart,
 // the step log, the failure and the sequence chart.
-func (tv *TestView) RunView() area.View { return area.Pane{Name: "Test run", Body: tv.results} }
+func (tv *View) RunView() area.View { return area.Pane{Name: "Test run", Body: tv.results} }
 
-// projectChanged fills the settings from the project's [test] and [adapter]
+// ProjectChanged fills the settings from the project's [test] and [adapter]
 // (through the same run setup the command line uses).
-func (tv *TestView) projectChanged() {
-	p := tv.wb.s.project
+func (tv *View) ProjectChanged() {
+	p := tv.host.Project()
 	tc, fromClock, err := p.TestSetup(projects.NoOverrides())
 	if err != nil {
 		tc, fromClock, _ = (&projects.Project{}).TestSetup(projects.NoOverrides())
@@ -243,7 +257,7 @@ func (tv *TestView) projectChanged() {
 // setup reads the settings fields into a test configuration: what the user
 // typed overrides the project's [test] (total_steps and end_wait come from
 // there), which overrides the defaults.
-func (tv *TestView) setup() (conform.TestConfig, error) {
+func (tv *View) setup() (conform.TestConfig, error) {
 	runs, err1 := strconv.Atoi(tv.runs.Text)
 	steps, err2 := strconv.Atoi(tv.steps.Text)
 	if err1 != nil || err2 != nil || runs <= 0 || steps <= 0 {
@@ -258,25 +272,25 @@ func (tv *TestView) setup() (conform.TestConfig, error) {
 		}
 		o.Seed = s
 	}
-	tc, _, err := tv.wb.s.project.TestSetup(o)
+	tc, _, err := tv.host.Project().TestSetup(o)
 	tc.KeepFailingSteps = projects.MaxSavedFailures // the panel reports the first failure, seen whole by OnRun
 	return tc, err
 }
 
 // Start runs online testing in the background, once the user allowed the
 // adapter command to run (see Consent).
-func (tv *TestView) Start() {
-	if tv.wb.s.project == nil || tv.wb.s.model == nil {
+func (tv *View) Start() {
+	if tv.host.Project() == nil || tv.host.Model() == nil {
 		return
 	}
-	command := tv.command()
-	tv.wb.consented(command, tv.start)
+	command := tv.Command()
+	tv.host.Consented(command, tv.start)
 }
 
-// command is the adapter command typed in the tab, "" when it is the
-// project's own.
-func (tv *TestView) command() string {
-	if c := tv.adapter.Text; c != tv.wb.s.project.AdapterCommandLine() {
+// Command is the adapter command typed in the tab, "" when it is the
+// project's own (the offline suites run with it too).
+func (tv *View) Command() string {
+	if c := tv.adapter.Text; c != tv.host.Project().AdapterCommandLine() {
 		return c
 	}
 	return ""
@@ -284,12 +298,12 @@ func (tv *TestView) command() string {
 
 // prepare builds the selected configuration and reads the settings for a
 // test or campaign; false (the reason shown) when it cannot start.
-func (tv *TestView) prepare() (*explore.Config, conform.TestConfig, bool) {
-	p, m := tv.wb.s.project, tv.wb.s.model
+func (tv *View) prepare() (*explore.Config, conform.TestConfig, bool) {
+	p, m := tv.host.Project(), tv.host.Model()
 	if p == nil || m == nil {
 		return nil, conform.TestConfig{}, false
 	}
-	cfg, err := p.Build(m, tv.wb.configs.Selected)
+	cfg, err := p.Build(m, tv.host.Config())
 	if err != nil {
 		tv.verdicts.SetText("Configuration error: " + err.Error())
 		return nil, conform.TestConfig{}, false
@@ -302,9 +316,9 @@ func (tv *TestView) prepare() (*explore.Config, conform.TestConfig, bool) {
 	return cfg, tc, true
 }
 
-func (tv *TestView) start() {
-	wb := tv.wb
-	p, m := wb.s.project, wb.s.model
+func (tv *View) start() {
+	host := tv.host
+	p, m := host.Project(), host.Model()
 	cfg, tc, ok := tv.prepare()
 	if !ok {
 		return
@@ -319,11 +333,11 @@ func (tv *TestView) start() {
 		tv.visited, tv.cfg = visited, cfg
 	})
 	tv.clear("steps")
-	tv.config = wb.configs.Selected
-	tv.verdicts.SetText(fmt.Sprintf("Testing %s [%s], seed %d…", p.Name, wb.configs.Selected, tc.Seed))
-	wb.s.details.Clear("Click a state of the test's graph to see its details.")
-	wb.Cancel()        // an exploration would fight over the graph view
-	wb.graph.FitNext() // the visited graph starts fitted, not at the last graph's zoom
+	tv.config = host.Config()
+	tv.verdicts.SetText(fmt.Sprintf("Testing %s [%s], seed %d…", p.Name, host.Config(), tc.Seed))
+	host.Details().Clear("Click a state of the test's graph to see its details.")
+	host.StopExploring()   // an exploration would fight over the graph view
+	host.Graph().FitNext() // the visited graph starts fitted, not at the last graph's zoom
 	tc.OnStep = func(s conform.StepRecord) { tv.push(s) }
 	tc.OnRun = func(r conform.RunResult) { tv.push(r) }
 	var impl conform.Implementation
@@ -333,7 +347,7 @@ func (tv *TestView) start() {
 		tv.running(false)
 		return
 	}
-	command := tv.command()
+	command := tv.Command()
 	started := time.Now()
 	done := make(chan struct{})
 	pumped := make(chan struct{})
@@ -342,7 +356,7 @@ func (tv *TestView) start() {
 		if path == "" {
 			path = p.ModelPath()
 		}
-		tv.pump(runInfo{gen: gen, started: started, project: p.Name, path: path, config: wb.configs.Selected, tc: tc}, done)
+		tv.pump(runInfo{gen: gen, started: started, project: p.Name, path: path, config: host.Config(), tc: tc}, done)
 		close(pumped)
 	}()
 	go func() {
@@ -364,18 +378,18 @@ func (tv *TestView) start() {
 		stopped := ctx.Err() != nil
 		close(done)
 		<-pumped // the last steps and failures are on screen before the verdict
-		wb.do(func() { tv.finished(gen, res, size, err, stopped, tc.Runs, code) })
+		host.Do(func() { tv.finished(gen, res, size, err, stopped, tc.Runs, code) })
 	}()
 }
 
 // clear empties the log, failure panel and chart for a new test or
 // campaign (its chart counting unit) and marks it running.
-func (tv *TestView) clear(unit string) {
-	if tv.wb.s.test == tv {
-		if tv.wb.tabs.Selected() != tv.wb.testTab {
-			tv.wb.tabs.Select(tv.wb.testTab) // a test is watched in its tab
+func (tv *View) clear(unit string) {
+	if tv.host.Active() {
+		if !tv.host.TabShown() {
+			tv.host.ShowTab() // a test is watched in its tab
 		}
-		tv.wb.views.Open(tv.RunView()) // beside its graph
+		tv.host.Open(tv.RunView()) // beside its graph
 	}
 	tv.lines, tv.actions, tv.dropped, tv.runsDone = nil, 0, 0, 0
 	tv.setCounters("")
@@ -387,10 +401,10 @@ func (tv *TestView) clear(unit string) {
 	if tv.onScreen() {
 		// Nothing of the previous test's graph stays while the new one
 		// starts.
-		tv.wb.graph.SetMessage("Starting the implementation…")
+		tv.host.Graph().SetMessage("Starting the implementation…")
 		tv.onGraph = true
-		tv.wb.note.Hide()
-		tv.wb.s.details.Clear("Click a state of the test's graph to see its details.")
+		tv.host.SetNote("")
+		tv.host.Details().Clear("Click a state of the test's graph to see its details.")
 	}
 	tv.report = ""
 	tv.failure.SetText("")
@@ -409,7 +423,7 @@ func (tv *TestView) clear(unit string) {
 // newJob cancels what the tab was running and starts a new job: its context
 // (Stop cancels it) and generation (results of older jobs are dropped);
 // with tv.mu held, it runs also.
-func (tv *TestView) newJob(also func()) (context.Context, int) {
+func (tv *View) newJob(also func()) (context.Context, int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	tv.mu.Lock()
 	defer tv.mu.Unlock()
@@ -424,14 +438,14 @@ func (tv *TestView) newJob(also func()) (context.Context, int) {
 	return ctx, tv.gen
 }
 
-func (tv *TestView) push(x any) {
+func (tv *View) push(x any) {
 	tv.mu.Lock()
 	tv.queue = append(tv.queue, x)
 	tv.mu.Unlock()
 }
 
 // Stop cancels the running test; the run in progress ends inconclusive.
-func (tv *TestView) Stop() {
+func (tv *View) Stop() {
 	tv.mu.Lock()
 	if tv.cancel != nil {
 		tv.cancel()
@@ -450,7 +464,7 @@ type runInfo struct {
 	tc                    conform.TestConfig
 }
 
-func (tv *TestView) pump(ri runInfo, done chan struct{}) {
+func (tv *View) pump(ri runInfo, done chan struct{}) {
 	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -465,7 +479,7 @@ func (tv *TestView) pump(ri runInfo, done chan struct{}) {
 }
 
 // flush applies queued steps (off the UI goroutine), then shows the result.
-func (tv *TestView) flush(ri runInfo) {
+func (tv *View) flush(ri runInfo) {
 	gen, started := ri.gen, ri.started
 	tv.mu.Lock()
 	if gen != tv.gen {
@@ -521,9 +535,9 @@ func (tv *TestView) flush(ri runInfo) {
 	doc := graph.FromGraph(v.Graph(), v.Vars)
 	vk := keysOf(v)
 	current, models, trans := v.Current(), v.ModelStates(), v.Transitions()
-	d := prepareDoc(doc, doc.States[max(current, 0)].ID, 3, tv.wb.graph.DrawScale)
+	d := prepareDoc(doc, doc.States[max(current, 0)].ID, 3, tv.host.Graph().DrawScale)
 	elapsed := time.Since(started).Seconds()
-	tv.wb.do(func() {
+	tv.host.Do(func() {
 		if gen != tv.gen {
 			return
 		}
@@ -558,7 +572,7 @@ func (tv *TestView) flush(ri runInfo) {
 // prepareDoc lays out a document (its neighbourhood of center when large).
 func prepareDoc(doc *graph.Doc, center string, radius int, scale func(*graph.Layout) float64) drawing {
 	d := drawing{doc: doc, view: doc}
-	if len(doc.States) > LiveLimit {
+	if len(doc.States) > graphview.LiveLimit {
 		d.view = doc.Neighbourhood(center, radius)
 		d.note = fmt.Sprintf("%d states visited: showing those within %d steps of the current one.", len(doc.States), radius)
 	}
@@ -570,36 +584,19 @@ func prepareDoc(doc *graph.Doc, center string, radius int, scale func(*graph.Lay
 	return d
 }
 
-// failureReport is the failure panel's text for a failed run: the
-// failure, trace, model state and allowed actions, then the saved run and
-// the commands that rerun it. It saves the run (off the UI goroutine) and
-// returns the file ("" when it could not be saved).
-func failureReport(ri runInfo, r conform.RunResult) (string, string) {
-	text := fmt.Sprintf("run %d (seed %d) failed\n", r.Run, r.Seed) + conform.FailureReport(r, "")
-	file, err := projects.SaveFailure("", ri.project, ri.config, ri.tc, r)
-	if err != nil {
-		file = ""
-		text += "(the run could not be saved: " + err.Error() + ")\n"
-	} else {
-		text += fmt.Sprintf("saved: %s\nrerun its steps: %s\n", file, projects.RerunCommand(ri.path, "", file))
-	}
-	text += fmt.Sprintf("same choices again (timing may differ): %s\n", projects.SameChoicesCommand(ri.path, ri.config, r.Seed, ri.tc.Steps, ri.tc.Strategy))
-	return text, file
-}
-
 // onScreen reports whether this view belongs to the open project; a view of
 // a project that was closed must not touch the shared graph or status line.
-func (tv *TestView) onScreen() bool {
-	return tv.wb.s.test == tv && tv.wb.tabs.Selected() == tv.wb.testTab
+func (tv *View) onScreen() bool {
+	return tv.host.Active() && tv.host.TabShown()
 }
 
 // show puts the visited graph on screen with the current state marked.
-func (tv *TestView) show(d drawing, current int) {
+func (tv *View) show(d drawing, current int) {
 	tv.shown, tv.shownCur = &d, current
 	if !tv.onScreen() {
 		return
 	}
-	g := tv.wb.graph
+	g := tv.host.Graph()
 	tv.onGraph = true
 	if d.err != nil {
 		g.SetMessage("Layout failed: " + d.err.Error())
@@ -610,7 +607,7 @@ func (tv *TestView) show(d drawing, current int) {
 		g.SetSelected(i) // the user's selection stays as the graph grows
 	} else if tv.selID != "" {
 		tv.selID = ""
-		tv.wb.s.details.Clear("Click a state of the test's graph to see its details.")
+		tv.host.Details().Clear("Click a state of the test's graph to see its details.")
 	}
 	if !g.UserZoomed() {
 		g.Fit()
@@ -629,16 +626,13 @@ func (tv *TestView) show(d drawing, current int) {
 		}
 	}
 	g.SetMarks(marks)
-	if d.note != "" {
-		tv.wb.note.SetText(d.note)
-		tv.wb.note.Show()
-	} else {
-		tv.wb.note.Hide()
-	}
+	tv.host.SetNote(d.note) // "" hides it
 }
 
-func (tv *TestView) jump(id string) {
-	g := tv.wb.graph
+// Jump selects the state id of the test's graph on screen and shows its
+// details: the path the test took there and what the model enables.
+func (tv *View) Jump(id string) {
+	g := tv.host.Graph()
 	v := g.Doc()
 	if v == nil {
 		return
@@ -649,12 +643,12 @@ func (tv *TestView) jump(id string) {
 	}
 	g.Select(i)
 	tv.selID = id
-	d := tv.wb.s.details
+	d := tv.host.Details()
 	d.Show(v, i, docPath(v, i))
 	d.ShowActions(nil, nil)
 	// What the model enables there, as for explored states.
 	tv.mu.Lock()
-	vis, m, cfg := tv.visited, tv.wb.s.model, tv.cfg
+	vis, m, cfg := tv.visited, tv.host.Model(), tv.cfg
 	tv.mu.Unlock()
 	if vis == nil || m == nil || cfg == nil {
 		return
@@ -665,7 +659,7 @@ func (tv *TestView) jump(id string) {
 	}
 	go func() {
 		st, err := explore.Explain(m, cfg, key)
-		tv.wb.do(func() {
+		tv.host.Do(func() {
 			if tv.selID == id && g.Doc() != nil && g.Doc().StateIndex(id) == g.Selected() {
 				d.ShowActions(st, err)
 			}
@@ -674,7 +668,7 @@ func (tv *TestView) jump(id string) {
 }
 
 // finished runs on the UI goroutine when the test ends.
-func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.ModelSize, err error, stopped bool, planned int, code string) {
+func (tv *View) finished(gen int, res *conform.TestResult, size conform.ModelSize, err error, stopped bool, planned int, code string) {
 	if gen != tv.gen {
 		return
 	}
@@ -682,75 +676,23 @@ func (tv *TestView) finished(gen int, res *conform.TestResult, size conform.Mode
 	switch {
 	case err != nil:
 		tv.verdicts.SetText("Error: " + err.Error())
-		if tv.onScreen() && tv.wb.graph.Doc() == nil { // the placeholder says why instead
-			tv.wb.graph.SetMessage("The test did not run: " + err.Error())
+		if tv.onScreen() && tv.host.Graph().Doc() == nil { // the placeholder says why instead
+			tv.host.Graph().SetMessage("The test did not run: " + err.Error())
 		}
 	default:
 		tv.verdicts.SetText(strings.TrimSpace(testHeadline(res, size, stopped, planned) + " " + code))
 	}
 	if tv.onScreen() {
-		tv.wb.status.SetText(tv.verdicts.Text)
+		tv.host.SetStatus(tv.verdicts.Text)
 	}
 	if tv.OnDone != nil {
 		tv.OnDone(res, err)
 	}
 }
 
-// testHeadline is what a finished test says: its runs (of how many were
-// planned, and whether it was stopped, or the implementation's crash, kill
-// or hang stopped it: how, with its stderr's end), verdicts and coverage,
-// and its first failure named for what it is — an implementation that
-// crashed says so, with the end of what it wrote on its standard error.
-func testHeadline(res *conform.TestResult, size conform.ModelSize, stopped bool, planned int) string {
-	counts := conform.Tally{}
-	for _, r := range res.Runs {
-		counts[r.Verdict]++
-	}
-	runs := explore.Count(len(res.Runs), "run")
-	if planned > 0 && len(res.Runs) < planned {
-		runs = fmt.Sprintf("%d of %d runs", len(res.Runs), planned)
-	}
-	switch h := res.Halt; {
-	case stopped:
-		runs = "Stopped after " + runs
-	case h != nil:
-		// The implementation crashed, was killed or hung: how, first.
-		runs = h.Stopped(planned, "run")
-		runs = strings.ToUpper(runs[:1]) + runs[1:]
-	}
-	text := fmt.Sprintf("%s: %s; %s.", runs, counts, res.Coverage(size))
-	if note := conform.SkippedNote(res.Skipped); note != "" {
-		text += " " + strings.ToUpper(note[:1]) + note[1:] + "."
-	}
-	for _, r := range res.Runs {
-		f := r.Failure
-		if f == nil {
-			continue
-		}
-		switch f.Kind {
-		case conform.FailCrash:
-			msg, tail, _ := strings.Cut(f.Message, "; its last output on stderr:\n")
-			if f.Crash != nil {
-				msg, tail = "the implementation "+f.Crash.How(), f.Crash.Stderr
-			}
-			text += fmt.Sprintf("\nrun %d (seed %d): the implementation crashed at step %d: %s.", r.Run, r.Seed, f.Step, msg)
-			if tail = strings.TrimSpace(tail); tail != "" {
-				lines := strings.Split(tail, "\n")
-				text += "\nits standard error ended with: " + strings.Join(lines[max(0, len(lines)-3):], " | ")
-			}
-		case conform.FailTimeout:
-			text += fmt.Sprintf("\nrun %d (seed %d): the implementation stopped answering at step %d: %s.", r.Run, r.Seed, f.Step, f.Message)
-		default:
-			text += fmt.Sprintf("\nrun %d (seed %d) failed: %s at step %d.", r.Run, r.Seed, f.Kind, f.Step)
-		}
-		break
-	}
-	return text
-}
-
-// showing reports whether the graph view shows this view's visited graph
+// Showing reports whether the graph view shows this view's visited graph
 // (or a neighbourhood of it).
-func (tv *TestView) showing(view *graph.Doc) bool {
+func (tv *View) Showing(view *graph.Doc) bool {
 	tv.mu.Lock()
 	doc := tv.doc
 	tv.mu.Unlock()
@@ -760,9 +702,21 @@ func (tv *TestView) showing(view *graph.Doc) bool {
 	return doc.StateIndex(view.States[0].ID) >= 0 && (len(view.States[0].ID) > 0 && (view.States[0].ID[0] == 'V' || view.States[0].ID[0] == 'F'))
 }
 
-// reshow puts the test's last graph back on screen (the Test tab came
+// LeaveGraph is told that the Test tab was left; it reports whether the
+// test's graph (or its placeholder) was on screen, so that the
+// exploration's must come back.
+func (tv *View) LeaveGraph() bool {
+	was := tv.onGraph
+	tv.onGraph = false
+	return was
+}
+
+// Running reports whether a test, a shrinking or a campaign runs.
+func (tv *View) Running() bool { return !tv.stop.Disabled() }
+
+// Reshow puts the test's last graph back on screen (the Test tab came
 // back); false when the test has none.
-func (tv *TestView) reshow() bool {
+func (tv *View) Reshow() bool {
 	if tv.marked != nil && tv.onExplored() {
 		tv.onGraph = true // the exploration's graph, drawn again, then marked
 		tv.showOnExplored(*tv.marked)
@@ -771,13 +725,13 @@ func (tv *TestView) reshow() bool {
 	if tv.shown == nil {
 		return false
 	}
-	tv.wb.graph.FitNext()
+	tv.host.Graph().FitNext()
 	tv.show(*tv.shown, tv.shownCur)
 	if tv.selID == "" {
-		tv.wb.s.details.Clear("Click a state of the test's graph to see its details.")
-	} else if v := tv.wb.graph.Doc(); v != nil {
+		tv.host.Details().Clear("Click a state of the test's graph to see its details.")
+	} else if v := tv.host.Graph().Doc(); v != nil {
 		if i := v.StateIndex(tv.selID); i >= 0 {
-			tv.wb.s.details.Show(v, i, docPath(v, i))
+			tv.host.Details().Show(v, i, docPath(v, i))
 		}
 	}
 	return true
@@ -786,8 +740,8 @@ func (tv *TestView) reshow() bool {
 // newGraph starts a graph of another run (a shrunk run, a campaign
 // failure): its node names are its own, so nothing selected in the last
 // graph stays selected, and the details say what is now on screen.
-func (tv *TestView) newGraph(what string) {
+func (tv *View) newGraph(what string) {
 	tv.selID = ""
-	tv.wb.graph.SetSelected(-1)
-	tv.wb.s.details.Clear(what + " Click one of its states to see its details.")
+	tv.host.Graph().SetSelected(-1)
+	tv.host.Details().Clear(what + " Click one of its states to see its details.")
 }

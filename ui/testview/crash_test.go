@@ -1,6 +1,6 @@
 //go:build linux
 
-package ui
+package testview
 
 import (
 	"os"
@@ -38,11 +38,8 @@ func childRunning(path string) int {
 // by signal SIGKILL.
 func TestTestHeadlineNamesAKill(t *testing.T) {
 	bin := buildChat(t)
-	b := newBench(t)
-	b.wb.AutoExplore = false
-	b.open("../projects/chat/chat.toml")
-	b.wb.configs.SetSelected("hi_bye")
-	tv := b.wb.s.test
+	b := newDash(t, "../../projects/chat/chat.toml", "hi_bye")
+	tv := b.tv
 	tv.adapter.SetText(bin + " adapter --fixed")
 	tv.runs.SetText("100000")
 	tv.steps.SetText("10")
@@ -70,7 +67,7 @@ func TestTestHeadlineNamesAKill(t *testing.T) {
 	if got := tv.verdicts.Text; !strings.HasPrefix(got, want) {
 		t.Errorf("headline %q, want %q…", got, want)
 	}
-	if got := b.wb.status.Text; !strings.HasPrefix(got, want) {
+	if got := b.status; !strings.HasPrefix(got, want) {
 		t.Errorf("status %q, want %q…", got, want)
 	}
 	t.Log(tv.verdicts.Text)

@@ -1,4 +1,4 @@
-package ui
+package offline
 
 import (
 	"fmt"
@@ -19,13 +19,10 @@ import (
 // pointing at a bar says what it is. Opening a linearizable history then
 // clears the failure.
 func TestOfflineHistory(t *testing.T) {
-	b := newBench(t)
-	b.open("../projects/register/register.toml")
-	b.wait()
-	ov := b.wb.s.offline
+	ov, _ := newView(t, "../../projects/register/register.toml", "")
 	done := 0
 	ov.OnDone = func() { done++ }
-	if err := ov.LoadTrace("../projects/register/histories/etcd_000.log"); err != nil {
+	if err := ov.LoadTrace("../../projects/register/histories/etcd_000.log"); err != nil {
 		t.Fatal(err)
 	}
 	if !pump(10*time.Second, func() bool { return ov.hist.history != nil }) { // read in the background
@@ -77,7 +74,7 @@ func TestOfflineHistory(t *testing.T) {
 		t.Errorf("hover says %q", said)
 	}
 	// A linearizable history, replayed as soon as it is read.
-	if err := ov.LoadTrace("../projects/register/histories/etcd_002.log"); err != nil {
+	if err := ov.LoadTrace("../../projects/register/histories/etcd_002.log"); err != nil {
 		t.Fatal(err)
 	}
 	if ov.hist.timeline.Timeline() != nil {
@@ -112,10 +109,7 @@ func TestOfflineHistoryStop(t *testing.T) {
 	text.WriteString("{:process 99, :type :invoke, :f :read, :value nil}\n{:process 99, :type :ok, :f :read, :value 99}\n")
 	path := filepath.Join(t.TempDir(), "hard.edn")
 	os.WriteFile(path, []byte(text.String()), 0o644)
-	b := newBench(t)
-	b.open("../projects/register/register.toml")
-	b.wait()
-	ov := b.wb.s.offline
+	ov, _ := newView(t, "../../projects/register/register.toml", "")
 	done := 0
 	ov.OnDone = func() { done++ }
 	if err := ov.LoadTrace(path); err != nil {

@@ -1,4 +1,4 @@
-package ui
+package testview
 
 import (
 	"fmt"
@@ -55,42 +55,39 @@ func keysOf(v *conform.Visited) visitedKeys {
 
 // onExplored reports whether the test is watched on the explored graph:
 // asked for, and the exploration on screen is of the test's configuration.
-func (tv *TestView) onExplored() bool {
-	wb := tv.wb
-	if tv.explored == nil || !tv.explored.Checked || wb.s.test != tv {
+func (tv *View) onExplored() bool {
+	host := tv.host
+	if tv.explored == nil || !tv.explored.Checked || !host.Active() {
 		return false
 	}
-	wb.mu.Lock()
-	defer wb.mu.Unlock()
-	return wb.s.last != nil && wb.s.full != nil && tv.config == wb.s.config
+	x, full, config := host.Explored()
+	return x != nil && full != nil && tv.config == config
 }
 
 // showOnExplored marks the visited states on the exploration's graph,
 // drawing it first when the test's own graph is on screen.
-func (tv *TestView) showOnExplored(vk visitedKeys) {
+func (tv *View) showOnExplored(vk visitedKeys) {
 	tv.marked = &vk
 	if !tv.onScreen() {
 		return
 	}
 	if tv.onGraph { // the test's graph or its placeholder: the exploration's comes back
 		tv.onGraph = false
-		tv.wb.redraw() // marked once drawn (remark)
+		tv.host.Redraw() // marked once drawn (Remark)
 		return
 	}
-	tv.remark()
+	tv.Remark()
 }
 
-// remark puts the test's marks on the exploration's graph just drawn.
-func (tv *TestView) remark() {
+// Remark puts the test's marks on the exploration's graph just drawn.
+func (tv *View) Remark() {
 	vk := tv.marked
 	if vk == nil || !tv.onExplored() || !tv.onScreen() {
 		return
 	}
-	wb := tv.wb
-	wb.mu.Lock()
-	x, full := wb.s.last, wb.s.full
-	wb.mu.Unlock()
-	drawn := wb.drawnIndex()
+	host := tv.host
+	x, full, _ := host.Explored()
+	drawn := host.DrawnIndex()
 	marks := map[int]color.NRGBA{}
 	for _, s := range full.States {
 		key := x.StateKey(int(s.Model))
@@ -110,14 +107,14 @@ func (tv *TestView) remark() {
 			}
 		}
 	}
-	wb.graph.SetMarks(marks)
-	wb.status.SetText(fmt.Sprintf("The test on the explored graph: %s visited (orange), the current one blue, where runs failed red.",
+	host.Graph().SetMarks(marks)
+	host.SetStatus(fmt.Sprintf("The test on the explored graph: %s visited (orange), the current one blue, where runs failed red.",
 		explore.Count(len(vk.all), "model state")))
 }
 
 // setOnExplored switches between the test's own graph and the explored
 // graph with the test's marks.
-func (tv *TestView) setOnExplored(on bool) {
+func (tv *View) setOnExplored(on bool) {
 	if !tv.onScreen() {
 		return
 	}
@@ -126,7 +123,7 @@ func (tv *TestView) setOnExplored(on bool) {
 		tv.onGraph = true
 		tv.showOnExplored(*tv.marked)
 	case !on && tv.shown != nil:
-		tv.wb.graph.FitNext()
+		tv.host.Graph().FitNext()
 		tv.show(*tv.shown, tv.shownCur)
 	}
 }

@@ -1,4 +1,4 @@
-package ui
+package testview
 
 import (
 	"strings"
@@ -12,11 +12,8 @@ import (
 // percentage, and the chart draws it beside the model's coverage. The code
 // strategy without the measurement is refused, saying why.
 func TestTestTabCodeCoverage(t *testing.T) {
-	b := newBench(t)
-	b.wb.AutoExplore = false
-	b.open("../projects/chat/chat.toml")
-	b.wb.configs.SetSelected("hi_bye")
-	tv := b.wb.s.test
+	b := newDash(t, "../../projects/chat/chat.toml", "hi_bye")
+	tv := b.tv
 	tv.adapter.SetText("go run -cover -covermode=atomic impl/main.go impl/server.go impl/adapter.go impl/modexadapter.go adapter --fixed")
 	tv.runs.SetText("3")
 	tv.steps.SetText("10")

@@ -1,4 +1,4 @@
-package ui
+package testview
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 // The step log keeps at most MaxLogLines lines: the newest, behind one line
 // that counts those let go.
 func TestStepLogBounded(t *testing.T) {
-	tv := &TestView{}
+	tv := &View{}
 	n := 0
 	for batch := 0; batch < 400; batch++ {
 		lines := make([]logLine, 0, 100)
