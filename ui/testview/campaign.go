@@ -120,7 +120,7 @@ func (tv *View) startCampaign(workers int) {
 	// Jobs of at most 10 runs, at least two per worker.
 	jobRuns := max(1, min(10, tc.Runs/max(1, 2*workers)))
 	spec := campaign.Spec{ProjectFile: p.Path, Config: config, Runs: tc.Runs, Steps: tc.Steps, Seed: tc.Seed, Strategy: string(tc.Strategy),
-		EndWait: tc.EndWait.Seconds(), JobRuns: jobRuns}
+		EndWait: tc.EndWait.Seconds(), JobRuns: jobRuns, Cover: tv.cover.check.Checked, CoverInclude: tv.cover.includes()}
 	if tv.camp.shrink.Checked {
 		spec.Shrink = &campaign.Shrinking{Repeats: shrinkRepeats, Seconds: 300}
 	}
@@ -268,6 +268,11 @@ func (tv *View) campaignFinished(gen int, sum *campaign.Summary, workerErrs stri
 	default:
 		text = fmt.Sprintf("Campaign %s: %d runs: %s; %s; %d of %d jobs done, %d given up, %d duplicates dropped; %.1f s.",
 			sum.Campaign, sum.Runs, sum.Tally, sum.Covered.Coverage(sum.Size), sum.Done, sum.Jobs, sum.GivenUp, sum.Duplicates, sum.Seconds)
+		if c, _ := sum.Code.Summary(); c.Total > 0 {
+			text += " Code coverage of the implementation: " + c.String() + "."
+		} else if sum.CodeNote != "" {
+			text += " No code coverage: " + sum.CodeNote + "."
+		}
 		for _, e := range sum.JobErrors {
 			text += "\njob error: " + e
 		}

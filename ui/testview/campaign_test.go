@@ -254,3 +254,27 @@ func TestCampaignLateFailureOpens(t *testing.T) {
 		t.Errorf("a failure whose file is gone: %q", tv.report)
 	}
 }
+
+// A campaign from the Test tab with "code coverage" ticked: its workers
+// measure their implementations (here an adapter that reports an LCOV
+// file) and the verdict says the merged figure.
+func TestCampaignCodeCoverage(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", dir)
+	bin := buildFakeAdapter(t, dir)
+	b := newDash(t, "../../projects/stack/stack.toml", "")
+	tv := b.tv
+	tv.adapter.SetText(bin + " coverage-lcov")
+	tv.runs.SetText("4")
+	tv.steps.SetText("10")
+	tv.seed.SetText("1")
+	tv.camp.workers.SetText("2")
+	tv.cover.check.SetChecked(true)
+	sum := campaignAndWait(t, tv)
+	if sum == nil || sum.Runs != 4 {
+		t.Fatalf("summary %v", sum)
+	}
+	if !strings.Contains(tv.verdicts.Text, "Code coverage of the implementation: 66.7 % of 3 statements") {
+		t.Errorf("verdict %q", tv.verdicts.Text)
+	}
+}

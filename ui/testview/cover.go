@@ -54,13 +54,7 @@ func (tv *View) beginCover(ctx context.Context, tc *conform.TestConfig, impl fun
 		}
 		return nil, nil
 	}
-	var include []string
-	for _, f := range strings.Split(c.files.Text, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			include = append(include, f)
-		}
-	}
-	cov, err := projects.NewCoverage(include)
+	cov, err := projects.NewCoverage(c.includes())
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +76,17 @@ func (tv *View) beginCover(ctx context.Context, tc *conform.TestConfig, impl fun
 
 // errCodeStrategy says why the code strategy cannot run.
 var errCodeStrategy = errors.New("The code strategy follows the implementation's code coverage: tick \"code coverage\" (and build the implementation for it: docs/coverage.md).")
+
+// includes are the implementation's files typed under the check box.
+func (c *testCover) includes() []string {
+	var include []string
+	for _, f := range strings.Split(c.files.Text, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			include = append(include, f)
+		}
+	}
+	return include
+}
 
 // percent is the latest code coverage measured.
 func (c *testCover) percent() float64 { return math.Float64frombits(c.code.Load()) }
