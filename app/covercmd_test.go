@@ -111,6 +111,13 @@ func TestCoverReportedByTheAdapter(t *testing.T) {
 	if code != 0 || reported(t, out) != 66.7 || !strings.Contains(out, "66.7 % of 3 statements") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
+	// An adapter that does not offer the coverage request is not sent it
+	// (it might exit on a request it does not know): the test runs, and
+	// says why there is no figure.
+	out, errOut, code = cli("test", "../projects/stack/stack.toml", "--runs", "2", "--seed", "1", "--adapter", bin+" good", "--cover")
+	if code != 0 || !strings.Contains(out, "no coverage data came from the implementation: the adapter does not offer the coverage request") {
+		t.Fatalf("an adapter without the feature: exit %d\n%s%s", code, out, errOut)
+	}
 	// An offline suite's run measures it too.
 	suite := filepath.Join(t.TempDir(), "suite.json")
 	if out, errOut, code := cli("gen", "../projects/stack/stack.toml", "--out", suite); code != 0 {

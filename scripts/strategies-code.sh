@@ -6,7 +6,7 @@
 # first failure (median over the tests that found it), and the code and
 # model coverage after the test. docs/performance.md shows a run of it.
 # The conference protocol's three mutants (seed 002) follow, each a row per
-# strategy (CONFERENCE=0 leaves them out).
+# strategy (CONFERENCE=0 leaves them out; ONLY=conference runs them alone).
 # usage: scripts/strategies-code.sh [N] [R]   (from the repository root)
 set -euo pipefail
 n=${1:-20}; r=${2:-20}
@@ -56,12 +56,14 @@ conference() {
   code=$(printf '%s\n' "${codes[@]}" | awk '{s+=$1} END{printf "%.1f %%", s/NR}')
   printf '%-28s %-9s %-10s %-22s %-14s %.1f\n' "conference: mutant $k" "$strategy" "$found of $n" "$med" "$code" "$(awk -v s=$states -v n=$n 'BEGIN{print s/n}')"
 }
+if [ "${ONLY:-}" != conference ]; then
 for s in random coverage code; do
   row "chat: out-of-order delivery" $s projects/chat/chat.toml hi_bye server.go 10 "$tmp/chatimpl" adapter
 done
 for s in random coverage code; do
   row "bag: missing lock" $s projects/bag/bag.toml two_threads bag.go 100 "$tmp/bagimpl" adapter --capacity {CAPACITY}
 done
+fi
 [ "${CONFERENCE:-1}" = 0 ] && exit 0
 for k in 1 2 3; do
   for s in random coverage code; do

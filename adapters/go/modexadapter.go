@@ -433,7 +433,7 @@ func mxCoverage(id any) []any {
 // mxHello is the answer to hello: the kit's name and the actions Modex
 // listed that have no handler.
 func (a *Adapter) mxHello(id, actions any) []any {
-	kv := []any{"type", "hello", "id", id, "protocol", mxProtocol, "name", a.name}
+	kv := []any{"type", "hello", "id", id, "protocol", mxProtocol, "name", a.name, "features", []string{"coverage"}}
 	names, _ := actions.([]any)
 	missing := []string{}
 	a.hmu.Lock()

@@ -108,11 +108,11 @@ func TestHello(t *testing.T) {
 	p := serve(t, a)
 	for _, tc := range []struct{ req, want string }{
 		{`{"type":"hello","id":1,"protocol":"modex-adapter/1","model":"stack","actions":["Push","Peek","Pop","Size"]}`,
-			`{"type":"hello","id":1,"protocol":"modex-adapter/1","name":"stack (go)","unimplemented":["Peek","Size"]}`},
+			`{"type":"hello","id":1,"protocol":"modex-adapter/1","name":"stack (go)","features":["coverage"],"unimplemented":["Peek","Size"]}`},
 		{`{"type":"hello","id":2,"protocol":"modex-adapter/1","model":"stack","actions":["Push","Pop"]}`,
-			`{"type":"hello","id":2,"protocol":"modex-adapter/1","name":"stack (go)"}`},
+			`{"type":"hello","id":2,"protocol":"modex-adapter/1","name":"stack (go)","features":["coverage"]}`},
 		{`{"type":"hello","id":3,"protocol":"modex-adapter/1","model":"stack"}`,
-			`{"type":"hello","id":3,"protocol":"modex-adapter/1","name":"stack (go)"}`},
+			`{"type":"hello","id":3,"protocol":"modex-adapter/1","name":"stack (go)","features":["coverage"]}`},
 	} {
 		p.call(tc.req, tc.want)
 	}
@@ -596,7 +596,7 @@ func TestProcess(t *testing.T) {
 		t.Run(end, func(t *testing.T) {
 			c := startChild(t, bin)
 			c.call(t, `{"type":"hello","id":1,"protocol":"modex-adapter/1","model":"stack","actions":["Push","Pop","Peek"]}`,
-				`{"type":"hello","id":1,"protocol":"modex-adapter/1","name":"kitadapter","unimplemented":["Peek"]}`)
+				`{"type":"hello","id":1,"protocol":"modex-adapter/1","name":"kitadapter","features":["coverage"],"unimplemented":["Peek"]}`)
 			c.call(t, `{"type":"reset","id":2}`, `{"type":"ok","id":2}`)
 			c.call(t, `{"type":"invoke","id":3,"action":"Push","args":[5]}`, `{"type":"result","id":3,"output":null}`)
 			c.call(t, `{"type":"invoke","id":4,"action":"Print","args":[]}`, `{"type":"result","id":4,"output":"printed"}`)
@@ -678,7 +678,7 @@ func TestProcessListen(t *testing.T) {
 	}
 	r := bufio.NewScanner(conn)
 	for _, tc := range []struct{ req, want string }{
-		{`{"type":"hello","id":1,"protocol":"modex-adapter/1","model":"stack"}`, `{"type":"hello","id":1,"protocol":"modex-adapter/1","name":"kitadapter"}`},
+		{`{"type":"hello","id":1,"protocol":"modex-adapter/1","model":"stack"}`, `{"type":"hello","id":1,"protocol":"modex-adapter/1","name":"kitadapter","features":["coverage"]}`},
 		{`{"type":"invoke","id":2,"action":"Pop","args":[]}`, `{"type":"refused","id":2,"reason":"the stack is empty"}`},
 	} {
 		io.WriteString(conn, tc.req+"\n")

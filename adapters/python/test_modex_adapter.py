@@ -118,12 +118,12 @@ class AdapterTest(unittest.TestCase):
     def test_hello_reports_unimplemented_actions(self):
         c = self.start()
         ans = self.hello(c, ["Echo", "Pop", "Full", "Peek"])
-        self.assertEqual(ans, {"type": "hello", "id": 1, "protocol": "modex-adapter/1", "name": "kitchen (python)",
+        self.assertEqual(ans, {"type": "hello", "id": 1, "protocol": "modex-adapter/1", "name": "kitchen (python)", "features": ["coverage"],
                                "unimplemented": ["Pop", "Peek"]})
         ans = c.ask({"type": "hello", "id": 2, "protocol": mx.PROTOCOL, "model": "kitchen", "actions": ["Echo"]})
         self.assertNotIn("unimplemented", ans)
         ans = c.ask({"type": "hello", "id": 3, "protocol": mx.PROTOCOL, "model": "kitchen"})
-        self.assertEqual(ans, {"type": "hello", "id": 3, "protocol": "modex-adapter/1", "name": "kitchen (python)"})
+        self.assertEqual(ans, {"type": "hello", "id": 3, "protocol": "modex-adapter/1", "name": "kitchen (python)", "features": ["coverage"]})
 
     def test_decoding(self):
         cases = [

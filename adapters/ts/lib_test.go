@@ -82,7 +82,7 @@ func TestTypeScriptExample(t *testing.T) {
 // followed by the lines it must answer, in order.
 var exampleExchange = []struct{ send, want string }{
 	{`{"type":"hello","id":1,"protocol":"modex-adapter/1","model":"stack","actions":["Push","Pop","Peek","Size"]}`,
-		`{"type":"hello","id":1,"protocol":"modex-adapter/1","name":"stack (ts)","unimplemented":["Size"]}`},
+		`{"type":"hello","id":1,"protocol":"modex-adapter/1","name":"stack (ts)","features":["coverage"],"unimplemented":["Size"]}`},
 	{`{"type":"reset","id":2}`, `{"type":"ok","id":2}`},
 	{`{"type":"invoke","id":3,"action":"Push","args":[2]}`, `{"type":"result","id":3,"output":null}`},
 	{`{"type":"invoke","id":4,"action":"Push","args":[1]}`, `{"type":"result","id":4,"output":null}`},

@@ -216,7 +216,7 @@ class Adapter {
         if (req.protocol !== undefined && req.protocol !== PROTOCOL) {
           log(`Modex speaks ${JSON.stringify(req.protocol)}, this library ${PROTOCOL}`);
         }
-        const ans = { type: "hello", id, protocol: PROTOCOL, name: this.name };
+        const ans = { type: "hello", id, protocol: PROTOCOL, name: this.name, features: ["coverage"] };
         const actions = Array.isArray(req.actions) ? req.actions : [];
         const missing = actions.filter((a) => !this._handlers.has(a));
         if (missing.length > 0) ans.unimplemented = missing;

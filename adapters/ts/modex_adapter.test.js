@@ -125,12 +125,12 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 test("hello reports the unimplemented actions", () =>
   withChild(async (c) => {
     assert.deepEqual(await c.hello(["Echo", "Pop", "Full", "Peek"]), {
-      type: "hello", id: 1, protocol: PROTOCOL, name: "kitchen (js)", unimplemented: ["Pop", "Peek"],
+      type: "hello", id: 1, protocol: PROTOCOL, name: "kitchen (js)", features: ["coverage"], unimplemented: ["Pop", "Peek"],
     });
     const all = await c.ask({ type: "hello", id: 2, protocol: PROTOCOL, actions: ["Echo"] });
     assert.equal("unimplemented" in all, false);
     assert.deepEqual(await c.ask({ type: "hello", id: 3, protocol: PROTOCOL }), {
-      type: "hello", id: 3, protocol: PROTOCOL, name: "kitchen (js)",
+      type: "hello", id: 3, protocol: PROTOCOL, name: "kitchen (js)", features: ["coverage"],
     });
   }));
 

@@ -50,6 +50,9 @@ type lineAdapter struct {
 	closer  func() error
 	name    string
 	missing []string // the controllable actions the hello answer said are not implemented
+	// coverage: the hello answer's features include "coverage" (the
+	// adapter answers the coverage request).
+	coverage bool
 }
 
 // Option is a setting of StartProcess.
@@ -332,6 +335,11 @@ func (a *lineAdapter) hello(ctx context.Context, h Hello) error {
 		return &conform.ImplError{Kind: conform.FailProtocol, Msg: fmt.Sprintf("the implementation speaks %q, Modex %q", p, conform.ProtocolVersion)}
 	}
 	a.name, _ = resp["name"].(string)
+	if fs, ok := resp["features"].([]any); ok {
+		for _, f := range fs {
+			a.coverage = a.coverage || f == "coverage"
+		}
+	}
 	if u, ok := resp["unimplemented"]; ok && u != nil {
 		list, ok := u.([]any)
 		for _, x := range list {
@@ -390,9 +398,15 @@ func (a *lineAdapter) Invoke(ctx context.Context, action string, args []any) (an
 }
 
 // FlushCoverage asks the adapter to write the implementation's coverage
-// data and say where (conform.CoverageFlusher). An error answer is an
-// error, not a failure of the implementation.
+// data and say where (conform.CoverageFlusher), when its handshake offered
+// it ("features": ["coverage"]). An error answer is an error, not a
+// failure of the implementation.
 func (a *lineAdapter) FlushCoverage(ctx context.Context) (*conform.CoverageReport, error) {
+	if !a.coverage {
+		// Asked only of an adapter that says it answers: another may
+		// exit on an unknown request.
+		return &conform.CoverageReport{Format: "none", Reason: "the adapter does not offer the coverage request (its handshake lists no \"coverage\" feature): only what the implementation writes into MODEX_COVERAGE_DIR itself is read"}, nil
+	}
 	resp, err := a.call(ctx, map[string]any{"type": "coverage"})
 	if err != nil {
 		return nil, err

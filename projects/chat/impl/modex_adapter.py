@@ -278,7 +278,7 @@ class Adapter:
         if kind == "hello":
             if req.get("protocol") not in (None, PROTOCOL):
                 _log("Modex speaks %r, this library %s" % (req.get("protocol"), PROTOCOL))
-            ans = {"type": "hello", "id": rid, "protocol": PROTOCOL, "name": self.name}
+            ans = {"type": "hello", "id": rid, "protocol": PROTOCOL, "name": self.name, "features": ["coverage"]}
             actions = req.get("actions")
             missing = [a for a in actions if a not in self._handlers] if isinstance(actions, list) else []
             if missing:

@@ -21,6 +21,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"runtime/coverage"
 	"sync"
 	"time"
 )
@@ -89,8 +90,10 @@ func (a *adapter) run(in io.Reader) error {
 		id := msg["id"]
 		switch msg["type"] {
 		case "hello":
-			a.send(map[string]any{"type": "hello", "id": id, "protocol": "modex-adapter/1",
+			a.send(map[string]any{"type": "hello", "id": id, "protocol": "modex-adapter/1", "features": []string{"coverage"},
 				"name": fmt.Sprintf("conference protocol entity (%d agents, mutant %d)", a.agents, a.mutant)})
+		case "coverage":
+			a.send(coverageAnswer(id))
 		case "reset":
 			if err := a.reset(); err != nil {
 				a.send(map[string]any{"type": "error", "id": id, "message": err.Error()})
@@ -224,4 +227,21 @@ func (a *adapter) invoke(action string, args []any) (string, error) {
 		return "", fmt.Errorf("unknown action %q", action)
 	}
 	return "", nil
+}
+
+// coverageAnswer writes the entity's coverage counters into GOCOVERDIR
+// when Modex measures code coverage (the adapter protocol's coverage
+// request; the binary built with go build -cover -covermode=atomic).
+func coverageAnswer(id any) map[string]any {
+	dir := os.Getenv("GOCOVERDIR")
+	if dir == "" {
+		return map[string]any{"type": "coverage", "id": id, "format": "none", "reason": "GOCOVERDIR is not set"}
+	}
+	if err := coverage.WriteMetaDir(dir); err != nil {
+		return map[string]any{"type": "coverage", "id": id, "format": "none", "reason": "not built with -cover: " + err.Error()}
+	}
+	if err := coverage.WriteCountersDir(dir); err != nil {
+		return map[string]any{"type": "coverage", "id": id, "format": "none", "reason": err.Error()}
+	}
+	return map[string]any{"type": "coverage", "id": id, "format": "gocoverdir", "path": dir}
 }

@@ -72,6 +72,8 @@ func main() {
 				hello["unimplemented"] = []string{"Push"}
 			case "bad-unimplemented":
 				hello["unimplemented"] = "Push"
+			case "coverage-lcov":
+				hello["features"] = []string{"coverage"}
 			}
 			out.Encode(hello)
 			if n == 0 && mode == "deaf-after" {
