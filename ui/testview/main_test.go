@@ -2,9 +2,10 @@ package testview
 
 import (
 	"io"
-	"os"
 	"testing"
 	"time"
+
+	"github.com/modex/modex/ui/internal/uitest"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -18,42 +19,11 @@ import (
 	"github.com/modex/modex/ui/widgets"
 )
 
-// uiq holds the UI callbacks of background work; the test goroutine, which
-// is the UI goroutine of Fyne's test driver, runs them in pump, as the real
-// driver runs fyne.Do callbacks on its main goroutine.
-var uiq = make(chan func(), 1<<16)
+func TestMain(m *testing.M) { uitest.Main(m, "modex-testview-test-cache") }
 
-func TestMain(m *testing.M) {
-	widgets.Post = func(f func()) { uiq <- f }
-	// Saved failures and other cache files go to a folder of the tests.
-	cache, err := os.MkdirTemp("", "modex-testview-test-cache")
-	if err == nil {
-		os.Setenv("XDG_CACHE_HOME", cache)
-	}
-	code := m.Run()
-	os.RemoveAll(cache)
-	os.Exit(code)
-}
-
-// pump runs queued UI callbacks on the calling goroutine until cond holds or
-// the timeout passes, and reports whether cond held.
-func pump(timeout time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return false
-		}
-		t := time.NewTimer(min(left, 20*time.Millisecond))
-		select {
-		case f := <-uiq:
-			f()
-		case <-t.C:
-		}
-		t.Stop()
-	}
-	return true
-}
+// pump runs queued UI callbacks until cond holds or the timeout passes
+// (uitest.Pump).
+func pump(timeout time.Duration, cond func() bool) bool { return uitest.Pump(timeout, cond) }
 
 // host is a workbench for a dashboard alone: a project and its model, a
 // graph view and an inspector, a status line and a note; every adapter

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modex/modex/ui/internal/uitest"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
@@ -25,23 +27,10 @@ func startAndWait(t *testing.T, tv *View) *conform.TestResult {
 	return runAndWait(t, &tv.OnDone, tv.Start, "test", 60*time.Second)
 }
 
-// runAndWait sets *onDone, calls start and pumps the UI queue until the run
-// reports its result (an error fails the test); what names the run.
+// runAndWait is uitest.RunAndWait.
 func runAndWait[R any](t *testing.T, onDone *func(R, error), start func(), what string, limit time.Duration) R {
 	t.Helper()
-	var res R
-	finished := false
-	*onDone = func(r R, err error) {
-		if err != nil {
-			t.Error(err)
-		}
-		res, finished = r, true
-	}
-	start()
-	if !pump(limit, func() bool { return finished }) {
-		t.Fatalf("the %s never finished", what)
-	}
-	return res
+	return uitest.RunAndWait(t, onDone, start, what, limit)
 }
 
 func buildChat(t *testing.T) string {
