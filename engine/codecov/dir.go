@@ -82,9 +82,11 @@ func readFile(path string, read func(io.Reader) (*Profile, error)) (*Profile, er
 	return read(f)
 }
 
-// fromGoCoverDir converts a GOCOVERDIR with go tool covdata textfmt.
-func fromGoCoverDir(ctx context.Context, dir string) (*Profile, error) {
-	out, err := os.CreateTemp("", "modex-cover-*.txt")
+// convert runs a tool that writes a report into a temporary file (its
+// path stands for {OUT} in argv) and reads the report; a tool's output
+// that contains empty says there is no data (nil, nil).
+func convert(ctx context.Context, ext, empty string, read func(io.Reader) (*Profile, error), argv ...string) (*Profile, error) {
+	out, err := os.CreateTemp("", "modex-cover-*"+ext)
 	if err != nil {
 		return nil, err
 	}
@@ -92,36 +94,32 @@ func fromGoCoverDir(ctx context.Context, dir string) (*Profile, error) {
 	defer os.Remove(out.Name())
 	ctx, cancel := context.WithTimeout(ctx, toolTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "tool", "covdata", "textfmt", "-i", dir, "-o", out.Name())
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go tool covdata textfmt -i %s: %v: %s", dir, err, strings.TrimSpace(string(msg)))
+	args := make([]string, len(argv))
+	for i, a := range argv {
+		args[i] = strings.ReplaceAll(a, "{OUT}", out.Name())
 	}
-	return readFile(out.Name(), ReadGo)
+	if msg, err := exec.CommandContext(ctx, args[0], args[1:]...).CombinedOutput(); err != nil {
+		if empty != "" && strings.Contains(string(msg), empty) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%s: %v: %s", strings.Join(argv, " "), err, strings.TrimSpace(string(msg)))
+	}
+	return readFile(out.Name(), read)
+}
+
+// fromGoCoverDir converts a GOCOVERDIR with go tool covdata textfmt.
+func fromGoCoverDir(ctx context.Context, dir string) (*Profile, error) {
+	return convert(ctx, ".txt", "", ReadGo, "go", "tool", "covdata", "textfmt", "-i", dir, "-o", "{OUT}")
 }
 
 // fromCoveragePy converts a coverage.py data file with its json report.
 func fromCoveragePy(ctx context.Context, data string) (*Profile, error) {
-	out, err := os.CreateTemp("", "modex-cover-*.json")
-	if err != nil {
-		return nil, err
-	}
-	out.Close()
-	defer os.Remove(out.Name())
-	ctx, cancel := context.WithTimeout(ctx, toolTimeout)
-	defer cancel()
 	tool := CoveragePy()
 	if tool == nil {
 		return nil, fmt.Errorf("coverage.py is not installed (python3 -m coverage, or Debian's python3-coverage)")
 	}
-	args := append(append([]string(nil), tool[1:]...), "json", "--data-file", data, "-o", out.Name(), "--ignore-errors")
-	cmd := exec.CommandContext(ctx, tool[0], args...)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		if strings.Contains(string(msg), "No data to report") {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("python3 -m coverage json --data-file %s: %v: %s", data, err, strings.TrimSpace(string(msg)))
-	}
-	return readFile(out.Name(), ReadCoveragePy)
+	argv := append(append([]string(nil), tool...), "json", "--data-file", data, "-o", "{OUT}", "--ignore-errors")
+	return convert(ctx, ".json", "No data to report", ReadCoveragePy, argv...)
 }
 
 // CoveragePy is the command line that runs coverage.py here: python3 -m
