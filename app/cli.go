@@ -217,6 +217,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 	noTiming := fs.Bool("no-timing", false, "write 0 seconds in the JSON stats (byte-identical output)")
 	quotient := fs.String("quotient", "", "write the overview by `EXPR`, an expression over s (as 'len(s.stack)'), depth or auto: a node per value")
 	minimize := fs.Bool("minimize", false, "write the minimised graph: the states with the same future merged (bisimulation)")
+	ef := addExploreFlags(fs)
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -238,6 +239,8 @@ func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	cfg.Workers = *workers
 	cfg.ReleaseInits = true // explored once
+	ef.apply(cfg)
+	ef.watch(cfg, stderr)
 	// A summary needs no graph: the transitions are counted, with a way to
 	// every state for the path to a deadlock.
 	cfg.DropTransitions = *format == "" && !*minimize
@@ -253,6 +256,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	if *format == "" {
 		fmt.Fprintln(stdout, summary)
+		if hint := budgetHint(x); hint != "" {
+			fmt.Fprintln(stdout, hint)
+		}
 		printDeadlock(stdout, x)
 		return verdict(x)
 	}
