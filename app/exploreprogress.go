@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/metrics"
 	"strings"
 	"sync"
 	"time"
@@ -81,41 +80,8 @@ func (f *exploreFlags) watch(cfg *explore.Config, w io.Writer) {
 	}
 }
 
-// progressLine is a progress report: "explore: 1,234,567 states, 9,876,543
-// transitions, 12,345,678 tried (150,000/s), heap 1.2 GB, 25 s".
-func progressLine(p explore.Progress) string {
-	return fmt.Sprintf("explore: %s states, %s transitions, %s tried (%s/s), heap %s, %.1f s",
-		thousands(int64(p.States)), thousands(int64(p.Transitions)), thousands(p.Tried), thousands(int64(p.Rate)), heapSize(), p.Seconds)
-}
-
-// heapSize is the Go heap now, in MB or GB.
-func heapSize() string {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	b := float64(s[0].Value.Uint64())
-	if b >= 1<<30 {
-		return fmt.Sprintf("%.1f GB", b/(1<<30))
-	}
-	return fmt.Sprintf("%.0f MB", b/(1<<20))
-}
-
-// thousands writes n with commas between thousands.
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// progressLine is a progress report: "explore: " and the progress in words.
+func progressLine(p explore.Progress) string { return "explore: " + p.String() }
 
 // isTerminal says whether f is a terminal (a character device).
 func isTerminal(f *os.File) bool {

@@ -498,7 +498,7 @@ func (wb *Workbench) Explore() {
 			}
 			// The last report is the final count: the counter agrees with
 			// the result while the graph is still being laid out.
-			wb.counts.SetText(fmt.Sprintf("%d states, %d transitions, %d tried, %.0f tried/s", pr.States, pr.Transitions, pr.Tried, pr.Rate))
+			wb.counts.SetText(pr.String())
 		})
 	}
 	cfg.Snapshot = func(x *explore.Exploration) {

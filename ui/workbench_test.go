@@ -194,7 +194,7 @@ func TestCancelKeepsPartialGraph(t *testing.T) {
 	// Let it run past the drawing limit, then cancel.
 	pump(30*time.Second, func() bool {
 		var n int
-		fmt.Sscanf(b.wb.counts.Text, "%d states", &n)
+		fmt.Sscanf(strings.ReplaceAll(b.wb.counts.Text, ",", ""), "%d states", &n) // 1,234 states
 		return n > 2*DrawLimit
 	})
 	b.wb.Cancel()
@@ -721,7 +721,7 @@ func TestEscapeCancelsWhateverHasTheFocus(t *testing.T) {
 		b.wb.Explore()
 		pump(30*time.Second, func() bool {
 			var n int
-			fmt.Sscanf(b.wb.counts.Text, "%d states", &n)
+			fmt.Sscanf(strings.ReplaceAll(b.wb.counts.Text, ",", ""), "%d states", &n) // 1,234 states
 			return n > 1000
 		})
 		f.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
