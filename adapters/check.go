@@ -80,13 +80,7 @@ func (r *CheckResult) Failed() int {
 // checks it (outputs, events, refusals), ended in an accepting state.
 func Check(ctx context.Context, m model.Model, cfg *explore.Config, impl conform.Implementation, base conform.TestConfig) (*CheckResult, error) {
 	info := m.Info()
-	c := *cfg
-	if c.MaxStates == 0 || c.MaxStates > exploreStates {
-		c.MaxStates = exploreStates
-	}
-	xctx, cancel := context.WithTimeout(ctx, exploreTime)
-	x, err := explore.Explore(xctx, m, &c)
-	cancel()
+	x, err := exploreBounded(ctx, m, cfg)
 	if x == nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ package adapters
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -61,17 +62,9 @@ const (
 // configuration, and their source text.
 func Describe(ctx context.Context, m model.Model, cfg *explore.Config) ([]Action, error) {
 	info := m.Info()
-	c := *cfg
-	if c.MaxStates == 0 || c.MaxStates > exploreStates {
-		c.MaxStates = exploreStates
-	}
-	ctx, cancel := context.WithTimeout(ctx, exploreTime)
-	defer cancel()
-	x, err := explore.Explore(ctx, m, &c)
-	if err != nil && x == nil {
-		if ctx.Err() == nil {
-			return nil, err
-		}
+	x, err := exploreBounded(ctx, m, cfg)
+	if x == nil && !errors.Is(err, context.DeadlineExceeded) {
+		return nil, err // past the time bound with nothing: untyped parameters
 	}
 	var src []string
 	if info.Path != "" {
@@ -106,6 +99,18 @@ func Describe(ctx context.Context, m model.Model, cfg *explore.Config) ([]Action
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// exploreBounded explores the configuration within exploreStates and
+// exploreTime (what a skeleton and a check need of the graph).
+func exploreBounded(ctx context.Context, m model.Model, cfg *explore.Config) (*explore.Exploration, error) {
+	c := *cfg
+	if c.MaxStates == 0 || c.MaxStates > exploreStates {
+		c.MaxStates = exploreStates
+	}
+	ctx, cancel := context.WithTimeout(ctx, exploreTime)
+	defer cancel()
+	return explore.Explore(ctx, m, &c)
 }
 
 // typeParams types the actions' parameters from the transitions explored.

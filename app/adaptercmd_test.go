@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modex/modex/internal/langtest"
@@ -200,10 +202,7 @@ func writeFile(t *testing.T, path, text string) {
 // not the protocol (the fake writes "this is not JSON" on standard
 // output), and the actions it could not check after that; exit 1.
 func TestAdapterCheckProtocolViolation(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "fakeadapter")
-	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, msg)
-	}
+	bin := fakeAdapter(t)
 	for _, tc := range []struct {
 		mode string
 		code int
@@ -228,3 +227,30 @@ func TestAdapterCheckProtocolViolation(t *testing.T) {
 		}
 	}
 }
+
+// fakeAdapter is engine/adapter's misbehaving test adapter, built once for
+// the tests of this package.
+func fakeAdapter(t *testing.T) string {
+	t.Helper()
+	fakeOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "modex-app-fake")
+		if err != nil {
+			fakeErr = err
+			return
+		}
+		fakeBin = filepath.Join(dir, "fakeadapter")
+		if msg, err := exec.Command("go", "build", "-o", fakeBin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
+			fakeErr = fmt.Errorf("%v\n%s", err, msg)
+		}
+	})
+	if fakeErr != nil {
+		t.Fatal(fakeErr)
+	}
+	return fakeBin
+}
+
+var (
+	fakeOnce sync.Once
+	fakeBin  string
+	fakeErr  error
+)

@@ -251,7 +251,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv("MODEX_TEST_AS_CLI") == "1" {
 		os.Exit(report(run(os.Args[1:], os.Stdout, os.Stderr)))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if fakeBin != "" {
+		os.RemoveAll(filepath.Dir(fakeBin)) // fakeAdapter's build
+	}
+	os.Exit(code)
 }
 
 // Graphviz runs in a child process for the GUI: the layout is the same, and

@@ -38,12 +38,7 @@ func (f *coverFlags) spec(p *projects.Project) (on bool, include []string) {
 	on = *f.on || *f.out != "" || *f.includes != "" || (p.Coverage != nil && p.Coverage.Enabled)
 	include = p.CoverageIncludes()
 	if *f.includes != "" {
-		include = nil
-		for _, s := range strings.Split(*f.includes, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				include = append(include, s)
-			}
-		}
+		include = projects.SplitPatterns(*f.includes)
 	}
 	return on, include
 }

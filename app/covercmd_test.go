@@ -103,10 +103,7 @@ func TestCoverPythonImplementation(t *testing.T) {
 // An adapter may report coverage data it wrote anywhere (here an LCOV
 // file): Modex reads it where it says.
 func TestCoverReportedByTheAdapter(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "fakeadapter")
-	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, msg)
-	}
+	bin := fakeAdapter(t)
 	out, errOut, code := cli("test", "../projects/stack/stack.toml", "--runs", "3", "--seed", "1", "--adapter", bin+" coverage-lcov", "--cover")
 	if code != 0 || reported(t, out) != 66.7 || !strings.Contains(out, "66.7 % of 3 statements") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
@@ -163,10 +160,7 @@ func TestCampaignCoverage(t *testing.T) {
 // (the words go to standard error): each run with its verdict and the code
 // coverage so far, and the summary with the model's and the code's.
 func TestTestJSONReport(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "fakeadapter")
-	if msg, err := exec.Command("go", "build", "-o", bin, "../engine/adapter/testdata/fakeadapter").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, msg)
-	}
+	bin := fakeAdapter(t)
 	out, errOut, code := cli("test", "../projects/stack/stack.toml", "--runs", "3", "--seed", "5", "--adapter", bin+" coverage-lcov", "--cover", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)

@@ -25,6 +25,18 @@ type CoverageSpec struct {
 	Include []string `toml:"include,omitempty"`
 }
 
+// SplitPatterns reads comma-separated file patterns ("server.go,
+// impl/*.go"), blanks dropped.
+func SplitPatterns(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // CoverageIncludes are the project's [coverage] include patterns.
 func (p *Project) CoverageIncludes() []string {
 	if p.Coverage == nil {

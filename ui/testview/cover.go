@@ -78,15 +78,7 @@ func (tv *View) beginCover(ctx context.Context, tc *conform.TestConfig, impl fun
 var errCodeStrategy = errors.New("The code strategy follows the implementation's code coverage: tick \"code coverage\" (and build the implementation for it: docs/coverage.md).")
 
 // includes are the implementation's files typed under the check box.
-func (c *testCover) includes() []string {
-	var include []string
-	for _, f := range strings.Split(c.files.Text, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			include = append(include, f)
-		}
-	}
-	return include
-}
+func (c *testCover) includes() []string { return projects.SplitPatterns(c.files.Text) }
 
 // percent is the latest code coverage measured.
 func (c *testCover) percent() float64 { return math.Float64frombits(c.code.Load()) }
