@@ -434,7 +434,7 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	}
 	for _, name := range p.ConfigNames() {
 		mc, wc := m, w
-		if spec, err := p.Resolve(name); err == nil && len(spec.Constants) > 0 {
+		if spec, err := p.Resolve(name); err == nil && len(spec.Constants)+len(spec.Scenarios)+len(spec.ScenarioMachines) > 0 {
 			if mc, err = p.LoadModelFor(name); err != nil {
 				return err
 			}

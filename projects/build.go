@@ -19,6 +19,9 @@ func (p *Project) Build(m model.Model, name string) (*explore.Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkComposed(m, spec, name); err != nil {
+		return nil, err
+	}
 	b := builder{p: p, m: m, name: name, spec: spec}
 	return b.build()
 }

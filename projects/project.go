@@ -80,6 +80,14 @@ type ConfigSpec struct {
 	// (integers, strings, booleans); {NAME} in the adapter command is
 	// replaced by the value too.
 	Constants map[string]any `toml:"constants,omitempty"`
+	// Scenarios are regular expressions over action patterns, and
+	// ScenarioMachines Starlark files, composed with the model
+	// (docs/model-language.md, "Scenarios").
+	Scenarios        []string `toml:"scenarios,omitzero"`
+	ScenarioMachines []string `toml:"scenario_machines,omitzero"`
+	// ScenarioPrefixes accepts every prefix of the regular scenarios: a
+	// test may end wherever the model allows.
+	ScenarioPrefixes *bool `toml:"scenario_prefixes,omitempty"`
 }
 
 // ActionSpec is the configuration of one action.
@@ -516,6 +524,7 @@ func mergeSpec(base, c *ConfigSpec) *ConfigSpec {
 	if c.Groupings != nil {
 		out.Groupings = c.Groupings
 	}
+	mergeScenarios(&out, c)
 	pick := func(a, b string) string {
 		if b != "" {
 			return b
@@ -621,8 +630,11 @@ func (p *Project) LoadModelContext(ctx context.Context, config string, workers i
 		}
 	}
 	m, err := p.loadModel(opts)
-	if err != nil || spec == nil || len(spec.Constants) == 0 {
+	if err != nil || spec == nil {
 		return m, err
+	}
+	if len(spec.Constants) == 0 {
+		return p.composed(m, config, spec)
 	}
 	given := map[string]model.Value{}
 	for _, name := range sortedKeys(spec.Constants) {
@@ -646,7 +658,10 @@ func (p *Project) LoadModelContext(ctx context.Context, config string, workers i
 		given[name] = v
 	}
 	opts.Constants = given
-	return model.LoadStarlarkOptions(p.ModelPath(), nil, opts)
+	if m, err = model.LoadStarlarkOptions(p.ModelPath(), nil, opts); err != nil {
+		return nil, err
+	}
+	return p.composed(m, config, spec)
 }
 
 // tomlValue converts a TOML value of a constant to a model value.

@@ -92,7 +92,7 @@ func TestExtendsAndNamedDomains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := p.ConfigNames(); !reflect.DeepEqual(got, []string{"figure1", "hi_bye", "table1", "ordered", "offline"}) {
+	if got := p.ConfigNames(); !reflect.DeepEqual(got, []string{"figure1", "hi_bye", "table1", "ordered", "offline", "figure1_scenario", "figure1_machine"}) {
 		t.Errorf("configs %v", got)
 	}
 	spec, err := p.resolve("hi_bye", nil)
@@ -332,7 +332,7 @@ func TestSaveKeepsCommentsAndLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(back.ConfigNames(), " "); got != "figure1 hi_bye table1 offline extra" {
+	if got := strings.Join(back.ConfigNames(), " "); got != "figure1 hi_bye table1 offline figure1_scenario figure1_machine extra" {
 		t.Errorf("configurations in the order %q", got)
 	}
 	if f := back.Configs["figure1"].Filters; len(f) != 1 || f[0] != "pending(s) < 3" {

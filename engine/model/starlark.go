@@ -80,6 +80,9 @@ type StarModel struct {
 	noThaw bool
 	// initTasks: the goroutines init()'s loops may run on (parinit.go)
 	initTasks int
+	// scenarios are composed with the model (compose.go): NewWorker's
+	// workers are the product's
+	scenarios []Scenario
 }
 
 // SetCompiledGuards turns the compiled guards and functions on (the

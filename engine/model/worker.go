@@ -57,8 +57,21 @@ type starWorker struct {
 // bounded stack 25 % faster with it.
 type cacheLinePad [128]byte
 
-// NewWorker returns a Worker for one goroutine.
+// NewWorker returns a Worker for one goroutine: of the model's product
+// with its scenarios when it has some (Compose).
 func (m *StarModel) NewWorker() (Worker, error) {
+	w, err := m.newStarWorker()
+	if err != nil {
+		return nil, err
+	}
+	if len(m.scenarios) == 0 {
+		return w, nil
+	}
+	return newProductWorker(w, m.scenarios)
+}
+
+// newStarWorker returns a worker of the model alone.
+func (m *StarModel) newStarWorker() (*starWorker, error) {
 	w := &starWorker{m: m, thread: newThread("worker"), budget: DefaultStepBudget}
 	w.cctx.thread, w.cctx.halt = w.thread, &w.halt
 	w.thread.OnMaxSteps = func(t *starlark.Thread) {
