@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modex/modex/engine/conform"
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
+	"github.com/modex/modex/engine/scenario"
 )
 
 // graphShape prints a graph as its states (id, model state without the
@@ -117,5 +119,76 @@ func TestScenarioErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want %q", tc.config, err, tc.want)
 		}
+	}
+}
+
+// TestWebshopSlice: the scenario slices MoreItemsInCart's 1,111 states to
+// client a's visits, one to three flowers each.
+func TestWebshopSlice(t *testing.T) {
+	g, _, _ := graphOf(t, "webshop", "flowers_slice")
+	var labels []string
+	for _, tr := range g.Trans {
+		labels = append(labels, tr.Label())
+	}
+	slices.Sort(labels)
+	want := []string{`AddToCart("a", "Flowers")`, `AddToCart("a", "Flowers")`, `AddToCart("a", "Flowers")`, `Checkout("a")/30`, `Checkout("a")/60`, `Checkout("a")/90`, `Client("a")`, `EntersShop("a")`}
+	if len(g.States) != 6 || !slices.Equal(labels, want) {
+		t.Errorf("%d states, transitions %v", len(g.States), labels)
+	}
+}
+
+// TestScenarioChecksObservables: in online testing against the real chat
+// server, the tester chooses only what the scenario allows, and an
+// observable action in the scenario's vocabulary that the scenario does not
+// allow there fails the run.
+func TestScenarioChecksObservables(t *testing.T) {
+	bin := buildChatImpl(t)
+	run := func(src string) *conform.TestResult {
+		p, err := Load(filepath.Join("chat", "chat.toml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := p.LoadModelFor("ordered")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := scenario.ParseRegex("test", src, model.Pos{File: "test"}, m.Info())
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Compose(r)
+		cfg, err := p.Build(m, "ordered")
+		if err != nil {
+			t.Fatal(err)
+		}
+		impl, err := p.Connect(t.Context(), m.Info(), bin+" adapter --fixed", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer impl.Close()
+		res, err := conform.Test(t.Context(), m, cfg, impl, conform.TestConfig{Runs: 3, Steps: 12, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	// only Client1 posts: every run passes, and every Post is Client1's
+	res := run(`Create{2}; Enter{2}; Post(Client1, _)*`)
+	for _, r := range res.Runs {
+		if r.Failure != nil {
+			t.Fatalf("run failed: %+v", r.Failure)
+		}
+		for _, s := range r.Steps {
+			if s.Action == "Post" && !strings.HasPrefix(s.Label(), "Post(Client1,") {
+				t.Errorf("the tester chose %s, outside the scenario", s.Label())
+			}
+		}
+	}
+	// Deliver is in this scenario's vocabulary, and it wants "bye"
+	// delivered first: the server delivers "hi" first, which fails
+	res = run(`Create{2}; Enter{2}; Post(Client1, "hi"); Post(Client1, "bye"); ?Deliver(Client1, Client2, "bye"); ?Deliver(Client1, Client2, "hi")`)
+	r := res.Runs[0]
+	if r.Failure == nil || !strings.Contains(r.Failure.Message, `?Deliver(Client1, Client2, "hi")`) {
+		t.Fatalf("want a failure on the delivery of hi, got %+v", r.Failure)
 	}
 }
