@@ -73,7 +73,7 @@ bench: deps
 
 # Every fuzz target, FUZZTIME each (go test -fuzz takes one target at a time).
 FUZZTIME ?= 30s
-FUZZ := ./projects/conference/impl:FuzzDecodePDU ./engine/model:FuzzDecodeValue ./engine/explore:FuzzLoadModel ./engine/conform:FuzzParseTrace ./engine/conform:FuzzReadHistory ./engine/conform:FuzzFastJSON \
+FUZZ := ./projects/conference/impl:FuzzDecodePDU ./engine/scenario:FuzzParseRegex ./engine/model:FuzzDecodeValue ./engine/explore:FuzzLoadModel ./engine/conform:FuzzParseTrace ./engine/conform:FuzzReadHistory ./engine/conform:FuzzFastJSON \
         ./engine/conform:FuzzReadSavedRun ./projects:FuzzParseProject ./projects:FuzzReadSuite \
         ./projects:FuzzPreserveLayout ./graph:FuzzPretty ./graph:FuzzAppendJSONString \
         ./campaign:FuzzExtractBundle ./campaign:FuzzParseTrust \

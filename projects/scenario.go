@@ -100,12 +100,33 @@ func mergeScenarios(out, c *ConfigSpec) {
 	}
 }
 
+// ScenarioError is a configuration's scenario that does not compile.
+// Model is the model loaded without its scenarios: the workbench keeps it,
+// so that the configuration can be fixed in its editor.
+type ScenarioError struct {
+	Model *model.StarModel
+	Err   error
+}
+
+// Error is the scenario's error, with its position.
+func (e *ScenarioError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the scenario's error.
+func (e *ScenarioError) Unwrap() error { return e.Err }
+
 // composed is m with the configuration's scenarios.
 func (p *Project) composed(m *model.StarModel, config string, spec *ConfigSpec) (*model.StarModel, error) {
 	if err := p.composeScenarios(m, config, spec); err != nil {
-		return nil, err
+		return nil, &ScenarioError{Model: m, Err: err}
 	}
 	return m, nil
+}
+
+// Composes reports whether a configuration composes the model with
+// scenarios (its model must then be loaded for it: LoadModelFor).
+func (p *Project) Composes(config string) bool {
+	spec, err := p.Resolve(config)
+	return err == nil && len(spec.Scenarios)+len(spec.ScenarioMachines) > 0
 }
 
 // regexName names a regular scenario by its text, shortened.
@@ -128,4 +149,23 @@ func checkComposed(m model.Model, spec *ConfigSpec, name string) error {
 		return fmt.Errorf("configuration %s has %d scenarios, the model was loaded with %d: load it with LoadModelFor(%q)", name, want, got, name)
 	}
 	return nil
+}
+
+// CheckScenario compiles a regular scenario's text for the model: nil when
+// it is right, else an error at its line and column (line 1 is the text's
+// first).
+func CheckScenario(info *model.ModelInfo, src string) error {
+	_, err := scenario.ParseRegex("", src, model.Pos{File: "scenario", Line: 1, Col: 1}, info)
+	return err
+}
+
+// CheckScenarioMachine loads a scenario machine file (relative to the
+// project's folder) for the model: nil when it is right.
+func (p *Project) CheckScenarioMachine(info *model.ModelInfo, file string) error {
+	path := file
+	if !filepath.IsAbs(path) && p.Path != "" {
+		path = filepath.Join(filepath.Dir(p.Path), file)
+	}
+	_, err := scenario.LoadMachine(path, info)
+	return err
 }

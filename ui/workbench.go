@@ -64,6 +64,9 @@ type Workbench struct {
 	win     fyne.Window
 	app     fyne.App
 	dialogs Dialogs
+	// composeErr: the configuration's scenarios do not compile (the
+	// model was loaded without them)
+	composeErr error
 
 	mu     sync.Mutex // guards the fields below, shared with goroutines
 	s      *session   // the open project and everything that belongs to it
@@ -346,7 +349,12 @@ func (wb *Workbench) setProject(p *projects.Project) {
 func (wb *Workbench) loadModel() {
 	p := wb.s.project
 	src, _ := os.ReadFile(p.ModelPath())
-	m, err := p.LoadModelFor(wb.s.config) // the configuration's constants
+	m, err := p.LoadModelFor(wb.s.config) // the configuration's constants and scenarios
+	var se *projects.ScenarioError
+	if wb.composeErr = nil; errors.As(err, &se) {
+		// a configuration's error: the model stays, to fix it in the editor
+		m, err, wb.composeErr = se.Model, nil, se
+	}
 	wb.mu.Lock()
 	wb.s.model = m
 	wb.mu.Unlock()
@@ -399,15 +407,6 @@ func (wb *Workbench) selectConfig(name string) {
 	}
 }
 
-// hasConstants reports whether a configuration sets model constants.
-func hasConstants(p *projects.Project, config string) bool {
-	if config == "" {
-		return false
-	}
-	spec, err := p.Resolve(config)
-	return err == nil && len(spec.Constants) > 0
-}
-
 func (wb *Workbench) rebuildEditor() {
 	if wb.s.model == nil || wb.s.config == "" {
 		wb.s.editor = nil
@@ -450,9 +449,10 @@ func (wb *Workbench) dropFocus() {
 
 // Explore starts exploring the selected configuration in the background.
 func (wb *Workbench) Explore() {
+	failed := wb.recompose()
 	wb.mu.Lock()
 	p, m := wb.s.project, wb.s.model
-	if p == nil || m == nil {
+	if p == nil || m == nil || failed {
 		wb.mu.Unlock()
 		return
 	}

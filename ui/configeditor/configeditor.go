@@ -232,6 +232,7 @@ func (ce *Editor) build() fyne.CanvasObject {
 	add(ce.list("filters", s.Filters, r.Filters, func(v []string) { s.Filters = v }))
 	add(widgets.Heading("State groupings"), widgets.HintLabel("A state with seen grouping values is pruned; values label states."))
 	add(ce.list("groupings", s.Groupings, r.Groupings, func(v []string) { s.Groupings = v }))
+	add(ce.scenarios()...)
 	add(widgets.Heading("Named domains"), widgets.HintLabel("Parameters point to these with @Name (or share their name)."))
 	add(ce.domains())
 	add(widgets.Heading("Actions"))
@@ -337,6 +338,12 @@ func (ce *Editor) floatField(path string, own, inherited *float64, apply func(*f
 // button and an Add button. The configuration gets the non-empty entries
 // once all of them compile.
 func (ce *Editor) list(path string, own, inherited []string, apply func([]string)) fyne.CanvasObject {
+	return ce.listOf(path, own, inherited, "expression over s, e.g. pending(s) < 2", ce.checkExpr, apply)
+}
+
+// listOf is list with another placeholder and check (scenarios, machine
+// files).
+func (ce *Editor) listOf(path string, own, inherited []string, placeholder string, check func(string) string, apply func([]string)) fyne.CanvasObject {
 	rows := container.NewVBox()
 	var entries []*widgets.Entry
 	values := own
@@ -349,7 +356,7 @@ func (ce *Editor) list(path string, own, inherited []string, apply func([]string
 			if strings.TrimSpace(e.Text) == "" {
 				continue
 			}
-			if ce.checkExpr(e.Text) != "" {
+			if check(e.Text) != "" {
 				return
 			}
 			out = append(out, e.Text)
@@ -363,7 +370,7 @@ func (ce *Editor) list(path string, own, inherited []string, apply func([]string
 	addRow = func(v string) {
 		i := len(entries)
 		var row *fyne.Container
-		obj := ce.field(fmt.Sprintf("%s.%d", path, i), v, "expression over s, e.g. pending(s) < 2", false, ce.checkExpr, func(string) { sync() })
+		obj := ce.field(fmt.Sprintf("%s.%d", path, i), v, placeholder, false, check, func(string) { sync() })
 		entries = append(entries, ce.fields[fmt.Sprintf("%s.%d", path, i)].Entry)
 		del := widgets.NewButton("Remove", nil)
 		row = container.NewBorder(nil, nil, nil, del, obj)
