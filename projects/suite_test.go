@@ -126,6 +126,9 @@ func TestTours(t *testing.T) {
 		// Figure 1: the two terminal twins after a timeout are dead (no
 		// accepting state is reachable from them).
 		{"chat", "figure1", 1, 8, []string{"S6", "S8"}},
+		// The same from the model with a scenario, and with a machine.
+		{"chat", "figure1_scenario", 1, 8, []string{"S6", "S8"}},
+		{"chat", "figure1_machine", 1, 8, []string{"S6", "S8"}},
 		{"chat", "offline", 2, 20, nil},
 		{"stack", "all", 1, 28, nil}, // exactly the lower bound
 	} {
