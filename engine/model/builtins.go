@@ -253,7 +253,7 @@ func elementsIndexed(v starlark.Value) ([]starlark.Value, []int, error) {
 	// both in step.
 	index := make([]int, 0, len(elems))
 	for i, j := 0, 0; i < seq.Len() && j < len(elems); i++ {
-		if seq.Index(i) == elems[j] || same(seq.Index(i), elems[j]) {
+		if identical(seq.Index(i), elems[j]) || same(seq.Index(i), elems[j]) {
 			index = append(index, i)
 			j++
 		}
