@@ -270,19 +270,16 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 		}
 	}
 	pk, prune := -1, false
-	if w.prefix != nil && len(doms) > 0 && rows == nil {
+	if w.prefix != nil && len(doms) > 0 {
 		pk, prune = w.prefix.GuardPrefix(ai)
 	}
 	for {
-		if prune && w.prefixDisabled(st, ai, doms, idx, pk, tried) {
-			// every combination with these first pk arguments: skipped
-			for p := pk; p < len(doms); p++ {
-				idx[p] = len(doms[p]) - 1
-			}
-			if !nextCombination(idx, doms) {
+		if prune {
+			if skipped, more := w.skipDisabled(st, ai, doms, rows, idx, pk, &next, tried); !more {
 				return true
+			} else if skipped {
+				continue
 			}
-			continue
 		}
 		var argsKey string // needed only for inputs not interned yet
 		var args []model.Value
