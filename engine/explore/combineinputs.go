@@ -94,8 +94,12 @@ type Combined struct {
 }
 
 // String reads "Post: pairwise, 113 of 10,000 parameter combinations".
-func (c Combined) String() string {
-	head := c.Action + ": " + CombineWords(c.Combine)
+func (c Combined) String() string { return c.Action + ": " + c.Words() }
+
+// Words is String without the action: "pairwise, 113 of 10,000 parameter
+// combinations".
+func (c Combined) Words() string {
+	head := CombineWords(c.Combine)
 	if c.Err != nil {
 		return head + ": " + c.Err.Error()
 	}
