@@ -106,6 +106,7 @@ func TestCoveringCoversEveryTuple(t *testing.T) {
 		{repeat(3, 6), 3},
 		{[]int{5, 2, 3, 4, 2, 3}, 3},
 		{repeat(4, 7), 3},
+		{repeat(10, 10), 3},
 		{repeat(2, 8), 4},
 		{[]int{3, 2, 3, 2, 3, 2}, 4},
 	} {
