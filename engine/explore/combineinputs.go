@@ -168,22 +168,12 @@ func thousands(n *big.Int) string {
 	return string(b)
 }
 
-// skipDisabled skips, when the action's guard is false for the first pk
-// arguments at idx alone (model.PrefixGuard), every combination that shares
-// them: the odometer's block (prefixDisabled), or the rows from idx's on
-// that begin with the same values (rows are sorted); their tries are
-// counted. skipped is false when the guard says nothing; more is false when
-// no combination is left.
-func (w *expWorker) skipDisabled(st model.State, ai int, doms [][]model.Value, rows [][]int, idx []int, pk int, next *int, tried *int64) (skipped, more bool) {
-	if rows == nil {
-		if !w.prefixDisabled(st, ai, doms, idx, pk, tried) {
-			return false, true
-		}
-		for p := pk; p < len(doms); p++ {
-			idx[p] = len(doms[p]) - 1
-		}
-		return true, nextCombination(idx, doms)
-	}
+// skipRows skips, when the action's guard is false for the first pk
+// arguments at idx alone (model.PrefixGuard), the rows from idx's on that
+// begin with the same values (rows are sorted: they follow each other);
+// their tries are counted. skipped is false when the guard says nothing;
+// more is false when no combination is left.
+func (w *expWorker) skipRows(st model.State, ai int, doms [][]model.Value, rows [][]int, idx []int, pk int, next *int, tried *int64) (skipped, more bool) {
 	cur := *next - 1 // idx is rows[cur]
 	if cur > 0 && slices.Equal(rows[cur-1][:pk], rows[cur][:pk]) {
 		return false, true // asked about with the row before

@@ -237,7 +237,9 @@ func (e *explorer) inputs(w *expWorker, st model.State, ai int, ac *ActionConfig
 	if empty {
 		return doms, nil, false, nil
 	}
-	rows, err = e.inputRows(ac, ai, doms)
+	if ac.Combine >= 2 {
+		rows, err = e.inputRows(ac, ai, doms)
+	}
 	return doms, rows, err == nil, err
 }
 
@@ -274,8 +276,18 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 		pk, prune = w.prefix.GuardPrefix(ai)
 	}
 	for {
-		if prune {
-			if skipped, more := w.skipDisabled(st, ai, doms, rows, idx, pk, &next, tried); !more {
+		if prune && rows == nil && w.prefixDisabled(st, ai, doms, idx, pk, tried) {
+			// every combination with these first pk arguments: skipped
+			for p := pk; p < len(doms); p++ {
+				idx[p] = len(doms[p]) - 1
+			}
+			if !nextCombination(idx, doms) {
+				return true
+			}
+			continue
+		}
+		if prune && rows != nil {
+			if skipped, more := w.skipRows(st, ai, doms, rows, idx, pk, &next, tried); !more {
 				return true
 			} else if skipped {
 				continue
