@@ -141,7 +141,7 @@ const ipogVariants = 8
 func ipogVariant(sizes, sorted, order []int, n, variant int) ([][]int, error) {
 	start, err := fullProduct(sorted[:n])
 	if err != nil {
-		return nil, err
+		return nil, tooMany(sorted, n)
 	}
 	g := &ipogGrowth{sizes: sorted, n: n, variant: variant}
 	for _, r := range start {
@@ -158,6 +158,11 @@ func ipogVariant(sizes, sorted, order []int, n, variant int) ([][]int, error) {
 		}
 	}
 	return pruneRows(g.finish(order), sizes, n), nil
+}
+
+// tooMany is the error of a covering array too large to compute.
+func tooMany(sizes []int, n int) error {
+	return fmt.Errorf("%s combinations of %d parameters of %v values are too many to compute", CombineWords(n), len(sizes), sizes)
 }
 
 // dontCare marks a value not chosen yet: any value does.
@@ -200,7 +205,7 @@ func (g *ipogGrowth) extend(k int) error {
 			t *= g.sizes[p]
 		}
 		if total += t; total > maxCoverTuples {
-			return fmt.Errorf("%s combinations of %d parameters of %v values: more than %d tuples to cover", CombineWords(g.n), len(g.sizes), g.sizes, maxCoverTuples)
+			return tooMany(g.sizes, g.n)
 		}
 	}
 	g.covered = make([]uint64, (total+63)/64)
@@ -454,6 +459,9 @@ func (c *coverMemo) put(sizes []int, n int, rows [][]int) {
 	}
 }
 
+// maxPruneTuples bounds the n-tuples pruneRows counts (an int32 each).
+const maxPruneTuples = 1 << 22
+
 // pruneRows leaves out the rows whose every n-tuple another row covers
 // too, from the last row back; rows are in the final parameter order.
 func pruneRows(rows [][]int, sizes []int, n int) [][]int {
@@ -469,7 +477,7 @@ func pruneRows(rows [][]int, sizes []int, n int) [][]int {
 		}
 		total += t
 	})
-	if total > maxCoverTuples/8 {
+	if total > maxPruneTuples {
 		return rows
 	}
 	count := make([]int32, total)
