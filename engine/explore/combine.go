@@ -118,8 +118,9 @@ func ipog(sizes []int, n int) ([][]int, error) {
 		slices.SortFunc(rows, slices.Compare)
 		best = pruneRows(slices.CompactFunc(rows, slices.Equal), sizes, n)
 	}
+	spent := 0
 	for v := range ipogVariants {
-		rows, err := ipogVariant(sizes, sorted, order, n, v)
+		rows, ops, err := ipogVariant(sizes, sorted, order, n, v)
 		if err != nil {
 			if best != nil {
 				break // too many tuples to track: the same for every variant
@@ -129,19 +130,28 @@ func ipog(sizes []int, n int) ([][]int, error) {
 		if best == nil || len(rows) < len(best) {
 			best = rows
 		}
+		// Another variant only while the work stays within the budget:
+		// counted, not timed, so that the choice is always the same.
+		if spent += ops; spent+ops > ipogBudget {
+			break
+		}
 	}
 	return best, nil
 }
+
+// ipogBudget bounds the work of the variants after the first (in steps of
+// ipogGrowth.ops, about a nanosecond each).
+const ipogBudget = 300_000_000
 
 // ipogVariants is how many ways of breaking ties ipog tries.
 const ipogVariants = 8
 
 // ipogVariant grows one array; sorted are the sizes in order of growth,
-// order the parameters in that order.
-func ipogVariant(sizes, sorted, order []int, n, variant int) ([][]int, error) {
+// order the parameters in that order. ops is the work it took.
+func ipogVariant(sizes, sorted, order []int, n, variant int) (rows [][]int, ops int, err error) {
 	start, err := fullProduct(sorted[:n])
 	if err != nil {
-		return nil, tooMany(sorted, n)
+		return nil, 0, tooMany(sorted, n)
 	}
 	g := &ipogGrowth{sizes: sorted, n: n, variant: variant}
 	for _, r := range start {
@@ -154,10 +164,10 @@ func ipogVariant(sizes, sorted, order []int, n, variant int) ([][]int, error) {
 	}
 	for k := n; k < len(sorted); k++ {
 		if err := g.extend(k); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	return pruneRows(g.finish(order), sizes, n), nil
+	return pruneRows(g.finish(order), sizes, n), g.ops, nil
 }
 
 // tooMany is the error of a covering array too large to compute.
@@ -189,6 +199,10 @@ type ipogGrowth struct {
 	variant int
 	turn    uint64
 	bases   []int // per subset, a row's tuple number without k's value (-1: a value is not chosen)
+	// open are the rows with a value not chosen (up to k): the only ones
+	// that may take a tuple left after horizontal growth.
+	open []int
+	ops  int // the work done, counted in the inner loops
 }
 
 // extend adds parameter k to the array.
@@ -212,9 +226,14 @@ func (g *ipogGrowth) extend(k int) error {
 	g.left, g.total = total, total
 	g.bases = make([]int, len(g.subsets))
 	gain := make([]int, g.sizes[k])
-	for _, row := range g.rows {
+	g.open = g.open[:0]
+	for r, row := range g.rows {
 		g.horizontal(row, k, gain)
+		if slices.Contains(row[:k+1], dontCare) {
+			g.open = append(g.open, r)
+		}
 	}
+	g.ops += len(g.rows) * len(g.subsets) * len(gain)
 	g.vertical(k)
 	return nil
 }
@@ -297,6 +316,7 @@ func (g *ipogGrowth) vertical(k int) {
 				for p := range row {
 					row[p] = dontCare
 				}
+				g.open = append(g.open, len(g.rows))
 				g.rows = append(g.rows, row)
 			}
 			for _, p := range s {
@@ -309,11 +329,13 @@ func (g *ipogGrowth) vertical(k int) {
 	}
 }
 
-// fitting is the first row whose values at s and k are vals' or not
+// fitting is the first open row whose values at s and k are vals' or not
 // chosen; nil when none is.
 func (g *ipogGrowth) fitting(s []int, k int, vals []int) []int {
 next:
-	for _, row := range g.rows {
+	for _, r := range g.open {
+		g.ops++
+		row := g.rows[r]
 		if row[k] != dontCare && row[k] != vals[k] {
 			continue
 		}
