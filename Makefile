@@ -75,7 +75,7 @@ bench: deps
 FUZZTIME ?= 30s
 FUZZ := ./projects/conference/impl:FuzzDecodePDU ./engine/scenario:FuzzParseRegex ./engine/model:FuzzDecodeValue ./engine/explore:FuzzLoadModel ./engine/conform:FuzzParseTrace ./engine/conform:FuzzReadHistory ./engine/conform:FuzzFastJSON \
         ./engine/conform:FuzzReadSavedRun ./projects:FuzzParseProject ./projects:FuzzReadSuite \
-        ./projects:FuzzPreserveLayout ./graph:FuzzPretty ./graph:FuzzAppendJSONString \
+        ./projects:FuzzPreserveLayout ./projects:FuzzParseCombine ./graph:FuzzPretty ./graph:FuzzAppendJSONString \
         ./campaign:FuzzExtractBundle ./campaign:FuzzParseTrust \
         ./internal/safetext:FuzzSafeText ./engine/codecov:FuzzReadGo ./engine/codecov:FuzzReadLCOV ./engine/codecov:FuzzReadCoveragePy
 

@@ -241,6 +241,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 	cfg.ReleaseInits = true // explored once
 	ef.apply(cfg)
 	ef.watch(cfg, stderr)
+	combined := CombinedWords(m, cfg) // before exploring, which lets go of the initial states
 	// A summary needs no graph: the transitions are counted, with a way to
 	// every state for the path to a deadlock.
 	cfg.DropTransitions = *format == "" && !*minimize
@@ -248,7 +249,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	summary := Summary(p.Name, name, x)
+	summary := Summary(p.Name, name, x) + combined
 	shown := x
 	if *minimize {
 		shown, _ = x.Minimize()

@@ -153,6 +153,13 @@ func (b *builder) action(ac *explore.ActionConfig, ai int, an string, as *Action
 	if as.Cleanup != nil {
 		ac.Cleanup = *as.Cleanup
 	}
+	if as.Combine != nil {
+		n, err := ParseCombine(as.Combine)
+		if err != nil {
+			return b.p.errAt(b.at(true, "actions", an, "combine"), "[configs.%s.actions.%s] %v", b.name, an, err)
+		}
+		ac.Combine = n
+	}
 	if as.Count != nil {
 		if *as.Count < 0 {
 			return b.p.errAt(b.at(true, "actions", an, "count"), "count must not be negative")

@@ -99,6 +99,9 @@ type ActionSpec struct {
 	Weight  string            `toml:"weight,omitempty"`
 	Count   *int              `toml:"count,omitempty"`
 	Cleanup *bool             `toml:"cleanup,omitempty"`
+	// Combine combines the parameters' domains n-wise instead of as their
+	// full product: "pairwise", "3-wise" or 3, "full" (see ParseCombine).
+	Combine any `toml:"combine,omitempty"`
 }
 
 // AdapterSpec says how to reach the implementation under test (used by
@@ -220,6 +223,9 @@ func Parse(path string, data []byte) (*Project, error) {
 		return nil, p.errAt(ix.key(), "the project names no model: add model = \"file.star\"")
 	}
 	if err := p.checkSeconds(); err != nil {
+		return nil, err
+	}
+	if err := p.checkCombine(); err != nil {
 		return nil, err
 	}
 	if len(p.Configs) == 0 {
@@ -505,6 +511,9 @@ func mergeSpec(base, c *ConfigSpec) *ConfigSpec {
 			}
 			if v.Cleanup != nil {
 				m.Cleanup = v.Cleanup
+			}
+			if v.Combine != nil {
+				m.Combine = v.Combine
 			}
 			m.Params = map[string]string{}
 			for pk, pv := range b.Params {

@@ -63,7 +63,8 @@ func (t *tester) closure(states []model.State) ([]model.State, error) {
 	return out, nil
 }
 
-// combos calls f with every input combination of an action in a state.
+// combos calls f with every input combination of an action in a state
+// (the combinations its configuration asks for: explore.InputRows).
 func (t *tester) combos(st model.State, ai int, f func([]model.Value) error) error {
 	a := t.info.Actions[ai]
 	ac := &t.cfg.Actions[ai]
@@ -79,11 +80,14 @@ func (t *tester) combos(st model.State, ai int, f func([]model.Value) error) err
 		doms[p] = vals
 	}
 	var ferr error
-	explore.ForEachCombination(doms, func(args []model.Value) {
+	err := explore.ForEachInput(ac, doms, func(args []model.Value) {
 		if ferr == nil {
 			ferr = f(args)
 		}
 	})
+	if err != nil {
+		return fmt.Errorf("%s: %v", a.Name, err)
+	}
 	return ferr
 }
 

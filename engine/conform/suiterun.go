@@ -565,19 +565,33 @@ func sameArgs(args []model.Value, want []string) bool {
 	return true
 }
 
-// findArgs finds the inputs of an action in a state that print as want.
+// findArgs finds the inputs of an action in a state that print as want:
+// for each parameter, the first value of its domain there that does. It
+// looks them up in the domains whatever combinations of them the
+// configuration tries (explore.InputRows): a step recorded is checked
+// with its own inputs, as an observed event is.
 func (t *tester) findArgs(st model.State, ai int, want []string) ([]model.Value, bool, error) {
-	var found []model.Value
-	err := t.combos(st, ai, func(args []model.Value) error {
-		if found == nil && sameArgs(args, want) {
-			found = args
-		}
-		return nil
-	})
-	if found == nil && len(want) == 0 && len(t.info.Actions[ai].Params) == 0 {
-		found = []model.Value{}
+	a := t.info.Actions[ai]
+	if len(want) != len(a.Params) {
+		return nil, false, nil
 	}
-	return found, found != nil, err
+	found := make([]model.Value, len(want))
+	for p := range a.Params {
+		vals, err := explore.ParamDomain(t.w, t.info, &t.cfg.Actions[ai], st, ai, p)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, v := range vals {
+			if model.Format(v) == want[p] {
+				found[p] = v
+				break
+			}
+		}
+		if found[p] == nil {
+			return nil, false, nil
+		}
+	}
+	return found, true, nil
 }
 
 // ShrinkCase finds the shortest prefix of a failing offline test case that

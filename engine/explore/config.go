@@ -29,6 +29,12 @@ type ActionConfig struct {
 	Enabled model.Expr
 	// Domains per parameter; a nil entry uses the model's own domain.
 	Domains []model.Expr
+	// Combine is how the parameters' domains combine into inputs: 0 or 1
+	// the full product; n >= 2 a covering array of strength n (2 is
+	// pairwise), in which every n values of any n parameters appear
+	// together in at least one combination (see Covering). An action with
+	// no more than n parameters takes the full product.
+	Combine int
 	// Weight is a per-state weight expression for online testing.
 	Weight model.Expr
 	// Count, when > 0, is a decrementing weight (the "bag of marbles").

@@ -177,7 +177,7 @@ func (e *explorer) expand(w *expWorker, id int32, res *srcResult) {
 		if ac.Exclude {
 			continue
 		}
-		doms, ok, err := e.inputs(w, st, ai, ac, &tried)
+		doms, rows, ok, err := e.inputs(w, st, ai, ac, &tried)
 		if err != nil {
 			if e.ctx.Err() != nil {
 				return
@@ -194,7 +194,7 @@ func (e *explorer) expand(w *expWorker, id int32, res *srcResult) {
 		if !ok {
 			continue
 		}
-		if !e.tryInputs(w, st, ai, doms, res, &tried) {
+		if !e.tryInputs(w, st, ai, doms, rows, res, &tried) {
 			return // cancelled
 		}
 	}
@@ -203,17 +203,18 @@ func (e *explorer) expand(w *expWorker, id int32, res *srcResult) {
 }
 
 // inputs evaluates an action's enabling condition and parameter domains in
-// st; ok is false when the action is disabled or a domain is empty. The
-// domains live in w's buffers until the next call.
-func (e *explorer) inputs(w *expWorker, st model.State, ai int, ac *ActionConfig, tried *int64) (doms [][]model.Value, ok bool, err error) {
+// st, and the combinations of them to try (nil: all; see inputRows); ok is
+// false when the action is disabled or a domain is empty. The domains live
+// in w's buffers until the next call.
+func (e *explorer) inputs(w *expWorker, st model.State, ai int, ac *ActionConfig, tried *int64) (doms [][]model.Value, rows [][]int, ok bool, err error) {
 	if ac.Enabled != nil && ac.Kind == model.Controllable {
 		v, err := w.Eval(ac.Enabled, st)
 		if err != nil {
-			return nil, false, err
+			return nil, nil, false, err
 		}
 		if !v.Truth() {
 			*tried++
-			return nil, false, nil
+			return nil, nil, false, nil
 		}
 	}
 	params := e.info.Actions[ai].Params
@@ -226,24 +227,32 @@ func (e *explorer) inputs(w *expWorker, st model.State, ai int, ac *ActionConfig
 	for p := range params {
 		vals, err := ParamDomain(w.Worker, e.info, ac, st, ai, p)
 		if err != nil {
-			return nil, false, err
+			return nil, nil, false, err
 		}
 		if len(vals) == 0 {
 			empty = true
 		}
 		doms[p] = vals
 	}
-	return doms, !empty, nil
+	if empty {
+		return doms, nil, false, nil
+	}
+	if ac.Combine >= 2 {
+		rows, err = e.inputRows(ac, ai, doms)
+	}
+	return doms, rows, err == nil, err
 }
 
-// tryInputs tries the action with every combination of inputs from doms
-// and appends the pending transitions to res; false when cancelled.
-func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]model.Value, res *srcResult, tried *int64) bool {
+// tryInputs tries the action with the combinations of inputs from doms
+// (rows of indices, or every one when rows is nil) and appends the pending
+// transitions to res; false when cancelled.
+func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]model.Value, rows [][]int, res *srcResult, tried *int64) bool {
 	idx := w.idx[:0]
 	for range doms {
 		idx = append(idx, 0)
 	}
 	w.idx = idx
+	next := firstInputs(idx, rows)
 	// Canonical keys of the domain values, computed once per state, or
 	// remembered with their input ids from the last state that had the
 	// same domain (no parameter, or one).
@@ -267,7 +276,7 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 		pk, prune = w.prefix.GuardPrefix(ai)
 	}
 	for {
-		if prune && w.prefixDisabled(st, ai, doms, idx, pk, tried) {
+		if prune && rows == nil && w.prefixDisabled(st, ai, doms, idx, pk, tried) {
 			// every combination with these first pk arguments: skipped
 			for p := pk; p < len(doms); p++ {
 				idx[p] = len(doms[p]) - 1
@@ -276,6 +285,13 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 				return true
 			}
 			continue
+		}
+		if prune && rows != nil {
+			if skipped, more := w.skipRows(st, ai, doms, rows, idx, pk, &next, tried); !more {
+				return true
+			} else if skipped {
+				continue
+			}
 		}
 		var argsKey string // needed only for inputs not interned yet
 		var args []model.Value
@@ -321,7 +337,7 @@ func (e *explorer) tryInputs(w *expWorker, st model.State, ai int, doms [][]mode
 				return false
 			}
 		}
-		if !nextCombination(idx, doms) {
+		if !nextInputs(idx, doms, rows, &next) {
 			return true
 		}
 	}

@@ -78,7 +78,7 @@ func Explain(m model.Model, cfg *Config, key string) ([]ActionStatus, error) {
 				doms[p] = vals
 			}
 			if len(reasons) == 0 {
-				ForEachCombination(doms, func(args []model.Value) {
+				err := ForEachInput(&ac, doms, func(args []model.Value) {
 					as.Tried++
 					outs, why, err := w.Step(st, ai, args)
 					switch {
@@ -95,6 +95,9 @@ func Explain(m model.Model, cfg *Config, key string) ([]ActionStatus, error) {
 						}
 					}
 				})
+				if err != nil {
+					reasons[err.Error()] = true
+				}
 			}
 		}
 		for r := range reasons {

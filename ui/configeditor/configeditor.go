@@ -39,7 +39,12 @@ type Editor struct {
 	// pending re-exploration of the previous valid text must not start).
 	OnInvalid func()
 	fields    map[string]*Field
-	content   fyne.CanvasObject
+	// choices are the drop-downs by path ("actions.Post.combine"), and
+	// refresh what shows the configuration's effect, run after every
+	// valid edit.
+	choices map[string]*widgets.Select
+	refresh []func()
+	content fyne.CanvasObject
 }
 
 // Field is an editable setting with its error label.
@@ -51,7 +56,7 @@ type Field struct {
 // New builds an editor for configuration name of p; onChange is
 // called after every valid edit.
 func New(p *projects.Project, m model.Model, name string, onChange func()) *Editor {
-	ce := &Editor{p: p, m: m, name: name, onChange: onChange, fields: map[string]*Field{}}
+	ce := &Editor{p: p, m: m, name: name, onChange: onChange, fields: map[string]*Field{}, choices: map[string]*widgets.Select{}}
 	ce.spec = p.Configs[name]
 	if ce.spec == nil {
 		ce.spec = &projects.ConfigSpec{}
@@ -77,6 +82,9 @@ func (ce *Editor) Content() fyne.CanvasObject { return ce.content }
 func (ce *Editor) Field(path string) *Field { return ce.fields[path] }
 
 func (ce *Editor) changed() {
+	for _, f := range ce.refresh {
+		f()
+	}
 	if ce.onChange != nil {
 		ce.onChange()
 	}
@@ -506,6 +514,9 @@ func (ce *Editor) action(a model.ActionInfo) fyne.CanvasObject {
 		ce.expr(p+"enabled", oa.Enabled, orDefault(ra.Enabled, "always (controllable actions only)"), func(v string) { own().Enabled = v })))
 	for _, param := range a.Params {
 		form.Add(ce.paramField(p, param, ra, oa, own))
+	}
+	if len(a.Params) > 2 { // with fewer, pairwise is the full product
+		form.Add(ce.combine(p, a, ra, own))
 	}
 	form.Add(ce.weightCount(p, ra, oa, own))
 	cleanup := a.Cleanup
