@@ -37,6 +37,9 @@ func TestTLAPorts(t *testing.T) {
 		// MCBakery.cfg: N = 2, Nat = 0..2, ISpec (every state of the
 		// inductive invariant is initial).
 		{"Bakery.star", nil, 655200, 655200, true, 3403584 - 655200},
+		// PaxosCommit.cfg: two resource managers, three acceptors, ballots
+		// 0 and 1.
+		{"PaxosCommit.star", nil, 1321761, 1, true, 0},
 	} {
 		if tc.long && (testing.Short() || raceEnabled) {
 			continue // checked by the run without the race detector
