@@ -1,10 +1,9 @@
 package conform
 
 import (
-	"fmt"
-	"math"
 	"sort"
 
+	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 	"go.starlark.net/starlark"
 )
@@ -129,29 +128,10 @@ func (t *tester) passesFilters(s model.State) (bool, error) {
 }
 
 // weight is ω(s, m): the per-state weight expression, or the decrementing
-// count max(count − #(m), 0), or 1.
+// count max(count − #(m), 0), or 1 (explore.ActionWeight: directed search
+// weighs actions the same way).
 func (t *tester) weight(s model.State, ai int) (float64, error) {
-	ac := &t.cfg.Actions[ai]
-	if ac.Count > 0 {
-		return float64(max(ac.Count-t.counts[ai], 0)), nil
-	}
-	if ac.Weight == nil {
-		return 1, nil
-	}
-	v, err := t.w.Eval(ac.Weight, s)
-	if err != nil {
-		return 0, err
-	}
-	f, ok := number(v)
-	if !ok {
-		return 0, fmt.Errorf("weight `%s` of %s must give a number, not %s", ac.Weight.Source(), t.info.Actions[ai].Name, model.Format(v))
-	}
-	if f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
-		// A negative weight is the configuration's error, not "never":
-		// a run must not quietly pass with nothing tested.
-		return 0, fmt.Errorf("weight `%s` of %s gave %s: a weight is a number, 0 or more", ac.Weight.Source(), t.info.Actions[ai].Name, model.Format(v))
-	}
-	return f, nil
+	return explore.ActionWeight(t.w, t.info, &t.cfg.Actions[ai], ai, s, t.counts[ai])
 }
 
 // choose picks an action method by weight, then inputs uniformly. The

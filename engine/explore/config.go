@@ -118,6 +118,15 @@ type Config struct {
 	// rather than doing slow work in it.
 	Snapshot      func(*Exploration)
 	SnapshotEvery time.Duration
+	// Search selects breadth-first search (SearchBFS, the default: every
+	// reachable state) or directed search (SearchWalks: Walks sampled
+	// walks of at most WalkDepth steps each, drawn by the actions'
+	// weights from the random numbers of Seed; 0: DefaultWalks and
+	// DefaultWalkDepth; a Seed below 0 is drawn from the clock, and
+	// Stats.Seed says which was used). See walk.go.
+	Search           SearchMode
+	Walks, WalkDepth int
+	Seed             int64
 }
 
 // Progress is a snapshot of a running exploration.

@@ -111,7 +111,7 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 			}
 			var tried int64 // counted for the progress reports once per block
 			for i := start; i < min(start+chunk, len(level)) && e.ctx.Err() == nil; i++ {
-				e.expand(w, level[i], &results[i])
+				e.expand(w, e.ex.StateKey(int(level[i])), &results[i])
 				tried += results[i].tried
 			}
 			e.tried.Add(tried)
@@ -147,9 +147,9 @@ func (e *explorer) onWorkers(nw int, work func(w *expWorker)) {
 }
 
 // expand tries every included action with every input combination in one
-// state, into res (not returned: a result copied out of the registers
-// stalls on store forwarding).
-func (e *explorer) expand(w *expWorker, id int32, res *srcResult) {
+// state, the one with this key, into res (not returned: a result copied
+// out of the registers stalls on store forwarding).
+func (e *explorer) expand(w *expWorker, key string, res *srcResult) {
 	*res = srcResult{}
 	var tried int64
 	start := len(w.trans)
@@ -166,7 +166,7 @@ func (e *explorer) expand(w *expWorker, id int32, res *srcResult) {
 		res.trans = w.trans[start : start+n : start+n]
 		res.tried = tried
 	}()
-	st, err := w.decodeSource(e.ex.StateKey(int(id)))
+	st, err := w.decodeSource(key)
 	if err != nil {
 		res.err = err
 		res.done = true

@@ -67,16 +67,30 @@ type Stats struct {
 	InitialStates int `json:"initial_states"`
 	Deadlocks     int `json:"deadlocks"`
 	ErrorStates   int `json:"error_states"`
+	// Search is "walks" in a directed search (Config.Search =
+	// SearchWalks), "" in a breadth-first one; Walks counts the walks it
+	// ran, WalkDepth is their depth, Seed its seed, and Frontier counts
+	// the states it visited whose graph lacks some of their transitions
+	// or that it did not expand.
+	Search    string `json:"search,omitempty"`
+	Walks     int    `json:"walks,omitempty"`
+	WalkDepth int    `json:"walk_depth,omitempty"`
+	Seed      int64  `json:"seed,omitempty"`
+	Frontier  int    `json:"frontier,omitempty"`
 }
 
 // Ending says how an exploration ended, for people: "complete", or
-// "incomplete: stopped by max states", "incomplete: cancelled", ….
+// "incomplete: stopped by max states", "incomplete: cancelled", …, or
+// "partial: directed search" for the walks of a directed search that
+// left some states on the frontier.
 func (s *Stats) Ending() string {
 	switch {
 	case s.Complete:
 		return "complete"
 	case s.StoppedBy == "cancelled":
 		return "incomplete: cancelled"
+	case s.StoppedBy == "" && s.Search != "":
+		return "partial: directed search"
 	}
 	return "incomplete: stopped by " + s.StoppedBy
 }
@@ -107,6 +121,8 @@ type Exploration struct {
 	// dropped is set when the transitions were counted, not kept
 	// (Config.DropTransitions).
 	dropped *dropped
+	// walks is set in a directed search's exploration (see walk.go).
+	walks *walkData
 }
 
 // StateLabel returns the label of model state i: its grouping values when

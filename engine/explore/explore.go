@@ -295,6 +295,7 @@ type explorer struct {
 	// twins: the graph has passive twins (Config.extended), whose states
 	// addTrans marks (MState.obs)
 	twins bool
+	walk  *walkRun // a directed search's (Config.Search = SearchWalks)
 }
 
 // settleAtOnce is the state of an exploration with one worker. Its worker
@@ -378,7 +379,7 @@ func (e *explorer) expandAtOnce(level []int32, depth int32) (next []int32, stopp
 		var r srcResult
 		if e.ctx.Err() == nil {
 			o.src = src
-			e.expand(w, src, &r)
+			e.expand(w, e.ex.StateKey(int(src)), &r)
 		}
 		if !r.done {
 			e.markFrontier(level[i:])
@@ -413,13 +414,13 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 		start:  time.Now(),
 		twins:  cfg.extended(),
 	}
-	if cfg.DropTransitions && cfg.Snapshot == nil {
+	if cfg.DropTransitions && cfg.Snapshot == nil && cfg.Search != SearchWalks {
 		e.ex.dropped = &dropped{}
 	}
 	if err := e.addWorkers(n); err != nil {
 		return nil, err
 	}
-	if n == 1 {
+	if n == 1 && cfg.Search != SearchWalks { // walks settle nothing as they go (see walk.go)
 		e.one = &settleAtOnce{}
 	}
 	for range cfg.Groupings {
@@ -460,7 +461,7 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 		go e.progressLoop(done, &progressWG)
 	}
 	defer func() { model.AddLongLived(-e.longLived) }()
-	err := e.run()
+	err := e.search()
 	close(done)
 	progressWG.Wait()
 	if err != nil {
@@ -483,7 +484,7 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 	e.ex.Stats.Transitions = e.transLen()
 	e.ex.countStates()
 	e.ex.Stats.Seconds = time.Since(e.start).Seconds()
-	e.ex.Stats.Complete = e.ex.Stats.StoppedBy == ""
+	e.ex.Stats.Complete = e.ex.Stats.StoppedBy == "" && e.covered()
 	if cfg.Progress != nil {
 		cfg.Progress(e.progress(true))
 	}

@@ -175,7 +175,7 @@ func Count(n int, thing string) string {
 // transition out of them.
 func (x *Exploration) hasObservables() []bool {
 	hasObs := make([]bool, len(x.States))
-	if x.dropped != nil {
+	if x.dropped != nil || x.walks != nil { // what the graph has of them is not all
 		for i := range x.States {
 			hasObs[i] = x.States[i].obs
 		}
