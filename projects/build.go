@@ -67,7 +67,7 @@ func (b *builder) expr(src string, path ...string) (model.Expr, error) {
 
 func (b *builder) build() (*explore.Config, error) {
 	cfg := explore.DefaultConfig(b.m)
-	steps := []func(*explore.Config) error{b.selection, b.actions, b.expressions, b.bounds}
+	steps := []func(*explore.Config) error{b.selection, b.actions, b.expressions, b.bounds, b.search}
 	for _, step := range steps {
 		if err := step(cfg); err != nil {
 			return nil, err
@@ -305,4 +305,36 @@ func actionNames(info *model.ModelInfo) string {
 		ns = append(ns, a.Name)
 	}
 	return strings.Join(ns, ", ")
+}
+
+// search applies search, walks, walk_depth and seed (a seed is drawn from
+// the clock when none is given: Config.Seed below 0).
+func (b *builder) search(cfg *explore.Config) error {
+	s := b.spec
+	mode, ok := explore.ParseSearch(s.Search)
+	if !ok {
+		return b.p.errAt(b.at(true, "search"), "search must be bfs or walks, not %q", s.Search)
+	}
+	cfg.Search = mode
+	for _, k := range []struct {
+		v   *int
+		key string
+		dst *int
+	}{{s.Walks, "walks", &cfg.Walks}, {s.WalkDepth, "walk_depth", &cfg.WalkDepth}} {
+		if k.v == nil {
+			continue
+		}
+		if *k.v < 1 {
+			return b.p.errAt(b.at(true, k.key), "%s must be at least 1", k.key)
+		}
+		*k.dst = *k.v
+	}
+	cfg.Seed = -1
+	if s.Seed != nil {
+		if *s.Seed < 0 {
+			return b.p.errAt(b.at(true, "seed"), "seed must not be negative")
+		}
+		cfg.Seed = *s.Seed
+	}
+	return nil
 }

@@ -88,6 +88,13 @@ type ConfigSpec struct {
 	// ScenarioPrefixes accepts every prefix of the regular scenarios: a
 	// test may end wherever the model allows.
 	ScenarioPrefixes *bool `toml:"scenario_prefixes,omitempty"`
+	// Search is "bfs" (breadth-first, the default) or "walks" (directed
+	// search: Walks walks of at most WalkDepth steps, drawn from Seed;
+	// without a seed, one from the clock).
+	Search    string `toml:"search,omitempty"`
+	Walks     *int   `toml:"walks,omitempty"`
+	WalkDepth *int   `toml:"walk_depth,omitempty"`
+	Seed      *int64 `toml:"seed,omitempty"`
 }
 
 // ActionSpec is the configuration of one action.
@@ -574,7 +581,24 @@ func mergeSpec(base, c *ConfigSpec) *ConfigSpec {
 	if c.MemoryBudgetMB != nil {
 		out.MemoryBudgetMB = c.MemoryBudgetMB
 	}
+	mergeSearch(&out, c)
 	return &out
+}
+
+// mergeSearch lays c's directed-search settings over out's.
+func mergeSearch(out, c *ConfigSpec) {
+	if c.Search != "" {
+		out.Search = c.Search
+	}
+	if c.Walks != nil {
+		out.Walks = c.Walks
+	}
+	if c.WalkDepth != nil {
+		out.WalkDepth = c.WalkDepth
+	}
+	if c.Seed != nil {
+		out.Seed = c.Seed
+	}
 }
 
 // ModelPath is the model file, resolved against the project's folder.

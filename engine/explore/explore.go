@@ -689,6 +689,7 @@ func (e *explorer) snapshot(force bool) {
 	}
 	e.lastSnap = time.Now()
 	x := *e.ex
+	x.walks = e.ex.walks.snapshot()
 	// States change (flags) as the search goes on: copy them. Transitions and
 	// the interned tables only grow: share what exists now.
 	x.States = append([]MState(nil), e.ex.States...)

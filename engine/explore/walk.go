@@ -105,6 +105,16 @@ type walkData struct {
 	steps map[int32][]MTrans
 }
 
+// snapshot is what a snapshot of the graph so far keeps of d: nothing
+// but the mark of a directed search (its maps change as the search goes
+// on).
+func (d *walkData) snapshot() *walkData {
+	if d == nil {
+		return nil
+	}
+	return &walkData{}
+}
+
 // walkFind is where a walk found a state: its number and its steps to it.
 type walkFind struct{ walk, n int32 }
 
