@@ -218,6 +218,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 	quotient := fs.String("quotient", "", "write the overview by `EXPR`, an expression over s (as 'len(s.stack)'), depth or auto: a node per value")
 	minimize := fs.Bool("minimize", false, "write the minimised graph: the states with the same future merged (bisimulation)")
 	ef := addExploreFlags(fs)
+	wf := addWalkFlags(fs)
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -240,6 +241,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 	cfg.Workers = *workers
 	cfg.ReleaseInits = true // explored once
 	ef.apply(cfg)
+	if err := wf.apply(cfg); err != nil {
+		return err
+	}
 	ef.watch(cfg, stderr)
 	combined := CombinedWords(m, cfg) // before exploring, which lets go of the initial states
 	// A summary needs no graph: the transitions are counted, with a way to
@@ -260,7 +264,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 		if hint := budgetHint(x); hint != "" {
 			fmt.Fprintln(stdout, hint)
 		}
-		printDeadlock(stdout, x)
+		printFindings(stdout, x)
 		return verdict(x)
 	}
 	if *format == "json" && *quotient == "" {
@@ -268,7 +272,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 		if err := streamJSON(ctx, shown, summary, *out, *noTiming, stdout, stderr); err != nil {
 			return err
 		}
-		printDeadlock(stderr, x)
+		printFindings(stderr, x)
 		return verdict(x)
 	}
 	doc, chose, err := exportDoc(shown, *quotient)
@@ -317,7 +321,7 @@ func verdict(x *explore.Exploration) error {
 		}
 		return &codeError{exitViolation, "the exploration found " + strings.Join(what, " and ") + fmt.Sprintf(" (exit %d)", exitViolation)}
 	}
-	if !st.Complete {
+	if !st.Complete && (st.Search == "" || st.StoppedBy != "") { // a directed search is partial by design
 		return &codeError{exitIncomplete, "the exploration is " + st.Ending() + fmt.Sprintf(" (exit %d)", exitIncomplete)}
 	}
 	return nil
@@ -331,6 +335,10 @@ func printDeadlock(w io.Writer, x *explore.Exploration) {
 	}
 	var steps []string
 	id := x.GraphID(dl[0], false)
+	if walk, path, ok := x.WalkPath(dl[0]); ok {
+		fmt.Fprintf(w, "deadlock: nothing is enabled in %s, reached by walk %d (seed %d) by %s (check_deadlock = false in the configuration turns the check off)\n", id, walk, x.Stats.Seed, pathWords(x, path))
+		return
+	}
 	if x.TransitionsDropped() {
 		for _, t := range x.PredecessorPath(dl[0]) {
 			steps = append(steps, x.TransLabel(&t))
@@ -414,6 +422,9 @@ func Summary(project, config string, x *explore.Exploration) string {
 	}
 	if st.Deadlocks > 0 {
 		extra += ", " + explore.Count(st.Deadlocks, "deadlock")
+	}
+	if st.Search != "" {
+		return walkSummary(project, config, x, extra)
 	}
 	return fmt.Sprintf("%s [%s]: %s, %d tried, %.3f s, %s%s",
 		safetext.Term(project), safetext.Term(config), x.SizeText(), st.Tried, st.Seconds, end, extra)

@@ -76,21 +76,26 @@ func (l *walkLocal) add(e *explorer, hk hkey, info *targetInfo) {
 }
 
 // newInGroups tells whether a state with these facts is new in some
-// grouping, in the graph and in the walk (see explorer.newInGroups).
-func (l *walkLocal) newInGroups(e *explorer, info *targetInfo) bool {
+// grouping: in the graph, in the walk and in more, the targets of the
+// expansion before it (see explorer.newInGroups).
+func (l *walkLocal) newInGroups(e *explorer, info *targetInfo, more *walkLocal) bool {
 	for g, gm := range e.groups {
 		k := info.groupKeys[g]
-		if _, seen := gm.get(k); seen {
+		if _, seen := gm.get(k); seen || l.seen(g, k) || more.seen(g, k) {
 			continue
-		}
-		if l.groups != nil {
-			if _, seen := l.groups[g][k]; seen {
-				continue
-			}
 		}
 		return true
 	}
 	return len(e.groups) == 0
+}
+
+// seen tells whether l has the value k in grouping g.
+func (l *walkLocal) seen(g int, k hkey) bool {
+	if l == nil || l.groups == nil {
+		return false
+	}
+	_, ok := l.groups[g][k]
+	return ok
 }
 
 // stateBad tells whether graph state id is an error state.
@@ -187,7 +192,7 @@ func (e *explorer) walkFirst(w *expWorker, rec *walkRec, local *walkLocal) (key 
 		}
 		return "", false, false
 	}
-	if !local.newInGroups(e, &rec.initInfo) {
+	if !local.newInGroups(e, &rec.initInfo, nil) {
 		rec.pruned = true
 		return "", false, false
 	}
@@ -230,13 +235,17 @@ type walkCand struct{ idx, action, inv int32 }
 // breadth-first search would add to the graph (not filtered nor pruned,
 // one of each outcome of an invocation); ok is false when cancelled.
 func (e *explorer) walkCands(w *expWorker, r *srcResult, local *walkLocal, x *walkExp) (cands []walkCand, ok bool) {
+	var fresh *walkLocal // with groupings, the new targets so far: the next are pruned by them, as the merge would
+	if len(e.groups) > 0 {
+		fresh = &walkLocal{}
+	}
 	inv, start := int32(-1), 0
 	for j := range r.trans {
 		pt := &r.trans[j]
 		if pt.first {
 			inv, start = inv+1, len(cands)
 		}
-		avail, ok := e.walkAvailable(w, pt, local)
+		avail, ok := e.walkAvailable(w, pt, local, fresh)
 		if !ok {
 			return nil, false
 		}
@@ -252,9 +261,10 @@ func (e *explorer) walkCands(w *expWorker, r *srcResult, local *walkLocal, x *wa
 	return cands, true
 }
 
-// walkAvailable tells whether a walk can take pt; ok is false when
-// cancelled.
-func (e *explorer) walkAvailable(w *expWorker, pt *pendTrans, local *walkLocal) (avail, ok bool) {
+// walkAvailable tells whether a walk can take pt (fresh, when not nil,
+// holds the new targets available before it in the expansion, and gets
+// pt's when it is one); ok is false when cancelled.
+func (e *explorer) walkAvailable(w *expWorker, pt *pendTrans, local, fresh *walkLocal) (avail, ok bool) {
 	switch {
 	case pt.x != nil && pt.x.err != nil:
 		return true, true
@@ -263,6 +273,11 @@ func (e *explorer) walkAvailable(w *expWorker, pt *pendTrans, local *walkLocal) 
 	}
 	if _, ok := local.states[pt.hk]; ok {
 		return true, true
+	}
+	if fresh != nil {
+		if _, ok := fresh.states[pt.hk]; ok {
+			return true, true
+		}
 	}
 	if pt.info.filtered {
 		if _, initial := e.walk.initIdx.get(pt.hk); !initial {
@@ -280,7 +295,16 @@ func (e *explorer) walkAvailable(w *expWorker, pt *pendTrans, local *walkLocal) 
 		}
 		pt.info = info
 	}
-	return pt.info.err != nil || local.newInGroups(e, pt.info), true
+	if pt.info.err != nil {
+		return true, true
+	}
+	if !local.newInGroups(e, pt.info, fresh) {
+		return false, true
+	}
+	if fresh != nil {
+		fresh.add(e, pt.hk, pt.info)
+	}
+	return true, true
 }
 
 // sameOutcome tells whether two outcomes of an invocation are the same
