@@ -402,7 +402,7 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 	wb.mu.Unlock()
 	st := x.Stats
 	end := st.Ending()
-	if !st.Complete && st.StoppedBy == "" {
+	if !st.Complete && st.StoppedBy == "" && (!final || st.Search == "") {
 		end = "exploring…"
 	}
 	errs := 0
@@ -411,8 +411,11 @@ func (wb *Workbench) show(x *explore.Exploration, d drawing, final bool) {
 			errs++
 		}
 	}
-	summary := fmt.Sprintf("%s [%s]: %s, %d tried, %.3f s, %s",
-		wb.s.project.Name, wb.configs.Selected, explore.SizeWords(len(d.doc.States), len(d.doc.Transitions), len(x.States)), st.Tried, st.Seconds, end)
+	size := explore.SizeWords(len(d.doc.States), len(d.doc.Transitions), len(x.States))
+	summary := fmt.Sprintf("%s [%s]: %s, %d tried, %.3f s, %s", wb.s.project.Name, wb.configs.Selected, size, st.Tried, st.Seconds, end)
+	if final && st.Search != "" {
+		summary = searchSummary(wb.s.project.Name, wb.configs.Selected, x, size)
+	}
 	if errs > 0 {
 		summary += ", " + explore.Count(errs, "error state")
 	}

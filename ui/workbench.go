@@ -514,7 +514,7 @@ func (wb *Workbench) Explore() {
 	wb.stop.Enable()
 	wb.progress.SetValue(0)
 	wb.progress.Show()
-	wb.status.SetText("Exploring " + wb.configs.Selected + "…")
+	wb.status.SetText(exploringText(wb.configs.Selected, cfg))
 	done := make(chan struct{})
 	pumpDone := make(chan struct{})
 	go func() { // live pump: draws the newest partial graph, one at a time

@@ -181,8 +181,13 @@ func walkSeed(cfg *Config) int64 {
 	if cfg.Seed >= 0 {
 		return cfg.Seed
 	}
-	return time.Now().UnixNano() % 1_000_000_000
+	return DrawSeed()
 }
+
+// DrawSeed draws a seed from the clock (below 10^9, as online testing's:
+// short to type again), for a directed search whose configuration sets
+// none (Config.Seed below 0).
+func DrawSeed() int64 { return time.Now().UnixNano() % 1_000_000_000 }
 
 // walkRand is walk i's source of random numbers.
 func walkRand(seed uint64, i int) *rand.Rand {
