@@ -40,7 +40,11 @@ func cmdGen(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	phase = "after the exploration"
 	if !x.Stats.Complete {
-		fmt.Fprintf(stdout, "warning: the exploration stopped (%s); the suite covers the part explored\n", safetext.Term(x.Stats.StoppedBy))
+		if x.DirectedSearch() && x.Stats.StoppedBy == "" {
+			fmt.Fprintf(stdout, "warning: the graph is a directed search's (%s); the suite covers what the walks visited\n", x.Stats.SearchWords())
+		} else {
+			fmt.Fprintf(stdout, "warning: the exploration stopped (%s); the suite covers the part explored\n", safetext.Term(x.Stats.StoppedBy))
+		}
 	}
 	// A signal: the suite of what was found is written, and the exit code
 	// (4) says the command was stopped.

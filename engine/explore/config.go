@@ -99,7 +99,8 @@ type Config struct {
 	// reached, the way by which the search first reached it (a shortest
 	// one). What reads the graph's
 	// transitions (Graph's arcs, Minimize, suites, overviews) sees none.
-	// Ignored when Snapshot is set.
+	// Ignored when Snapshot is set, and in a directed search (its graph
+	// is what its walks visited).
 	DropTransitions bool
 	// StepBudget bounds one step or expression (default DefaultStepBudget).
 	// MemoryBudget bounds the heap (bytes) while the model runs; past it
