@@ -396,7 +396,8 @@ func (e *explorer) expandAtOnce(level []int32, depth int32) (next []int32, stopp
 // It returns an error only when exploration cannot start (the initial state
 // fails, a domain is missing); model errors met on the way become error
 // states. A cancelled or bounded exploration returns what it found, marked
-// incomplete.
+// incomplete. Config.Search = SearchWalks makes it a directed search: the
+// graph of what sampled walks visit (see walk.go).
 func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, error) {
 	if cfg == nil {
 		cfg = DefaultConfig(m)
