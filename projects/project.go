@@ -464,6 +464,7 @@ func (p *Project) resolveMemo(name string, visiting map[string]bool, memo map[st
 		return nil, 0, p.errAt(p.index.val("configs", name, "extends"), "the chain of extends through configuration %q is longer than %d", name, MaxExtendsDepth)
 	}
 	r := mergeSpec(base, c)
+	mergeSearch(r, c)
 	if memo != nil {
 		memo[name] = resolved{r, depth}
 	}
@@ -581,7 +582,6 @@ func mergeSpec(base, c *ConfigSpec) *ConfigSpec {
 	if c.MemoryBudgetMB != nil {
 		out.MemoryBudgetMB = c.MemoryBudgetMB
 	}
-	mergeSearch(&out, c)
 	return &out
 }
 
