@@ -197,8 +197,12 @@ func (p *Project) CannotDelete(name string) string {
 			users = append(users, n)
 		}
 	}
-	if len(users) > 0 {
-		return fmt.Sprintf("configuration %s extends %q", strings.Join(users, ", "), name)
+	switch len(users) {
+	case 0:
+	case 1:
+		return fmt.Sprintf("configuration %s extends %q", users[0], name)
+	default:
+		return fmt.Sprintf("configurations %s extend %q", strings.Join(users, ", "), name)
 	}
 	return ""
 }

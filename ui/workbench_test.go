@@ -868,7 +868,7 @@ func TestDomainsRemovableAndMenusHonest(t *testing.T) {
 	if _, ok := b.wb.s.project.Configs["figure1"].Domains["Message"]; ok || ed.Field("domains.Message") != nil || !b.wb.Dirty() {
 		t.Errorf("the domain was not removed (field %v, dirty %v)", ed.Field("domains.Message"), b.wb.Dirty())
 	}
-	if why := b.wb.s.project.CannotDelete("figure1"); !strings.Contains(why, "hi_bye extends") {
+	if why := b.wb.s.project.CannotDelete("figure1"); why != `configurations hi_bye, figure1_scenario extend "figure1"` {
 		t.Errorf("figure1, which hi_bye extends: %q", why)
 	}
 }
