@@ -270,6 +270,7 @@ func (ce *Editor) build() fyne.CanvasObject {
 		widget.NewLabel("max depth"), ce.intField("max_depth", s.MaxDepth, r.MaxDepth, func(v *int) { s.MaxDepth = v }),
 		widget.NewLabel("max seconds"), ce.floatField("max_seconds", s.MaxSeconds, r.MaxSeconds, func(v *float64) { s.MaxSeconds = v }),
 	))
+	add(ce.search()...)
 	return box
 }
 
