@@ -24,6 +24,9 @@ const prunedID = -2
 type hkey struct{ a, b uint64 }
 
 func (e *explorer) hash(key string) hkey {
+	if e.chk != nil {
+		return checkHash(key)
+	}
 	return hkey{maphash.String(e.seeds[0], key), maphash.String(e.seeds[1], key)}
 }
 
@@ -295,6 +298,9 @@ type explorer struct {
 	// twins: the graph has passive twins (Config.extended), whose states
 	// addTrans marks (MState.obs)
 	twins bool
+	// chk is set in the checking mode (Check): keys are hashed to
+	// fingerprints and looked up in its set, not in concrete.
+	chk *checker
 }
 
 // settleAtOnce is the state of an exploration with one worker. Its worker
