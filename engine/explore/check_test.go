@@ -101,10 +101,23 @@ func TestCheckCountsAsExplore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	v := loadSource(t, "violations.star", violations)
+	vcfg := func(stopOnError, deadlocks bool) func() *explore.Config {
+		return func() *explore.Config {
+			c := explore.DefaultConfig(v)
+			c.StopOnError = stopOnError
+			if deadlocks {
+				c.Accepting = compile(t, v, "s.x == 0")
+			}
+			return c
+		}
+	}
 	cases := append(projectCases(t),
 		checkCase{"stack10", stack, func() *explore.Config { return explore.DefaultConfig(stack) }},
 		checkCase{"choose", mustLoad(t, "testdata/choose.star"), nil},
 		checkCase{"manyinits", mustLoad(t, "testdata/manyinits.star"), nil},
+		checkCase{"violations", v, vcfg(false, false)},
+		checkCase{"violations, stop on error, deadlocks", v, vcfg(true, true)},
 	)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
