@@ -218,6 +218,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 	quotient := fs.String("quotient", "", "write the overview by `EXPR`, an expression over s (as 'len(s.stack)'), depth or auto: a node per value")
 	minimize := fs.Bool("minimize", false, "write the minimised graph: the states with the same future merged (bisimulation)")
 	ef := addExploreFlags(fs)
+	cf := addCheckFlags(fs)
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -240,6 +241,12 @@ func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 	cfg.Workers = *workers
 	cfg.ReleaseInits = true // explored once
 	ef.apply(cfg)
+	if cf.on(p, name) {
+		if err := refuseWithCheck(*format, *quotient, *minimize); err != nil {
+			return err
+		}
+		return runCheck(ctx, p.Name, name, m, cfg, ef, cf, stdout, stderr)
+	}
 	ef.watch(cfg, stderr)
 	// A summary needs no graph: the transitions are counted, with a way to
 	// every state for the path to a deadlock.

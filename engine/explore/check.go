@@ -37,12 +37,13 @@ type CheckOptions struct {
 	// ProgressEvery (default 100 ms), and once at the end.
 	Progress      func(CheckProgress)
 	ProgressEvery time.Duration
-	// MemoryBytes bounds the fingerprint table in memory (default: 45 % of
-	// the memory budget; the table doubles up to it, so the last doubling
-	// holds 1.5 times it). PendingBytes bounds the fingerprints waiting
-	// for a lookup on disk (default 3 % of the budget), QueueBytes the
-	// records each queue keeps in memory (default 1/32 of the budget, at
-	// most 64 MiB), MaxFiles the fingerprint files kept before they are
+	// MemoryBytes bounds the fingerprint table in memory (default: two
+	// thirds of the memory budget less a quarter of it, or less 192 MiB
+	// when that is more: the table doubles up to its bound, and the last
+	// doubling holds 1.5 times it). PendingBytes bounds the fingerprints
+	// waiting for a lookup on disk (default 3 % of the budget), QueueBytes
+	// the records each queue keeps in memory (default 1/64 of the budget,
+	// at most 16 MiB), MaxFiles the fingerprint files kept before they are
 	// merged (default 8). For tests and measurements.
 	MemoryBytes, PendingBytes int64
 	QueueBytes                int
@@ -286,13 +287,16 @@ type firstViolation struct {
 func newChecker(e *explorer, opts CheckOptions, budget uint64) (*checker, error) {
 	b := int64(min(budget, 1<<50))
 	if opts.MemoryBytes <= 0 {
-		opts.MemoryBytes = b * 45 / 100
+		// What the budget leaves past a headroom for the rest of the heap
+		// (the model's values, the chunk being merged, the collector's
+		// garbage), less the old table alive while the table doubles.
+		opts.MemoryBytes = max((b-max(b/4, 192<<20))*2/3, 1<<20)
 	}
 	if opts.PendingBytes <= 0 {
-		opts.PendingBytes = b * 3 / 100
+		opts.PendingBytes = max(b*3/100, 1<<20)
 	}
 	if opts.QueueBytes <= 0 {
-		opts.QueueBytes = int(min(b/32, 64<<20))
+		opts.QueueBytes = int(min(b/64, 16<<20))
 	}
 	parent := opts.Dir
 	if parent == "" {
