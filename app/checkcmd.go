@@ -39,15 +39,21 @@ func (f *checkFlags) on(p *projects.Project, config string) bool {
 	return err == nil && spec.Check != nil && *spec.Check
 }
 
-// refuseWithCheck refuses the flags that write a graph, which a check
-// does not keep.
-func refuseWithCheck(format, quotient string, minimize bool) error {
+// graphFlags are modex explore's flags that write the graph.
+type graphFlags struct {
+	format, quotient string
+	minimize         bool
+}
+
+// refuse refuses the flags that write a graph, which a check does not
+// keep.
+func (g graphFlags) refuse() error {
 	switch {
-	case format != "":
+	case g.format != "":
 		return usagef("--check keeps no graph to write: drop --format and --out")
-	case quotient != "":
+	case g.quotient != "":
 		return usagef("--check keeps no graph to write an overview of: drop --quotient")
-	case minimize:
+	case g.minimize:
 		return usagef("--check keeps no graph to minimise: drop --minimize")
 	}
 	return nil
@@ -55,7 +61,10 @@ func refuseWithCheck(format, quotient string, minimize bool) error {
 
 // runCheck checks the configuration (explore.Check) and prints the summary,
 // the fingerprints' figures and the first violation with its path.
-func runCheck(ctx context.Context, project, config string, m model.Model, cfg *explore.Config, ef *exploreFlags, cf *checkFlags, stdout, stderr io.Writer) error {
+func runCheck(ctx context.Context, project, config string, m model.Model, cfg *explore.Config, ef *exploreFlags, cf *checkFlags, g graphFlags, stdout, stderr io.Writer) error {
+	if err := g.refuse(); err != nil {
+		return err
+	}
 	opts := explore.CheckOptions{Dir: *cf.dir}
 	if opts.Dir != "" {
 		if st, err := os.Stat(opts.Dir); err != nil || !st.IsDir() {
@@ -85,33 +94,12 @@ func runCheck(ctx context.Context, project, config string, m model.Model, cfg *e
 // with the search's depth: "counters [c6]: 1000000 states, 5400000
 // transitions, 6000000 tried, depth 54, 5.895 s, complete".
 func CheckSummary(project, config string, r *explore.CheckResult) string {
-	st := r.Stats
-	extra := ""
-	if n := st.InitialStates; n > 1 {
-		extra += fmt.Sprintf(", %d initial", n)
-	}
-	if st.ErrorStates > 0 {
-		extra += ", " + explore.Count(st.ErrorStates, "error state")
-	}
-	if st.Deadlocks > 0 {
-		extra += ", " + explore.Count(st.Deadlocks, "deadlock")
-	}
-	size := explore.SizeWords(st.States+st.Passive, st.Transitions+st.Timeouts, st.States)
-	return fmt.Sprintf("%s [%s]: %s, %d tried, depth %d, %.3f s, %s%s",
-		safetext.Term(project), safetext.Term(config), size, st.Tried, r.Depth, st.Seconds, st.Ending(), extra)
+	return fmt.Sprintf("%s [%s]: %s", safetext.Term(project), safetext.Term(config), r.Words())
 }
 
-// CheckFigures is the second line of a check's report: the fingerprints'
-// collision probability as TLC gives it, the disk and the heap it took.
-func CheckFigures(r *explore.CheckResult) string {
-	actual := "no figure from the fingerprints (the check stopped)"
-	if r.Stats.Complete {
-		actual = fmt.Sprintf("%.1e from the fingerprints", r.CollisionActual)
-	}
-	return fmt.Sprintf("checked without a graph: fingerprint collision probability %.1e calculated (optimistic), %s; %s generated; disk %s at most (%s, %s); peak heap %s",
-		r.Collision, actual, explore.Thousands(r.Generated), explore.Bytes(r.DiskBytes),
-		explore.Count(r.Spills, "spill"), explore.Count(r.Merges, "merge"), explore.Bytes(int64(r.PeakHeap)))
-}
+// CheckFigures is the second line of a check's report (see
+// explore.CheckResult.Figures).
+func CheckFigures(r *explore.CheckResult) string { return r.Figures() }
 
 // watchCheck prints a check's progress lines on w as watch prints an
 // exploration's: every --progress seconds, on a terminal or when

@@ -242,10 +242,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 	cfg.ReleaseInits = true // explored once
 	ef.apply(cfg)
 	if cf.on(p, name) {
-		if err := refuseWithCheck(*format, *quotient, *minimize); err != nil {
-			return err
-		}
-		return runCheck(ctx, p.Name, name, m, cfg, ef, cf, stdout, stderr)
+		return runCheck(ctx, p.Name, name, m, cfg, ef, cf, graphFlags{*format, *quotient, *minimize}, stdout, stderr)
 	}
 	ef.watch(cfg, stderr)
 	// A summary needs no graph: the transitions are counted, with a way to

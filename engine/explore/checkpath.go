@@ -167,3 +167,35 @@ func (v *Violation) ViolationText() string {
 	}
 	return b.String()
 }
+
+// Words is a check's summary in the words of modex explore's, with the
+// search's depth: "1000000 states, 5400000 transitions, 6000000 tried,
+// depth 54, 5.895 s, complete", and the initial states, error states and
+// deadlocks when there are any.
+func (r *CheckResult) Words() string {
+	st := r.Stats
+	extra := ""
+	if n := st.InitialStates; n > 1 {
+		extra += fmt.Sprintf(", %d initial", n)
+	}
+	if st.ErrorStates > 0 {
+		extra += ", " + Count(st.ErrorStates, "error state")
+	}
+	if st.Deadlocks > 0 {
+		extra += ", " + Count(st.Deadlocks, "deadlock")
+	}
+	size := SizeWords(st.States+st.Passive, st.Transitions+st.Timeouts, st.States)
+	return fmt.Sprintf("%s, %d tried, depth %d, %.3f s, %s%s", size, st.Tried, r.Depth, st.Seconds, st.Ending(), extra)
+}
+
+// Figures says what a check's fingerprints and files come to: TLC's two
+// estimates of a fingerprint collision, the states generated, the disk and
+// the heap it took at most.
+func (r *CheckResult) Figures() string {
+	actual := "no figure from the fingerprints (the check stopped)"
+	if r.Stats.Complete {
+		actual = fmt.Sprintf("%.1e from the fingerprints", r.CollisionActual)
+	}
+	return fmt.Sprintf("checked without a graph: fingerprint collision probability %.1e calculated (optimistic), %s; %s generated; disk %s at most (%s, %s); peak heap %s",
+		r.Collision, actual, Thousands(r.Generated), Bytes(r.DiskBytes), Count(r.Spills, "spill"), Count(r.Merges, "merge"), Bytes(int64(r.PeakHeap)))
+}
