@@ -142,7 +142,7 @@ func TestSetAgainstMap(t *testing.T) {
 		// About 130 spills, each merged with the last.
 		{"tiny table, few files", n / 10, 8 << 10, 1 << 62, 2},
 		{"repeats", n, 64 << 10, int64(n) / 3, 4},
-		{"large files, sparse lookups", n, 1 << 20, 1 << 62, 8},
+		{"large files, sparse lookups", n, int64(n), 1 << 62, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newChecker(t, Options{MemoryBytes: tc.memory, PendingBytes: tc.memory / 4, MaxFiles: tc.maxFiles})
