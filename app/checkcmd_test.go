@@ -71,3 +71,18 @@ check_deadlock = false
 		t.Errorf("a configuration without check = true was checked: %q", out)
 	}
 }
+
+// --check prints progress lines as explore does (forced by --progress
+// off a terminal, none with --quiet), with the distinct states, the queue
+// and the disk.
+func TestExploreCheckProgress(t *testing.T) {
+	const big = "../engine/explore/testdata/bigstack.star"
+	out, errOut, code := cli("explore", big, "--check", "--workers", "1", "--progress", "0.01")
+	if code != 0 || !strings.Contains(out, "32767 states") || !strings.Contains(errOut, "explore --check: ") ||
+		!strings.Contains(errOut, " distinct states, ") || !strings.Contains(errOut, ", queue ") || !strings.Contains(errOut, ", disk ") {
+		t.Errorf("--check --progress: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if _, errOut, _ = cli("explore", big, "--check", "--progress", "0.01", "--quiet"); strings.Contains(errOut, "explore --check: ") {
+		t.Errorf("--quiet printed progress: %q", errOut)
+	}
+}
