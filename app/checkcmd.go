@@ -78,16 +78,15 @@ func runCheck(ctx context.Context, project, config string, m model.Model, cfg *e
 	}
 	fmt.Fprintln(stdout, CheckSummary(project, config, r))
 	fmt.Fprintln(stdout, CheckFigures(r))
-	x := &explore.Exploration{Stats: r.Stats}
-	if hint := budgetHint(x); hint != "" {
-		fmt.Fprintln(stdout, hint)
+	if strings.Contains(r.Stats.StoppedBy, "memory budget") {
+		fmt.Fprintln(stdout, "the heap (the fingerprints kept in memory, the queues' buffers and the model's values) reached the memory budget: raise it with --memory-budget MB, or memory_budget_mb in the configuration")
 	}
 	if v := r.Violation; v != nil {
 		for _, line := range strings.Split(v.ViolationText(), "\n") {
 			fmt.Fprintln(stdout, safetext.Term(line))
 		}
 	}
-	return verdict(x)
+	return verdict(&explore.Exploration{Stats: r.Stats})
 }
 
 // CheckSummary is the one-line report of a check, in the words of Summary,
