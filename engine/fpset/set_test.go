@@ -3,6 +3,7 @@ package fpset
 import (
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"testing"
 )
 
@@ -147,8 +148,13 @@ func TestSetAgainstMap(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newChecker(t, Options{MemoryBytes: tc.memory, PendingBytes: tc.memory / 4, MaxFiles: tc.maxFiles})
 			r := rand.New(rand.NewPCG(1, uint64(tc.memory)))
-			for range tc.n {
-				c.add(spread(uint64(r.Int64N(tc.spread))))
+			for i := range tc.n {
+				x := uint64(r.Int64N(tc.spread))
+				if i%2 == 0 {
+					c.add(Fingerprint("key " + strconv.FormatUint(x, 10))) // a key's fingerprint
+				} else {
+					c.add(spread(x))
+				}
 			}
 			c.finish()
 			st := c.s.Stats()
