@@ -27,8 +27,8 @@ go build -tags headless -o bin/modex-headless ./app
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/^Mem:/ {print $2}') GiB, $(date -u +%F)"
-echo "| config | tool | workers | distinct states | depth | seconds | peak RSS (MiB) | disk |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| config | tool | workers | distinct states | depth | seconds | peak RSS (MiB) | peak heap | disk |"
+echo "|---|---|---|---|---|---|---|---|---|"
 dirflag=()
 [[ -n ${CHECK_DIR:-} ]] && dirflag=(--check-dir "$CHECK_DIR")
 for c in "${configs[@]}"; do
@@ -42,8 +42,9 @@ for c in "${configs[@]}"; do
   states=$(sed -nE '1s/^[^:]*: ([0-9]+) states.*/\1/p' "$out")
   depth=$(sed -nE '1s/.*, depth ([0-9]+),.*/\1/p' "$out")
   disk=$(sed -nE 's/.*disk ([^)]*\)).*/\1/p' "$out")
+  heapb=$(sed -nE 's/.*peak heap (.*)$/\1/p' "$out")
   [[ $code -eq 0 ]] || { echo "modex exited $code:" >&2; cat "$out" >&2; }
-  printf '| %s | modex --check --memory-budget %s | %s | %s | %s | %s | %.0f | %s |\n' "$c" "$budget" "$workers" "$states" "$depth" "$secs" "$(awk -v k="$kb" 'BEGIN{print k/1024}')" "$disk"
+  printf '| %s | modex --check --memory-budget %s | %s | %s | %s | %s | %.0f | %s | %s |\n' "$c" "$budget" "$workers" "$states" "$depth" "$secs" "$(awk -v k="$kb" 'BEGIN{print k/1024}')" "$heapb" "$disk"
   if [[ $jar == - ]]; then
     continue
   fi
@@ -59,5 +60,5 @@ for c in "${configs[@]}"; do
   depth=$(sed -nE 's/^The depth of the complete state graph search is ([0-9]+)\..*/\1/p' "$out")
   [[ $code -eq 0 ]] || { echo "TLC exited $code:" >&2; tail -20 "$out" >&2; }
   # TLC counts the initial states as depth 1, Modex as 0.
-  printf '| %s | TLC -Xmx%s | %s | %s | %s | %s | %.0f | |\n' "$c" "$heap" "$workers" "$states" "$((depth - 1))" "$secs" "$(awk -v k="$kb" 'BEGIN{print k/1024}')"
+  printf '| %s | TLC -Xmx%s | %s | %s | %s | %s | %.0f | | |\n' "$c" "$heap" "$workers" "$states" "$((depth - 1))" "$secs" "$(awk -v k="$kb" 'BEGIN{print k/1024}')"
 done

@@ -37,10 +37,9 @@ type CheckOptions struct {
 	// ProgressEvery (default 100 ms), and once at the end.
 	Progress      func(CheckProgress)
 	ProgressEvery time.Duration
-	// MemoryBytes bounds the fingerprint table in memory (default: two
-	// thirds of the memory budget less a quarter of it, or less 192 MiB
-	// when that is more: the table doubles up to its bound, and the last
-	// doubling holds 1.5 times it). PendingBytes bounds the fingerprints
+	// MemoryBytes bounds the fingerprint table in memory (default: four
+	// fifths of the memory budget less a quarter of it, or less 192 MiB
+	// when that is more). PendingBytes bounds the fingerprints
 	// waiting for a lookup on disk (default 3 % of the budget), QueueBytes
 	// the records each queue keeps in memory (default 1/64 of the budget,
 	// at most 16 MiB), MaxFiles the fingerprint files kept before they are
@@ -287,10 +286,11 @@ type firstViolation struct {
 func newChecker(e *explorer, opts CheckOptions, budget uint64) (*checker, error) {
 	b := int64(min(budget, 1<<50))
 	if opts.MemoryBytes <= 0 {
-		// What the budget leaves past a headroom for the rest of the heap
-		// (the model's values, the chunk being merged, the collector's
-		// garbage), less the old table alive while the table doubles.
-		opts.MemoryBytes = max((b-max(b/4, 192<<20))*2/3, 1<<20)
+		// Four fifths of what the budget leaves past a headroom for the
+		// rest of the heap (the model's values, the chunk being merged,
+		// the collector's garbage): the process's memory stays well under
+		// the budget.
+		opts.MemoryBytes = max((b-max(b/4, 192<<20))*4/5, 1<<20)
 	}
 	if opts.PendingBytes <= 0 {
 		opts.PendingBytes = max(b*3/100, 1<<20)

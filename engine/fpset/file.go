@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"sort"
 )
 
@@ -233,16 +232,7 @@ func (s *Set) Finish() (Summary, error) {
 	if len(s.pending) > 0 {
 		return Summary{}, errors.New("fpset: finish with pending fingerprints")
 	}
-	mem := s.slots[:0]
-	for i, v := range s.slots {
-		if v != 0 {
-			if len(mem) != i {
-				s.slots[i] = 0
-			}
-			mem = append(mem, v)
-		}
-	}
-	slices.Sort(mem)
+	mem := s.compact()
 	s.n = len(s.slots) // no more Add
 	var sum Summary
 	var last uint64

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sort"
 )
@@ -16,8 +17,8 @@ type Options struct {
 	Dir string
 	// MemoryBytes bounds the in-memory table, 8 bytes a slot (default 64
 	// MiB; at least 16 slots). The table starts small and doubles up to
-	// it; while it doubles, the old and the new table are alive at once
-	// (1.5 times the bound at the last doubling).
+	// it; a doubling that would hold the old and the new table past the
+	// bound goes through a file instead.
 	MemoryBytes int64
 	// PendingBytes bounds the fingerprints that wait for a lookup on disk,
 	// 8 bytes each (default an eighth of MemoryBytes).
@@ -92,6 +93,9 @@ type Stats struct {
 	// LookedUp counts the fingerprints looked up on disk; PagesRead the
 	// pages of 8 KiB read for them.
 	LookedUp, PagesRead int64
+	// GrownOnDisk counts the doublings of the table made through a file
+	// (the old table and the new would have passed the bound together).
+	GrownOnDisk int
 }
 
 // New makes an empty set.
@@ -117,7 +121,9 @@ func New(opts Options) (*Set, error) {
 	s := &Set{opts: opts}
 	s.maxSlots = int(max(opts.MemoryBytes/8, 16))
 	s.maxPending = int(max(opts.PendingBytes/8, 1))
-	s.resize(min(s.maxSlots, 1<<14))
+	if err := s.resize(min(s.maxSlots, 1<<14)); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -179,7 +185,9 @@ func (s *Set) Add(fp uint64) (Result, error) {
 	}
 	s.n++
 	if s.n > s.limit && len(s.slots) < s.maxSlots {
-		s.resize(min(2*len(s.slots), s.maxSlots))
+		if err := s.resize(min(2*len(s.slots), s.maxSlots)); err != nil {
+			return Known, err
+		}
 	}
 	if len(s.files) == 0 {
 		return Added, nil
@@ -209,19 +217,69 @@ func (s *Set) Stats() Stats {
 	return st
 }
 
-// resize moves the table's fingerprints to a table of n slots.
-func (s *Set) resize(n int) {
+// resize moves the table's fingerprints to a table of n slots. When the
+// old table and the new would pass the bound together, the old one goes
+// through a file: written sorted, let go, read back into the new one
+// (the table never takes more than MemoryBytes).
+func (s *Set) resize(n int) error {
 	old := s.slots
+	was := len(old)
+	var tmp *sortedFile
+	if int64(len(old)+n)*8 > s.opts.MemoryBytes && s.n > 0 {
+		fps := s.compact()
+		f, err := writeFile(s.nextPath(), func(emit func(uint64) error) error {
+			for _, v := range fps {
+				if err := emit(v); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		defer f.remove()
+		tmp, old, fps, s.slots = f, nil, nil, nil
+		debug.FreeOSMemory() // the old table is given back before the new one is taken
+	}
 	s.slots = make([]uint64, n)
 	for _, v := range old {
 		if v != 0 {
 			insert(s.slots, v)
 		}
 	}
+	if tmp != nil {
+		if err := mergeSorted([]*sortedFile{tmp}, nil, func(v uint64) error {
+			insert(s.slots, v)
+			return nil
+		}); err != nil {
+			return err
+		}
+		s.stats.GrownOnDisk++
+	}
 	s.limit = min(int(s.opts.Load*float64(n)), n-2)
 	if s.opts.OnMemory != nil {
-		s.opts.OnMemory(int64(n-len(old)) * 8)
+		s.opts.OnMemory(int64(n-was) * 8)
 	}
+	return nil
+}
+
+// compact moves the table's fingerprints to its front, sorted, emptying
+// every other slot, and returns them.
+func (s *Set) compact() []uint64 {
+	// In place: the write index never passes the read one; every slot
+	// moved from is emptied.
+	fps := s.slots[:0]
+	for i, v := range s.slots {
+		if v != 0 {
+			if j := len(fps); j != i {
+				s.slots[i] = 0
+			}
+			fps = append(fps, v)
+		}
+	}
+	slices.Sort(fps)
+	return fps
 }
 
 // Verdict tells which of the pending fingerprints are new (see Resolve).
@@ -279,18 +337,7 @@ func (s *Set) Spill() error {
 	if s.n == 0 {
 		return nil
 	}
-	// Compacted in place (the write index never passes the read one),
-	// every slot moved from emptied.
-	fps := s.slots[:0]
-	for i, v := range s.slots {
-		if v != 0 {
-			if j := len(fps); j != i {
-				s.slots[i] = 0
-			}
-			fps = append(fps, v)
-		}
-	}
-	slices.Sort(fps)
+	fps := s.compact()
 	f, err := writeFile(s.nextPath(), func(emit func(uint64) error) error {
 		for _, v := range fps {
 			if err := emit(v); err != nil {

@@ -263,3 +263,34 @@ func TestCollision(t *testing.T) {
 		t.Error("degenerate cases")
 	}
 }
+
+// A doubling that would hold the old and the new table past the bound
+// goes through a file: the table never takes more than the bound, and
+// keeps every fingerprint.
+func TestSetGrowsThroughDisk(t *testing.T) {
+	var lived, most int64
+	c := newChecker(t, Options{MemoryBytes: 100_000 * 8, OnMemory: func(d int64) {
+		lived += d
+		most = max(most, lived)
+	}})
+	for i := range uint64(70_000) {
+		c.add(spread(i))
+	}
+	st := c.s.Stats()
+	if st.GrownOnDisk != 1 || st.Spills != 0 || st.MemoryBytes != 100_000*8 || most > 100_000*8 {
+		t.Errorf("%+v, at most %d bytes", st, most)
+	}
+	for i := range uint64(70_000) {
+		if !c.s.Contains(spread(i)) {
+			t.Fatalf("%d lost", i)
+		}
+	}
+	if es, _ := os.ReadDir(c.s.opts.Dir); len(es) != 0 {
+		t.Errorf("%d files left", len(es))
+	}
+	c.finish()
+	c.s.Close()
+	if lived != 0 {
+		t.Errorf("%d bytes still counted after Close", lived)
+	}
+}
