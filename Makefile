@@ -77,7 +77,8 @@ FUZZ := ./projects/conference/impl:FuzzDecodePDU ./engine/scenario:FuzzParseRege
         ./engine/conform:FuzzReadSavedRun ./projects:FuzzParseProject ./projects:FuzzReadSuite \
         ./projects:FuzzPreserveLayout ./projects:FuzzParseCombine ./graph:FuzzPretty ./graph:FuzzAppendJSONString \
         ./campaign:FuzzExtractBundle ./campaign:FuzzParseTrust \
-        ./internal/safetext:FuzzSafeText ./engine/codecov:FuzzReadGo ./engine/codecov:FuzzReadLCOV ./engine/codecov:FuzzReadCoveragePy
+        ./internal/safetext:FuzzSafeText ./engine/codecov:FuzzReadGo ./engine/codecov:FuzzReadLCOV ./engine/codecov:FuzzReadCoveragePy \
+        ./engine/diskq:FuzzParseSegment
 
 fuzz: deps
 	@for t in $(FUZZ); do \

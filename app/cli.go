@@ -219,17 +219,13 @@ func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 	minimize := fs.Bool("minimize", false, "write the minimised graph: the states with the same future merged (bisimulation)")
 	ef := addExploreFlags(fs)
 	wf := addWalkFlags(fs)
+	cf := addCheckFlags(fs)
 	path, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if *format == "" && *out != "" {
-		*format = strings.TrimPrefix(filepath.Ext(*out), ".")
-	}
-	switch *format {
-	case "", "json", "dot", "svg", "png":
-	default:
-		return usagef("unknown format %q (use json, dot, svg or png)", *format)
+	if err := graphFormat(format, *out); err != nil {
+		return err
 	}
 	ctx, stop := signalContext()
 	defer stop()
@@ -243,6 +239,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 	ef.apply(cfg)
 	if err := wf.apply(cfg); err != nil {
 		return err
+	}
+	if cf.on(p, name) {
+		return checkInstead(ctx, p.Name, name, m, cfg, ef, cf, graphFlags{*format, *quotient, *minimize}, stdout, stderr)
 	}
 	ef.watch(cfg, stderr)
 	combined := CombinedWords(m, cfg) // before exploring, which lets go of the initial states
@@ -305,6 +304,28 @@ func cmdExplore(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	return verdict(x)
+}
+
+// graphFormat takes explore's --format from --out's extension when it is
+// not given, and refuses an unknown one.
+func graphFormat(format *string, out string) error {
+	if *format == "" && out != "" {
+		*format = strings.TrimPrefix(filepath.Ext(out), ".")
+	}
+	switch *format {
+	case "", "json", "dot", "svg", "png":
+		return nil
+	}
+	return usagef("unknown format %q (use json, dot, svg or png)", *format)
+}
+
+// checkInstead runs modex explore's checking mode (--check, check = true),
+// which explores every state: not with a directed search.
+func checkInstead(ctx context.Context, project, name string, m model.Model, cfg *explore.Config, ef *exploreFlags, cf *checkFlags, gf graphFlags, stdout, stderr io.Writer) error {
+	if cfg.Search == explore.SearchWalks {
+		return fmt.Errorf("a check explores every state: it does not go with a directed search (--walks, search = \"walks\")")
+	}
+	return runCheck(ctx, project, name, m, cfg, ef, cf, gf, stdout, stderr)
 }
 
 // verdict is modex explore's exit status: violations (error states,

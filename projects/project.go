@@ -76,6 +76,9 @@ type ConfigSpec struct {
 	// MemoryBudgetMB bounds the heap while the model runs (default: a
 	// quarter of the machine's memory).
 	MemoryBudgetMB *int `toml:"memory_budget_mb,omitempty"`
+	// Check runs modex explore in the checking mode (explore.Check): no
+	// graph kept, for state spaces larger than memory.
+	Check *bool `toml:"check,omitempty"`
 	// Constants set the model's constant(name, default) declarations
 	// (integers, strings, booleans); {NAME} in the adapter command is
 	// replaced by the value too.
@@ -585,8 +588,12 @@ func mergeSpec(base, c *ConfigSpec) *ConfigSpec {
 	return &out
 }
 
-// mergeSearch lays c's directed-search settings over out's.
+// mergeSearch lays c's search settings over out's: breadth-first or
+// directed, and the checking mode.
 func mergeSearch(out, c *ConfigSpec) {
+	if c.Check != nil {
+		out.Check = c.Check
+	}
 	if c.Search != "" {
 		out.Search = c.Search
 	}

@@ -470,6 +470,9 @@ func (wb *Workbench) Explore() {
 		wb.status.SetText("Configuration error: " + err.Error())
 		return
 	}
+	if wb.checked(ctx, gen, p, m, cfg) {
+		return
+	}
 	// An unbounded model must not fill the machine: the workbench stops
 	// at its own bound when the configuration sets none.
 	wb.usedBound = 0
@@ -510,10 +513,7 @@ func (wb *Workbench) Explore() {
 			}
 		}
 	}
-	wb.explore.Disable()
-	wb.stop.Enable()
-	wb.progress.SetValue(0)
-	wb.progress.Show()
+	wb.startRun()
 	wb.status.SetText(exploringText(wb.configs.Selected, cfg))
 	done := make(chan struct{})
 	pumpDone := make(chan struct{})
@@ -559,6 +559,13 @@ func (wb *Workbench) current(gen int) bool {
 	wb.mu.Lock()
 	defer wb.mu.Unlock()
 	return gen == wb.gen
+}
+
+func (wb *Workbench) startRun() {
+	wb.explore.Disable()
+	wb.stop.Enable()
+	wb.progress.SetValue(0)
+	wb.progress.Show()
 }
 
 func (wb *Workbench) finishRun() {

@@ -368,7 +368,7 @@ func (e *explorer) pending(w *expWorker, ai int, argsID int32, argsKey string, a
 	}
 	key := o.Next.Key()
 	pt.hk = e.hash(key)
-	if id, known := e.concrete.get(pt.hk); known {
+	if id, known := e.lookup(pt.hk); known {
 		pt.known, pt.to = true, id // its key is not kept until the merge
 		return true
 	}

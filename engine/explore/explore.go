@@ -24,6 +24,9 @@ const prunedID = -2
 type hkey struct{ a, b uint64 }
 
 func (e *explorer) hash(key string) hkey {
+	if e.chk != nil {
+		return checkHash(key)
+	}
 	return hkey{maphash.String(e.seeds[0], key), maphash.String(e.seeds[1], key)}
 }
 
@@ -296,6 +299,9 @@ type explorer struct {
 	// addTrans marks (MState.obs)
 	twins bool
 	walk  *walkRun // a directed search's (Config.Search = SearchWalks)
+	// chk is set in the checking mode (Check): keys are hashed to
+	// fingerprints and looked up in its set, not in concrete.
+	chk *checker
 }
 
 // settleAtOnce is the state of an exploration with one worker. Its worker

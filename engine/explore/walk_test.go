@@ -296,7 +296,7 @@ domains = {Inc: {"i": list(range(N))}, Dec: {"i": list(range(N))}}
 // replay steps a model worker along a path of an exploration from its
 // first state and returns the state reached; each step must reach the
 // path's next state.
-func replay(t *testing.T, x *explore.Exploration, path []explore.MTrans) model.State {
+func replayWalk(t *testing.T, x *explore.Exploration, path []explore.MTrans) model.State {
 	t.Helper()
 	w, err := x.Model.NewWorker()
 	if err != nil {
@@ -362,7 +362,7 @@ func TestWalksFindViolationInHugeModel(t *testing.T) {
 		t.Fatalf("walk %d, path of %d steps, ok %v", walk, len(path), ok)
 	}
 	w, _ := m.NewWorker()
-	if msg, err := w.Invariant(replay(t, x, path)); err != nil || !strings.HasPrefix(msg, "the counters add up to 40") {
+	if msg, err := w.Invariant(replayWalk(t, x, path)); err != nil || !strings.HasPrefix(msg, "the counters add up to 40") {
 		t.Errorf("the replayed path ends in a state whose invariant says %q (%v)", msg, err)
 	}
 	// Breadth-first search with a bound of 10^5 states stops far from it.
@@ -402,7 +402,7 @@ actions = [Inc, Boom]
 		t.Fatalf("deadlock: walk %d, %d steps, %v", walk, len(path), ok)
 	}
 	w, _ := m.NewWorker()
-	if vars := w.Vars(replay(t, x, path)); fmt.Sprint(vars[0].Value) != "4" {
+	if vars := w.Vars(replayWalk(t, x, path)); fmt.Sprint(vars[0].Value) != "4" {
 		t.Errorf("the deadlock's path reaches %v", vars)
 	}
 	errs := 0
