@@ -25,9 +25,9 @@ adapter.onReset(() => {
 /**
  * Create().
  *
- * As the model states it (chat.star:5):
+ * As the model states it (chat.star:12):
  *     def Create(s):
- *         require(mode(s) == "creating")
+ *         require(not PHASES or mode(s) == "creating")
  *         c = new("Client")                        # a fresh object, printed Client1, Client2, ...
  *         s.clients.append(c)
  *         return c                                 # the action's output
@@ -41,9 +41,9 @@ adapter.action("Create", () => {
  *
  * c: a model object (Client1, Client2): Modex sends the value your implementation gave for it (an output that returned it)
  *
- * As the model states it (chat.star:11):
+ * As the model states it (chat.star:18):
  *     def Enter(s, c):
- *         require(mode(s) == "entering", "scenario: entering phase")
+ *         require(not PHASES or mode(s) == "entering", "scenario: entering phase")
  *         require(c not in s.members, "already a member")
  *         for d in s.members:
  *             s.members[d][c] = []
@@ -59,9 +59,9 @@ adapter.action("Enter", (c: any) => {
  * sender: a model object (Client1, Client2): Modex sends the value your implementation gave for it (an output that returned it)
  * msg (str): "bye", "hi"
  *
- * As the model states it (chat.star:18):
+ * As the model states it (chat.star:25):
  *     def Post(s, sender, msg):
- *         require(mode(s) == "posting")
+ *         require(not PHASES or mode(s) == "posting")
  *         require(sender in s.members and len(s.members) > 1)
  *         for r in s.members:
  *             if r != sender:
