@@ -240,8 +240,14 @@ func (s *Set) resize(n int) error {
 		}
 		defer f.remove()
 		tmp, old, fps, s.slots = f, nil, nil, nil
+		s.onMemory(-was)
+		was = 0
 		debug.FreeOSMemory() // the old table is given back before the new one is taken
 	}
+	// Counted before it is made, the old one after it is let go: the
+	// caller's count (the GC policy's long-lived tables) covers both while
+	// both are alive.
+	s.onMemory(n)
 	s.slots = make([]uint64, n)
 	for _, v := range old {
 		if v != 0 {
@@ -258,10 +264,15 @@ func (s *Set) resize(n int) error {
 		s.stats.GrownOnDisk++
 	}
 	s.limit = min(int(s.opts.Load*float64(n)), n-2)
-	if s.opts.OnMemory != nil {
-		s.opts.OnMemory(int64(n-was) * 8)
-	}
+	s.onMemory(-was)
 	return nil
+}
+
+// onMemory tells the caller that the table's slots grew by delta.
+func (s *Set) onMemory(delta int) {
+	if s.opts.OnMemory != nil && delta != 0 {
+		s.opts.OnMemory(int64(delta) * 8)
+	}
 }
 
 // compact moves the table's fingerprints to its front, sorted, emptying
@@ -403,9 +414,7 @@ func (s *Set) Close() error {
 		}
 	}
 	s.files = nil
-	if s.opts.OnMemory != nil {
-		s.opts.OnMemory(-int64(len(s.slots)) * 8)
-	}
+	s.onMemory(-len(s.slots))
 	s.slots, s.pending, s.n = nil, nil, 0
 	s.diskChanged()
 	return first
