@@ -66,6 +66,9 @@ func projectCases(t *testing.T) []checkCase {
 	tla, _ := filepath.Glob("testdata/tla/*.toml")
 	var cases []checkCase
 	for _, f := range append(files, tla...) {
+		if strings.Contains(f, "paxoscommit") {
+			continue // 1.3 M states: TestTLAPorts explores them; bakery and lamport are the large cases here
+		}
 		p, err := projects.Load(f)
 		if err != nil {
 			t.Fatal(err)
