@@ -8,7 +8,7 @@
 # Usage: scripts/check-vs-tlc.sh [TLC_JAR|-] [CONFIG...]   (default: c8 c8x30)
 # Environment: WORKERS (default 2), BUDGET (modex --memory-budget MB, default
 # 2048), TLC_HEAP (java -Xmx, default 256m), CHECK_DIR (--check-dir; default
-# the system's temporary folder).
+# the system's temporary folder), ONLY (modex or tlc: run one of the two).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jar=${1:--}
@@ -32,20 +32,22 @@ echo "|---|---|---|---|---|---|---|---|---|"
 dirflag=()
 [[ -n ${CHECK_DIR:-} ]] && dirflag=(--check-dir "$CHECK_DIR")
 for c in "${configs[@]}"; do
-  out=$tmp/modex.out
-  set +e
-  nice /usr/bin/time -o "$tmp/time" -f '%e %M' ./bin/modex-headless explore benchmarks/counters/counters.toml \
-    --config "$c" --check --memory-budget "$budget" --workers "$workers" --quiet "${dirflag[@]}" >"$out" 2>&1
-  code=$?
-  set -e
-  read -r secs kb < "$tmp/time"
-  states=$(sed -nE '1s/^[^:]*: ([0-9]+) states.*/\1/p' "$out")
-  depth=$(sed -nE '1s/.*, depth ([0-9]+),.*/\1/p' "$out")
-  disk=$(sed -nE 's/.*disk ([^)]*\)).*/\1/p' "$out")
-  heapb=$(sed -nE 's/.*peak heap (.*)$/\1/p' "$out")
-  [[ $code -eq 0 ]] || { echo "modex exited $code:" >&2; cat "$out" >&2; }
-  printf '| %s | modex --check --memory-budget %s | %s | %s | %s | %s | %.0f | %s | %s |\n' "$c" "$budget" "$workers" "$states" "$depth" "$secs" "$(awk -v k="$kb" 'BEGIN{print k/1024}')" "$heapb" "$disk"
-  if [[ $jar == - ]]; then
+  if [[ ${ONLY:-} != tlc ]]; then
+    out=$tmp/modex.out
+    set +e
+    nice /usr/bin/time -o "$tmp/time" -f '%e %M' ./bin/modex-headless explore benchmarks/counters/counters.toml \
+      --config "$c" --check --memory-budget "$budget" --workers "$workers" --quiet "${dirflag[@]}" >"$out" 2>&1
+    code=$?
+    set -e
+    read -r secs kb < "$tmp/time"
+    states=$(sed -nE '1s/^[^:]*: ([0-9]+) states.*/\1/p' "$out")
+    depth=$(sed -nE '1s/.*, depth ([0-9]+),.*/\1/p' "$out")
+    disk=$(sed -nE 's/.*disk ([^)]*\)).*/\1/p' "$out")
+    heapb=$(sed -nE 's/.*peak heap (.*)$/\1/p' "$out")
+    [[ $code -eq 0 ]] || { echo "modex exited $code:" >&2; cat "$out" >&2; }
+    printf '| %s | modex --check --memory-budget %s | %s | %s | %s | %s | %.0f | %s | %s |\n' "$c" "$budget" "$workers" "$states" "$depth" "$secs" "$(awk -v k="$kb" 'BEGIN{print k/1024}')" "$heapb" "$disk"
+  fi
+  if [[ $jar == - || ${ONLY:-} == modex ]]; then
     continue
   fi
   out=$tmp/tlc.out
