@@ -5,7 +5,6 @@ import (
 
 	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
-	"go.starlark.net/starlark"
 )
 
 type candidate struct {
@@ -220,20 +219,4 @@ func (t *tester) control(states []model.State, c candidate, out any) ([]model.St
 	}
 	closed, err := t.closure(next)
 	return closed, output, expected, err
-}
-
-func number(v model.Value) (float64, bool) {
-	switch x := v.(type) {
-	case starlark.Int:
-		n, ok := x.Int64()
-		return float64(n), ok
-	case starlark.Float:
-		return float64(x), true
-	case starlark.Bool:
-		if x {
-			return 1, true
-		}
-		return 0, true
-	}
-	return 0, false
 }

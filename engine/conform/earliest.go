@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/engine/model"
 )
 
@@ -26,7 +27,7 @@ func (t *tester) earliest(states []model.State) (time.Duration, error) {
 		if err != nil {
 			return 0, err
 		}
-		f, ok := number(v)
+		f, ok := explore.Number(v)
 		if !ok || !(f >= 0) { // NaN too
 			return 0, fmt.Errorf("earliest `%s` must give a number of seconds, not %s", x.Source(), model.Format(v))
 		}

@@ -138,7 +138,7 @@ func (t *tester) timeout(states []model.State) (time.Duration, error) {
 		if err != nil {
 			return 0, err
 		}
-		f, ok := number(v)
+		f, ok := explore.Number(v)
 		if !ok || f < 0 {
 			return 0, fmt.Errorf("timeout `%s` must give a number of seconds, not %s", t.cfg.Timeout.Source(), model.Format(v))
 		}

@@ -26,7 +26,7 @@ func ActionWeight(w model.Worker, info *model.ModelInfo, ac *ActionConfig, ai in
 	if err != nil {
 		return 0, err
 	}
-	f, ok := weightNumber(v)
+	f, ok := Number(v)
 	if !ok {
 		return 0, fmt.Errorf("weight `%s` of %s must give a number, not %s", ac.Weight.Source(), info.Actions[ai].Name, model.Format(v))
 	}
@@ -38,8 +38,9 @@ func ActionWeight(w model.Worker, info *model.ModelInfo, ac *ActionConfig, ai in
 	return f, nil
 }
 
-// weightNumber converts a weight's value to a number.
-func weightNumber(v model.Value) (float64, bool) {
+// Number converts the value of a weight, timeout or earliest expression
+// to a number: an int, a float, or a bool (1 or 0).
+func Number(v model.Value) (float64, bool) {
 	switch x := v.(type) {
 	case starlark.Int:
 		n, ok := x.Int64()
