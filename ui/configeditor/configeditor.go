@@ -294,7 +294,13 @@ func (ce *Editor) check(label string, on bool, apply func(bool)) fyne.CanvasObje
 }
 
 func (ce *Editor) intField(path string, own, inherited *int, apply func(*int)) fyne.CanvasObject {
-	val, ph := "", "0"
+	return ce.intFieldOr(path, own, inherited, "0", apply)
+}
+
+// intFieldOr is intField whose empty text means def (its placeholder when
+// nothing is inherited).
+func (ce *Editor) intFieldOr(path string, own, inherited *int, def string, apply func(*int)) fyne.CanvasObject {
+	val, ph := "", def
 	if own != nil {
 		val = strconv.Itoa(*own)
 	} else if inherited != nil {

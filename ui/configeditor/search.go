@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/modex/modex/engine/explore"
 	"github.com/modex/modex/ui/widgets"
 )
 
@@ -51,8 +52,8 @@ func (ce *Editor) search() []fyne.CanvasObject {
 		widgets.HintLabel("Directed search follows the model by walks, each action drawn by its test weight: for state spaces too large to enumerate."),
 		mode,
 		container.New(layout.NewFormLayout(),
-			widget.NewLabel("walks"), ce.intField("walks", s.Walks, r.Walks, func(v *int) { s.Walks = v }),
-			widget.NewLabel("walk depth"), ce.intField("walk_depth", s.WalkDepth, r.WalkDepth, func(v *int) { s.WalkDepth = v }),
+			widget.NewLabel("walks"), ce.intFieldOr("walks", s.Walks, r.Walks, strconv.Itoa(explore.DefaultWalks), func(v *int) { s.Walks = v }),
+			widget.NewLabel("walk depth"), ce.intFieldOr("walk_depth", s.WalkDepth, r.WalkDepth, strconv.Itoa(explore.DefaultWalkDepth), func(v *int) { s.WalkDepth = v }),
 			widget.NewLabel("seed"), ce.seedField(s.Seed, r.Seed, func(v *int64) { s.Seed = v }),
 		),
 	}
