@@ -38,9 +38,10 @@ func Tune() (restore func()) {
 	oldLimit := debug.SetMemoryLimit(Base)
 	var mu sync.Mutex
 	limit := int64(Base)
-	var capped int64 // a watched memory budget's cap (0: none)
+	var capped int64       // a watched memory budget's cap (0: none)
+	var room collectorRoom // headroom added while the collector costs the workers too much
 	apply := func() {
-		l := limit
+		l := limit + room.extra
 		if capped > 0 {
 			l = min(l, capped)
 		}
@@ -79,8 +80,10 @@ func Tune() (restore func()) {
 			}
 			mu.Lock()
 			ll := model.LongLived()
-			if next := afterTick(limit, prevLL, int64(sample[0].Value.Uint64()), ll); next != limit {
-				limit = next
+			live := int64(sample[0].Value.Uint64())
+			extra := room.tick(live)
+			if next := afterTick(limit, prevLL, live, ll); next != limit || extra != room.extra {
+				limit, room.extra = next, extra
 				apply()
 			}
 			prevLL = ll

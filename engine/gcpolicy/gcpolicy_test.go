@@ -101,3 +101,62 @@ func TestAfterTick(t *testing.T) {
 		}
 	}
 }
+
+// The headroom grows while the collector takes more than roomHigh of the
+// CPU, never past a quarter of the live heap, shrinks while it takes less
+// than roomLow, and is let go when small.
+func TestNextRoom(t *testing.T) {
+	const mb = 1 << 20
+	for _, c := range []struct {
+		name        string
+		extra, live int64
+		share       float64
+		want        int64
+	}{
+		{"dear, none yet: one step", 0, 1000 * mb, 0.09, roomStep},
+		{"dear: doubled", 32 * mb, 1000 * mb, 0.06, 64 * mb},
+		{"dear: a quarter of the live heap at most", 200 * mb, 1000 * mb, 0.20, 250 * mb},
+		{"dear, small heap: a quarter of it", 0, 40 * mb, 0.5, 10 * mb},
+		{"between the two: unchanged", 64 * mb, 1000 * mb, 0.03, 64 * mb},
+		{"between, the heap fell: its quarter", 64 * mb, 100 * mb, 0.03, 25 * mb},
+		{"cheap: three quarters", 64 * mb, 1000 * mb, 0.005, 48 * mb},
+		{"cheap and small: none", 8 * mb, 1000 * mb, 0.005, 0},
+		{"exactly roomHigh: unchanged", 64 * mb, 1000 * mb, roomHigh, 64 * mb},
+	} {
+		if got := nextRoom(c.extra, c.live, c.share); got != c.want {
+			t.Errorf("%s: nextRoom(%d MiB, %d MiB, %v) = %d MiB, want %d MiB", c.name, c.extra/mb, c.live/mb, c.share, got/mb, c.want/mb)
+		}
+	}
+}
+
+// tick decides once every roomTicks ticks from the CPU the collector took
+// since the last decision (assists, dedicated marking and pauses, against
+// those and the program's own), not from the totals since the start.
+func TestRoomTick(t *testing.T) {
+	const mb = 1 << 20
+	var cpu [4]float64 // assist, dedicated, pause, user
+	r := collectorRoom{read: func() [4]float64 { return cpu }}
+	live := int64(1000 * mb)
+	if got := r.tick(live); got != 0 {
+		t.Fatalf("first tick: %d", got)
+	}
+	// A second in which the collector took 10 % of the CPU: the room grows.
+	cpu = [4]float64{0.05, 0.04, 0.01, 0.9}
+	for i := 1; i < roomTicks; i++ {
+		if got := r.tick(live); got != 0 {
+			t.Fatalf("tick %d decided early: %d", i, got)
+		}
+	}
+	if got := r.tick(live); got != roomStep {
+		t.Fatalf("after a dear second: %d MiB, want %d", got/mb, roomStep/mb)
+	}
+	r.extra = roomStep
+	// The next second costs nothing more: the share is 0, the room shrinks.
+	cpu[3] += 1
+	for range roomTicks - 1 {
+		r.tick(live)
+	}
+	if got := r.tick(live); got != roomStep*3/4 {
+		t.Errorf("after a cheap second: %d MiB, want %d", got/mb, roomStep*3/4/mb)
+	}
+}
