@@ -103,7 +103,7 @@ func TestAfterTick(t *testing.T) {
 }
 
 // The headroom grows while the collector takes more than roomHigh of the
-// CPU, never past a quarter of the live heap, shrinks while it takes less
+// CPU, never past half of the live heap, shrinks while it takes less
 // than roomLow, and is let go when small.
 func TestNextRoom(t *testing.T) {
 	const mb = 1 << 20
@@ -114,11 +114,11 @@ func TestNextRoom(t *testing.T) {
 		want        int64
 	}{
 		{"dear, none yet: one step", 0, 1000 * mb, 0.09, roomStep},
-		{"dear: doubled", 32 * mb, 1000 * mb, 0.06, 64 * mb},
-		{"dear: a quarter of the live heap at most", 200 * mb, 1000 * mb, 0.20, 250 * mb},
-		{"dear, small heap: a quarter of it", 0, 40 * mb, 0.5, 10 * mb},
-		{"between the two: unchanged", 64 * mb, 1000 * mb, 0.03, 64 * mb},
-		{"between, the heap fell: its quarter", 64 * mb, 100 * mb, 0.03, 25 * mb},
+		{"dear: doubled", 32 * mb, 1000 * mb, 0.04, 64 * mb},
+		{"dear: half of the live heap at most", 400 * mb, 1000 * mb, 0.20, 500 * mb},
+		{"dear, small heap: half of it", 0, 20 * mb, 0.5, 10 * mb},
+		{"between the two: unchanged", 64 * mb, 1000 * mb, 0.02, 64 * mb},
+		{"between, the heap fell: its half", 64 * mb, 100 * mb, 0.02, 50 * mb},
 		{"cheap: three quarters", 64 * mb, 1000 * mb, 0.005, 48 * mb},
 		{"cheap and small: none", 8 * mb, 1000 * mb, 0.005, 0},
 		{"exactly roomHigh: unchanged", 64 * mb, 1000 * mb, roomHigh, 64 * mb},
@@ -140,19 +140,22 @@ func TestRoomTick(t *testing.T) {
 	if got := r.tick(live); got != 0 {
 		t.Fatalf("first tick: %d", got)
 	}
-	// A second in which the collector took 10 % of the CPU: the room grows.
-	cpu = [4]float64{0.05, 0.04, 0.01, 0.9}
-	for i := 1; i < roomTicks; i++ {
-		if got := r.tick(live); got != 0 {
-			t.Fatalf("tick %d decided early: %d", i, got)
+	// Two seconds in which the collector took 10 % of the CPU: the room
+	// grows after the second, not the first.
+	for sec, want := range []int64{0, roomStep} {
+		cpu[0], cpu[1], cpu[2], cpu[3] = cpu[0]+0.05, cpu[1]+0.04, cpu[2]+0.01, cpu[3]+0.9
+		for i := 1; i < roomTicks; i++ {
+			if got := r.tick(live); got != r.extra {
+				t.Fatalf("second %d, tick %d decided early: %d", sec, i, got)
+			}
+		}
+		if got := r.tick(live); got != want {
+			t.Fatalf("after dear second %d: %d MiB, want %d", sec+1, got/mb, want/mb)
 		}
 	}
-	if got := r.tick(live); got != roomStep {
-		t.Fatalf("after a dear second: %d MiB, want %d", got/mb, roomStep/mb)
-	}
-	r.extra = roomStep
+	r.extra = roomStep // as Tune stores it
 	// The next second costs nothing more: the share is 0, the room shrinks.
-	cpu[3] += 1
+	cpu[3] += 2
 	for range roomTicks - 1 {
 		r.tick(live)
 	}
