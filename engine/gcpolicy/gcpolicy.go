@@ -27,6 +27,8 @@ const Base = 64 << 20
 // proportion to its work, not to the graph it has stored.
 // The limit falls again when the live data falls to under half of what
 // it was (nextLimit), and by what long-lived tables let go (afterTick).
+// While the collector takes a large share of the CPU (every core running a
+// worker), collectorRoom adds headroom to the limit (room.go).
 // GOGC or GOMEMLIMIT in the environment turn it off.
 // The returned function stops the watcher and restores Go's defaults
 // (benchmarks).
