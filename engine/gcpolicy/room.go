@@ -53,7 +53,7 @@ func (r *collectorRoom) tick(live int64) int64 {
 	if r.read == nil {
 		r.read = readCPU()
 	}
-	if r.ticks == 0 && r.last == [2]float64{} {
+	if r.ticks == 0 { // the first reading
 		r.last = r.cpu()
 		r.ticks = 1
 		return r.extra
