@@ -242,14 +242,14 @@ type checker struct {
 	depth int
 	// stopped is why the search stops at the end of the level (a bound);
 	// err a failure of the check's own files.
-	stopped string
-	err     error
-	first   *firstViolation
-	srcs    []checkSrc // the chunk's states
-	ids     []int32
-	keyBuf  []byte
-	rec     []byte
-	group   []groupTrans
+	stopped  string
+	err      error
+	first    *firstViolation
+	srcs     []checkSrc // the chunk's states
+	ids      []int32
+	keyBytes int // the bytes of keys the last chunk loaded
+	rec      []byte
+	group    []groupTrans
 	// lived is what the check counts in model.AddLongLived.
 	lived atomic.Int64
 	// prog is the progress published after each chunk; peakHeap the most

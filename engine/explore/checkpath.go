@@ -74,8 +74,8 @@ func (c *checker) initialWith(fp uint64) (string, error) {
 // expandKey expands the state with this key, alone, as the search did.
 func (c *checker) expandKey(key string) (*srcResult, error) {
 	x := c.e.ex
-	x.keys = append(x.keys[:0], []byte(key)) // a copy, never changed (see loadChunk)
-	x.States = append(x.States[:0], MState{keyLen: int32(len(key))})
+	x.keys = append(x.keys[:0], []byte(key))  // a copy, never changed (see loadChunk)
+	x.States = append(x.States[:0], MState{}) // its key: the whole chunk
 	r := &c.e.expandLevel([]int32{0})[0]
 	if !r.done {
 		return nil, fmt.Errorf("the way to a violation could not be rebuilt: %v", c.e.ctx.Err())

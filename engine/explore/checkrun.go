@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/modex/modex/engine/fpset"
 	"github.com/modex/modex/engine/model"
@@ -19,8 +20,7 @@ const (
 	flagInitial               // an initial state
 )
 
-// maxChunkKeys bounds the bytes of keys a chunk loads (offsets in the
-// chunk's key buffer are 32-bit).
+// maxChunkKeys bounds the bytes of keys a chunk loads.
 const maxChunkKeys = 256 << 20
 
 // run searches level by level: the initial states, then every level's
@@ -130,10 +130,12 @@ func (c *checker) loadChunk(left int64) (int, error) {
 	x := c.e.ex
 	x.States = x.States[:0]
 	c.srcs, c.ids = c.srcs[:0], c.ids[:0]
-	// A new buffer for every chunk: the keys are strings the model may
-	// keep parts of (decoded values), which must never change.
-	buf := make([]byte, 0, max(cap(c.keyBuf), 4<<10))
-	for int64(len(c.srcs)) < left && len(c.srcs) < levelChunk && len(buf) < maxChunkKeys {
+	// New chunks of keys every time: the keys are strings the model may
+	// keep parts of (decoded values), which must never change. The first
+	// is as large as the last load's keys.
+	x.keys = append(x.keys[:0], make([]byte, 0, min(max(c.keyBytes, 4<<10), keyChunk)))
+	n := 0
+	for int64(len(c.srcs)) < left && len(c.srcs) < levelChunk && n < maxChunkKeys {
 		rec, err := c.queue.Pop()
 		if err != nil {
 			return 0, fmt.Errorf("the check's queue: %w", err)
@@ -145,11 +147,12 @@ func (c *checker) loadChunk(left int64) (int, error) {
 		key := rec[k+1:]
 		c.ids = append(c.ids, int32(len(c.srcs)))
 		c.srcs = append(c.srcs, checkSrc{idx: int64(idx), flags: rec[k]})
-		x.States = append(x.States, MState{keyOff: int64(len(buf)), keyLen: int32(len(key))})
-		buf = append(buf, key...)
+		var s MState
+		s.setKeyLoc(x.storeKey(unsafeString(key))) // copied: the record is the queue's until the next Pop
+		x.States = append(x.States, s)
+		n += len(key)
 	}
-	c.keyBuf = buf
-	x.keys = append(x.keys[:0], buf)
+	c.keyBytes = n
 	return len(c.srcs), nil
 }
 
@@ -353,4 +356,12 @@ func (c *checker) violation(kind string, idx int64, msg string) {
 	if c.first == nil {
 		c.first = &firstViolation{kind: kind, idx: idx, message: msg}
 	}
+}
+
+// unsafeString is b as a string, for as long as b is not written.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

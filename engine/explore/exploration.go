@@ -12,11 +12,15 @@ import (
 // collector to follow (read them with Exploration.StateLabel and
 // StateError).
 type MState struct {
-	keyOff int64 // the key in Exploration.keys
-	keyLen int32
-	Depth  int32
-	// Its label and error are in Exploration.notes: 24 bytes a state, not
-	// 32, where most explorations have neither.
+	// keyLo and keyHi are where the key starts in Exploration.keys (see
+	// keyLoc): 40 bits, the chunk's index and the offset in it. Its end is
+	// where the next state's key starts in the same chunk, or the chunk's
+	// end: keys are stored in the order of the states (StateKey).
+	keyLo uint32
+	Depth int32
+	keyHi uint8
+	// Its label and error are in Exploration.notes: 16 bytes a state, not
+	// 24, where most explorations have neither.
 	Initial   bool
 	Accepting bool
 	Expanded  bool
@@ -185,33 +189,72 @@ func (x *Exploration) intern(s string) int32 {
 // zero, a megabyte for a few keys).
 const keyChunk = 1 << 20
 
+// keyOffBits is the number of bits of a key's location that give its
+// offset in its chunk: chunks hold keyChunk bytes at most, or one key
+// (storeKey).
+const keyOffBits = 20
+
+// maxKeyChunks bounds the chunks of a key arena (40-bit locations): 2^20
+// chunks of up to a megabyte, a terabyte of keys.
+const maxKeyChunks = 1 << (40 - keyOffBits)
+
+// A chunk's offsets fit in keyOffBits (a compile-time check).
+var _ [1<<keyOffBits - keyChunk]struct{}
+
+// setKeyLoc sets where the state's key starts: chunk and offset in it.
+func (s *MState) setKeyLoc(chunk, off int) {
+	loc := uint64(chunk)<<keyOffBits | uint64(off)
+	s.keyLo, s.keyHi = uint32(loc), uint8(loc>>32)
+}
+
+// keyLoc is where the state's key starts: its chunk and its offset in it.
+func (s *MState) keyLoc() (chunk, off int) {
+	loc := uint64(s.keyHi)<<32 | uint64(s.keyLo)
+	return int(loc >> keyOffBits), int(loc & (1<<keyOffBits - 1))
+}
+
 // StateKey returns the canonical encoding of model state i; decode it with
 // a Worker.
 func (x *Exploration) StateKey(i int) string {
-	s := &x.States[i]
-	if s.keyLen == 0 {
+	c, off := x.States[i].keyLoc()
+	if c >= len(x.keys) {
+		return "" // no key stored (a state of a hand-built exploration)
+	}
+	chunk := x.keys[c]
+	end := len(chunk)
+	if i+1 < len(x.States) {
+		if nc, noff := x.States[i+1].keyLoc(); nc == c {
+			end = noff
+		}
+	}
+	if end == off {
 		return ""
 	}
-	chunk := x.keys[s.keyOff>>32]
-	off := int(uint32(s.keyOff))
-	return unsafe.String(&chunk[off], int(s.keyLen))
+	return unsafe.String(&chunk[off], end-off)
 }
 
-// storeKey copies a key into the arena and returns where it stands.
-func (x *Exploration) storeKey(key string) (int64, int32) {
+// storeKey copies a key into the arena, after the keys of the states
+// before, and returns where it starts (MState.setKeyLoc): the key of the
+// state added next.
+func (x *Exploration) storeKey(key string) (chunk, off int) {
 	n := len(x.keys)
-	if n == 0 || cap(x.keys[n-1])-len(x.keys[n-1]) < len(key) {
+	if n == 0 || cap(x.keys[n-1])-len(x.keys[n-1]) < len(key) || len(x.keys[n-1]) >= keyChunk {
 		size := 4 << 10
 		if n > 0 {
 			size = min(keyChunk, 2*cap(x.keys[n-1]))
 		}
+		if n == maxKeyChunks {
+			panic("explore: more than a terabyte of state keys")
+		}
+		// A key larger than a chunk has a chunk of its own, full: the
+		// next key starts another (offsets stay under keyChunk).
 		x.keys = append(x.keys, make([]byte, 0, max(size, len(key))))
 		n++
 	}
-	chunk := x.keys[n-1]
-	off := len(chunk)
-	x.keys[n-1] = append(chunk, key...)
-	return int64(n-1)<<32 | int64(off), int32(len(key))
+	chunk = n - 1
+	off = len(x.keys[chunk])
+	x.keys[chunk] = append(x.keys[chunk], key...)
+	return chunk, off
 }
 
 // ArgsOf returns the inputs of a transition.

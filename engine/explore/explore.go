@@ -763,11 +763,12 @@ func (e *explorer) markFrontier(ids []int32) {
 // addState adds a state: its key, the key's hash, its depth and facts.
 func (e *explorer) addState(key string, hk hkey, depth int32, info *targetInfo) int32 {
 	id := int32(len(e.ex.States))
-	off, n := e.ex.storeKey(key)
+	c, off := e.ex.storeKey(key)
 	// Field by field into the array (see addTrans).
 	e.ex.States = grow(e.ex.States, 1)[:id+1]
 	s := &e.ex.States[id]
-	s.keyOff, s.keyLen, s.Depth = off, n, depth
+	s.setKeyLoc(c, off)
+	s.Depth = depth
 	e.ex.setNote(int(id), stateNote{label: e.ex.intern(info.label), err: e.ex.intern(info.invariant)})
 	s.Initial, s.Accepting, s.Expanded, s.Frontier, s.ModelErr = false, info.accepting, false, false, false
 	e.concrete.set(hk, id)
@@ -784,8 +785,9 @@ func (e *explorer) errorState(msg string, depth int32) int32 {
 		return id
 	}
 	id := int32(len(e.ex.States))
-	off, n := e.ex.storeKey(key)
-	e.ex.States = append(e.ex.States, MState{keyOff: off, keyLen: n, Depth: depth, ModelErr: true})
+	s := MState{Depth: depth, ModelErr: true}
+	s.setKeyLoc(e.ex.storeKey(key))
+	e.ex.States = append(e.ex.States, s)
 	e.ex.setNote(int(id), stateNote{label: e.ex.intern("error"), err: e.ex.intern(msg)})
 	e.concrete.set(hk, id)
 	return id

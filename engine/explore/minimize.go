@@ -259,13 +259,17 @@ func (x *Exploration) quotientExploration(class []int, count int, off []int, adj
 	// first state is found when c first appears.
 	rep := make([]int, 0, count)
 	y := &Exploration{Model: x.Model, Config: x.Config, Stats: x.Stats, ArgTable: x.ArgTable, OutTable: x.OutTable,
-		keys: x.keys, strs: x.strs, States: make([]MState, 0, count), Merged: make([]int, count)}
+		strs: x.strs, States: make([]MState, 0, count), Merged: make([]int, count)}
 	for i := range x.States {
 		c := class[i]
 		y.Merged[c] += x.merged(i)
 		if c == len(rep) {
 			rep = append(rep, i)
-			y.States = append(y.States, x.States[i])
+			s := x.States[i]
+			// A key follows the key of the state before in the arena
+			// (StateKey): the representatives' keys are copied.
+			s.setKeyLoc(y.storeKey(x.StateKey(i)))
+			y.States = append(y.States, s)
 			y.setNote(c, x.note(i))
 			continue
 		}
