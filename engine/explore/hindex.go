@@ -1,5 +1,7 @@
 package explore
 
+import "github.com/modex/modex/engine/memtouch"
+
 // hindex maps 128-bit key hashes to ids: open addressing with linear
 // probing over one flat, pointer-free table. The hashes are uniform
 // already, so a slot is found from their low bits without hashing again,
@@ -106,7 +108,7 @@ func (h *hindex) reserve(n int) {
 // resize moves the keys to a table of size slots (a power of two).
 func (h *hindex) resize(size int) {
 	old := h.slots
-	h.slots = make([]hslot, size)
+	h.slots = memtouch.Make[hslot](size) // probed before stored into
 	mask := uint64(len(h.slots) - 1)
 	for j := range old {
 		if old[j].v == 0 {

@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+
+	"github.com/modex/modex/engine/memtouch"
 )
 
 // Options bound a Set.
@@ -248,7 +250,7 @@ func (s *Set) resize(n int) error {
 	// caller's count (the GC policy's long-lived tables) covers both while
 	// both are alive.
 	s.onMemory(n)
-	s.slots = make([]uint64, n)
+	s.slots = memtouch.Make[uint64](n) // probed before stored into
 	for _, v := range old {
 		if v != 0 {
 			insert(s.slots, v)

@@ -4,6 +4,8 @@ import (
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
+
+	"github.com/modex/modex/engine/memtouch"
 )
 
 // keySet tells which of a list's strings were added before. Its table is
@@ -31,7 +33,7 @@ func (sl keySlot) tag() uint32 { return uint32(sl >> 32) }
 
 // newKeySet returns a set with room for about n keys before it grows.
 func newKeySet(n int) *keySet {
-	return &keySet{seed: maphash.MakeSeed(), slots: make([]keySlot, tableFor(n))}
+	return &keySet{seed: maphash.MakeSeed(), slots: memtouch.Make[keySlot](tableFor(n))}
 }
 
 // tableFor is the size of a table with room for n keys.
@@ -63,7 +65,7 @@ func (s *keySet) add(keys []string, at int) bool {
 // which the slot does not keep whole: the keys are hashed again.
 func (s *keySet) grow(keys []string, size int) {
 	old := s.slots
-	s.slots = make([]keySlot, size)
+	s.slots = memtouch.Make[keySlot](size) // probed before stored into
 	mask := uint64(len(s.slots) - 1)
 	for _, o := range old {
 		if o == 0 {
