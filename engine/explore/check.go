@@ -178,6 +178,7 @@ func Check(ctx context.Context, m model.Model, cfg *Config, opts CheckOptions) (
 	if err := e.addWorkers(n); err != nil {
 		return nil, err
 	}
+	defer e.stopCrew()
 	for _, w := range e.workers {
 		// Targets are looked up in a large table: facts found in the
 		// chunk already are worth remembering, unless they are Go code.

@@ -2,7 +2,6 @@ package explore
 
 import (
 	"fmt"
-	"sync"
 	"sync/atomic"
 
 	"github.com/modex/modex/engine/model"
@@ -132,18 +131,9 @@ func (e *explorer) expandLevel(level []int32) []srcResult {
 }
 
 // onWorkers runs work on the first nw workers at once, the first on this
-// goroutine (no wake-up when there is one worker), and waits for them.
+// goroutine, the others on the crew's helpers, and waits for them.
 func (e *explorer) onWorkers(nw int, work func(w *expWorker)) {
-	var wg sync.WaitGroup
-	for _, w := range e.workers[1:nw] {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work(w)
-		}()
-	}
-	work(e.workers[0])
-	wg.Wait()
+	e.onHelpers(nw-1, func(i int) { work(e.workers[i+1]) }, func() { work(e.workers[0]) })
 }
 
 // expand tries every included action with every input combination in one

@@ -302,6 +302,9 @@ type explorer struct {
 	// chk is set in the checking mode (Check): keys are hashed to
 	// fingerprints and looked up in its set, not in concrete.
 	chk *checker
+	// crew runs the workers but the first (crew.go), from its first use
+	// to the end of the run.
+	crew *crew
 }
 
 // settleAtOnce is the state of an exploration with one worker. Its worker
@@ -427,6 +430,7 @@ func Explore(ctx context.Context, m model.Model, cfg *Config) (*Exploration, err
 	if err := e.addWorkers(n); err != nil {
 		return nil, err
 	}
+	defer e.stopCrew()
 	if n == 1 && cfg.Search != SearchWalks { // walks settle nothing as they go (see walk.go)
 		e.one = &settleAtOnce{}
 	}

@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"sync"
 	"sync/atomic"
 
 	"github.com/modex/modex/engine/model"
@@ -82,7 +81,7 @@ type initEval struct {
 }
 
 // initJob is a batch of initial states being evaluated. Its helpers (the
-// workers but the first) start on it at once; the explorer's goroutine
+// crew's: the workers but the first) start on it at once; the explorer's goroutine
 // joins them with the first worker (finish) once it has added the batch
 // before: the adds, which are serial, overlap the next batch's
 // evaluation, and no more goroutines run than there are workers.
@@ -92,7 +91,9 @@ type initJob struct {
 	n    int
 	b    *initEval
 	next atomic.Int64
-	wg   sync.WaitGroup
+	// helpers is how many of the crew's helpers evaluate it (finish waits
+	// for them)
+	helpers int
 	// stop: the run ends (cancelled, or an error): what is left of the
 	// batch is not evaluated, and its results are not read
 	stop atomic.Bool
@@ -108,13 +109,8 @@ func (e *explorer) startInits(src *initSource, lo int, b *initEval) *initJob {
 	b.infos = b.infos[:j.n]
 	b.hashes = append(b.hashes[:0], make([]hkey, j.n)...)
 	if j.n >= 64 {
-		for _, w := range e.workers[1:] {
-			j.wg.Add(1)
-			go func() {
-				defer j.wg.Done()
-				e.evalSome(j, w)
-			}()
-		}
+		j.helpers = len(e.workers) - 1
+		e.postHelpers(j.helpers, func(i int) { e.evalSome(j, e.workers[i+1]) })
 	}
 	return j
 }
@@ -123,14 +119,14 @@ func (e *explorer) startInits(src *initSource, lo int, b *initEval) *initJob {
 // the helpers: j.b then holds the whole batch, in its order.
 func (e *explorer) finish(j *initJob) {
 	e.evalSome(j, e.workers[0])
-	j.wg.Wait()
+	e.waitHelpers(j.helpers)
 }
 
 // abandon stops j and waits for its helpers, which are then done with the
 // workers and the source.
 func (e *explorer) abandon(j *initJob) {
 	j.stop.Store(true)
-	j.wg.Wait()
+	e.waitHelpers(j.helpers)
 }
 
 // evalSome evaluates states of j on w, a block at a time, until none is
