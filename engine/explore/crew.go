@@ -29,6 +29,10 @@ type crew struct {
 	done     chan struct{}
 	quit     atomic.Bool
 	wg       sync.WaitGroup
+	// spins: helpers and explorer spin before they sleep (not when there
+	// are more of them than processors: a spinning goroutine would take
+	// the time of one that works, the merge's among them).
+	spins bool
 }
 
 // helper is one of the crew's goroutines: asleep is 1 while it sleeps
@@ -48,9 +52,10 @@ const genStep = 1 << 16
 // enough that a crew with nothing to do is soon asleep.
 const spinFor = 2 * time.Millisecond
 
-// newCrew starts n helpers; the last job's helper i runs on workers[i+1].
-func newCrew(n int) *crew {
-	c := &crew{done: make(chan struct{}, 1)}
+// newCrew starts n helpers (the last job's helper i runs on
+// workers[i+1]), which spin between jobs when spins is set.
+func newCrew(n int, spins bool) *crew {
+	c := &crew{done: make(chan struct{}, 1), spins: spins}
 	for i := range n {
 		h := &helper{wake: make(chan struct{}, 1)}
 		c.helpers = append(c.helpers, h)
@@ -82,7 +87,7 @@ func (c *crew) serve(i int, h *helper) {
 // await returns the crew's generation once it is not last: at once while
 // spinning, after a sleep once spinFor has passed.
 func (c *crew) await(h *helper, last uint64) uint64 {
-	if spin(func() bool { return c.gen.Load() != last }) {
+	if c.spin(func() bool { return c.gen.Load() != last }) {
 		return c.gen.Load()
 	}
 	h.asleep.Store(1)
@@ -94,8 +99,12 @@ func (c *crew) await(h *helper, last uint64) uint64 {
 }
 
 // spin tells whether done became true within spinFor, yielding the
-// processor now and then to goroutines that have work.
-func spin(done func() bool) bool {
+// processor now and then to goroutines that have work; whether it is true
+// now when the crew does not spin.
+func (c *crew) spin(done func() bool) bool {
+	if !c.spins {
+		return done()
+	}
 	start := time.Now()
 	for i := 1; ; i++ {
 		if done() {
@@ -126,7 +135,7 @@ func (c *crew) post(use int, job func(i int)) {
 
 // wait waits until the helpers of the last job posted are done with it.
 func (c *crew) wait() {
-	if spin(func() bool { return c.left.Load() == 0 }) {
+	if c.spin(func() bool { return c.left.Load() == 0 }) {
 		return
 	}
 	c.sleeping.Store(1)
@@ -163,7 +172,7 @@ func (e *explorer) postHelpers(use int, job func(i int)) {
 		return
 	}
 	if e.crew == nil {
-		e.crew = newCrew(len(e.workers) - 1)
+		e.crew = newCrew(len(e.workers)-1, len(e.workers) <= runtime.GOMAXPROCS(0))
 	}
 	e.crew.post(use, job)
 }

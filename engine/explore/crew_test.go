@@ -17,15 +17,18 @@ func TestCrew(t *testing.T) {
 		helpers int
 		uses    []int
 		pause   time.Duration // between jobs
+		spins   bool
 	}{
-		{"one helper, back to back", 1, []int{1, 1, 0, 1, 1}, 0},
-		{"one helper, asleep between jobs", 1, []int{1, 0, 1}, 3 * spinFor},
-		{"three helpers, some used", 3, []int{3, 1, 2, 0, 3, 2, 1, 3}, 0},
-		{"three helpers, asleep between jobs", 3, []int{2, 3, 1, 3}, 3 * spinFor},
+		{"one helper, back to back", 1, []int{1, 1, 0, 1, 1}, 0, true},
+		{"one helper, asleep between jobs", 1, []int{1, 0, 1}, 3 * spinFor, true},
+		{"three helpers, some used", 3, []int{3, 1, 2, 0, 3, 2, 1, 3}, 0, true},
+		{"three helpers, asleep between jobs", 3, []int{2, 3, 1, 3}, 3 * spinFor, true},
+		{"three helpers that never spin", 3, []int{3, 1, 0, 2, 3}, 0, false},
+		{"one helper that never spins, with pauses", 1, []int{1, 0, 1, 1}, time.Millisecond, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newCrew(tc.helpers)
+			c := newCrew(tc.helpers, tc.spins)
 			for k, use := range tc.uses {
 				ran := make([]atomic.Int32, tc.helpers)
 				var running atomic.Int32
@@ -66,7 +69,7 @@ func TestCrew(t *testing.T) {
 
 // TestCrewWaitWithNone: a job that uses no helper is done at once.
 func TestCrewWaitWithNone(t *testing.T) {
-	c := newCrew(2)
+	c := newCrew(2, true)
 	defer c.stop()
 	c.post(0, func(int) { t.Error("a helper ran a job that uses none") })
 	c.wait()
