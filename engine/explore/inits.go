@@ -81,9 +81,9 @@ type initEval struct {
 }
 
 // initJob is a batch of initial states being evaluated. Its helpers (the
-// crew's: the workers but the first) start on it at once; the explorer's goroutine
-// joins them with the first worker (finish) once it has added the batch
-// before: the adds, which are serial, overlap the next batch's
+// crew's: the workers but the first) start on it at once; the explorer's
+// goroutine joins them with the first worker (finish) once it has added
+// the batch before: the adds, which are serial, overlap the next batch's
 // evaluation, and no more goroutines run than there are workers.
 type initJob struct {
 	src  *initSource
