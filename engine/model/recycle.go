@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math/bits"
 	"reflect"
 	"unsafe"
 
@@ -34,8 +35,8 @@ import (
 // htLayout locates the frozen flag and iterator count in Starlark's Dict and
 // Set (both a hashtable, field ht).
 var htLayout = func() (l struct {
-	frozen, iters uintptr
-	ok            bool
+	frozen, iters, table uintptr
+	ok                   bool
 }) {
 	find := func(t reflect.Type) (ht reflect.StructField, ok bool) {
 		ht, ok = t.FieldByName("ht")
@@ -48,20 +49,51 @@ var htLayout = func() (l struct {
 	}
 	fr, ok1 := dht.Type.FieldByName("frozen")
 	it, ok2 := dht.Type.FieldByName("itercount")
-	if !ok1 || !ok2 || fr.Type.Kind() != reflect.Bool || it.Type.Kind() != reflect.Uint32 {
+	tb, ok3 := dht.Type.FieldByName("table")
+	if !ok1 || !ok2 || !ok3 || fr.Type.Kind() != reflect.Bool || it.Type.Kind() != reflect.Uint32 || tb.Type.Kind() != reflect.Slice {
 		return l
 	}
-	l.frozen, l.iters, l.ok = dht.Offset+fr.Offset, dht.Offset+it.Offset, true
+	l.frozen, l.iters, l.table, l.ok = dht.Offset+fr.Offset, dht.Offset+it.Offset, dht.Offset+tb.Offset, true
 	return l
 }()
 
-// maxRecycled bounds a worker's dicts (and sets) kept for reuse.
-const maxRecycled = 4096
+// Recycled dicts and sets are kept by the size of their tables (a size
+// class: the table of 2^class buckets Starlark makes for their entries),
+// and handed out for copies of the same class: a copy then fills a table
+// of the size it needs, with no growing (PaxosCommit's set of messages,
+// tens of entries, was two fifths of the bytes its exploration allocated
+// while only dicts and sets that fit the inline bucket were recycled).
+const (
+	// recycledClasses: tables of up to 2^(recycledClasses-1) buckets (32:
+	// about 200 entries, 15 KB) are recycled; larger ones go to the
+	// collector.
+	recycledClasses = 6
+	// maxRecycled bounds a worker's recycled values of class 0 (the inline
+	// bucket); class c keeps at most maxRecycled>>c of them, about 2 MB a
+	// class.
+	maxRecycled = 4096
+)
 
-// maxRecycledLen is the most entries a recycled dict or set may have: six
-// fit Starlark's inline bucket (a larger one's table is allocated, and
-// clearing keeps it).
-const maxRecycledLen = 6
+// sizeClass returns the size class of a hashtable made for n entries: c for
+// a table of 2^c buckets, as Starlark sizes it (eight entries a bucket,
+// grown once the entries reach 6.5 a bucket).
+func sizeClass(n int) int {
+	c := 0
+	for n >= 8 && float64(n) >= 6.5*float64(int(1)<<c) {
+		c++
+	}
+	return c
+}
+
+// tableClass returns the size class of the table of the dict or set p
+// points to: the class of its entries when it has no table yet.
+func tableClass(p unsafe.Pointer, n int) int {
+	nb := (*reflect.SliceHeader)(unsafe.Add(p, htLayout.table)).Len
+	if nb == 0 {
+		return sizeClass(n)
+	}
+	return bits.Len(uint(nb)) - 1
+}
 
 // unfreeze makes a frozen dict's or set's hashtable mutable again, with no
 // iterator running (p points to the Dict or Set).
@@ -84,19 +116,24 @@ type recycled interface {
 // recycled at the next reset (the outcomes of a scratch step, which share
 // the source's variables, live until the next scratch step).
 type pool[T recycled] struct {
-	used, free      []T
+	used            []T
+	free            [recycledClasses][]T // by size class
 	reads, retiring []T
 }
 
-// take returns an empty value with room for n entries: a recycled one when
-// the pool has one, else made by fresh; it is listed in *to.
+// take returns an empty value with room for n entries: a recycled one of
+// n's size class when the pool has one, else made by fresh; it is listed in
+// *to.
 func (p *pool[T]) take(n int, reused *int, fresh func(int) T, to *[]T) T {
 	var v T
-	if k := len(p.free); k > 0 && n <= maxRecycledLen {
+	c := sizeClass(n)
+	if c < recycledClasses && len(p.free[c]) > 0 {
+		free := p.free[c]
+		k := len(free)
 		*reused++
-		v = p.free[k-1]
-		p.free[k-1] = nil
-		p.free = p.free[:k-1]
+		v = free[k-1]
+		free[k-1] = nil
+		p.free[c] = free[:k-1]
 	} else {
 		v = fresh(n)
 	}
@@ -111,9 +148,9 @@ func (p *pool[T]) recycle(keep bool) {
 		return
 	}
 	if keep {
-		p.free = reuse(p.free, p.used)
+		p.reuse(p.used)
 	}
-	p.free = reuse(p.free, p.retiring)
+	p.reuse(p.retiring)
 	clear(p.used)
 	p.used = p.used[:0]
 	clear(p.retiring)
@@ -140,16 +177,18 @@ func (p *pool[T]) retire(keep bool) {
 	p.reads = p.reads[:0]
 }
 
-// reuse appends the values of vs small enough to keep to free, cleared.
-func reuse[T recycled](free, vs []T) []T {
+// reuse adds the values of vs small enough to keep to the free lists of
+// their tables' size classes, cleared.
+func (p *pool[T]) reuse(vs []T) {
 	for _, v := range vs {
-		if v.Len() <= maxRecycledLen && len(free) < maxRecycled {
-			unfreeze(*(*unsafe.Pointer)(unsafe.Pointer(&v)))
+		ptr := *(*unsafe.Pointer)(unsafe.Pointer(&v))
+		c := tableClass(ptr, v.Len())
+		if c < recycledClasses && len(p.free[c]) < maxRecycled>>c {
+			unfreeze(ptr)
 			_ = v.Clear()
-			free = append(free, v)
+			p.free[c] = append(p.free[c], v)
 		}
 	}
-	return free
 }
 
 // dict returns an empty dict for a step's copy with room for n entries: a

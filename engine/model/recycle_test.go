@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"testing"
+	"unsafe"
 
 	"go.starlark.net/starlark"
 )
@@ -45,13 +46,63 @@ func TestRecycledDicts(t *testing.T) {
 	if d3 := s.dict(1); d3 == d || s.reused != 2 {
 		t.Fatal("a pinned step's dict was handed out again")
 	}
+	s.pinned = false
 	big := s.dict(20)
 	for i := 0; i < 20; i++ {
 		_ = big.SetKey(starlark.MakeInt(i), starlark.None)
 	}
 	s.reset()
 	if s.dict(1) == big {
-		t.Fatal("a dict with an outgrown table was recycled")
+		t.Fatal("a dict with a table of four buckets was handed out for one entry")
+	}
+	if s.dict(20) != big {
+		t.Fatal("a dict with a table of four buckets was not handed out again for twenty entries")
+	}
+}
+
+// The size classes are the tables Starlark makes: a new set for n entries
+// has a table of 2^sizeClass(n) buckets, one that grew from empty to n
+// entries too, and the recycled values are kept by their tables.
+func TestSizeClasses(t *testing.T) {
+	for _, tc := range []struct{ n, class int }{
+		{0, 0}, {1, 0}, {7, 0}, {8, 1}, {12, 1}, {13, 2}, {25, 2}, {26, 3},
+		{51, 3}, {52, 4}, {103, 4}, {104, 5}, {207, 5}, {208, 6}, {1000, 8},
+	} {
+		if got := sizeClass(tc.n); got != tc.class {
+			t.Errorf("sizeClass(%d) = %d, want %d", tc.n, got, tc.class)
+		}
+		made := starlark.NewSet(tc.n)
+		if got := tableClass(unsafe.Pointer(made), tc.n); got != tc.class {
+			t.Errorf("NewSet(%d)'s table: class %d, want %d", tc.n, got, tc.class)
+		}
+		grown := new(starlark.Set)
+		for i := range tc.n {
+			_ = grown.Insert(starlark.MakeInt(i))
+		}
+		// Inserting one at a time grows the table before an insert finds
+		// it full: the class of n-1 entries at least.
+		if got := tableClass(unsafe.Pointer(grown), tc.n); got < sizeClass(max(tc.n-1, 0)) || got > tc.class {
+			t.Errorf("a set grown to %d entries: class %d, want %d or %d", tc.n, got, sizeClass(max(tc.n-1, 0)), tc.class)
+		}
+	}
+	var s valSlab
+	var sets []*starlark.Set
+	for _, n := range []int{3, 20, 60, 300} {
+		st := s.set(n)
+		for i := range n {
+			_ = st.Insert(starlark.MakeInt(i))
+		}
+		st.Freeze()
+		sets = append(sets, st)
+	}
+	s.reset()
+	for i, n := range []int{3, 20, 60} {
+		if got := s.set(n); got != sets[i] || got.Len() != 0 {
+			t.Errorf("a set of %d entries: %p (%d entries) handed out, want %p", n, got, got.Len(), sets[i])
+		}
+	}
+	if got := s.set(300); got == sets[3] {
+		t.Error("a set with a table of 64 buckets was recycled")
 	}
 }
 
