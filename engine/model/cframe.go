@@ -20,8 +20,11 @@ type cctx struct {
 	// limit, when positive, caps every evaluation's budget: the step
 	// budget the user set (a compiled step is at least one of the
 	// interpreter's)
-	limit  int
-	stack  []starlark.Value
+	limit int
+	stack []starlark.Value
+	// tmp is scratch for values an operator uses and lets go, pushed and
+	// popped as the evaluation nests (memberTuple's tuples)
+	tmp    []starlark.Value
 	frames []*cframe
 	depth  int
 	memo   []memoSlot // see memo.go
