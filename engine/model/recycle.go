@@ -27,8 +27,9 @@ import (
 // The outcome states are frozen (their values are read by the invariant
 // and filters, which must not change them), and Starlark has no way to
 // thaw a value: recycling sets the hashtable's frozen flag and iterator
-// count back to zero through their offsets, found by reflection when the
-// package loads. Should a Starlark release rename or retype them, htLayout
+// count back to zero, and reads the length of its table of buckets, through
+// their offsets, found by reflection when the package loads. Should a
+// Starlark release rename or retype them, htLayout
 // is not ok and nothing is recycled (TestRecycledDicts fails then, to say
 // so).
 
@@ -88,7 +89,7 @@ func sizeClass(n int) int {
 // tableClass returns the size class of the table of the dict or set p
 // points to: the class of its entries when it has no table yet.
 func tableClass(p unsafe.Pointer, n int) int {
-	nb := (*reflect.SliceHeader)(unsafe.Add(p, htLayout.table)).Len
+	nb := len(*(*[]byte)(unsafe.Add(p, htLayout.table))) // its length, whatever its elements
 	if nb == 0 {
 		return sizeClass(n)
 	}
