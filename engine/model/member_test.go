@@ -40,17 +40,7 @@ def F6(s, p, q):
 // A compiled membership test of a tuple built in the scratch gives the
 // interpreter's value or error, and leaves the scratch as it found it.
 func TestMemberTuplesMatchInterpreter(t *testing.T) {
-	m, err := LoadStarlarkSource("member.star", []byte(memberModel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wk, _ := m.NewWorker()
-	w := wk.(*starWorker)
-	sts, err := w.Inits()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := m.ensure(sts[0])
+	m, w, st, s := memberState(t)
 	ctx := &cctx{thread: w.thread, halt: new(halt)}
 	args := []starlark.Value{starlark.MakeInt(0), starlark.MakeInt(1), starlark.MakeInt(2), starlark.String("x")}
 	for _, name := range []string{"F0", "F1", "F2", "F3", "F4", "F5", "F6"} {
@@ -64,7 +54,7 @@ func TestMemberTuplesMatchInterpreter(t *testing.T) {
 				f := ctx.start(s, cf.nlocals, compileBudget)
 				f.locals[1], f.locals[2] = p, q
 				got, ok := cf.call(f)
-				rc, _ := w.readonly(sts[0])
+				rc, _ := w.readonly(st)
 				want, werr := w.call(fn, starlark.Tuple{rc, p, q})
 				if len(ctx.tmp) != 0 {
 					t.Fatalf("%s(%v, %v) left %d values on the scratch", name, p, q, len(ctx.tmp))
@@ -87,14 +77,7 @@ func TestMemberTuplesMatchInterpreter(t *testing.T) {
 // A membership test of a tuple allocates at most the tuple's boxing, not
 // its elements' array.
 func TestMemberTupleAllocations(t *testing.T) {
-	m, err := LoadStarlarkSource("member.star", []byte(memberModel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wk, _ := m.NewWorker()
-	w := wk.(*starWorker)
-	sts, _ := w.Inits()
-	s, _ := m.ensure(sts[0])
+	m, w, _, s := memberState(t)
 	cf := m.cc.function(m.globals["F0"].(*starlark.Function), true)
 	ctx := &cctx{thread: w.thread, halt: new(halt)}
 	run := func() {
@@ -107,4 +90,25 @@ func TestMemberTupleAllocations(t *testing.T) {
 	if n := testing.AllocsPerRun(100, run); n > 1 {
 		t.Errorf("F0 allocates %.0f times an evaluation, want at most 1", n)
 	}
+}
+
+// memberState loads memberModel and returns it, a worker, its initial
+// state and that state's record.
+func memberState(t *testing.T) (*StarModel, *starWorker, State, *sstate) {
+	t.Helper()
+	m, err := LoadStarlarkSource("member.star", []byte(memberModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wk, _ := m.NewWorker()
+	w := wk.(*starWorker)
+	sts, err := w.Inits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := m.ensure(sts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, w, sts[0], s
 }

@@ -29,18 +29,8 @@ actions = [Send, Drop, Read]
 // Steps whose copies of sets and dicts of tens of entries are recycled by
 // the size of their tables give what steps with new copies give.
 func TestRecyclingBigTablesMatchesFreshCopies(t *testing.T) {
-	m, err := LoadStarlarkSource("big.star", []byte(bigTablesModel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := m.NewWorker()
-	b, _ := m.NewWorker()
-	b.(*starWorker).slab.fresh = true
-	states, steps, _ := walkBoth(t, m, a, b, "recycling", "with new copies")
-	slab := &a.(*starWorker).slab
-	if slab.reused < steps/4 {
-		t.Fatalf("%d dicts and sets reused in %d steps", slab.reused, steps)
-	}
+	a, states, steps := walkRecycled(t, "big.star", bigTablesModel)
+	slab := &a.slab
 	big := 0
 	for c := 1; c < recycledClasses; c++ {
 		big += len(slab.sets.free[c]) + len(slab.dicts.free[c])

@@ -110,18 +110,28 @@ func TestSizeClasses(t *testing.T) {
 // a walk of the thaw test's model (its actions change nested dicts, lists
 // and sets, alias them, fail, and return the state's dict as output).
 func TestRecyclingMatchesFreshCopies(t *testing.T) {
-	m, err := LoadStarlarkSource("thaw.star", []byte(thawModel))
+	a, states, steps := walkRecycled(t, "thaw.star", thawModel)
+	t.Logf("%d states, %d steps, %d reused", states, steps, a.slab.reused)
+}
+
+// walkRecycled walks the model src (walkBoth) on a worker that recycles
+// its dicts and sets and on one that makes new copies, and checks that at
+// least a quarter of the steps reused one; it returns the first worker.
+func walkRecycled(t *testing.T, name, src string) (a *starWorker, states, steps int) {
+	t.Helper()
+	m, err := LoadStarlarkSource(name, []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := m.NewWorker()
-	b, _ := m.NewWorker()
-	b.(*starWorker).slab.fresh = true
-	states, steps, _ := walkBoth(t, m, a, b, "recycling", "with new copies")
-	if got := a.(*starWorker).slab.reused; got < steps/4 {
-		t.Fatalf("%d dicts and sets reused in %d steps", got, steps)
+	wa, _ := m.NewWorker()
+	wb, _ := m.NewWorker()
+	wb.(*starWorker).slab.fresh = true
+	states, steps, _ = walkBoth(t, m, wa, wb, "recycling", "with new copies")
+	a = wa.(*starWorker)
+	if a.slab.reused < steps/4 {
+		t.Fatalf("%d dicts and sets reused in %d steps", a.slab.reused, steps)
 	}
-	t.Logf("%d states, %d steps, %d reused", states, steps, a.(*starWorker).slab.reused)
+	return a, states, steps
 }
 
 // An output that shares a step's copies stays as it was through later
