@@ -133,7 +133,7 @@ type Workbench struct {
 	AutoExplore bool
 
 	onShown func()
-	// onStatus, when set, is told each status say sets (tests)
+	// onStatus, when set, is told each status that say sets (tests)
 	onStatus  func(string)
 	maxUIWork atomic.Int64 // longest UI-goroutine callback, nanoseconds
 	// consent remembers the adapter commands the user allowed (nil: never

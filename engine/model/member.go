@@ -9,7 +9,8 @@ import (
 // is not a constant: the tuple is built in the evaluation's scratch, not
 // allocated, since a membership test keeps nothing of it (a hash and
 // comparisons). PaxosCommit's ("phase2b", rm, b, v, ac) in s.msgs was a
-// fifth of what its exploration allocated. Nil when x is not one.
+// tenth of what its exploration allocated (docs/performance.md, "Two
+// workers against one"). Nil when x is not one.
 func (c *gcomp) memberTuple(x *syntax.BinaryExpr) cexpr {
 	lhs := x.X
 	for {

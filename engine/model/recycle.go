@@ -29,12 +29,11 @@ import (
 // thaw a value: recycling sets the hashtable's frozen flag and iterator
 // count back to zero, and reads the length of its table of buckets, through
 // their offsets, found by reflection when the package loads. Should a
-// Starlark release rename or retype them, htLayout
-// is not ok and nothing is recycled (TestRecycledDicts fails then, to say
-// so).
+// Starlark release rename or retype them, htLayout is not ok and nothing
+// is recycled (TestRecycledDicts fails then, to say so).
 
-// htLayout locates the frozen flag and iterator count in Starlark's Dict and
-// Set (both a hashtable, field ht).
+// htLayout locates the frozen flag, iterator count and table of buckets in
+// Starlark's Dict and Set (both a hashtable, field ht).
 var htLayout = func() (l struct {
 	frozen, iters, table uintptr
 	ok                   bool
