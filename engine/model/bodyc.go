@@ -42,12 +42,36 @@ func (m *StarModel) compileBodies(cc *compiler) {
 		if def == nil {
 			continue
 		}
-		c := &gcomp{cc: cc, globals: cc.globalsOf(fn), nparams: fn.NumParams(), state: 0, body: true}
+		c := &gcomp{cc: cc, globals: cc.globalsOf(fn), nparams: fn.NumParams(), state: 0, body: true, requires: reqBody}
 		g := m.cguards[i]
 		stmts, ok := c.block(append(slices.Clip(g.assigns), def.Body[g.start:]...), false)
 		if ok {
 			m.cbodies[i] = &cfunc{nparams: fn.NumParams(), nlocals: m.cguards[i].nlocals, body: stmts}
 		}
+	}
+}
+
+// chooseCall compiles an action's choose(arg): the choice the run's
+// odometer points at, as the interpreter's choose() makes it (choiceState
+// .choose). An empty collection or an error says unknown: the interpreter
+// runs the action again, and finds it disabled there or reports the
+// error.
+func (c *gcomp) chooseCall(arg syntax.Expr) cexpr {
+	a := c.expr(arg)
+	if a == nil {
+		return nil
+	}
+	return func(f *cframe) (starlark.Value, bool) {
+		coll, ok := a(f)
+		if !ok || f.r == nil || !f.ctx.tick() {
+			return nil, false
+		}
+		cs, _ := f.ctx.thread.Local(localChoice).(*choiceState)
+		if cs == nil {
+			return nil, false
+		}
+		v, err := cs.choose(coll)
+		return v, err == nil && v != nil
 	}
 }
 

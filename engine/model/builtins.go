@@ -182,6 +182,22 @@ func builtinChoose(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	if cs == nil {
 		return nil, fmt.Errorf("choose() may only be called in actions")
 	}
+	v, err := cs.choose(coll)
+	if err == nil && v == nil {
+		return nil, &requireFailed{why: emptyChoice(synPos(t.CallFrame(1).Pos))}
+	}
+	return v, err
+}
+
+// emptyChoice is the reason of a choose() at pos from an empty collection.
+func emptyChoice(pos Pos) string {
+	return "choose from an empty collection at " + pos.String()
+}
+
+// choose makes the run's next choice, from coll: the element the choices'
+// odometer points at, in coll's canonical order; nil for an empty coll
+// (the action is disabled there).
+func (cs *choiceState) choose(coll starlark.Value) (starlark.Value, error) {
 	if cs.pos >= len(cs.prefix) {
 		cs.prefix = append(cs.prefix, 0)
 	}
@@ -212,7 +228,7 @@ func builtinChoose(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 		size = len(pk.index)
 	}
 	if size == 0 {
-		return nil, &requireFailed{why: "choose from an empty collection at " + synPos(t.CallFrame(1).Pos).String()}
+		return nil, nil
 	}
 	cs.sizes[cs.pos] = size
 	cs.pos++

@@ -8,6 +8,8 @@ type cframe struct {
 	locals []starlark.Value
 	ctx    *cctx
 	r      *rec // an action body's run (nil: a function of the state)
+	// why: the reason of the guard's require() that failed (flowDisabled)
+	why string
 }
 
 // cctx is what one evaluation of compiled code shares: its thread (for the
@@ -74,7 +76,7 @@ func (c *cctx) push(s *sstate, n int) *cframe {
 	}
 	f := c.frames[c.depth]
 	c.depth++
-	f.s, f.locals, f.r = s, locals, nil // field by field, for the same reason
+	f.s, f.locals, f.r, f.why = s, locals, nil, "" // field by field, for the same reason
 	return f
 }
 

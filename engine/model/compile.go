@@ -47,6 +47,9 @@ const (
 	flowBreak
 	flowContinue
 	flowUnknown // an error: the interpreter must run it
+	// flowDisabled: a require() of an action's guard failed (guardc.go;
+	// the frame's why says which)
+	flowDisabled
 )
 
 // cstmt runs a compiled statement; v is the returned value with flowReturn.
@@ -192,6 +195,9 @@ type gcomp struct {
 	// init: init() itself, whose outermost loops may run in parallel
 	// (parinit.go)
 	init bool
+	// requires: how the action's own require() statements compile (in
+	// its guard or its body; reqNone: not at all)
+	requires reqMode
 }
 
 func (c *gcomp) block(stmts []syntax.Stmt, top bool) ([]cstmt, bool) {
@@ -245,6 +251,11 @@ func (c *gcomp) stmt(st syntax.Stmt) cstmt {
 	case *syntax.AssignStmt:
 		return c.assign(x)
 	case *syntax.ExprStmt: // a call for its effect: init()'s xs.append(x)
+		if c.requires != reqNone {
+			if cond, why, ok := c.requireCall(x); ok {
+				return c.requireStmt(cond, why)
+			}
+		}
 		call, ok := x.X.(*syntax.CallExpr)
 		if !ok {
 			return nil
@@ -308,7 +319,7 @@ func (c *gcomp) forStmt(x *syntax.ForStmt) cstmt {
 			return flowUnknown, nil, true
 		}
 		switch fl, r := runBlock(body, f); fl {
-		case flowReturn, flowUnknown:
+		case flowReturn, flowUnknown, flowDisabled:
 			return fl, r, true
 		case flowBreak:
 			return flowNext, nil, true

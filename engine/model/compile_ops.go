@@ -470,6 +470,9 @@ func (c *gcomp) call(x *syntax.CallExpr) cexpr {
 			if callee, ok := c.globals[fn.Name].(*starlark.Function); ok {
 				return c.modelCall(callee, x.Args)
 			}
+			if fn.Name == "choose" && c.requires == reqBody && len(x.Args) == 1 && positional(x.Args[0]) {
+				return c.chooseCall(x.Args[0])
+			}
 			if fn.Name == "initial" && c.cc.appends && len(x.Args) == 1 {
 				return c.initialCall(x.Args[0])
 			}

@@ -67,6 +67,10 @@ type cguard struct {
 	// unless it raises an error, so the interpreter's read-only guard run
 	// has nothing to find.
 	complete bool
+	// atChoose: the last conjunct is the choose() that follows the
+	// requires (chooseProbe): when the conjuncts hold, the interpreter's
+	// read-only guard run could find nothing false before that choice
+	atChoose bool
 }
 
 // eval tells whether the try is disabled, and why; scratch is the
@@ -80,6 +84,9 @@ func (g *cguard) eval(s *sstate, args []starlark.Value, ctx *cctx) (ctruth, stri
 			return cUnknown, ""
 		}
 		if !v.Truth() {
+			if f.why != "" { // a require() in a loop or a branch
+				return cFalse, f.why
+			}
 			return cFalse, g.whys[i]
 		}
 	}
@@ -143,11 +150,16 @@ func collectDefs(stmts []syntax.Stmt, out map[defPos]*syntax.DefStmt) {
 	}
 }
 
-// guard compiles the leading require()s of def's body.
+// guard compiles the leading require()s of def's body: the requires, the
+// local assignments and the if and for statements among them (those
+// whose requires fail the guard), up to the first statement that does
+// not compile, or a choose() (see chooseProbe).
 func (c *gcomp) guard(def *syntax.DefStmt) *cguard {
 	g := &cguard{complete: true, nlocals: len(def.Function.(*resolve.Function).Locals)}
-	var conjs []syntax.Expr
+	var conjs []syntax.Node
 	defer func() { g.prefixNeeds(conjs, c.nparams) }()
+	c.requires = reqGuard
+	defer func() { c.requires = reqNone }()
 	body := def.Body
 	i := 0
 	if len(body) > 0 && isDocstring(body[0]) {
@@ -156,13 +168,31 @@ func (c *gcomp) guard(def *syntax.DefStmt) *cguard {
 	// what the guard holds at its last conjunct (assignments after it are
 	// the body's, or, when a conjunct does not compile, nobody's)
 	atConj := [3]int{i, 0, 0} // the next statement, len(g.conds), len(g.assigns)
+	step := func(ce cexpr, n syntax.Node, st syntax.Stmt) {
+		g.conds = append(g.conds, ce)
+		g.whys = append(g.whys, "")
+		conjs = append(conjs, n) // its value needs what n reads
+		g.assigns = append(g.assigns, st)
+	}
 	for ; i < len(body); i++ {
 		if slot, rhs, ce := c.localAssign(body[i]); ce != nil {
-			g.conds = append(g.conds, assignCond(slot, ce))
-			g.whys = append(g.whys, "")
-			conjs = append(conjs, rhs) // its value needs what its expression reads
-			g.assigns = append(g.assigns, body[i])
+			step(assignCond(slot, ce), rhs, body[i])
 			continue
+		}
+		if ce, req := c.guardStmt(body[i]); ce != nil {
+			step(ce, body[i], body[i])
+			if req {
+				atConj = [3]int{i + 1, len(g.conds), len(g.assigns)}
+			}
+			continue
+		}
+		if ce, why, arg := c.chooseProbe(body[i]); ce != nil {
+			g.conds = append(g.conds, ce)
+			g.whys = append(g.whys, why)
+			conjs = append(conjs, arg)
+			atConj = [3]int{i, len(g.conds), len(g.assigns)} // the body makes the choice
+			g.atChoose = true
+			break
 		}
 		cond, why, ok := c.requireCall(body[i])
 		if !ok {
@@ -190,8 +220,128 @@ func (c *gcomp) guard(def *syntax.DefStmt) *cguard {
 	return g.orNil()
 }
 
+// reqMode is how an action's own require() statements compile.
+type reqMode uint8
+
+const (
+	reqNone  reqMode = iota // not at all (functions of the state, helpers)
+	reqGuard                // in its guard: false ends the guard, disabled
+	reqBody                 // in its body, run again after the guard held: false is unknown
+)
+
+// requireStmt compiles require(cond) (with why, its reason) as a statement
+// of an action's guard or body.
+func (c *gcomp) requireStmt(cond syntax.Expr, why string) cstmt {
+	e := c.expr(cond)
+	if e == nil {
+		return nil
+	}
+	guard := c.requires == reqGuard
+	return func(f *cframe) (flow, starlark.Value) {
+		v, ok := e(f)
+		switch {
+		case !ok:
+			return flowUnknown, nil
+		case bool(v.Truth()):
+			return flowNext, nil
+		case guard:
+			f.why = why
+			return flowDisabled, nil
+		}
+		return flowUnknown, nil // the guard found it true: the interpreter decides
+	}
+}
+
+// guardStmt compiles an if or a for statement among an action's leading
+// requires (Phase2a's for m in s.msgs: require(...)) as a step of its
+// guard: it binds its locals as the interpreter would, and a require() in
+// it that fails makes the step false, with that require()'s reason. One
+// that returns is not compiled. req: it calls require().
+func (c *gcomp) guardStmt(st syntax.Stmt) (cexpr, bool) {
+	switch st.(type) {
+	case *syntax.IfStmt, *syntax.ForStmt:
+	default:
+		return nil, false
+	}
+	req, ret := false, false
+	syntax.Walk(st, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.ReturnStmt:
+			ret = true
+		case *syntax.CallExpr:
+			req = req || isBuiltin(x.Fn, "require", resolve.Predeclared)
+		}
+		return !ret
+	})
+	if ret {
+		return nil, false
+	}
+	cs := c.stmt(st)
+	if cs == nil {
+		return nil, false
+	}
+	return func(f *cframe) (starlark.Value, bool) {
+		switch fl, _ := cs(f); fl {
+		case flowNext:
+			return starlark.True, true
+		case flowDisabled:
+			return starlark.False, true
+		}
+		return nil, false
+	}, req
+}
+
+// chooseCallOf recognises NAME = choose(EXPR) (or choose(EXPR) alone):
+// the call and EXPR.
+func chooseCallOf(st syntax.Stmt) (*syntax.CallExpr, syntax.Expr) {
+	var e syntax.Expr
+	switch x := st.(type) {
+	case *syntax.AssignStmt:
+		if x.Op != syntax.EQ {
+			return nil, nil
+		}
+		e = x.RHS
+	case *syntax.ExprStmt:
+		e = x.X
+	default:
+		return nil, nil
+	}
+	call, ok := e.(*syntax.CallExpr)
+	if !ok || !isBuiltin(call.Fn, "choose", resolve.Predeclared) || len(call.Args) != 1 || !positional(call.Args[0]) {
+		return nil, nil
+	}
+	return call, call.Args[0]
+}
+
+// chooseProbe compiles the choose() that follows an action's requires
+// (Phase1b's m = choose([m for m in s.msgs if ...])) as its guard's last
+// conjunct: false when the collection is empty, which disables the action
+// there as a failed require() does, with the interpreter's reason. The
+// body makes the choice. It returns the conjunct, its reason and EXPR.
+func (c *gcomp) chooseProbe(st syntax.Stmt) (cexpr, string, syntax.Expr) {
+	call, arg := chooseCallOf(st)
+	if call == nil {
+		return nil, "", nil
+	}
+	e := c.expr(arg)
+	if e == nil {
+		return nil, "", nil
+	}
+	return func(f *cframe) (starlark.Value, bool) {
+		v, ok := e(f)
+		if !ok {
+			return nil, false
+		}
+		if _, it := v.(starlark.Iterable); !it {
+			return nil, false // the interpreter's error
+		}
+		n := starlark.Len(v)
+		return starlark.Bool(n != 0), n >= 0
+	}, emptyChoice(synPos(call.Lparen)), arg
+}
+
 // cut drops the assignments after the last conjunct (at).
-func (g *cguard) cut(at [3]int, conjs *[]syntax.Expr) {
+func (g *cguard) cut(at [3]int, conjs *[]syntax.Node) {
 	g.conds, g.whys, g.assigns = g.conds[:at[1]], g.whys[:at[1]], g.assigns[:at[2]]
 	*conjs = (*conjs)[:at[1]]
 }
@@ -229,7 +379,7 @@ func assignCond(slot int, e cexpr) cexpr {
 }
 
 func (g *cguard) orNil() *cguard {
-	if len(g.conds) == 0 {
+	if len(g.conds) == 0 && !g.complete {
 		return nil
 	}
 	return g

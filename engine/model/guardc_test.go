@@ -39,7 +39,7 @@ func TestCompiledGuardShapes(t *testing.T) {
     e = 3
     s.x = len(d) + e`, 4, true, "one"},
 		{"a local with no require after it", `c = s.x
-    s.x = c + 1`, 0, false, ""},
+    s.x = c + 1`, 0, true, ""},
 		{"a parameter bound again", `p = s.x
     require(p == 0)`, 0, false, ""},
 		{"a local not compiled", `c = str(s)
@@ -69,7 +69,37 @@ func TestCompiledGuardShapes(t *testing.T) {
 		{"the state as a value", `require(len(str(s)) > 0)`, 0, false, ""},
 		{"a method that changes something", `require(s.set.pop() > 0)`, 0, false, ""},
 		{"a method that does not", `require(KIND.get(p, "c") == "a")`, 1, true, ""},
-		{"not a guard", `s.x = 1`, 0, false, ""},
+		{"no require", `s.x = 1`, 0, true, ""},
+		{"a loop of requires", `for k in s.set:
+        require(k != p, "not p")
+    s.x = 1`, 1, true, ""},
+		{"a branch, a loop, a require", `if p == q:
+        require(s.x == 0)
+    acc = 0
+    for k in s.set:
+        acc += k
+    require(acc < 3, "small")
+    s.x = acc`, 4, true, "small"},
+		{"a loop after the last require", `require(s.x == 0)
+    acc = 0
+    for k in s.set:
+        acc += k
+    s.x = acc`, 1, true, ""},
+		{"a loop that returns", `for k in s.set:
+        if k == p:
+            return
+        require(k < 3)`, 0, false, ""},
+		{"a loop calling a helper that requires", `for k in s.set:
+        helper(s)
+    s.x = 1`, 0, false, ""},
+		{"a loop whose require does not compile", `require(s.x == 0)
+    for k in s.set:
+        require(str(k).capitalize() != "")`, 1, false, ""},
+		{"a choose after the requires", `require(s.x == 0)
+    k = choose([v for v in s.set if v != p])
+    s.x = k`, 2, true, "choose from an empty collection at shape.star:19:15"},
+		{"a choose first", `k = choose(s.set)
+    require(k != p)`, 1, false, "choose from an empty collection at shape.star:18:15"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := `
@@ -99,8 +129,10 @@ domains = {A: {"p": [1, 2], "q": [1, 2]}}
 			}
 			g := m.cguards[0]
 			if tc.conds == 0 {
-				if g != nil {
-					t.Fatalf("compiled %d conjuncts, want none", len(g.conds))
+				// no conjunct: a guard only when complete (the body may
+				// be compiled)
+				if g != nil && (len(g.conds) != 0 || !tc.complete) || g == nil && tc.complete {
+					t.Fatalf("got %+v, want no conjunct, complete %v", g, tc.complete)
 				}
 				return
 			}

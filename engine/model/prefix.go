@@ -33,12 +33,12 @@ type PrefixGuard interface {
 // prefixNeeds sets, per compiled conjunct, how many leading parameters it
 // reads (nparams when it reads other locals too), and the guard's prefix:
 // the leading conjuncts that need no more than the first does.
-func (g *cguard) prefixNeeds(conjs []syntax.Expr, nparams int) {
+func (g *cguard) prefixNeeds(conjs []syntax.Node, nparams int) {
 	g.prefixK = -1
 	if len(conjs) == 0 {
 		return
 	}
-	need := func(e syntax.Expr) int {
+	need := func(e syntax.Node) int {
 		n := 0
 		syntax.Walk(e, func(x syntax.Node) bool {
 			id, ok := x.(*syntax.Ident)

@@ -406,8 +406,8 @@ func (w *starWorker) guard(s *sstate, action int, fn *starlark.Function, argv st
 		switch t, why := cg.eval(s, argv[1:], &w.cctx); {
 		case t == cFalse:
 			return orElse(why, "require failed"), true, false
-		case t == cTrue && cg.complete:
-			return "", false, true
+		case t == cTrue && (cg.complete || cg.atChoose):
+			return "", false, cg.complete
 		}
 	}
 	if w.gstats == nil {
