@@ -26,7 +26,10 @@ type cctx struct {
 	stack []starlark.Value
 	// tmp is scratch for values an operator uses and lets go, pushed and
 	// popped as the evaluation nests (memberTuple's tuples)
-	tmp    []starlark.Value
+	tmp []starlark.Value
+	// tbox: a tuple boxed once, whose header memberTuple points at its
+	// scratch tuple (see boxedTuple)
+	tbox   starlark.Value
 	frames []*cframe
 	depth  int
 	memo   []memoSlot // see memo.go

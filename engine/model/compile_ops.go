@@ -579,43 +579,6 @@ func evalArgs(f *cframe, parts []cexpr) (starlark.Tuple, bool) {
 	return argv, true
 }
 
-func (c *gcomp) methodCall(fn *syntax.DotExpr, args []syntax.Expr) cexpr {
-	if fn.Name.Name == "append" && c.cc.appends && len(args) == 1 {
-		return c.appendCall(fn.X, args[0])
-	}
-	if !pureMethods[fn.Name.Name] && !c.body {
-		return nil // a method that changes its receiver: only in an action's body
-	}
-	recv := c.expr(fn.X)
-	parts, ok := c.exprs(args)
-	if recv == nil || !ok {
-		return nil
-	}
-	name := fn.Name.Name
-	sized := copying[name]
-	return func(f *cframe) (starlark.Value, bool) {
-		r, ok := recv(f)
-		if !ok {
-			return nil, false
-		}
-		ha, ok := r.(starlark.HasAttrs)
-		if !ok {
-			return nil, false
-		}
-		if _, isRec := r.(*rec); isRec {
-			return nil, false
-		}
-		m, err := ha.Attr(name)
-		if err != nil || m == nil {
-			return nil, false
-		}
-		if _, isBuiltin := m.(*starlark.Builtin); !isBuiltin {
-			return nil, false // a field holding a function of the model
-		}
-		return callWith(f, m, r, sized, parts)
-	}
-}
-
 // modelCall compiles a call of a function of the model: positional
 // arguments, as many as it has parameters; the state, if passed, first.
 func (c *gcomp) modelCall(callee *starlark.Function, args []syntax.Expr) cexpr {
@@ -784,11 +747,13 @@ func (c *gcomp) pure() bool { return !c.body && !c.cc.appends }
 // allocate) when nothing can change it meanwhile: a tuple, or a list in
 // pure code.
 func indexable(xs starlark.Value, pure bool) (starlark.Indexable, bool) {
-	switch x := xs.(type) {
+	// xs converted, not x: a tuple boxed again would be allocated (24
+	// bytes a loop)
+	switch xs.(type) {
 	case starlark.Tuple:
-		return x, true
+		return xs.(starlark.Indexable), true
 	case *starlark.List:
-		return x, pure
+		return xs.(starlark.Indexable), pure
 	}
 	return nil, false
 }

@@ -13,7 +13,8 @@ import (
 // A model whose actions have require()s in loops and branches among their
 // leading requires, and choose()s after them (PaxosCommit's shapes), with
 // reasons, errors in the middle of a loop, and choices from lists with
-// duplicates, sets and dicts.
+// duplicates, sets and dicts; and set.add and list.append, which compiled
+// bodies run without the interpreter's bound methods, with their errors.
 const guardLoopModel = `
 P = [0, 1, 2]
 
@@ -77,7 +78,21 @@ def Nested(s, p):
     k = choose([x for x in s.lst if x != p] + [p])
     s.n = k
 
-actions = [Send, Ack, Pick, Two, Bad, Early, Nested]
+FROZEN = set([0])
+
+def Adds(s, p):
+    require(s.n != p or len(s.lst) == 0)
+    s.lst.append(p)
+    if len(s.lst) > 3:
+        s.lst = s.lst[2:]
+    s.msgs.add(("x", p))
+    if p == 2 and s.n == 1:
+        s.msgs.add([p])   # unhashable: an error
+    fz = FROZEN
+    if p == 1 and s.n == 2:
+        fz.add(0)         # frozen (and 0 is in it): an error
+
+actions = [Send, Ack, Pick, Two, Bad, Early, Nested, Adds]
 domains = {a: {"p": P} for a in actions}
 `
 

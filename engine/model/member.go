@@ -1,6 +1,8 @@
 package model
 
 import (
+	"unsafe"
+
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 )
@@ -51,8 +53,41 @@ func (c *gcomp) memberTuple(x *syntax.BinaryExpr) cexpr {
 			return nil, false
 		}
 		end := off + len(parts) // the scratch may have moved: sliced now
-		r, ok := ctx.binary(op, starlark.Tuple(ctx.tmp[off:end:end]), y)
+		t := starlark.Tuple(ctx.tmp[off:end:end])
+		var r starlark.Value
+		if keeps(y) {
+			r, ok = ctx.binary(op, t, y)
+		} else {
+			r, ok = ctx.binary(op, ctx.boxedTuple(t), y)
+		}
 		pop()
 		return r, ok
 	}
+}
+
+// keeps tells whether y's membership test might keep its key: anything but
+// Starlark's sets, dicts, lists and tuples (which hash and compare it).
+func keeps(y starlark.Value) bool {
+	switch y.(type) {
+	case *starlark.Set, *starlark.Dict, *starlark.List, starlark.Tuple:
+		return false
+	}
+	return true
+}
+
+// boxedTuple returns t as a Value without allocating: the context's own
+// boxed tuple, its header set to t's. Boxing a tuple copies its header to
+// the heap (24 bytes: PaxosCommit's ("phase2b", rm, b, v, ac) in s.msgs
+// made 0.2 GB of them); a membership test in a set, dict, list or tuple
+// keeps nothing of its key once it returns, so one box serves every test
+// of the context, one at a time (nothing compiled runs inside a test).
+func (c *cctx) boxedTuple(t starlark.Tuple) starlark.Value {
+	if c.tbox == nil {
+		// a tuple of one element: boxing an empty one may share the
+		// runtime's zero value, which must not be written
+		c.tbox = starlark.Value(make(starlark.Tuple, 1))
+	}
+	type eface struct{ typ, data unsafe.Pointer }
+	*(*starlark.Tuple)((*eface)(unsafe.Pointer(&c.tbox)).data) = t
+	return c.tbox
 }
