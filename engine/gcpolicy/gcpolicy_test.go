@@ -117,10 +117,10 @@ func TestNextRoom(t *testing.T) {
 		{"dear: doubled", 32 * mb, 1000 * mb, 0.04, 64 * mb},
 		{"dear: half of the live heap at most", 400 * mb, 1000 * mb, 0.20, 500 * mb},
 		{"dear, small heap: half of it", 0, 20 * mb, 0.5, 10 * mb},
-		{"between the two: unchanged", 64 * mb, 1000 * mb, 0.02, 64 * mb},
-		{"between, the heap fell: its half", 64 * mb, 100 * mb, 0.02, 50 * mb},
-		{"cheap: three quarters", 64 * mb, 1000 * mb, 0.005, 48 * mb},
-		{"cheap and small: none", 8 * mb, 1000 * mb, 0.005, 0},
+		{"between the two: unchanged", 64 * mb, 1000 * mb, 0.01, 64 * mb},
+		{"between, the heap fell: its half", 64 * mb, 100 * mb, 0.01, 50 * mb},
+		{"cheap: three quarters", 64 * mb, 1000 * mb, 0.002, 48 * mb},
+		{"cheap and small: none", 8 * mb, 1000 * mb, 0.002, 0},
 		{"exactly roomHigh: unchanged", 64 * mb, 1000 * mb, roomHigh, 64 * mb},
 	} {
 		if got := nextRoom(c.extra, c.live, c.share); got != c.want {
