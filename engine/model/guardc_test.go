@@ -279,14 +279,7 @@ func TestCompiledGuardsMatchInterpreter(t *testing.T) {
 	valued, unknown, falsified := 0, 0, 0
 	for round := 0; round < 8; round++ {
 		var src strings.Builder
-		src.WriteString(randGlobals + `def init():
-    return [
-        {"n": 0, "t": (), "d": {0: (), 1: (("req", 1),)}, "st": set(), "name": None, "l": []},
-        {"n": 2, "t": (1, 2, 3), "d": {0: (("ack", 0), ("req", 2)), 2: ()}, "st": set([0, 2]), "name": "a", "l": [1]},
-        {"n": -1, "t": (0,), "d": {}, "st": set([1]), "name": "req", "l": [2, 0, 1]},
-        {"n": 1, "t": ("a", 1), "d": {1: (), "x": ((),)}, "st": set(["a"]), "name": "", "l": [-1]},
-    ]
-`)
+		src.WriteString(randGlobals + randInit)
 		const n = 60
 		exprs := make([]string, n)
 		for i := range exprs {
@@ -303,15 +296,7 @@ func TestCompiledGuardsMatchInterpreter(t *testing.T) {
 			fmt.Fprintf(&src, "A%d: {\"p\": [0, 1, 2, \"x\"], \"q\": [0, 1, -1]}, ", i)
 		}
 		src.WriteString("}\n")
-		on, err := LoadStarlarkSource("rand.star", []byte(src.String()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		off, err := LoadStarlarkSource("rand.star", []byte(src.String()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		off.SetCompiledGuards(false)
+		on, off := loadOnOff(t, "rand.star", src.String())
 		won, _ := on.NewWorker()
 		woff, _ := off.NewWorker()
 		sts, err := won.(*starWorker).Inits()
@@ -560,6 +545,32 @@ func TestCompiledInitMatchesInterpreter(t *testing.T) {
 }
 
 // randGlobals are the globals the random expressions read.
+// randInit is the initial states of the random tests: every variable of
+// randGlobals' expressions, with values of several types.
+const randInit = `def init():
+    return [
+        {"n": 0, "t": (), "d": {0: (), 1: (("req", 1),)}, "st": set(), "name": None, "l": []},
+        {"n": 2, "t": (1, 2, 3), "d": {0: (("ack", 0), ("req", 2)), 2: ()}, "st": set([0, 2]), "name": "a", "l": [1]},
+        {"n": -1, "t": (0,), "d": {}, "st": set([1]), "name": "req", "l": [2, 0, 1]},
+        {"n": 1, "t": ("a", 1), "d": {1: (), "x": ((),)}, "st": set(["a"]), "name": "", "l": [-1]},
+    ]
+`
+
+// loadOnOff loads a model twice: with compiled guards and bodies (on), and
+// without (off).
+func loadOnOff(t *testing.T, name, src string) (on, off *StarModel) {
+	t.Helper()
+	on, err := LoadStarlarkSource(name, []byte(src))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, src)
+	}
+	if off, err = LoadStarlarkSource(name, []byte(src)); err != nil {
+		t.Fatal(err)
+	}
+	off.SetCompiledGuards(false)
+	return on, off
+}
+
 const randGlobals = `
 N = 3
 K = (1, 2)

@@ -100,15 +100,7 @@ domains = {a: {"p": P} for a in actions}
 // give what the interpreter gives: the same outcomes and reasons on every
 // state of a breadth-first walk, with every action compiled.
 func TestCompiledGuardLoopsMatchInterpreter(t *testing.T) {
-	on, err := LoadStarlarkSource("loops.star", []byte(guardLoopModel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	off, err := LoadStarlarkSource("loops.star", []byte(guardLoopModel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	off.SetCompiledGuards(false)
+	on, off := loadOnOff(t, "loops.star", guardLoopModel)
 	for i, b := range on.cbodies {
 		if b == nil || on.cguards[i] == nil || !on.cguards[i].complete {
 			t.Fatalf("%s: not compiled: %v", on.fns[i].Name(), on.Compiled())
@@ -211,14 +203,7 @@ func TestCompiledGuardStatementsMatchInterpreter(t *testing.T) {
 	loops, probes, bodies := 0, 0, 0 // compiled guards with loops, ending at a choose(); compiled bodies
 	for round := 0; round < 6; round++ {
 		var src strings.Builder
-		src.WriteString(randGlobals + `def init():
-    return [
-        {"n": 0, "t": (), "d": {0: (), 1: (("req", 1),)}, "st": set(), "name": None, "l": []},
-        {"n": 2, "t": (1, 2, 3), "d": {0: (("ack", 0), ("req", 2)), 2: ()}, "st": set([0, 2]), "name": "a", "l": [1]},
-        {"n": -1, "t": (0,), "d": {}, "st": set([1]), "name": "req", "l": [2, 0, 1]},
-        {"n": 1, "t": ("a", 1), "d": {1: (), "x": ((),)}, "st": set(["a"]), "name": "", "l": [-1, 3]},
-    ]
-`)
+		src.WriteString(randGlobals + randInit)
 		const n = 50
 		for i := 0; i < n; i++ {
 			g := gen{r}
@@ -233,12 +218,7 @@ func TestCompiledGuardStatementsMatchInterpreter(t *testing.T) {
 			fmt.Fprintf(&src, "A%d: {\"p\": [0, 1, 2, \"x\"], \"q\": [0, 1, -1]}, ", i)
 		}
 		src.WriteString("}\n")
-		on, err := LoadStarlarkSource("stmts.star", []byte(src.String()))
-		if err != nil {
-			t.Fatalf("%v\n%s", err, src.String())
-		}
-		off, _ := LoadStarlarkSource("stmts.star", []byte(src.String()))
-		off.SetCompiledGuards(false)
+		on, off := loadOnOff(t, "stmts.star", src.String())
 		for i, g := range on.cguards {
 			if g != nil && g.atChoose {
 				probes++
