@@ -114,10 +114,17 @@ func TestCompiledBodiesMatchInterpreter(t *testing.T) {
 			t.Fatalf("%s: no compiled body", on.fns[i].Name())
 		}
 	}
+	walkCompiled(t, on, off, 1000)
+}
+
+// walkCompiled walks on (compiled) and off (the interpreter) with walkBoth
+// and fails when the walk took fewer than minSteps steps or met no error.
+func walkCompiled(t *testing.T, on, off *StarModel, minSteps int) {
+	t.Helper()
 	won, _ := on.NewWorker()
 	woff, _ := off.NewWorker()
 	states, steps, errs := walkBoth(t, on, won, woff, "compiled", "the interpreter")
-	if steps < 1000 || errs == 0 {
+	if steps < minSteps || errs == 0 {
 		t.Fatalf("%d steps, %d errors: the walk is too short", steps, errs)
 	}
 	t.Logf("%d states, %d steps, %d errors", states, steps, errs)

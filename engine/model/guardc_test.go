@@ -297,12 +297,7 @@ func TestCompiledGuardsMatchInterpreter(t *testing.T) {
 		}
 		src.WriteString("}\n")
 		on, off := loadOnOff(t, "rand.star", src.String())
-		won, _ := on.NewWorker()
-		woff, _ := off.NewWorker()
-		sts, err := won.(*starWorker).Inits()
-		if err != nil {
-			t.Fatal(err)
-		}
+		won, woff, sts := onOffWorkers(t, on, off)
 		for i := 0; i < n; i++ {
 			g := on.cguards[i]
 			vfn := on.globals[fmt.Sprintf("V%d", i)].(*starlark.Function)
@@ -569,6 +564,18 @@ func loadOnOff(t *testing.T, name, src string) (on, off *StarModel) {
 	}
 	off.SetCompiledGuards(false)
 	return on, off
+}
+
+// onOffWorkers returns a worker of each model, and on's initial states.
+func onOffWorkers(t *testing.T, on, off *StarModel) (won, woff Worker, sts []State) {
+	t.Helper()
+	won, _ = on.NewWorker()
+	woff, _ = off.NewWorker()
+	sts, err := won.(*starWorker).Inits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return won, woff, sts
 }
 
 const randGlobals = `

@@ -111,13 +111,7 @@ func TestCompiledGuardLoopsMatchInterpreter(t *testing.T) {
 			t.Errorf("%s: the guard does not end at its choose()", name)
 		}
 	}
-	won, _ := on.NewWorker()
-	woff, _ := off.NewWorker()
-	states, steps, errs := walkBoth(t, on, won, woff, "compiled", "the interpreter")
-	if steps < 10000 || errs == 0 {
-		t.Fatalf("%d steps, %d errors: the walk is too short", steps, errs)
-	}
-	t.Logf("%d states, %d steps, %d errors", states, steps, errs)
+	walkCompiled(t, on, off, 10000)
 }
 
 func actionIndex(m *StarModel, name string) int {
@@ -230,12 +224,7 @@ func TestCompiledGuardStatementsMatchInterpreter(t *testing.T) {
 				bodies++
 			}
 		}
-		won, _ := on.NewWorker()
-		woff, _ := off.NewWorker()
-		sts, err := won.(*starWorker).Inits()
-		if err != nil {
-			t.Fatal(err)
-		}
+		won, woff, sts := onOffWorkers(t, on, off)
 		for i := 0; i < n; i++ {
 			for _, st := range sts {
 				for _, p := range []Value{Int(0), Int(1), Int(2), Str("x")} {
