@@ -91,8 +91,20 @@ def Adds(s, p):
     fz = FROZEN
     if p == 1 and s.n == 2:
         fz.add(0)         # frozen (and 0 is in it): an error
+    if p == 0 and s.n == 1:
+        for m in s.msgs:
+            s.msgs.add(("y", 0))   # while iterating it: an error
+    if p == 1 and s.n == 1:
+        for x in s.lst:
+            s.lst.append(x)        # while iterating it: an error
 
-actions = [Send, Ack, Pick, Two, Bad, Early, Nested, Adds]
+def Late(s, p):
+    require(s.n != p)
+    m = choose([x for x in s.lst if x != p])
+    require(m != 0, "not zero")   # a require after the choice: the guard is not complete
+    s.n = m % 3
+
+actions = [Send, Ack, Pick, Two, Bad, Early, Nested, Adds, Late]
 domains = {a: {"p": P} for a in actions}
 `
 
@@ -101,10 +113,16 @@ domains = {a: {"p": P} for a in actions}
 // state of a breadth-first walk, with every action compiled.
 func TestCompiledGuardLoopsMatchInterpreter(t *testing.T) {
 	on, off := loadOnOff(t, "loops.star", guardLoopModel)
+	late := actionIndex(on, "Late")
 	for i, b := range on.cbodies {
-		if b == nil || on.cguards[i] == nil || !on.cguards[i].complete {
+		if i != late && (b == nil || on.cguards[i] == nil || !on.cguards[i].complete) {
 			t.Fatalf("%s: not compiled: %v", on.fns[i].Name(), on.Compiled())
 		}
+	}
+	// Late's guard ends at its choice and is not complete: the try goes
+	// to the interpreter's full run, without its read-only guard run.
+	if g := on.cguards[late]; g == nil || !g.atChoose || g.complete || on.cbodies[late] != nil {
+		t.Errorf("Late: guard %+v, body %v", g, on.cbodies[late] != nil)
 	}
 	for _, name := range []string{"Pick", "Nested"} {
 		if g := on.cguards[actionIndex(on, name)]; !g.atChoose {
@@ -180,7 +198,11 @@ func (g gen) guardStmts(d int, ind string) string {
 				b.WriteString(g.guardStmts(d-1, inner))
 			}
 		case k < 6 && d > 0:
-			b.WriteString(ind + "if " + g.boolE(2) + ":\n" + g.guardStmts(d-1, ind+"    "))
+			cond := g.boolE(2)
+			if g.r.Intn(2) == 0 { // one that reads p alone: a prefix of the arguments
+				cond = "p == " + g.pick("0", "1", "2", `"x"`)
+			}
+			b.WriteString(ind + "if " + cond + ":\n" + g.guardStmts(d-1, ind+"    "))
 		default:
 			b.WriteString(ind + "x = " + g.intE(2) + "\n")
 		}
@@ -195,17 +217,18 @@ func TestCompiledGuardStatementsMatchInterpreter(t *testing.T) {
 	r := rand.New(rand.NewSource(13))
 	disabled, enabled := 0, 0
 	loops, probes, bodies := 0, 0, 0 // compiled guards with loops, ending at a choose(); compiled bodies
+	pruned := 0                      // tries a prefix of the arguments found disabled
 	for round := 0; round < 6; round++ {
 		var src strings.Builder
 		src.WriteString(randGlobals + randInit)
 		const n = 50
 		for i := 0; i < n; i++ {
 			g := gen{r}
-			fmt.Fprintf(&src, "def A%d(s, p, q):\n    x = 0\n%s", i, g.guardStmts(2, "    "))
+			fmt.Fprintf(&src, "def A%d(s, p, q):\n%s", i, g.guardStmts(2, "    "))
 			if r.Intn(2) == 0 {
-				fmt.Fprintf(&src, "    c = choose(%s)\n    s.name = c\n", g.pick("s.t", "s.l", "s.st", "s.d", "[v for v in s.l if v != p]", "K", "s.d[q]"))
+				fmt.Fprintf(&src, "    c = choose(%s)\n    s.name = c\n", g.pick("s.t", "s.l", "s.st", "s.d", "[v for v in s.l if v != p]", "K", "s.d[q]", "range(p)", "s.d[p]"))
 			}
-			src.WriteString("    s.n = s.n + x\n")
+			src.WriteString("    s.n = s.n + 1\n")
 		}
 		src.WriteString("actions = [" + joinNames("A", n) + "]\ndomains = {")
 		for i := 0; i < n; i++ {
@@ -241,14 +264,34 @@ func TestCompiledGuardStatementsMatchInterpreter(t *testing.T) {
 							enabled++
 						}
 					}
+					pruned += checkPrefix(t, won, woff, st, i, p)
 				}
 			}
 		}
 	}
-	t.Logf("%d tries disabled, %d enabled; %d guards with loops, %d ending at a choose, %d bodies", disabled, enabled, loops, probes, bodies)
-	if disabled < 1000 || enabled < 1000 || loops < 50 || probes < 30 || bodies < 100 {
+	t.Logf("%d tries disabled, %d enabled; %d guards with loops, %d ending at a choose, %d bodies; %d disabled by a prefix", disabled, enabled, loops, probes, bodies, pruned)
+	if disabled < 1000 || enabled < 1000 || loops < 50 || probes < 30 || bodies < 100 || pruned < 50 {
 		t.Errorf("too few cases: %d disabled, %d enabled; %d guards with loops, %d ending at a choose, %d bodies", disabled, enabled, loops, probes, bodies)
 	}
+}
+
+// checkPrefix asks won whether action i is disabled in st by a prefix of
+// its arguments (p alone, or none) and, when it says so, checks that the
+// interpreter (woff) finds every try with that p disabled; it returns the
+// tries so checked.
+func checkPrefix(t *testing.T, won, woff Worker, st State, i int, p Value) int {
+	t.Helper()
+	pg := won.(PrefixGuard)
+	k, ok := pg.GuardPrefix(i)
+	if !ok || !pg.DisabledByPrefix(st, i, []Value{p}[:k]) {
+		return 0
+	}
+	for _, q := range []Value{Int(0), Int(1), Int(-1)} {
+		if outs, _, err := woff.Step(st, i, []Value{p, q}); len(outs) != 0 || err != nil {
+			t.Fatalf("A%d with p=%v: disabled by the prefix, but the interpreter with q=%v: %s", i, p, q, describeOutcomes(outs, "", err))
+		}
+	}
+	return 3
 }
 
 // describeOutcomes writes a step's outcomes, reason and error.
