@@ -104,7 +104,12 @@ def Late(s, p):
     require(m != 0, "not zero")   # a require after the choice: the guard is not complete
     s.n = m % 3
 
-actions = [Send, Ack, Pick, Two, Bad, Early, Nested, Adds, Late]
+def After(s, p):
+    for x in s.lst:
+        require(x != p + 5)
+    s.n = x % 3 if len(s.lst) > 0 else p   # the loop's last x: the body must bind it again
+
+actions = [Send, Ack, Pick, Two, Bad, Early, Nested, Adds, Late, After]
 domains = {a: {"p": P} for a in actions}
 `
 
